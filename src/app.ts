@@ -1,0 +1,75 @@
+import helmet from '@fastify/helmet'
+import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import type { AppContext } from './app-context.js'
+import { databasePrincipals, requireBearer } from './auth/bearer.js'
+import { tokenRoutes } from './auth/token-route.js'
+import type { Config } from './config.js'
+import type { Database } from './db/database.js'
+import { expertRoutes } from './experts/routes.js'
+import { registerBodyParsers } from './http/body-parsers.js'
+import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
+import { registerErrorHandling } from './http/error-handler.js'
+import { validatorCompiler } from './http/validation.js'
+import { registerOpenApi } from './system/openapi.js'
+import { healthRoutes } from './system/routes.js'
+
+export interface AppOptions {
+  config: Config
+  database: Database
+  /** Clock in unix milliseconds (tests move it). */
+  now?: () => number
+  /** A pino destination stream for the request log (tests capture it). */
+  logStream?: NodeJS.WritableStream
+}
+
+/** Builds the ready-to-listen app. The caller owns the database and closes it after the app. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = options
+  const now = options.now ?? Date.now
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      ...(options.logStream ? { stream: options.logStream } : {}),
+      // Defence in depth: our log lines carry no headers or bodies, but never let credentials through.
+      redact: ['req.headers.authorization', 'headers.authorization', '*.client_secret', '*.access_token'],
+    },
+    // One line per request is written by our onResponse hook instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
+    bodyLimit: config.bodyLimit,
+    requestTimeout: 30_000,
+    return503OnClosing: false,
+    exposeHeadRoutes: true,
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  const context: AppContext = {
+    config,
+    database,
+    db: database.db,
+    now,
+    principals: databasePrincipals({ db: database.db, now }),
+  }
+
+  registerConventions(app)
+  registerErrorHandling(app)
+  registerBodyParsers(app)
+  const fallback = methodNotAllowed(app)
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"] } },
+  })
+  await registerOpenApi(app)
+
+  await app.register(async (open) => {
+    await healthRoutes(open, context)
+    await tokenRoutes(open, context)
+  })
+  await app.register(async (protectedScope) => {
+    requireBearer(protectedScope, context)
+    await expertRoutes(protectedScope, context)
+  })
+  await app.after()
+  fallback.install()
+  await app.ready()
+  return app
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { ApiError } from '../http/errors.js'
+import { findPrincipal, type Principal } from './tokens.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the bearer hook on every protected route. */
+    principal: Principal
+  }
+}
+
+const REALM = 'Bearer realm="expertdir"'
+const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/
+
+function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization
+  const match = header ? /^Bearer(?:\s+(.*))?$/i.exec(header.trim()) : null
+  if (!match) {
+    throw new ApiError(
+      'unauthorized',
+      'This endpoint needs an access token: send Authorization: Bearer <token>.',
+      undefined,
+      {
+        'www-authenticate': REALM,
+      },
+    )
+  }
+  const token = match[1]?.trim() ?? ''
+  if (!TOKEN_SYNTAX.test(token)) throw invalidToken()
+  return token
+}
+
+function invalidToken(): ApiError {
+  return new ApiError(
+    'invalid_token',
+    'The access token is unknown, expired or revoked: request a new one.',
+    undefined,
+    { 'www-authenticate': `${REALM}, error="invalid_token"` },
+  )
+}
+
+/**
+ * Makes every route of `app` (an encapsulated scope) require a bearer token, and checks that a
+ * `:corporation` in the path is the token's organization. A malformed `:corporation` is left to
+ * the params schema (400).
+ */
+export function requireBearer(app: FastifyInstance, context: AppContext): void {
+  app.decorateRequest('principal', null as unknown as Principal)
+  app.addHook('onRequest', async (request) => {
+    const token = bearerToken(request)
+    const principal = await context.principals.resolve(token)
+    if (!principal) throw invalidToken()
+    request.principal = principal
+    const corporation = (request.params as { corporation?: string }).corporation
+    if (
+      corporation !== undefined &&
+      /^[1-9][0-9]{0,15}$/.test(corporation) &&
+      Number(corporation) !== principal.orgId
+    ) {
+      throw new ApiError(
+        'forbidden',
+        'This access token belongs to another organization than the one in the path.',
+      )
+    }
+  })
+}
+
+/** Resolves tokens to principals; the seam where a cache can sit (kept simple: one indexed query). */
+export function databasePrincipals(context: Pick<AppContext, 'db' | 'now'>) {
+  return {
+    resolve: (token: string) => findPrincipal(context.db, token, context.now()),
+  }
+}

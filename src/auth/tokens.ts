@@ -1,0 +1,57 @@
+import type { Queryable } from '../db/database.js'
+import { hashToken, randomToken } from './secrets.js'
+
+/** Who a request acts for: resolved once per request by the bearer hook. */
+export interface Principal {
+  orgId: number
+  clientId: string
+}
+
+export interface IssuedToken {
+  accessToken: string
+  expiresAt: number
+}
+
+export async function issueToken(
+  db: Queryable,
+  principal: Principal,
+  now: number,
+  ttlSeconds: number,
+): Promise<IssuedToken> {
+  const accessToken = randomToken(32)
+  const expiresAt = now + ttlSeconds * 1000
+  await db
+    .insertInto('access_tokens')
+    .values({
+      token_hash: hashToken(accessToken),
+      client_id: principal.clientId,
+      org_id: principal.orgId,
+      created_at: now,
+      expires_at: expiresAt,
+    })
+    .execute()
+  return { accessToken, expiresAt }
+}
+
+/** The principal of a live token (known, unexpired, client not revoked), or undefined. */
+export async function findPrincipal(
+  db: Queryable,
+  token: string,
+  now: number,
+): Promise<Principal | undefined> {
+  const row = await db
+    .selectFrom('access_tokens as t')
+    .innerJoin('clients as c', 'c.client_id', 't.client_id')
+    .select(['t.org_id', 't.client_id', 't.expires_at'])
+    .where('t.token_hash', '=', hashToken(token))
+    .where('c.revoked_at', 'is', null)
+    .executeTakeFirst()
+  if (!row || row.expires_at <= now) return undefined
+  return { orgId: row.org_id, clientId: row.client_id }
+}
+
+/** Deletes tokens that expired before `now`; returns how many. */
+export async function purgeExpiredTokens(db: Queryable, now: number): Promise<number> {
+  const result = await db.deleteFrom('access_tokens').where('expires_at', '<=', now).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

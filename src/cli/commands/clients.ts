@@ -1,0 +1,64 @@
+import type { Command } from 'commander'
+import { createClient, listClients, revokeClient } from '../../auth/clients.js'
+import { findOrganization } from '../../organizations/repository.js'
+import { CliError, type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
+
+export function clientCommands(program: Command, globals: () => GlobalOptions): void {
+  const client = program.command('client').description('Manage API client credentials')
+
+  client
+    .command('create')
+    .description('Create client credentials for an organization (the secret is shown once)')
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .option('--label <label>', 'a note on what the client is for')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; label?: string; json?: boolean }) => {
+      const issued = await withDatabase(globals(), async ({ db }) => {
+        if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
+        return createClient(db, options.org, options.label ?? null, Date.now())
+      })
+      report(options.json, issued, () =>
+        [
+          `client_id: ${issued.client_id}`,
+          `client_secret: ${issued.client_secret}`,
+          'Store the secret now: it is not shown again.',
+        ].join('\n'),
+      )
+    })
+
+  client
+    .command('list')
+    .description('List the clients of an organization')
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; json?: boolean }) => {
+      const rows = await withDatabase(globals(), ({ db }) => listClients(db, options.org))
+      const clients = rows.map((row) => ({
+        client_id: row.client_id,
+        label: row.label,
+        created_at: new Date(row.created_at).toISOString(),
+        revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+      }))
+      report(options.json, { clients }, () =>
+        clients.length === 0
+          ? 'No clients.'
+          : clients
+              .map(
+                (c) =>
+                  `${c.client_id}\t${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}\t${c.label ?? ''}`,
+              )
+              .join('\n'),
+      )
+    })
+
+  client
+    .command('revoke')
+    .description('Revoke a client; every token it holds stops working at once')
+    .argument('<client_id>', 'the client to revoke')
+    .option('--json', 'print one JSON object')
+    .action(async (clientId: string, options: { json?: boolean }) => {
+      const revoked = await withDatabase(globals(), ({ db }) => revokeClient(db, clientId, Date.now()))
+      if (!revoked) throw new CliError(`No client ${clientId}`)
+      report(options.json, { client_id: clientId, revoked: true }, () => `Revoked ${clientId}`)
+    })
+}

@@ -1,0 +1,78 @@
+import type { Command } from 'commander'
+import { createClient } from '../../auth/clients.js'
+import { loadConfig } from '../../config.js'
+import { seedDemo } from '../../demo/seed.js'
+import { countOrganizations, createOrganization } from '../../organizations/repository.js'
+import { closeOnSignals, startServer } from '../../server.js'
+import { type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
+
+export function serverCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('serve')
+    .description('Apply migrations, then serve the API')
+    .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (default: PORT or 3000)', positiveInt('--port'))
+    .option(
+      '--demo',
+      'on an empty database, create a demo organization with content and print its credentials',
+    )
+    .action(async (options: { host?: string; port?: number; demo?: boolean }) => {
+      const { db: databaseUrl } = globals()
+      const config = loadConfig({
+        ...(databaseUrl ? { databaseUrl } : {}),
+        ...(options.host ? { host: options.host } : {}),
+        ...(options.port ? { port: options.port } : {}),
+      })
+      let credentials: { client_id: string; client_secret: string } | undefined
+      const server = await startServer(config, async ({ db }) => {
+        if (!options.demo || (await countOrganizations(db)) > 0) return
+        const now = Date.now()
+        const org = await createOrganization(db, { name: 'Demo University' }, now)
+        await seedDemo(db, org.id, now)
+        credentials = await createClient(db, org.id, 'demo', now)
+      })
+      closeOnSignals(server)
+      if (credentials) {
+        const base = server.url.replace('0.0.0.0', '127.0.0.1')
+        process.stdout.write(
+          [
+            '',
+            'Demo organization created (id 1). Its API credentials, shown once:',
+            `client_id: ${credentials.client_id}`,
+            `client_secret: ${credentials.client_secret}`,
+            'Get a token:',
+            `curl -s -X POST ${base}/v2/oauth/token -d grant_type=client_credentials -d client_id=${credentials.client_id} -d client_secret=${credentials.client_secret}`,
+            `API reference: ${base}/docs`,
+            '',
+          ].join('\n'),
+        )
+      }
+    })
+
+  program
+    .command('migrate')
+    .description('Apply pending migrations and exit')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { json?: boolean }) => {
+      const applied = await withDatabase(globals(), async (_database, migrations) => migrations)
+      report(options.json, { applied }, () =>
+        applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.join(', ')}.`,
+      )
+    })
+
+  program
+    .command('seed')
+    .description('Fill an organization with demo content')
+    .requiredOption('--demo', 'demo content (the only kind so far)')
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; json?: boolean }) => {
+      const seeded = await withDatabase(globals(), async ({ db }) => seedDemo(db, options.org, Date.now()))
+      report(
+        options.json,
+        seeded,
+        () =>
+          `Seeded ${seeded.experts.length} experts, ${seeded.spotlights.length} posts, ${seeded.questions.length} questions.`,
+      )
+    })
+}

@@ -1,0 +1,42 @@
+import { loadConfig } from '../config.js'
+import { type Database, openDatabase } from '../db/database.js'
+import { migrateToLatest } from '../db/migrate.js'
+
+/** Failures of an operation (exit 1), as opposed to usage errors (exit 2). */
+export class CliError extends Error {}
+
+export interface GlobalOptions {
+  db?: string
+}
+
+/** Opens (and migrates) the database named by `--db` or `DATABASE_URL`, runs `work`, closes it. */
+export async function withDatabase<T>(
+  options: GlobalOptions,
+  work: (database: Database, appliedMigrations: string[]) => Promise<T>,
+): Promise<T> {
+  const { databaseUrl } = loadConfig(options.db ? { databaseUrl: options.db } : {})
+  const database = openDatabase(databaseUrl)
+  try {
+    const applied = await migrateToLatest(database.db)
+    return await work(database, applied)
+  } finally {
+    await database.close()
+  }
+}
+
+/** `--json`: one JSON object on stdout and nothing else; otherwise the human lines. */
+export function report(json: boolean | undefined, value: unknown, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`)
+}
+
+/** Parses a positive integer option or throws a usage error. */
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^[1-9][0-9]{0,15}$/.test(value) || Number(value) > Number.MAX_SAFE_INTEGER) {
+      throw new UsageError(`${name} must be a positive integer, got "${value}"`)
+    }
+    return Number(value)
+  }
+}
+
+export class UsageError extends Error {}

@@ -1,0 +1,49 @@
+import { type Static, Type } from 'typebox'
+import { Value } from 'typebox/value'
+
+/** Runtime configuration, read from the environment (see README "Configuration"). */
+export const ConfigSchema = Type.Object({
+  host: Type.String({ default: '127.0.0.1' }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  databaseUrl: Type.String({ default: './data/expertdir.sqlite' }),
+  logLevel: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  /** Access token lifetime in seconds (seed: 30 days). */
+  tokenTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
+  /** Request body limit in bytes (CONTRACT: 1 MiB). */
+  bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+const ENV_KEYS: Record<keyof Config, string> = {
+  host: 'HOST',
+  port: 'PORT',
+  databaseUrl: 'DATABASE_URL',
+  logLevel: 'LOG_LEVEL',
+  tokenTtlSeconds: 'EXPERTDIR_TOKEN_TTL_SECONDS',
+  bodyLimit: 'EXPERTDIR_BODY_LIMIT',
+}
+
+/** Builds a config from defaults, the environment, then explicit overrides; throws a readable error. */
+export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {}
+  for (const [key, name] of Object.entries(ENV_KEYS)) {
+    const value = env[name]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value !== undefined) raw[key] = value
+  }
+  const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  if (!Value.Check(ConfigSchema, config)) {
+    const problems = [...Value.Errors(ConfigSchema, config)].map((error) => {
+      const key = error.instancePath.replace(/^\//, '') as keyof Config
+      return `${ENV_KEYS[key] ?? key} ${error.message}`
+    })
+    throw new Error(`Invalid configuration: ${problems.join('; ')}`)
+  }
+  return config
+}

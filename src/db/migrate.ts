@@ -1,0 +1,21 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import * as foundation from './migrations/0001_foundation.js'
+import type { DB } from './schema.js'
+
+/** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
+const migrations: Record<string, Migration> = {
+  '0001_foundation': foundation,
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider })
+  const { error, results = [] } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'unknown'
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return results.filter((result) => result.status === 'Success').map((result) => result.migrationName)
+}

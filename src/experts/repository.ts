@@ -1,0 +1,73 @@
+import type { Queryable } from '../db/database.js'
+import type { ExpertRow, NewExpertRow } from '../db/schema.js'
+
+/** Expert queries. Every one takes the organization: a query without the tenant filter cannot be written. */
+
+export async function findExpert(
+  db: Queryable,
+  orgId: number,
+  username: string,
+): Promise<ExpertRow | undefined> {
+  return db
+    .selectFrom('experts')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('username', '=', username)
+    .executeTakeFirst()
+}
+
+export async function findExpertByEmail(
+  db: Queryable,
+  orgId: number,
+  emailKey: string,
+): Promise<Pick<ExpertRow, 'id' | 'username'> | undefined> {
+  return db
+    .selectFrom('experts')
+    .select(['id', 'username'])
+    .where('org_id', '=', orgId)
+    .where('email_key', '=', emailKey)
+    .executeTakeFirst()
+}
+
+/** Reserves `username` for good; false when it was ever handed out before. */
+export async function reserveUsername(db: Queryable, username: string, now: number): Promise<boolean> {
+  const result = await db
+    .insertInto('usernames')
+    .values({ username, created_at: now })
+    .onConflict((conflict) => conflict.column('username').doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+}
+
+/** Of `candidates`, those already handed out. */
+export async function takenUsernames(db: Queryable, candidates: string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('usernames')
+    .select('username')
+    .where('username', 'in', candidates)
+    .execute()
+  return new Set(rows.map((row) => row.username))
+}
+
+export async function insertExpert(db: Queryable, row: NewExpertRow): Promise<number> {
+  const { id } = await db.insertInto('experts').values(row).returning('id').executeTakeFirstOrThrow()
+  return id
+}
+
+export async function updateExpertRow(
+  db: Queryable,
+  orgId: number,
+  id: number,
+  changes: Partial<NewExpertRow>,
+): Promise<void> {
+  await db.updateTable('experts').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute()
+}
+
+export async function deleteExpertRow(db: Queryable, orgId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('experts')
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}

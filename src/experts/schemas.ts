@@ -1,0 +1,91 @@
+import { type Static, Type } from 'typebox'
+import { CountryCode, Email, Flag, StateCode, Text } from '../validation/text.js'
+
+const SUBDIVISION = { country: 'location_country', state: 'location_state' }
+
+/** Optional text fields accept "" to mean "not set" (the only way a form body can clear a field). */
+const optionalFields = {
+  department: Type.Optional(Text({ max: 255, description: 'Department' })),
+  phone_number: Type.Optional(
+    Text({
+      max: 32,
+      pattern: '^[0-9 +().-]*$',
+      message: 'must be at most 32 digits, spaces and + ( ) . -',
+      description: 'Phone number',
+    }),
+  ),
+  phone_number_extension: Type.Optional(
+    Text({
+      max: 16,
+      pattern: '^[0-9]*$',
+      message: 'must be at most 16 digits',
+      description: 'Phone extension',
+    }),
+  ),
+  location_city: Type.Optional(Text({ max: 255, description: 'City' })),
+  location_state: Type.Optional(StateCode('State/province')),
+  location_country: Type.Optional(CountryCode('Country')),
+  location_postal: Type.Optional(Text({ max: 16, description: 'ZIP/postal code' })),
+  location_address: Type.Optional(Text({ max: 255, description: 'Address' })),
+  location_building: Type.Optional(Text({ max: 255, description: 'Building' })),
+  location_room: Type.Optional(Text({ max: 255, description: 'Room number' })),
+}
+
+const requiredFields = {
+  firstname: Text({ min: 1, max: 255, description: 'First name' }),
+  lastname: Text({ min: 1, max: 255, description: 'Last name' }),
+  job_title: Text({ min: 1, max: 255, description: 'Job title' }),
+  email: Email('Email address, unique within the organization (case-insensitive)'),
+  company: Text({ min: 1, max: 255, description: 'Company' }),
+}
+
+const notOnCreate = (description: string) =>
+  Type.Optional(Type.Never({ description, 'x-message': 'is not accepted on create; set it with an update' }))
+
+export const ExpertCreate = Type.Object(
+  {
+    ...requiredFields,
+    ...optionalFields,
+    is_published: notOnCreate('Not accepted on create: new experts start unpublished'),
+    is_private: notOnCreate('Not accepted on create: new experts start public'),
+  },
+  { additionalProperties: false, 'x-subdivision': { ...SUBDIVISION, requireCountry: true } },
+)
+
+export const ExpertUpdate = Type.Object(
+  {
+    ...Type.Partial(Type.Object(requiredFields)).properties,
+    ...optionalFields,
+    is_published: Type.Optional(Flag('Published flag')),
+    is_private: Type.Optional(Flag('Private flag')),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    'x-message': 'must contain at least one field to update',
+    'x-subdivision': SUBDIVISION,
+  },
+)
+
+export type ExpertCreateInput = Static<typeof ExpertCreate>
+export type ExpertUpdateInput = Static<typeof ExpertUpdate>
+
+export const ExpertParams = Type.Object({
+  corporation: Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'Organization (corporation) ID',
+    'x-message': 'must be a positive decimal integer (at most 2^53-1)',
+  }),
+  username: Type.String({
+    pattern: '^[a-z0-9-]{1,64}$',
+    description: 'Expert username',
+    'x-message': 'must be a username: lowercase letters, digits and dashes',
+  }),
+})
+
+export const CorporationParams = Type.Object({ corporation: ExpertParams.properties.corporation })
+
+export const ExpertCreated = Type.Object({ username: Type.String(), inserted: Type.Boolean() })
+export const ExpertUpdated = Type.Object({ username: Type.String(), updated: Type.Boolean() })
+export const ExpertDeleted = Type.Object({ deleted: Type.Boolean(), username: Type.String() })

@@ -1,0 +1,76 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../db/database.js'
+import { ApiError, type ErrorCode } from './errors.js'
+
+/** Fastify's own errors (body parsing, limits) mapped onto the catalogue. */
+const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is larger than the 1 MiB limit.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    'unsupported_media_type',
+    'Send the body as application/json or application/x-www-form-urlencoded.',
+  ],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    'validation_failed',
+    'The Content-Length header does not match the body.',
+  ],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'The request body is not valid JSON.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'The request body is empty.'],
+}
+
+const STATUS_CODES: Record<number, [ErrorCode, string]> = {
+  413: ['payload_too_large', 'The request body is larger than the limit.'],
+  415: ['unsupported_media_type', 'Send the body as application/json or application/x-www-form-urlencoded.'],
+  431: ['request_header_fields_too_large', 'The request headers are too large.'],
+}
+
+export function toApiError(error: FastifyError | Error): ApiError {
+  if (error instanceof ApiError) return error
+  const fastifyError = error as FastifyError
+  const known = FASTIFY_CODES[fastifyError.code] ?? STATUS_CODES[fastifyError.statusCode ?? 0]
+  if (known) return new ApiError(known[0], known[1])
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError(
+      'unavailable',
+      'The service cannot reach its database right now; retry shortly.',
+      undefined,
+      {
+        'retry-after': '5',
+      },
+    )
+  }
+  const status = fastifyError.statusCode ?? 500
+  if (status >= 400 && status < 500)
+    return new ApiError('validation_failed', 'The request could not be understood.')
+  return new ApiError(
+    'internal_error',
+    'Something went wrong on our side. Quote the request id if you report it.',
+  )
+}
+
+export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.headers) reply.headers(error.headers)
+  return reply.code(error.statusCode).send({
+    success: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.statusCode >= 500 ? { request_id: String(request.id) } : {}),
+      ...(error.details ? { details: error.details } : {}),
+    },
+  })
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error)
+    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    return sendError(apiError, request, reply)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+      request,
+      reply,
+    ),
+  )
+}

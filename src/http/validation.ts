@@ -1,0 +1,160 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+import { isCountryCode, subdivisionCode } from '../validation/geo.js'
+import { type ApiError, type ErrorDetail, validationError } from './errors.js'
+
+/** Marks a body that arrived form-encoded: its values are strings and get decimal coercion. */
+export const FORM_BODY = Symbol('form-encoded body')
+
+// ajv-formats is CommonJS with a default export that TypeScript's NodeNext view wraps once more.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+
+type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; type?: string }
+
+interface SubdivisionRule {
+  country: string
+  state: string
+  /** A state without a country is an error (on create; an update may rely on the stored country). */
+  requireCountry?: boolean
+}
+
+function createAjv(): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    coerceTypes: false,
+    useDefaults: false,
+  })
+  addFormats(ajv, ['email', 'uri'])
+  ajv.addFormat('iso3166-alpha2', {
+    type: 'string',
+    validate: (value) => value === '' || isCountryCode(value),
+  })
+  // `x-message` is an annotation: the message shown when a value fails the field's checks.
+  ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' })
+  ajv.addKeyword({
+    keyword: 'x-subdivision',
+    type: 'object',
+    schemaType: 'object',
+    errors: true,
+    validate: function subdivision(rule: SubdivisionRule, data: Record<string, unknown>) {
+      const country = data[rule.country]
+      const state = data[rule.state]
+      if (typeof state !== 'string' || state === '') return true
+      const hasCountry = typeof country === 'string' && country !== ''
+      if (hasCountry ? !isCountryCode(country) || subdivisionCode(country, state) : !rule.requireCountry)
+        return true
+      const message = hasCountry
+        ? `must be an ISO 3166-2 subdivision of ${country.toUpperCase()}`
+        : `requires ${rule.country}`
+      ;(subdivision as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+        { keyword: 'x-subdivision', instancePath: `/${rule.state}`, message, params: {} },
+      ]
+      return false
+    },
+  })
+  return ajv
+}
+
+const ajv = createAjv()
+
+const DECIMAL = /^(0|-?[1-9][0-9]*)$/
+
+/**
+ * Trims strings and, for form bodies and path parameters, turns decimal strings into numbers where
+ * the schema wants a number. Returns a fresh object; the input is not changed.
+ */
+function normalize(data: Record<string, unknown>, schema: Schema, coerce: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(data)) {
+    const type = schema.properties?.[key]?.type
+    if (typeof value !== 'string') out[key] = value
+    else if (coerce && (type === 'integer' || type === 'number') && DECIMAL.test(value))
+      out[key] = Number(value)
+    else out[key] = value.trim()
+  }
+  return out
+}
+
+function fieldOf(error: ErrorObject, part: string): string {
+  if (error.keyword === 'required') return String(error.params.missingProperty)
+  if (error.keyword === 'additionalProperties') return String(error.params.additionalProperty)
+  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
+  return path || part
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  object: 'an object',
+  array: 'an array',
+  boolean: 'a boolean',
+}
+
+function messageOf(error: ErrorObject): string {
+  const custom = (error.parentSchema as Schema | undefined)?.['x-message']
+  const params = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'required':
+      return 'is required'
+    case 'additionalProperties':
+      return 'is not a known field'
+    case 'type':
+      if (typeof custom === 'string') return custom
+      return `must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}`
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters long`
+    case 'maxLength':
+      return `must be at most ${params.limit} characters long`
+    case 'minItems':
+      return `must have at least ${params.limit} items`
+    case 'maxItems':
+      return `must have at most ${params.limit} items`
+    case 'enum':
+      return `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`
+    case 'x-subdivision':
+      return error.message ?? 'is not valid'
+    default:
+      return typeof custom === 'string' ? custom : (error.message ?? 'is not valid')
+  }
+}
+
+/** Turns ajv errors into the contract's `details`: one entry per offending field. */
+export function toDetails(errors: ErrorObject[], part: string): ErrorDetail[] {
+  const details = new Map<string, ErrorDetail>()
+  for (const error of errors) {
+    const field = fieldOf(error, part)
+    if (!details.has(field)) details.set(field, { field, message: messageOf(error) })
+  }
+  return [...details.values()]
+}
+
+function bodyMissing(part: string): ApiError {
+  return validationError([{ field: part, message: 'must be a JSON or form-encoded object' }])
+}
+
+/**
+ * Fastify's schema compiler: one ajv validator per schema, compiled once at start-up, reporting every
+ * offending field at once as a `validation_failed` ApiError.
+ */
+export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpPart }) => {
+  const validate: ValidateFunction = ajv.compile(schema)
+  const part = httpPart === 'body' ? 'body' : (httpPart ?? 'request')
+  const coerceAlways = httpPart === 'params' || httpPart === 'querystring'
+  return (data: unknown) => {
+    if (data === null || data === undefined) {
+      if (schema.type === 'object') return { error: bodyMissing(part) }
+      return { value: data }
+    }
+    if (typeof data !== 'object' || Array.isArray(data)) {
+      return { error: validationError([{ field: part, message: 'must be an object' }]) }
+    }
+    const coerce = coerceAlways || FORM_BODY in data
+    const value = normalize(data as Record<string, unknown>, schema, coerce)
+    if (validate(value)) return { value }
+    return { error: validationError(toDetails(validate.errors ?? [], part)) }
+  }
+}

@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from './app.js'
+import type { Config } from './config.js'
+import { type Database, openDatabase } from './db/database.js'
+import { migrateToLatest } from './db/migrate.js'
+
+export interface RunningServer {
+  app: FastifyInstance
+  database: Database
+  url: string
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>
+}
+
+/** Migrates, builds the app and listens. `beforeListen` runs on the migrated database (demo seeding). */
+export async function startServer(
+  config: Config,
+  beforeListen?: (database: Database, app: FastifyInstance) => Promise<void>,
+): Promise<RunningServer> {
+  const database = openDatabase(config.databaseUrl)
+  await migrateToLatest(database.db)
+  const app = await buildApp({ config, database })
+  await beforeListen?.(database, app)
+  const url = await app.listen({ host: config.host, port: config.port })
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      await app.close()
+      await database.close()
+    })()
+    return closing
+  }
+  return { app, database, url, close }
+}
+
+/** SIGTERM / SIGINT: stop accepting, finish in-flight requests, close the database, exit 0. */
+export function closeOnSignals(server: RunningServer): void {
+  const stop = (signal: string) => {
+    server.app.log.info({ signal }, 'shutting down')
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', () => stop('SIGTERM'))
+  process.once('SIGINT', () => stop('SIGINT'))
+}

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { AppContext } from '../app-context.js'
+import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { ApiError } from '../http/errors.js'
+
+const Health = Success(Type.Object({ status: Type.String() }))
+
+/** Unauthenticated probes for process managers and load balancers. */
+export async function healthRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  app.get(
+    '/healthz',
+    { schema: { tags: ['system'], summary: 'The process is alive', response: { 200: Health } } },
+    async () => ok({ status: 'ok' }),
+  )
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'The database answers',
+        response: { 200: Health, '5xx': ErrorEnvelope },
+      },
+    },
+    async () => {
+      try {
+        await context.database.ping()
+      } catch {
+        throw new ApiError('unavailable', 'The database is not reachable.', undefined, { 'retry-after': '5' })
+      }
+      return ok({ status: 'ready' })
+    },
+  )
+}

@@ -1,0 +1,74 @@
+import { Type } from 'typebox'
+
+/** No control characters and no lone surrogates (ajv compiles patterns with the `u` flag). */
+const SINGLE_LINE = '^[^\\u0000-\\u001f\\u007f\\ud800-\\udfff]*$'
+/** As above, but `\n`, `\r` and `\t` are allowed. */
+const MULTI_LINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f\\ud800-\\udfff]*$'
+
+interface TextOptions {
+  /** Longest value in code points. */
+  max: number
+  /** Shortest value; 1 for required fields (after trimming). */
+  min?: number
+  multiline?: boolean
+  description?: string
+  /** Replaces the default message of the pattern check. */
+  pattern?: string
+  message?: string
+}
+
+/** A trimmed text field: well-formed Unicode, no control characters, length in code points. */
+export function Text(options: TextOptions) {
+  return Type.String({
+    minLength: options.min ?? 0,
+    maxLength: options.max,
+    pattern: options.pattern ?? (options.multiline ? MULTI_LINE : SINGLE_LINE),
+    'x-message':
+      options.message ??
+      (options.multiline
+        ? 'must be well-formed text without control characters other than line breaks and tabs'
+        : 'must be well-formed text on one line, without control characters'),
+    ...(options.description ? { description: options.description } : {}),
+  })
+}
+
+/** A 1 or 0 flag. */
+export function Flag(description: string) {
+  return Type.Integer({ minimum: 0, maximum: 1, description, 'x-message': 'must be 1 or 0' })
+}
+
+export function Email(description: string) {
+  return Type.String({
+    format: 'email',
+    maxLength: 254,
+    description,
+    'x-message': 'must be a valid email address',
+  })
+}
+
+export function CountryCode(description: string) {
+  return Type.String({
+    format: 'iso3166-alpha2',
+    description: `${description}: ISO 3166-1 alpha-2, case-insensitive ("" clears it)`,
+    'x-message': 'must be an ISO 3166-1 alpha-2 country code, such as CA or US',
+  })
+}
+
+export function StateCode(description: string) {
+  return Type.String({
+    maxLength: 10,
+    pattern: '^([A-Za-z0-9]{1,3}(-[A-Za-z0-9]{1,3})?)?$',
+    description: `${description}: ISO 3166-2 subdivision of the country, as ON or CA-ON`,
+    'x-message': 'must be an ISO 3166-2 subdivision code of the country, such as ON or CA-ON',
+  })
+}
+
+/** A positive decimal integer id (path parameters, ids in bodies): 1 .. 2^53-1. */
+export function Id(description: string) {
+  return Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description,
+    'x-message': 'must be a positive decimal integer (at most 2^53-1)',
+  })
+}

@@ -1,0 +1,140 @@
+import { after, before, describe } from 'node:test'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { createClient, type IssuedClient } from '../../src/auth/clients.js'
+import { type Config, loadConfig } from '../../src/config.js'
+import type { DialectName } from '../../src/db/database.js'
+import { createOrganization } from '../../src/organizations/repository.js'
+import { createTestDatabase, type TestDatabase, testDialects } from './databases.js'
+
+/** Decided once per test process: which dialects run, and whether PostgreSQL is skipped. */
+const DIALECTS = await testDialects()
+
+/** A movable clock for tests: starts at the real time, moves only when told. */
+export class TestClock {
+  current = Date.now()
+  now = () => this.current
+  advance(ms: number) {
+    this.current += ms
+  }
+}
+
+export interface Tenant {
+  orgId: number
+  client: IssuedClient
+  token: string
+  /** `{ authorization: 'Bearer ...' }` */
+  auth: Record<string, string>
+}
+
+export interface TestContext {
+  dialect: DialectName
+  app: FastifyInstance
+  testDatabase: TestDatabase
+  clock: TestClock
+  config: Config
+  /** The main organization (id 1) and a second one (id 2), each with a client and a token. */
+  tenant: Tenant
+  other: Tenant
+  /** Log lines the app wrote. */
+  logs: string[]
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>
+  /** Creates an organization with a client and a live token. */
+  addTenant(name?: string): Promise<Tenant>
+}
+
+export async function requestToken(app: FastifyInstance, client: IssuedClient): Promise<string> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/v2/oauth/token',
+    payload: {
+      grant_type: 'client_credentials',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    },
+  })
+  if (response.statusCode !== 200) throw new Error(`token request failed: ${response.body}`)
+  return response.json().data.accessToken
+}
+
+/**
+ * Runs `suite` once per dialect (SQLite, PostgreSQL), each with a fresh migrated database, an app
+ * built on it and two tenants. The context object is filled in `before` and valid inside tests.
+ */
+export function describeEachDialect(
+  name: string,
+  suite: (ctx: TestContext) => void,
+  options: { config?: Partial<Config> } = {},
+): void {
+  describe(name, () => {
+    for (const { dialect, skip } of DIALECTS) {
+      describe(dialect, { skip }, () => {
+        const ctx = { dialect, logs: [] as string[] } as unknown as TestContext
+        before(async () => {
+          ctx.clock = new TestClock()
+          ctx.testDatabase = await createTestDatabase(dialect)
+          ctx.config = loadConfig({ logLevel: 'info', ...options.config }, {})
+          ctx.app = await buildApp({
+            config: ctx.config,
+            database: ctx.testDatabase.database,
+            now: ctx.clock.now,
+            logStream: { write: (line: string) => ctx.logs.push(line) } as unknown as NodeJS.WritableStream,
+          })
+          ctx.inject = (injectOptions) => ctx.app.inject(injectOptions)
+          ctx.addTenant = async (orgName = 'Tenant') => {
+            const { db } = ctx.testDatabase.database
+            const org = await createOrganization(db, { name: orgName }, ctx.clock.now())
+            const client = await createClient(db, org.id, 'test', ctx.clock.now())
+            const token = await requestToken(ctx.app, client)
+            return { orgId: org.id, client, token, auth: { authorization: `Bearer ${token}` } }
+          }
+          ctx.tenant = await ctx.addTenant('Main University')
+          ctx.other = await ctx.addTenant('Other Hospital')
+        })
+        after(async () => {
+          await ctx.app?.close()
+          await ctx.testDatabase?.drop()
+        })
+        suite(ctx)
+      })
+    }
+  })
+}
+
+/** A valid create-expert body; override any field. */
+export function expertBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const n = Math.random().toString(36).slice(2, 8)
+  return {
+    firstname: 'Grace',
+    lastname: 'Hopper',
+    job_title: 'Rear Admiral',
+    email: `grace.${n}@navy.example`,
+    company: 'US Navy',
+    ...overrides,
+  }
+}
+
+/** Creates an expert in `tenant`'s organization and returns its username. */
+export async function createExpert(
+  ctx: TestContext,
+  tenant: Tenant,
+  overrides: Record<string, unknown> = {},
+) {
+  const response = await ctx.inject({
+    method: 'POST',
+    url: `/v2/organization/${tenant.orgId}/expert`,
+    headers: tenant.auth,
+    payload: expertBody(overrides),
+  })
+  if (response.statusCode !== 200) throw new Error(`create expert failed: ${response.body}`)
+  return response.json().data.username as string
+}
+
+/** Asserts nothing about the body; returns it parsed for envelope checks. */
+export function envelope(response: LightMyRequestResponse): {
+  success: boolean
+  data?: Record<string, unknown>
+  error?: { code: string; message: string; details?: { field: string; message: string }[] }
+} {
+  return response.json()
+}
