@@ -7,7 +7,15 @@ export const ConfigSchema = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   databaseUrl: Type.String({ default: './data/expertdir.sqlite' }),
   logLevel: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
     { default: 'info' },
   ),
   /** Access token lifetime in seconds (seed: 30 days). */
