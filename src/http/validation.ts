@@ -103,7 +103,8 @@ function messageOf(error: ErrorObject): string {
     case 'additionalProperties':
       return 'is not a known field'
     case 'type':
-      if (typeof custom === 'string') return custom
+      // Numeric fields explain their format ("a positive decimal integer"); text fields just say "a string".
+      if (typeof custom === 'string' && params.type !== 'string') return custom
       return `must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}`
     case 'minLength':
       return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters long`

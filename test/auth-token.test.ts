@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { createClient } from '../src/auth/clients.js'
+import { hashToken } from '../src/auth/secrets.js'
+import { describeEachDialect, envelope, requestToken } from './helpers/harness.js'
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+
+function form(values: Record<string, string>): string {
+  return new URLSearchParams(values).toString()
+}
+
+describeEachDialect('POST /v2/oauth/token', (ctx) => {
+  const grant = () => ({
+    grant_type: 'client_credentials',
+    client_id: ctx.tenant.client.client_id,
+    client_secret: ctx.tenant.client.client_secret,
+  })
+
+  test('issues a token from a form body with the seed fields and the RFC 6749 members', async () => {
+    const response = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      headers: FORM,
+      payload: form(grant()),
+    })
+    assert.equal(response.statusCode, 200)
+    assert.equal(response.headers['cache-control'], 'no-store')
+    const body = response.json()
+    assert.deepEqual(Object.keys(body).sort(), [
+      'access_token',
+      'data',
+      'expires_in',
+      'success',
+      'token_type',
+    ])
+    assert.equal(body.success, true)
+    assert.deepEqual(Object.keys(body.data).sort(), [
+      'accessToken',
+      'accessTokenExpiresAt',
+      'client',
+      'scope',
+      'user',
+    ])
+    assert.match(body.data.accessToken, /^[A-Za-z0-9_-]{43,}$/)
+    assert.equal(body.access_token, body.data.accessToken)
+    assert.equal(body.token_type, 'Bearer')
+    assert.equal(body.expires_in, 30 * 24 * 3600)
+    assert.equal(body.data.client, ctx.tenant.client.client_id)
+    assert.equal(body.data.user, ctx.tenant.orgId)
+    assert.equal(body.data.scope, true)
+    assert.match(body.data.accessTokenExpiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    assert.equal(Date.parse(body.data.accessTokenExpiresAt), ctx.clock.now() + 30 * 24 * 3600 * 1000)
+  })
+
+  test('accepts a JSON body, the /oauth/token alias, and ignores a scope parameter', async () => {
+    for (const url of ['/v2/oauth/token', '/oauth/token']) {
+      const response = await ctx.inject({ method: 'POST', url, payload: { ...grant(), scope: 'everything' } })
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(response.json().data.scope, true)
+    }
+  })
+
+  test('accepts HTTP Basic client credentials (RFC 6749 §2.3.1)', async () => {
+    const { client_id, client_secret } = ctx.tenant.client
+    const basic = Buffer.from(
+      `${encodeURIComponent(client_id)}:${encodeURIComponent(client_secret)}`,
+    ).toString('base64')
+    const response = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      headers: { ...FORM, authorization: `Basic ${basic}` },
+      payload: form({ grant_type: 'client_credentials' }),
+    })
+    assert.equal(response.statusCode, 200, response.body)
+  })
+
+  test('rejects credentials sent both as HTTP Basic and in the body: 400 invalid_request', async () => {
+    const basic = Buffer.from(`${ctx.tenant.client.client_id}:${ctx.tenant.client.client_secret}`).toString(
+      'base64',
+    )
+    const response = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      headers: { ...FORM, authorization: `Basic ${basic}` },
+      payload: form(grant()),
+    })
+    assert.equal(response.statusCode, 400)
+    assert.equal(envelope(response).error?.code, 'invalid_request')
+  })
+
+  test('a missing parameter is 400 invalid_request naming it', async () => {
+    for (const missing of ['grant_type', 'client_id', 'client_secret']) {
+      const values: Record<string, string> = grant()
+      delete values[missing]
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        headers: FORM,
+        payload: form(values),
+      })
+      assert.equal(response.statusCode, 400, missing)
+      assert.equal(envelope(response).error?.code, 'invalid_request')
+      assert.match(envelope(response).error?.message ?? '', new RegExp(missing))
+    }
+  })
+
+  test('a grant other than client_credentials is 400 unsupported_grant_type', async () => {
+    const response = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      headers: FORM,
+      payload: form({ ...grant(), grant_type: 'password' }),
+    })
+    assert.equal(response.statusCode, 400)
+    assert.equal(envelope(response).error?.code, 'unsupported_grant_type')
+  })
+
+  test('unknown client, wrong secret and revoked client are the same 401 invalid_client', async () => {
+    const { db } = ctx.testDatabase.database
+    const revoked = await createClient(db, ctx.tenant.orgId, null, ctx.clock.now())
+    await db
+      .updateTable('clients')
+      .set({ revoked_at: ctx.clock.now() })
+      .where('client_id', '=', revoked.client_id)
+      .execute()
+    const attempts = [
+      { ...grant(), client_id: 'cl_unknown' },
+      { ...grant(), client_secret: 'wrong-secret' },
+      { ...grant(), client_id: revoked.client_id, client_secret: revoked.client_secret },
+    ]
+    const bodies = new Set<string>()
+    for (const attempt of attempts) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        headers: FORM,
+        payload: form(attempt),
+      })
+      assert.equal(response.statusCode, 401)
+      assert.equal(envelope(response).error?.code, 'invalid_client')
+      bodies.add(JSON.stringify(envelope(response).error))
+    }
+    assert.equal(bodies.size, 1, 'the three failures must be indistinguishable')
+  })
+
+  test('every request issues a new token and older ones stay valid', async () => {
+    const first = await requestToken(ctx.app, ctx.tenant.client)
+    const second = await requestToken(ctx.app, ctx.tenant.client)
+    assert.notEqual(first, second)
+    for (const token of [first, second]) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: `/v2/organization/${ctx.tenant.orgId}/expert`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: {
+          firstname: 'Token',
+          lastname: 'Check',
+          job_title: 'x',
+          email: `${token.slice(0, 8)}@t.example`,
+          company: 'c',
+        },
+      })
+      assert.equal(response.statusCode, 200)
+    }
+  })
+
+  test('a token is valid until the second before its expiry, not after', async () => {
+    const token = await requestToken(ctx.app, ctx.tenant.client)
+    const probe = () =>
+      ctx.inject({
+        method: 'DELETE',
+        url: `/v2/organization/${ctx.tenant.orgId}/expert/nobody-here`,
+        headers: { authorization: `Bearer ${token}` },
+      })
+    const lifetime = 30 * 24 * 3600 * 1000
+    ctx.clock.advance(lifetime - 1000)
+    try {
+      assert.equal((await probe()).statusCode, 404)
+      ctx.clock.advance(1000)
+      assert.equal((await probe()).statusCode, 401)
+    } finally {
+      ctx.clock.advance(-lifetime)
+    }
+  })
+
+  test('tokens and client secrets are stored only as hashes', async () => {
+    const { db } = ctx.testDatabase.database
+    const token = await requestToken(ctx.app, ctx.tenant.client)
+    const tokens = await db.selectFrom('access_tokens').selectAll().execute()
+    const clients = await db.selectFrom('clients').selectAll().execute()
+    const stored = JSON.stringify([tokens, clients])
+    assert.ok(!stored.includes(token), 'token in clear')
+    assert.ok(!stored.includes(ctx.tenant.client.client_secret), 'client secret in clear')
+    assert.ok(tokens.some((row) => row.token_hash === hashToken(token)))
+    assert.ok(clients.every((row) => row.secret_hash.startsWith('scrypt$')))
+  })
+
+  test('logs one line per request and never a token or a secret', async () => {
+    const token = await requestToken(ctx.app, ctx.tenant.client)
+    await ctx.inject({
+      method: 'GET',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert/nobody?secret=x`,
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'log-check-1' },
+    })
+    const lines = ctx.logs.join('')
+    assert.ok(!lines.includes(token))
+    assert.ok(!lines.includes(ctx.tenant.token))
+    assert.ok(!lines.includes(ctx.tenant.client.client_secret))
+    const entries = ctx.logs
+      .flatMap((chunk) => chunk.split('\n').filter(Boolean))
+      .map((line) => JSON.parse(line))
+    const mine = entries.filter((entry) => entry.reqId === 'log-check-1')
+    assert.equal(mine.length, 1)
+    assert.equal(mine[0].status, 404)
+    assert.equal(mine[0].route, '/v2/organization/:corporation/expert/:username')
+    assert.equal(typeof mine[0].duration_ms, 'number')
+  })
+})

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { freePort, runCli, spawnCli, waitForOutput } from './helpers/cli.js'
+import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
+
+for (const { dialect, skip } of await testDialects()) {
+  describe(`CLI on ${dialect}`, { skip }, () => {
+    let testDatabase: TestDatabase
+    const cli = (...args: string[]) => runCli(['--db', testDatabase.url, ...args])
+    before(async () => {
+      testDatabase = await createTestDatabase(dialect)
+    })
+    after(() => testDatabase?.drop())
+
+    test('migrate, org create/list, client create/list/revoke work with --json and revocation kills tokens', async () => {
+      const migrated = await cli('migrate', '--json')
+      assert.equal(migrated.code, 0, migrated.stderr)
+      assert.deepEqual(JSON.parse(migrated.stdout), { applied: [] })
+
+      const org = await cli('org', 'create', '--name', 'Acme Research', '--id', '42', '--json')
+      assert.equal(org.code, 0, org.stderr)
+      assert.deepEqual(JSON.parse(org.stdout), { id: 42, name: 'Acme Research' })
+
+      const list = await cli('org', 'list', '--json')
+      assert.deepEqual(
+        JSON.parse(list.stdout).organizations.map((o: { id: number }) => o.id),
+        [42],
+      )
+
+      const created = await cli('client', 'create', '--org', '42', '--label', 'website', '--json')
+      assert.equal(created.code, 0, created.stderr)
+      const client = JSON.parse(created.stdout)
+      assert.deepEqual(Object.keys(client).sort(), ['client_id', 'client_secret', 'org'])
+      assert.equal(client.org, 42)
+
+      const clients = JSON.parse((await cli('client', 'list', '--org', '42', '--json')).stdout).clients
+      assert.equal(clients.length, 1)
+      assert.equal(clients[0].label, 'website')
+      assert.equal(clients[0].client_secret, undefined)
+
+      const { db } = testDatabase.database
+      await db
+        .insertInto('access_tokens')
+        .values({
+          token_hash: 'h'.repeat(64),
+          client_id: client.client_id,
+          org_id: 42,
+          created_at: 0,
+          expires_at: Date.now() + 1e6,
+        })
+        .execute()
+      const revoked = await cli('client', 'revoke', client.client_id, '--json')
+      assert.equal(revoked.code, 0, revoked.stderr)
+      assert.deepEqual(JSON.parse(revoked.stdout), { client_id: client.client_id, revoked: true })
+      const tokens = await db
+        .selectFrom('access_tokens')
+        .selectAll()
+        .where('client_id', '=', client.client_id)
+        .execute()
+      assert.equal(tokens.length, 0)
+    })
+
+    test('exit codes: 2 for usage errors, 1 for failed operations', async () => {
+      assert.equal((await cli('org', 'create')).code, 2, 'missing --name')
+      assert.equal((await cli('client', 'create', '--org', 'abc')).code, 2, 'bad --org')
+      assert.equal((await cli('no-such-command')).code, 2)
+      const failed = await cli('client', 'create', '--org', '999999')
+      assert.equal(failed.code, 1)
+      assert.match(failed.stderr, /No organization 999999/)
+      assert.equal((await cli('client', 'revoke', 'cl_nope')).code, 1)
+    })
+  })
+}
+
+describe('serve --demo (the quick start)', () => {
+  test('on an empty database prints credentials and a curl that returns a token; SIGTERM exits 0', async () => {
+    const testDatabase = await createTestDatabase('sqlite')
+    const port = await freePort()
+    const child = spawnCli(['--db', testDatabase.url, 'serve', '--demo', '--port', String(port)])
+    try {
+      const output = await waitForOutput(child, /curl [^\n]+\n/)
+      const clientId = /client_id: (\S+)/.exec(output)?.[1]
+      const clientSecret = /client_secret: (\S+)/.exec(output)?.[1]
+      const curl = /curl -s -X POST (\S+) -d grant_type=client_credentials/.exec(output)
+      assert.ok(clientId && clientSecret && curl, output)
+      const response = await fetch(curl[1] as string, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: clientSecret,
+        }),
+      })
+      assert.equal(response.status, 200)
+      const token = ((await response.json()) as { data: { accessToken: string } }).data.accessToken
+      const expert = await fetch(`http://127.0.0.1:${port}/v2/organization/1/expert`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          firstname: 'Q',
+          lastname: 'Start',
+          job_title: 'x',
+          email: 'q@s.example',
+          company: 'c',
+        }),
+      })
+      assert.equal(expert.status, 200)
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      child.kill('SIGTERM')
+      assert.equal(await exited, 0)
+    } finally {
+      child.kill('SIGKILL')
+      await testDatabase.drop()
+    }
+  })
+})

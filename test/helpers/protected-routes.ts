@@ -1,0 +1,52 @@
+import type { InjectOptions } from 'fastify'
+import { createExpert, expertBody, type Tenant, type TestContext } from './harness.js'
+
+/**
+ * Every protected route, described once so the shared security suite can run against each.
+ * `build(ctx, corporation, owner)` returns a request that would succeed for `owner` on `corporation`;
+ * `record` routes also address a record owned by `owner`, so that another organization's record
+ * can be shown to be a 404.
+ */
+export interface ProtectedRoute {
+  name: string
+  /** Addresses a record (expert, post, question) that belongs to an organization. */
+  record: boolean
+  build(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions>
+}
+
+export const PROTECTED_ROUTES: ProtectedRoute[] = [
+  {
+    name: 'GET expert',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+    }),
+  },
+  {
+    name: 'POST expert',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'POST',
+      url: `/v2/organization/${corporation}/expert`,
+      payload: expertBody(),
+    }),
+  },
+  {
+    name: 'PUT expert',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'PUT',
+      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+      payload: { job_title: 'Changed' },
+    }),
+  },
+  {
+    name: 'DELETE expert',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'DELETE',
+      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+    }),
+  },
+]

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { InjectOptions } from 'fastify'
+import { createClient } from '../src/auth/clients.js'
+import { describeEachDialect, envelope, requestToken, type TestContext } from './helpers/harness.js'
+import { PROTECTED_ROUTES } from './helpers/protected-routes.js'
+
+const DAY = 24 * 3600 * 1000
+
+function withToken(request: InjectOptions, token?: string): InjectOptions {
+  const headers = { ...(request.headers ?? {}) } as Record<string, string>
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
+  return { ...request, headers }
+}
+
+async function expectStatus(ctx: TestContext, request: InjectOptions, status: number, code: string) {
+  const response = await ctx.inject(request)
+  assert.equal(response.statusCode, status, `${request.method} ${request.url}: ${response.body}`)
+  assert.equal(envelope(response).success, false)
+  assert.equal(envelope(response).error?.code, code)
+  return response
+}
+
+describeEachDialect('shared security suite: every protected route', (ctx) => {
+  for (const route of PROTECTED_ROUTES) {
+    test(`${route.name} succeeds with the organization's own token (control case)`, async () => {
+      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+      const response = await ctx.inject(withToken(request, ctx.tenant.token))
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(envelope(response).success, true)
+    })
+
+    test(`${route.name} without a token is 401 unauthorized with WWW-Authenticate`, async () => {
+      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+      const response = await expectStatus(ctx, withToken(request), 401, 'unauthorized')
+      assert.equal(response.headers['www-authenticate'], 'Bearer realm="expertdir"')
+    })
+
+    test(`${route.name} with an unknown or malformed token is 401 invalid_token`, async () => {
+      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+      for (const token of ['not-a-real-token-at-all', 'bad token with spaces', '']) {
+        const response = await expectStatus(ctx, withToken(request, token), 401, 'invalid_token')
+        assert.equal(response.headers['www-authenticate'], 'Bearer realm="expertdir", error="invalid_token"')
+      }
+    })
+
+    test(`${route.name} with an expired token is 401 invalid_token`, async () => {
+      const token = await requestToken(ctx.app, ctx.tenant.client)
+      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+      ctx.clock.advance(30 * DAY)
+      try {
+        await expectStatus(ctx, withToken(request, token), 401, 'invalid_token')
+      } finally {
+        ctx.clock.advance(-30 * DAY)
+      }
+    })
+
+    test(`${route.name} with a token of a revoked client is 401 invalid_token`, async () => {
+      const { db } = ctx.testDatabase.database
+      const client = await createClient(db, ctx.tenant.orgId, 'to revoke', ctx.clock.now())
+      const token = await requestToken(ctx.app, client)
+      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+      await db
+        .updateTable('clients')
+        .set({ revoked_at: ctx.clock.now() })
+        .where('client_id', '=', client.client_id)
+        .execute()
+      await expectStatus(ctx, withToken(request, token), 401, 'invalid_token')
+    })
+
+    test(`${route.name} on another organization's :corporation is 403 forbidden`, async () => {
+      const request = await route.build(ctx, ctx.other.orgId, ctx.other)
+      await expectStatus(ctx, withToken(request, ctx.tenant.token), 403, 'forbidden')
+    })
+
+    if (route.record) {
+      test(`${route.name} of another organization's record is 404, as if it did not exist`, async () => {
+        const foreign = await route.build(ctx, ctx.tenant.orgId, ctx.other)
+        const response = await expectStatus(ctx, withToken(foreign, ctx.tenant.token), 404, 'not_found')
+        const missing = await ctx.inject(
+          withToken(
+            { ...foreign, url: foreign.url?.toString().replace(/[^/]+$/, 'no-such-record-404') },
+            ctx.tenant.token,
+          ),
+        )
+        assert.equal(missing.statusCode, 404)
+        assert.equal(envelope(missing).error?.code, envelope(response).error?.code)
+      })
+    }
+  }
+})
