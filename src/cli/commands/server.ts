@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createClient } from '../../auth/clients.js'
+import { createClient, type IssuedClient } from '../../auth/clients.js'
 import { loadConfig } from '../../config.js'
 import { seedDemo } from '../../demo/seed.js'
 import { countOrganizations, createOrganization } from '../../organizations/repository.js'
@@ -23,7 +23,7 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
         ...(options.host ? { host: options.host } : {}),
         ...(options.port ? { port: options.port } : {}),
       })
-      let credentials: { client_id: string; client_secret: string } | undefined
+      let credentials: IssuedClient | undefined
       const server = await startServer(config, async ({ db }) => {
         if (!options.demo || (await countOrganizations(db)) > 0) return
         const now = Date.now()
@@ -37,7 +37,7 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
         process.stdout.write(
           [
             '',
-            'Demo organization created (id 1). Its API credentials, shown once:',
+            `Demo organization created (id ${credentials.org}). Its API credentials, shown once:`,
             `client_id: ${credentials.client_id}`,
             `client_secret: ${credentials.client_secret}`,
             'Get a token:',
