@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { Principal } from './auth/tokens.js'
+import type { PrincipalResolver } from './auth/bearer.js'
+import type { Lockout } from './auth/lockout.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import type { DB } from './db/schema.js'
@@ -11,5 +12,7 @@ export interface AppContext {
   readonly db: Kysely<DB>
   /** Unix milliseconds; injectable so tests can move time. */
   readonly now: () => number
-  readonly principals: { resolve(token: string): Promise<Principal | undefined> }
+  readonly principals: PrincipalResolver
+  /** Consecutive bad client secrets per (client id, IP). */
+  readonly lockout: Lockout
 }

@@ -1,14 +1,17 @@
 import helmet from '@fastify/helmet'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databasePrincipals, requireBearer } from './auth/bearer.js'
+import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
-import { registerErrorHandling } from './http/error-handler.js'
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
+import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { validatorCompiler } from './http/validation.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
@@ -20,6 +23,16 @@ export interface AppOptions {
   now?: () => number
   /** A pino destination stream for the request log (tests capture it). */
   logStream?: NodeJS.WritableStream
+}
+
+/** A Redis connection that fails fast (limits fail open) and closes with the app. */
+function connectRedis(url: string, app: FastifyInstance): Redis {
+  const redis = new Redis(url, { connectTimeout: 1000, maxRetriesPerRequest: 1, lazyConnect: false })
+  redis.on('error', (error) => app.log.warn({ err: error }, 'redis error'))
+  app.addHook('onClose', async () => {
+    await redis.quit().catch(() => redis.disconnect())
+  })
+  return redis
 }
 
 /** Builds the ready-to-listen app. The caller owns the database and closes it after the app. */
@@ -37,23 +50,28 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     bodyLimit: config.bodyLimit,
-    requestTimeout: 30_000,
+    requestTimeout: config.requestTimeoutMs,
+    clientErrorHandler,
+    frameworkErrors,
     return503OnClosing: false,
     exposeHeadRoutes: true,
   })
   app.setValidatorCompiler(validatorCompiler)
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, app) : undefined
   const context: AppContext = {
     config,
     database,
     db: database.db,
     now,
     principals: databasePrincipals({ db: database.db, now }),
+    lockout: redis ? redisLockout(redis, config.redisPrefix) : memoryLockout(now),
   }
 
   registerConventions(app)
   registerErrorHandling(app)
   registerBodyParsers(app)
   const fallback = methodNotAllowed(app)
+  await registerRateLimiting(app, config, redis)
   await app.register(helmet, {
     global: true,
     contentSecurityPolicy: { directives: { defaultSrc: ["'none'"] } },
@@ -66,6 +84,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, context)
+    const limit = perMinute(
+      protectedScope,
+      config.rateLimitApi,
+      (request) => `api:${request.principal.tokenHash}`,
+    )
+    if (limit) protectedScope.addHook('onRequest', limit)
     await expertRoutes(protectedScope, context)
   })
   await app.after()

@@ -22,6 +22,16 @@ export const ConfigSchema = Type.Object({
   tokenTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
   /** Request body limit in bytes (CONTRACT: 1 MiB). */
   bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+  /** Token requests per minute per client id and IP; 0 turns the limit off. */
+  rateLimitToken: Type.Integer({ minimum: 0, default: 60 }),
+  /** API requests per minute per access token; 0 turns the limit off. */
+  rateLimitApi: Type.Integer({ minimum: 0, default: 1200 }),
+  /** Redis for limits and lock-outs shared by several server processes; unset: in-process. */
+  redisUrl: Type.Optional(Type.String()),
+  /** Prefix of every Redis key this service writes. */
+  redisPrefix: Type.String({ default: 'expertdir:' }),
+  /** Longest time a client may take to send a whole request, in milliseconds. */
+  requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -33,6 +43,11 @@ const ENV_KEYS: Record<keyof Config, string> = {
   logLevel: 'LOG_LEVEL',
   tokenTtlSeconds: 'EXPERTDIR_TOKEN_TTL_SECONDS',
   bodyLimit: 'EXPERTDIR_BODY_LIMIT',
+  rateLimitToken: 'EXPERTDIR_RATE_LIMIT_TOKEN',
+  rateLimitApi: 'EXPERTDIR_RATE_LIMIT_API',
+  redisUrl: 'EXPERTDIR_REDIS_URL',
+  redisPrefix: 'EXPERTDIR_REDIS_PREFIX',
+  requestTimeoutMs: 'EXPERTDIR_REQUEST_TIMEOUT_MS',
 }
 
 /** Builds a config from defaults, the environment, then explicit overrides; throws a readable error. */

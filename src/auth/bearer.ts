@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ApiError } from '../http/errors.js'
+import { hashToken } from './secrets.js'
 import { findPrincipal, type Principal } from './tokens.js'
 
 declare module 'fastify' {
@@ -66,9 +67,17 @@ export function requireBearer(app: FastifyInstance, context: AppContext): void {
   })
 }
 
-/** Resolves tokens to principals; the seam where a cache can sit (kept simple: one indexed query). */
-export function databasePrincipals(context: Pick<AppContext, 'db' | 'now'>) {
+/** Resolves bearer tokens to principals. */
+export interface PrincipalResolver {
+  resolve(token: string): Promise<Principal | undefined>
+  /** Drops what is known of a token (after its revocation). */
+  forget(tokenHash: string): void
+}
+
+/** One indexed query per request. */
+export function databasePrincipals(context: Pick<AppContext, 'db' | 'now'>): PrincipalResolver {
   return {
-    resolve: (token: string) => findPrincipal(context.db, token, context.now()),
+    resolve: (token) => findPrincipal(context.db, hashToken(token), context.now()),
+    forget: () => {},
   }
 }

@@ -5,6 +5,8 @@ import { hashToken, randomToken } from './secrets.js'
 export interface Principal {
   orgId: number
   clientId: string
+  /** SHA-256 of the bearer token: a key for per-token limits and caches that never holds the token. */
+  tokenHash: string
 }
 
 export interface IssuedToken {
@@ -14,7 +16,7 @@ export interface IssuedToken {
 
 export async function issueToken(
   db: Queryable,
-  principal: Principal,
+  principal: Pick<Principal, 'orgId' | 'clientId'>,
   now: number,
   ttlSeconds: number,
 ): Promise<IssuedToken> {
@@ -33,21 +35,30 @@ export async function issueToken(
   return { accessToken, expiresAt }
 }
 
-/** The principal of a live token (known, unexpired, client not revoked), or undefined. */
+/** The principal of a live token (known, unexpired, client not revoked), by the token's hash. */
 export async function findPrincipal(
   db: Queryable,
-  token: string,
+  tokenHash: string,
   now: number,
 ): Promise<Principal | undefined> {
   const row = await db
     .selectFrom('access_tokens as t')
     .innerJoin('clients as c', 'c.client_id', 't.client_id')
     .select(['t.org_id', 't.client_id', 't.expires_at'])
-    .where('t.token_hash', '=', hashToken(token))
+    .where('t.token_hash', '=', tokenHash)
     .where('c.revoked_at', 'is', null)
     .executeTakeFirst()
   if (!row || row.expires_at <= now) return undefined
-  return { orgId: row.org_id, clientId: row.client_id }
+  return { orgId: row.org_id, clientId: row.client_id, tokenHash }
+}
+
+/** Deletes one token of `clientId` (a client can only revoke its own tokens). */
+export async function revokeToken(db: Queryable, clientId: string, tokenHash: string): Promise<void> {
+  await db
+    .deleteFrom('access_tokens')
+    .where('token_hash', '=', tokenHash)
+    .where('client_id', '=', clientId)
+    .execute()
 }
 
 /** Deletes tokens that expired before `now`; returns how many. */

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/database.js'
 import { ApiError, type ErrorCode } from './errors.js'
@@ -17,6 +18,12 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'The request body is empty.'],
 }
 
+/** Errors Fastify raises before routing (bad URL encoding, over-long path segment). */
+const FRAMEWORK_CODES: Record<string, [ErrorCode, string]> = {
+  FST_ERR_BAD_URL: ['validation_failed', 'The URL is not correctly percent-encoded.'],
+  FST_ERR_MAX_PARAM_LENGTH: ['validation_failed', 'A path segment is too long.'],
+}
+
 const STATUS_CODES: Record<number, [ErrorCode, string]> = {
   413: ['payload_too_large', 'The request body is larger than the limit.'],
   415: ['unsupported_media_type', 'Send the body as application/json or application/x-www-form-urlencoded.'],
@@ -26,7 +33,10 @@ const STATUS_CODES: Record<number, [ErrorCode, string]> = {
 export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error
   const fastifyError = error as FastifyError
-  const known = FASTIFY_CODES[fastifyError.code] ?? STATUS_CODES[fastifyError.statusCode ?? 0]
+  const known =
+    FASTIFY_CODES[fastifyError.code] ??
+    FRAMEWORK_CODES[fastifyError.code] ??
+    STATUS_CODES[fastifyError.statusCode ?? 0]
   if (known) return new ApiError(known[0], known[1])
   if (isDatabaseUnavailable(error)) {
     return new ApiError(
@@ -58,6 +68,40 @@ export function sendError(error: ApiError, request: FastifyRequest, reply: Fasti
       ...(error.details ? { details: error.details } : {}),
     },
   })
+}
+
+/**
+ * Errors found while reading the request line and headers, before Fastify has a request: over-large
+ * headers (431) and clients too slow to send their request (408). Answered in the envelope, then closed.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request_header_fields_too_large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request was not received in time.']
+        : [400, 'validation_failed', 'The request is not valid HTTP.']
+  const body = JSON.stringify({ success: false, error: { code, message } })
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
+}
+
+const STATUS_CODES_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+}
+
+/** Fastify's `frameworkErrors` hook: routing-time errors in the envelope. */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id)
+  return sendError(toApiError(error), request, reply)
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

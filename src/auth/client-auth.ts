@@ -1,0 +1,99 @@
+import type { FastifyRequest } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import type { ClientRow } from '../db/schema.js'
+import { ApiError } from '../http/errors.js'
+import { findClient } from './clients.js'
+import { DECOY_SECRET_HASH, verifySecret } from './secrets.js'
+
+/** Client authentication for the OAuth endpoints (RFC 6749 §2.3.1): body parameters or HTTP Basic. */
+
+interface Credentials {
+  clientId: string
+  clientSecret: string
+  viaBasic: boolean
+}
+
+const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="expertdir"' }
+const INVALID_CLIENT = 'Client authentication failed: unknown client, wrong secret or revoked client.'
+
+export function invalidRequest(message: string): ApiError {
+  return new ApiError('invalid_request', message)
+}
+
+function basicCredentials(request: FastifyRequest): Credentials | undefined {
+  const header = request.headers.authorization
+  if (!header) return undefined
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
+  const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : ''
+  const colon = decoded.indexOf(':')
+  if (colon < 0) {
+    throw new ApiError(
+      'invalid_client',
+      'The Authorization header is not valid HTTP Basic credentials.',
+      undefined,
+      BASIC_CHALLENGE,
+    )
+  }
+  try {
+    // Both parts are form-urlencoded before being joined.
+    const decode = (part: string) => decodeURIComponent(part.replaceAll('+', ' '))
+    return {
+      clientId: decode(decoded.slice(0, colon)),
+      clientSecret: decode(decoded.slice(colon + 1)),
+      viaBasic: true,
+    }
+  } catch {
+    throw invalidRequest('The HTTP Basic credentials are not correctly encoded.')
+  }
+}
+
+/** The client id a request claims, for rate-limit keys; never throws. */
+export function claimedClientId(request: FastifyRequest): string {
+  try {
+    const basic = basicCredentials(request)
+    if (basic) return basic.clientId
+  } catch {
+    // A malformed header counts under the empty client id.
+  }
+  const body = request.body as Record<string, unknown> | undefined
+  return typeof body?.client_id === 'string' ? body.client_id.slice(0, 128) : ''
+}
+
+function credentialsOf(request: FastifyRequest): Credentials {
+  const body = (request.body ?? {}) as Record<string, unknown>
+  const basic = basicCredentials(request)
+  const inBody = body.client_id !== undefined || body.client_secret !== undefined
+  if (basic && inBody)
+    throw invalidRequest('Send the client credentials either in the body or as HTTP Basic, not both.')
+  if (basic) return basic
+  const missing = ['client_id', 'client_secret'].filter(
+    (key) => typeof body[key] !== 'string' || body[key] === '',
+  )
+  if (missing.length > 0) throw invalidRequest(`Missing parameter: ${missing.join(', ')}.`)
+  return { clientId: body.client_id as string, clientSecret: body.client_secret as string, viaBasic: false }
+}
+
+/**
+ * The authenticated, unrevoked client of the request, or a 401 `invalid_client` that is the same for an
+ * unknown client, a wrong secret, a revoked client and a locked-out (client id, IP) pair.
+ */
+export async function authenticateClient(context: AppContext, request: FastifyRequest): Promise<ClientRow> {
+  const credentials = credentialsOf(request)
+  const failure = new ApiError(
+    'invalid_client',
+    INVALID_CLIENT,
+    undefined,
+    credentials.viaBasic ? BASIC_CHALLENGE : undefined,
+  )
+  const lockKey = `${credentials.clientId}|${request.ip}`
+  if (await context.lockout.isLocked(lockKey)) throw failure
+  const client = await findClient(context.db, credentials.clientId)
+  // An unknown client costs the same scrypt as a known one, so timing does not tell them apart.
+  const valid = await verifySecret(credentials.clientSecret, client?.secret_hash ?? DECOY_SECRET_HASH)
+  if (!client || !valid || client.revoked_at !== null) {
+    await context.lockout.recordFailure(lockKey)
+    throw failure
+  }
+  await context.lockout.reset(lockKey)
+  return client
+}

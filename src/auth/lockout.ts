@@ -1,0 +1,67 @@
+import type { Redis } from 'ioredis'
+
+/** After this many consecutive bad secrets for one client id from one IP, that pair is locked out... */
+export const MAX_FAILURES = 10
+/** ...for this long. */
+export const LOCKOUT_MS = 15 * 60_000
+
+/** Counts consecutive failed client authentications per (client id, IP). */
+export interface Lockout {
+  isLocked(key: string): Promise<boolean>
+  recordFailure(key: string): Promise<void>
+  reset(key: string): Promise<void>
+}
+
+/** In-process lock-outs (one server process). Bounded: the oldest entries go first. */
+export function memoryLockout(now: () => number, maxEntries = 100_000): Lockout {
+  const entries = new Map<string, { failures: number; expiresAt: number }>()
+  const live = (key: string) => {
+    const entry = entries.get(key)
+    if (entry && entry.expiresAt <= now()) {
+      entries.delete(key)
+      return undefined
+    }
+    return entry
+  }
+  return {
+    async isLocked(key) {
+      return (live(key)?.failures ?? 0) >= MAX_FAILURES
+    },
+    async recordFailure(key) {
+      const entry = live(key) ?? { failures: 0, expiresAt: 0 }
+      entry.failures += 1
+      entry.expiresAt = now() + LOCKOUT_MS
+      entries.delete(key)
+      entries.set(key, entry)
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string)
+    },
+    async reset(key) {
+      entries.delete(key)
+    },
+  }
+}
+
+/**
+ * Lock-outs shared by every server process through Redis. Errors let the request through (the token
+ * rate limit still bounds guessing) rather than locking every client out while Redis is down.
+ */
+export function redisLockout(redis: Redis, prefix: string): Lockout {
+  const keyOf = (key: string) => `${prefix}lockout:${key}`
+  return {
+    async isLocked(key) {
+      const failures = await redis.get(keyOf(key)).catch(() => null)
+      return Number(failures ?? 0) >= MAX_FAILURES
+    },
+    async recordFailure(key) {
+      await redis
+        .multi()
+        .incr(keyOf(key))
+        .pexpire(keyOf(key), LOCKOUT_MS)
+        .exec()
+        .catch(() => undefined)
+    },
+    async reset(key) {
+      await redis.del(keyOf(key)).catch(() => undefined)
+    },
+  }
+}
