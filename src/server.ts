@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { startHousekeeping } from './system/housekeeping.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -22,9 +23,11 @@ export async function startServer(
   const app = await buildApp({ config, database })
   await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
+  const stopHousekeeping = startHousekeeping(database.db, app.log)
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
+      stopHousekeeping()
       await app.close()
       await database.close()
     })()

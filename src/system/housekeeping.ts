@@ -1,0 +1,34 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
+import { purgeExpiredTokens } from '../auth/tokens.js'
+import type { DB } from '../db/schema.js'
+
+/** A periodic chore: deletes what has expired and returns how many rows it removed. */
+export type Chore = (db: Kysely<DB>, now: number) => Promise<number>
+
+export const CHORES: Record<string, Chore> = {
+  expired_tokens: purgeExpiredTokens,
+}
+
+/** Runs every chore now and then every `intervalMs`; returns a stop function. Failures are logged, not fatal. */
+export function startHousekeeping(
+  db: Kysely<DB>,
+  log: FastifyBaseLogger,
+  now: () => number = Date.now,
+  intervalMs = 3_600_000,
+): () => void {
+  const run = async () => {
+    for (const [name, chore] of Object.entries(CHORES)) {
+      try {
+        const removed = await chore(db, now())
+        if (removed > 0) log.info({ chore: name, removed }, 'housekeeping')
+      } catch (error) {
+        log.warn({ err: error, chore: name }, 'housekeeping failed')
+      }
+    }
+  }
+  void run()
+  const timer = setInterval(run, intervalMs)
+  timer.unref()
+  return () => clearInterval(timer)
+}
