@@ -11,6 +11,7 @@ import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
+import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { validatorCompiler } from './http/validation.js'
 import { registerOpenApi } from './system/openapi.js'
@@ -63,7 +64,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     database,
     db: database.db,
     now,
-    principals: databasePrincipals({ db: database.db, now }),
+    principals: databasePrincipals({ db: database.db, now }, config.tokenCacheMs),
     lockout: redis ? redisLockout(redis, config.redisPrefix) : memoryLockout(now),
   }
 
@@ -90,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       (request) => `api:${request.principal.tokenHash}`,
     )
     if (limit) protectedScope.addHook('onRequest', limit)
+    registerReadEtags(protectedScope)
     await expertRoutes(protectedScope, context)
   })
   await app.after()

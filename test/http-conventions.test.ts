@@ -195,3 +195,44 @@ describeEachDialect('HTTP conventions over a real socket', (ctx) => {
     assert.equal(((await response.json()) as { data: { inserted: boolean } }).data.inserted, true)
   })
 })
+
+describeEachDialect('conditional reads', (ctx) => {
+  test('a read carries an ETag; If-None-Match with it is a 304 until the expert changes', async () => {
+    const create = await ctx.inject({
+      method: 'POST',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert`,
+      headers: ctx.tenant.auth,
+      payload: expertBody({ firstname: 'Etag', lastname: 'Check' }),
+    })
+    const url = `/v2/organization/${ctx.tenant.orgId}/expert/${envelope(create).data?.username}`
+    const first = await ctx.inject({ method: 'GET', url, headers: ctx.tenant.auth })
+    const etag = String(first.headers.etag)
+    assert.match(etag, /^"[A-Za-z0-9_-]+"$/)
+    assert.equal(first.headers['cache-control'], 'private, no-cache')
+    const same = await ctx.inject({
+      method: 'GET',
+      url,
+      headers: { ...ctx.tenant.auth, 'if-none-match': etag },
+    })
+    assert.equal(same.statusCode, 304)
+    assert.equal(same.body, '')
+    await ctx.inject({ method: 'PUT', url, headers: ctx.tenant.auth, payload: { job_title: 'Changed' } })
+    const changed = await ctx.inject({
+      method: 'GET',
+      url,
+      headers: { ...ctx.tenant.auth, 'if-none-match': etag },
+    })
+    assert.equal(changed.statusCode, 200)
+    assert.notEqual(changed.headers.etag, etag)
+  })
+
+  test('errors and writes get no ETag and never a 304', async () => {
+    const missing = await ctx.inject({
+      method: 'GET',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert/nobody`,
+      headers: { ...ctx.tenant.auth, 'if-none-match': '*' },
+    })
+    assert.equal(missing.statusCode, 404)
+    assert.equal(missing.headers.etag, undefined)
+  })
+})

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { MAX_FAILURES } from '../src/auth/lockout.js'
@@ -41,10 +41,19 @@ describeEachDialect(
     })
 
     test('token requests are limited per client id and IP', async () => {
-      const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'cl_flood', client_secret: 'x' })
+      const body = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'cl_flood',
+        client_secret: 'x',
+      })
       const statuses: number[] = []
       for (let i = 0; i < 5; i++) {
-        const response = await ctx.inject({ method: 'POST', url: '/v2/oauth/token', headers: FORM, payload: body.toString() })
+        const response = await ctx.inject({
+          method: 'POST',
+          url: '/v2/oauth/token',
+          headers: FORM,
+          payload: body.toString(),
+        })
         statuses.push(response.statusCode)
       }
       assert.deepEqual(statuses, [401, 401, 401, 429, 429])
@@ -62,7 +71,8 @@ describeEachDialect(
     })
 
     test('the docs and health routes are not counted', async () => {
-      for (let i = 0; i < 10; i++) assert.equal((await ctx.inject({ method: 'GET', url: '/healthz' })).statusCode, 200)
+      for (let i = 0; i < 10; i++)
+        assert.equal((await ctx.inject({ method: 'GET', url: '/healthz' })).statusCode, 200)
     })
   },
   { config: { rateLimitApi: 5, rateLimitToken: 3 } },
@@ -78,7 +88,11 @@ describeEachDialect(
           method: 'POST',
           url: '/v2/oauth/token',
           headers: FORM,
-          payload: new URLSearchParams({ grant_type: 'client_credentials', client_id, client_secret: secret }).toString(),
+          payload: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id,
+            client_secret: secret,
+          }).toString(),
         })
       const wrong = await attempt('wrong')
       for (let i = 1; i < MAX_FAILURES; i++) assert.equal((await attempt('wrong')).statusCode, 401)
@@ -96,7 +110,11 @@ describeEachDialect(
           method: 'POST',
           url: '/v2/oauth/token',
           headers: FORM,
-          payload: new URLSearchParams({ grant_type: 'client_credentials', client_id, client_secret: secret }).toString(),
+          payload: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id,
+            client_secret: secret,
+          }).toString(),
         })
       for (let i = 1; i < MAX_FAILURES; i++) await attempt('wrong')
       assert.equal((await attempt(client_secret)).statusCode, 200)
@@ -110,7 +128,13 @@ describeEachDialect(
 describe('limits shared through Redis by two server processes', () => {
   const prefix = `expertdir-test-${randomUUID()}:`
   const config = loadConfig(
-    { logLevel: 'silent', rateLimitApi: 6, rateLimitToken: 0, redisUrl: 'redis://127.0.0.1:6379', redisPrefix: prefix },
+    {
+      logLevel: 'silent',
+      rateLimitApi: 6,
+      rateLimitToken: 0,
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisPrefix: prefix,
+    },
     {},
   )
   let cleanup: () => Promise<void>
@@ -120,7 +144,10 @@ describe('limits shared through Redis by two server processes', () => {
 
   before(async () => {
     const testDatabase = await createTestDatabase('sqlite')
-    apps = [await buildApp({ config, database: testDatabase.database }), await buildApp({ config, database: testDatabase.database })]
+    apps = [
+      await buildApp({ config, database: testDatabase.database }),
+      await buildApp({ config, database: testDatabase.database }),
+    ]
     const { createOrganization } = await import('../src/organizations/repository.js')
     const { createClient } = await import('../src/auth/clients.js')
     const org = await createOrganization(testDatabase.database.db, { name: 'Shared' }, Date.now())
@@ -153,7 +180,11 @@ describe('limits shared through Redis by two server processes', () => {
         method: 'POST',
         url: '/v2/oauth/token',
         headers: FORM,
-        payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }).toString(),
+        payload: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: secret,
+        }).toString(),
       })
     for (let i = 0; i < MAX_FAILURES; i++) await attempt(apps[i % 2] as (typeof apps)[0], 'wrong')
     assert.equal((await attempt(apps[1] as (typeof apps)[0], client.client_secret)).statusCode, 401)
@@ -186,7 +217,10 @@ describeEachDialect(
     test('oversized headers are 431 in the envelope', async () => {
       const response = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
       assert.match(response, /^HTTP\/1.1 431 /)
-      assert.equal(JSON.parse(response.split('\r\n\r\n')[1] ?? '').error.code, 'request_header_fields_too_large')
+      assert.equal(
+        JSON.parse(response.split('\r\n\r\n')[1] ?? '').error.code,
+        'request_header_fields_too_large',
+      )
     })
 
     test('a client that never finishes its request gets 408 and is cut off', async () => {

@@ -74,10 +74,34 @@ export interface PrincipalResolver {
   forget(tokenHash: string): void
 }
 
-/** One indexed query per request. */
-export function databasePrincipals(context: Pick<AppContext, 'db' | 'now'>): PrincipalResolver {
+/**
+ * Resolves tokens with one indexed query, and keeps hot ones in memory for `cacheMs` so that most
+ * requests make no database round trip. A cached entry never outlives its token's expiry; a revocation
+ * through this process's API takes effect at once (`forget`), one made elsewhere (the CLI, another
+ * server process) within `cacheMs`. `cacheMs` 0 turns the cache off.
+ */
+export function databasePrincipals(
+  context: Pick<AppContext, 'db' | 'now'>,
+  cacheMs: number,
+  maxEntries = 50_000,
+): PrincipalResolver {
+  const cache = new Map<string, { principal: Principal; until: number }>()
   return {
-    resolve: (token) => findPrincipal(context.db, hashToken(token), context.now()),
-    forget: () => {},
+    async resolve(token) {
+      const tokenHash = hashToken(token)
+      const now = context.now()
+      const hit = cache.get(tokenHash)
+      if (hit && hit.until > now) return hit.principal
+      if (hit) cache.delete(tokenHash)
+      const principal = await findPrincipal(context.db, tokenHash, now)
+      if (principal && cacheMs > 0) {
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string)
+        cache.set(tokenHash, { principal, until: Math.min(now + cacheMs, principal.expiresAt) })
+      }
+      return principal
+    },
+    forget(tokenHash) {
+      cache.delete(tokenHash)
+    },
   }
 }

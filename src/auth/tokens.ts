@@ -7,6 +7,8 @@ export interface Principal {
   clientId: string
   /** SHA-256 of the bearer token: a key for per-token limits and caches that never holds the token. */
   tokenHash: string
+  /** Unix milliseconds after which the token is dead. */
+  expiresAt: number
 }
 
 export interface IssuedToken {
@@ -49,7 +51,7 @@ export async function findPrincipal(
     .where('c.revoked_at', 'is', null)
     .executeTakeFirst()
   if (!row || row.expires_at <= now) return undefined
-  return { orgId: row.org_id, clientId: row.client_id, tokenHash }
+  return { orgId: row.org_id, clientId: row.client_id, tokenHash, expiresAt: row.expires_at }
 }
 
 /** Deletes one token of `clientId` (a client can only revoke its own tokens). */
