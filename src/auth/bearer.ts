@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ApiError } from '../http/errors.js'
+import { isPositiveId } from '../validation/text.js'
 import { hashToken } from './secrets.js'
 import { findPrincipal, type Principal } from './tokens.js'
 
@@ -54,11 +55,7 @@ export function requireBearer(app: FastifyInstance, context: AppContext): void {
     if (!principal) throw invalidToken()
     request.principal = principal
     const corporation = (request.params as { corporation?: string }).corporation
-    if (
-      corporation !== undefined &&
-      /^[1-9][0-9]{0,15}$/.test(corporation) &&
-      Number(corporation) !== principal.orgId
-    ) {
+    if (corporation !== undefined && isPositiveId(corporation) && Number(corporation) !== principal.orgId) {
       throw new ApiError(
         'forbidden',
         'This access token belongs to another organization than the one in the path.',

@@ -64,6 +64,7 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
       url,
       {
         attachValidation: true,
+        config: { oauth: true },
         preHandler,
         schema: {
           tags: ['auth'],
@@ -108,6 +109,7 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
       url,
       {
         attachValidation: true,
+        config: { oauth: true },
         preHandler,
         schema: {
           tags: ['auth'],

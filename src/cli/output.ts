@@ -1,6 +1,7 @@
 import { loadConfig } from '../config.js'
 import { type Database, openDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { isPositiveId } from '../validation/text.js'
 
 /** Failures of an operation (exit 1), as opposed to usage errors (exit 2). */
 export class CliError extends Error {}
@@ -32,7 +33,7 @@ export function report(json: boolean | undefined, value: unknown, human: () => s
 /** Parses a positive integer option or throws a usage error. */
 export function positiveInt(name: string) {
   return (value: string): number => {
-    if (!/^[1-9][0-9]{0,15}$/.test(value) || Number(value) > Number.MAX_SAFE_INTEGER) {
+    if (!isPositiveId(value)) {
       throw new UsageError(`${name} must be a positive integer, got "${value}"`)
     }
     return Number(value)

@@ -51,11 +51,7 @@ export function methodNotAllowed(app: FastifyInstance) {
   const methodsByPath = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {
     // Only the API's own paths: the docs UI registers its static files as it likes.
-    if (
-      (route.config as { methodFallback?: boolean } | undefined)?.methodFallback ||
-      route.url.startsWith('/docs')
-    )
-      return
+    if (route.config?.methodFallback || route.url.startsWith('/docs')) return
     const methods = methodsByPath.get(route.url) ?? new Set<string>()
     for (const method of [route.method].flat()) methods.add(method)
     methodsByPath.set(route.url, methods)

@@ -57,6 +57,13 @@ export function toApiError(error: FastifyError | Error): ApiError {
   )
 }
 
+/** OAuth endpoints (route config `oauth: true`) speak RFC 6749: a malformed request is `invalid_request`. */
+function asRouteError(error: ApiError, request: FastifyRequest): ApiError {
+  const oauth = request.routeOptions.config?.oauth
+  if (!oauth || (error.code !== 'validation_failed' && error.code !== 'invalid_json')) return error
+  return new ApiError('invalid_request', error.message, error.details)
+}
+
 export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply) {
   if (error.headers) reply.headers(error.headers)
   return reply.code(error.statusCode).send({
@@ -106,7 +113,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error)
+    const apiError = asRouteError(toApiError(error), request)
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
     return sendError(apiError, request, reply)
   })

@@ -56,3 +56,12 @@ export function validationError(details: ErrorDetail[]): ApiError {
 export function notFound(what: string): ApiError {
   return new ApiError('not_found', `${what} was not found.`)
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** OAuth endpoint: malformed requests are `invalid_request` (RFC 6749 §5.2). */
+    oauth?: boolean
+    /** A 405 fallback route added for a path's missing methods. */
+    methodFallback?: boolean
+  }
+}

@@ -72,3 +72,8 @@ export function Id(description: string) {
     'x-message': 'must be a positive decimal integer (at most 2^53-1)',
   })
 }
+
+/** The same rule as `Id` for a raw path segment: decimal, no sign or leading zero, 1 .. 2^53-1. */
+export function isPositiveId(value: string): boolean {
+  return /^[1-9][0-9]{0,15}$/.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER
+}
