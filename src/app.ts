@@ -10,6 +10,7 @@ import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
 import { registerErrorHandling } from './http/error-handler.js'
 import { validatorCompiler } from './http/validation.js'
+import { inquiryRoutes } from './inquiries/routes.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 
@@ -67,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, context)
     await expertRoutes(protectedScope, context)
+    await inquiryRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()
