@@ -56,7 +56,10 @@ function post(
 }
 
 function form(fields: Record<string, unknown>): string {
-  return new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString()
+  const pairs = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]): [string, string] => [k, String(v)])
+  return new URLSearchParams(pairs).toString()
 }
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
