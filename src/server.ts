@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { createOutbox } from './delivery/outbox.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -22,10 +23,14 @@ export async function startServer(
   const app = await buildApp({ config, database })
   await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
+  // Inquiry deliveries run inside the server process; several processes may share one database.
+  const outbox = createOutbox({ database, config, log: app.log })
+  outbox.start()
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       await app.close()
+      await outbox.stop()
       await database.close()
     })()
     return closing
