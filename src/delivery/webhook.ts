@@ -20,11 +20,17 @@ export function signatureHeader(secret: string, body: string, unixSeconds: numbe
 /** A failed delivery attempt; the message is stored and logged, so it never holds the URL or secret. */
 export class DeliveryError extends Error {}
 
-/** Only http(s) URLs can be webhook targets. */
+/** Only http(s) URLs without credentials can be webhook targets. */
 export function isWebhookUrl(value: string): boolean {
   try {
     const url = new URL(value)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+    // Credentials in the URL would be stored and logged as part of it; fetch refuses them anyway.
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.hostname !== '' &&
+      url.username === '' &&
+      url.password === ''
+    )
   } catch {
     return false
   }
