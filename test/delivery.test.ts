@@ -3,9 +3,16 @@ import { execFile } from 'node:child_process'
 import { after, afterEach, before, test } from 'node:test'
 import { promisify } from 'node:util'
 import { openDatabase } from '../src/db/database.js'
-import { createOutbox, LEASE_MS, type Outbox, type OutboxOptions } from '../src/delivery/outbox.js'
+import {
+  backoffMs,
+  createOutbox,
+  LEASE_MS,
+  MAX_BACKOFF_MS,
+  type Outbox,
+  type OutboxOptions,
+} from '../src/delivery/outbox.js'
 import { claimDueDeliveries, saveWebhook } from '../src/delivery/repository.js'
-import { generateWebhookSecret } from '../src/delivery/webhook.js'
+import { generateWebhookSecret, isWebhookUrl } from '../src/delivery/webhook.js'
 import {
   createExpert,
   describeEachDialect,
@@ -378,5 +385,25 @@ describeEachDialect('inquiry delivery', (ctx) => {
     ])
 
     await receiver.stop()
+  })
+
+  test('backs off exponentially with jitter, capped at one hour', () => {
+    assert.equal(backoffMs(1000, 1, 0), 500)
+    assert.equal(backoffMs(1000, 1, 1), 1000)
+    assert.equal(backoffMs(1000, 4, 1), 8000)
+    assert.ok(backoffMs(1000, 4, 0.5) >= 4000 && backoffMs(1000, 4, 0.5) <= 8000)
+    assert.equal(backoffMs(30_000, 50, 1), MAX_BACKOFF_MS)
+  })
+
+  test('accepts only http(s) webhook URLs without credentials', () => {
+    assert.ok(isWebhookUrl('https://example.org/hook'))
+    assert.ok(isWebhookUrl('http://127.0.0.1:8080/hook?x=1'))
+    for (const url of [
+      'ftp://example.org',
+      'example.org/hook',
+      'https://user:pass@example.org/',
+      'javascript:alert(1)',
+    ])
+      assert.equal(isWebhookUrl(url), false, url)
   })
 })
