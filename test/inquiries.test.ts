@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { before, test } from 'node:test'
 import { DONOR_FOCUSES, DONOR_TYPES } from '../src/inquiries/schemas.js'
 import {
   createExpert,
@@ -85,7 +85,7 @@ describeEachDialect('inquiries', (ctx) => {
   let username: string
   let otherUsername: string
 
-  test('setup: experts in both organizations', async () => {
+  before(async () => {
     username = await createExpert(ctx, ctx.tenant, { email: 'recipient@uni.example' })
     otherUsername = await createExpert(ctx, ctx.other)
   })
@@ -655,5 +655,10 @@ describeEachDialect('inquiries', (ctx) => {
     const paths = response.json().paths
     assert.ok(paths['/v2/organization/{corporation}/inquiry/donor']?.post)
     assert.ok(paths['/v2/organization/{corporation}/inquiry/event']?.post)
+    const parameters = paths['/v2/organization/{corporation}/inquiry/donor'].post.parameters as {
+      name: string
+      in: string
+    }[]
+    assert.ok(parameters.some((p) => p.name === 'idempotency-key' && p.in === 'header'))
   })
 })
