@@ -14,6 +14,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { validatorCompiler } from './http/validation.js'
+import { inquiryRoutes } from './inquiries/routes.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (limit) protectedScope.addHook('onRequest', limit)
     registerReadEtags(protectedScope)
     await expertRoutes(protectedScope, context)
+    await inquiryRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

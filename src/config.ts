@@ -34,6 +34,16 @@ export const ConfigSchema = Type.Object({
   redisPrefix: Type.String({ default: 'expertdir:' }),
   /** Longest time a client may take to send a whole request, in milliseconds. */
   requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
+  /** SMTP server for inquiry emails (`smtp://user:pass@host:587`, `smtps://...`); "" means no email channel. */
+  smtpUrl: Type.String({ default: '' }),
+  /** Sender of inquiry emails. */
+  mailFrom: Type.String({ default: 'Expert Directory <no-reply@localhost>' }),
+  /** Delivery attempts per inquiry and channel before the delivery is marked failed. */
+  deliveryMaxAttempts: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  /** First retry delay in milliseconds; doubles on every attempt (with jitter), capped at 1 hour. */
+  deliveryBackoffMs: Type.Integer({ minimum: 1, default: 30_000 }),
+  /** How often the outbox worker looks for due deliveries, in milliseconds. */
+  deliveryPollMs: Type.Integer({ minimum: 10, default: 1000 }),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -51,6 +61,11 @@ const ENV_KEYS: Record<keyof Config, string> = {
   redisUrl: 'EXPERTDIR_REDIS_URL',
   redisPrefix: 'EXPERTDIR_REDIS_PREFIX',
   requestTimeoutMs: 'EXPERTDIR_REQUEST_TIMEOUT_MS',
+  smtpUrl: 'EXPERTDIR_SMTP_URL',
+  mailFrom: 'EXPERTDIR_MAIL_FROM',
+  deliveryMaxAttempts: 'EXPERTDIR_DELIVERY_MAX_ATTEMPTS',
+  deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',
+  deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
 }
 
 /** Builds a config from defaults, the environment, then explicit overrides; throws a readable error. */

@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { createOutbox } from './delivery/outbox.js'
 import { startHousekeeping } from './system/housekeeping.js'
 
 export interface RunningServer {
@@ -24,11 +25,15 @@ export async function startServer(
   await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
   const stopHousekeeping = startHousekeeping(database.db, app.log)
+  // Inquiry deliveries run inside the server process; several processes may share one database.
+  const outbox = createOutbox({ database, config, log: app.log })
+  outbox.start()
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       stopHousekeeping()
       await app.close()
+      await outbox.stop()
       await database.close()
     })()
     return closing

@@ -2,12 +2,14 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { purgeExpiredTokens } from '../auth/tokens.js'
 import type { DB } from '../db/schema.js'
+import { purgeExpiredKeys } from '../inquiries/idempotency.js'
 
 /** A periodic chore: deletes what has expired and returns how many rows it removed. */
 export type Chore = (db: Kysely<DB>, now: number) => Promise<number>
 
 export const CHORES: Record<string, Chore> = {
   expired_tokens: purgeExpiredTokens,
+  expired_idempotency_keys: purgeExpiredKeys,
 }
 
 /** Runs every chore now and then every `intervalMs`; returns a stop function. Failures are logged, not fatal. */
@@ -15,7 +17,7 @@ export function startHousekeeping(
   db: Kysely<DB>,
   log: FastifyBaseLogger,
   now: () => number = Date.now,
-  intervalMs = 3_600_000,
+  intervalMs = 600_000,
 ): () => void {
   const run = async () => {
     for (const [name, chore] of Object.entries(CHORES)) {

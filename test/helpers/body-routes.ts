@@ -13,7 +13,19 @@ export interface BodyRoute {
   table: 'experts' | 'access_tokens' | 'inquiries'
 }
 
+const inquiryRoutes = (['donor', 'event'] as const).map(
+  (kind): BodyRoute => ({
+    name: `POST ${kind} inquiry`,
+    method: 'POST',
+    auth: true,
+    url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/inquiry/${kind}`,
+    malformed: 'validation_failed',
+    table: 'inquiries',
+  }),
+)
+
 export const BODY_ROUTES: BodyRoute[] = [
+  ...inquiryRoutes,
   {
     name: 'POST expert',
     method: 'POST',
@@ -44,4 +56,6 @@ export const BODY_ROUTES: BodyRoute[] = [
 export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }[] = [
   { name: 'GET expert', method: 'GET', path: '/v2/organization/{id}/expert/someone' },
   { name: 'POST expert', method: 'POST', path: '/v2/organization/{id}/expert' },
+  { name: 'POST donor inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/donor' },
+  { name: 'POST event inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/event' },
 ]

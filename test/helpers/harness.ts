@@ -138,3 +138,35 @@ export function envelope(response: LightMyRequestResponse): {
 } {
   return response.json()
 }
+
+export type InquiryKind = 'donor' | 'event'
+
+function senderFields(username: string): Record<string, unknown> {
+  return {
+    firstname: 'Ada',
+    lastname: 'Lovelace',
+    email: 'ada@example.org',
+    phone: '+44 (20) 7946-0000',
+    website: 'https://ada.example.org/about?x=1',
+    organization: 'Analytical Engines Ltd',
+    message: 'Hello,\nwe would like to talk.\tThanks!',
+    location_city: 'London',
+    location_state: 'ON',
+    location_country: 'ca',
+    username,
+  }
+}
+
+/** A valid inquiry body of `kind` to `username`; override any field. */
+export function inquiryBody(kind: InquiryKind, username: string, overrides: Record<string, unknown> = {}) {
+  const specific =
+    kind === 'donor'
+      ? { donor_type: 'corporate', donor_focus: 'recurring_gift' }
+      : {
+          event_name: 'Annual Gala',
+          event_location: 'Toronto',
+          event_date: 1767225600,
+          event_description: 'A dinner with a keynote.\nAbout 300 guests.',
+        }
+  return { ...senderFields(username), ...specific, ...overrides }
+}

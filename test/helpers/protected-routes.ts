@@ -1,5 +1,5 @@
 import type { InjectOptions } from 'fastify'
-import { createExpert, expertBody, type Tenant, type TestContext } from './harness.js'
+import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
 
 /**
  * Every protected route, described once so the shared security suite can run against each.
@@ -49,4 +49,15 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
     }),
   },
+  ...(['donor', 'event'] as const).map(
+    (kind): ProtectedRoute => ({
+      name: `POST ${kind} inquiry`,
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/inquiry/${kind}`,
+        payload: inquiryBody(kind, await createExpert(ctx, owner)),
+      }),
+    }),
+  ),
 ]

@@ -1,0 +1,86 @@
+import nodemailer, { type Transporter } from 'nodemailer'
+import type { InquiryRow } from '../db/schema.js'
+import { DeliveryError } from './webhook.js'
+
+/** Sends inquiry emails to experts; `undefined` from `createEmailChannel` means SMTP is not configured. */
+export interface EmailChannel {
+  send(inquiry: InquiryRow): Promise<void>
+  close(): void
+}
+
+const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }
+
+/** Subject and text of the email an expert receives. */
+export function composeEmail(inquiry: InquiryRow): { subject: string; text: string } {
+  const sender = [inquiry.firstname, inquiry.lastname].filter(Boolean).join(' ')
+  const lines: [string, string | number | null][] = [
+    ['From', `${sender} <${inquiry.email}>`],
+    ['Phone', inquiry.phone],
+    ['Website', inquiry.website],
+    ['Organization', inquiry.organization],
+    [
+      'Location',
+      [inquiry.location_city, inquiry.location_state, inquiry.location_country].filter(Boolean).join(', ') ||
+        null,
+    ],
+  ]
+  if (inquiry.kind === 'donor') {
+    lines.push(['Donor type', inquiry.donor_type], ['Donor focus', inquiry.donor_focus])
+  } else {
+    const date = inquiry.event_date === null ? null : new Date(inquiry.event_date * 1000).toISOString()
+    lines.push(
+      ['Event', inquiry.event_name],
+      ['Event location', inquiry.event_location],
+      ['Event date', date],
+      ['Event description', inquiry.event_description],
+    )
+  }
+  const header = lines
+    .filter(([, value]) => value !== null && value !== '')
+    .map(([label, value]) => `${label}: ${value}`)
+  const text = [
+    `You have received a new ${inquiry.kind} inquiry (#${inquiry.id}).`,
+    '',
+    ...header,
+    '',
+    inquiry.message,
+    '',
+    'Reply to this email to answer the sender directly.',
+  ].join('\n')
+  return { subject: `New ${inquiry.kind} inquiry from ${sender}`, text }
+}
+
+/** An SMTP channel for `smtpUrl` (`smtp://user:pass@host:587`, `smtps://...`), or undefined when it is "". */
+export function createEmailChannel(smtpUrl: string, from: string): EmailChannel | undefined {
+  if (smtpUrl === '') return undefined
+  const transport: Transporter = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS } as never)
+  return {
+    async send(inquiry) {
+      const { subject, text } = composeEmail(inquiry)
+      try {
+        await transport.sendMail({
+          from,
+          to: inquiry.expert_email,
+          replyTo: {
+            name: [inquiry.firstname, inquiry.lastname].filter(Boolean).join(' '),
+            address: inquiry.email,
+          },
+          subject,
+          text,
+          headers: { 'X-Expertdir-Inquiry': String(inquiry.id) },
+        })
+      } catch (error) {
+        const { code, responseCode, message } = error as {
+          code?: string
+          responseCode?: number
+          message?: string
+        }
+        // nodemailer's messages name the server's reply, never the credentials of the URL.
+        throw new DeliveryError(
+          `email failed: ${[code, responseCode, message].filter((part) => part !== undefined).join(' ')}`,
+        )
+      }
+    },
+    close: () => transport.close(),
+  }
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto'
+import type { Config } from '../config.js'
+import type { Database } from '../db/database.js'
+import type { DeliveryRow } from '../db/schema.js'
+import { findInquiry } from '../inquiries/repository.js'
+import { createEmailChannel, type EmailChannel } from './email.js'
+import { claimDueDeliveries, completeDelivery, type DeliveryOutcome, findWebhook } from './repository.js'
+import { DeliveryError, sendWebhook, WEBHOOK_TIMEOUT_MS } from './webhook.js'
+
+/** The longest wait between two attempts. */
+export const MAX_BACKOFF_MS = 60 * 60 * 1000
+/** A claimed delivery is another worker's to retry only after this; far above the send timeouts. */
+export const LEASE_MS = 10 * WEBHOOK_TIMEOUT_MS
+const BATCH = 10
+
+type Log = {
+  info(object: object, message: string): void
+  warn(object: object, message: string): void
+  error(object: object, message: string): void
+}
+const silent: Log = { info() {}, warn() {}, error() {} }
+
+export interface OutboxOptions {
+  database: Database
+  config: Pick<
+    Config,
+    'smtpUrl' | 'mailFrom' | 'deliveryMaxAttempts' | 'deliveryBackoffMs' | 'deliveryPollMs'
+  >
+  /** Unix milliseconds; injectable so tests drive retries without waiting. */
+  now?: () => number
+  log?: Log
+}
+
+/** What one pass over the outbox did. */
+export interface OutboxRun {
+  claimed: number
+  delivered: number
+  retrying: number
+  failed: number
+  skipped: number
+}
+
+export interface Outbox {
+  /** Claims the due deliveries once and attempts each; what tests call instead of waiting. */
+  processOnce(): Promise<OutboxRun>
+  /** Starts the background loop (server process). */
+  start(): void
+  /** Stops the loop after the pass in progress, and closes the SMTP connection. */
+  stop(): Promise<void>
+}
+
+/** Exponential backoff with jitter: about base * 2^(attempt-1), between half and all of it, capped. */
+export function backoffMs(baseMs: number, attempts: number, random: number = Math.random()): number {
+  const full = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** Math.min(attempts - 1, 30))
+  return Math.max(1, Math.round(full / 2 + (full / 2) * random))
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof DeliveryError ? error.message : 'unexpected error while delivering'
+  return text.slice(0, 500)
+}
+
+/** The durable outbox worker: at-least-once delivery of every inquiry to every configured channel. */
+export function createOutbox(options: OutboxOptions): Outbox {
+  const { database, config } = options
+  const { db } = database
+  const now = options.now ?? Date.now
+  const log = options.log ?? silent
+  const email: EmailChannel | undefined = createEmailChannel(config.smtpUrl, config.mailFrom)
+
+  async function attempt(row: DeliveryRow): Promise<Omit<DeliveryOutcome, 'delivered_at'>> {
+    const inquiry = await findInquiry(db, row.org_id, row.inquiry_id)
+    if (!inquiry)
+      return {
+        status: 'skipped',
+        next_attempt_at: null,
+        last_error: 'the inquiry no longer exists',
+      }
+    if (row.channel === 'email') {
+      if (!email) {
+        return {
+          status: 'skipped',
+          next_attempt_at: null,
+          last_error: 'SMTP is not configured (EXPERTDIR_SMTP_URL)',
+        }
+      }
+      await email.send(inquiry)
+    } else {
+      const webhook = await findWebhook(db, row.org_id)
+      if (!webhook) {
+        return {
+          status: 'skipped',
+          next_attempt_at: null,
+          last_error: 'no webhook is configured for this organization',
+        }
+      }
+      await sendWebhook(webhook, inquiry, row.id)
+    }
+    return { status: 'delivered', next_attempt_at: null, last_error: null }
+  }
+
+  async function deliver(row: DeliveryRow, token: string, run: OutboxRun): Promise<void> {
+    let outcome: DeliveryOutcome
+    try {
+      const result = await attempt(row)
+      outcome = { ...result, delivered_at: result.status === 'delivered' ? now() : null }
+    } catch (error) {
+      if (!(error instanceof DeliveryError))
+        log.error({ err: error, delivery_id: row.id }, 'delivery crashed')
+      const last_error = errorText(error)
+      outcome =
+        row.attempts >= config.deliveryMaxAttempts
+          ? { status: 'failed', next_attempt_at: null, last_error, delivered_at: null }
+          : {
+              status: 'pending',
+              next_attempt_at: now() + backoffMs(config.deliveryBackoffMs, row.attempts),
+              last_error,
+              delivered_at: null,
+            }
+    }
+    const recorded = await completeDelivery(db, row, token, outcome, now())
+    if (!recorded) {
+      log.warn({ delivery_id: row.id }, 'delivery lease was lost before the outcome was recorded')
+      return
+    }
+    if (outcome.status === 'delivered') run.delivered++
+    else if (outcome.status === 'pending') run.retrying++
+    else if (outcome.status === 'failed') run.failed++
+    else run.skipped++
+    const entry = {
+      delivery_id: row.id,
+      inquiry_id: row.inquiry_id,
+      org_id: row.org_id,
+      channel: row.channel,
+      status: outcome.status,
+      attempts: row.attempts,
+      ...(outcome.last_error ? { error: outcome.last_error } : {}),
+    }
+    if (outcome.status === 'failed') log.error(entry, 'delivery failed for good')
+    else if (outcome.status === 'pending') log.warn(entry, 'delivery will be retried')
+    else log.info(entry, 'delivery finished')
+  }
+
+  async function processOnce(): Promise<OutboxRun> {
+    const token = randomUUID()
+    const rows = await claimDueDeliveries(db, database.dialect, {
+      now: now(),
+      leaseMs: LEASE_MS,
+      limit: BATCH,
+      token,
+    })
+    const run: OutboxRun = { claimed: rows.length, delivered: 0, retrying: 0, failed: 0, skipped: 0 }
+    await Promise.all(rows.map((row) => deliver(row, token, run)))
+    return run
+  }
+
+  let running: Promise<void> | undefined
+  let stopping = false
+  let wake: (() => void) | undefined
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      let busy = false
+      try {
+        busy = (await processOnce()).claimed === BATCH
+      } catch (error) {
+        log.warn({ err: error }, 'outbox pass failed; retrying shortly')
+      }
+      if (!busy && !stopping) await pause(config.deliveryPollMs)
+    }
+  }
+
+  return {
+    processOnce,
+    start() {
+      stopping = false
+      running ??= loop()
+    },
+    async stop() {
+      stopping = true
+      wake?.()
+      await running
+      running = undefined
+      email?.close()
+    },
+  }
+}

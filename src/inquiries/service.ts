@@ -1,0 +1,98 @@
+import type { Kysely } from 'kysely'
+import { isUniqueViolation } from '../db/database.js'
+import type { DB, NewInquiryRow } from '../db/schema.js'
+import { findExpert } from '../experts/repository.js'
+import { notFound } from '../http/errors.js'
+import { subdivisionCode } from '../validation/geo.js'
+import { findIdempotentResponse, fingerprint, keyConflict, storeIdempotentResponse } from './idempotency.js'
+import { insertInquiry } from './repository.js'
+import type { InquiryInput } from './schemas.js'
+
+export interface CreatedInquiry {
+  id: number
+  /** True when an Idempotency-Key matched an earlier request: nothing new was stored. */
+  replayed: boolean
+}
+
+const blank = (value: string | undefined) => (value === undefined || value === '' ? null : value)
+
+/** Request fields -> columns: "" becomes null, codes are stored upper-case (state as its short code). */
+function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_email' | 'created_at'> {
+  const country = blank(input.location_country)?.toUpperCase() ?? null
+  const state = blank(input.location_state)
+  const common = {
+    kind: input.kind,
+    username: input.username,
+    firstname: input.firstname,
+    lastname: blank(input.lastname),
+    email: input.email,
+    phone: blank(input.phone),
+    website: blank(input.website),
+    organization: blank(input.organization),
+    message: input.message,
+    location_city: blank(input.location_city),
+    // The schema already checked the pair; this only normalizes `CA-ON` / `on` to `ON`.
+    location_state: state && country ? (subdivisionCode(country, state) ?? state.toUpperCase()) : null,
+    location_country: country,
+  }
+  if (input.kind === 'donor') {
+    return { ...common, donor_type: input.donor_type, donor_focus: input.donor_focus }
+  }
+  return {
+    ...common,
+    event_name: input.event_name,
+    event_location: input.event_location,
+    event_date: input.event_date,
+    event_description: input.event_description,
+  }
+}
+
+/**
+ * Stores an inquiry and its outbox rows in one transaction, committed before this returns, so that
+ * an acknowledged id survives any crash. With an idempotency key, the key's first response is
+ * stored in the same transaction; a retry gets that response back and stores nothing.
+ */
+export async function createInquiry(
+  db: Kysely<DB>,
+  orgId: number,
+  input: InquiryInput,
+  idempotencyKey: string | undefined,
+  now: number,
+): Promise<CreatedInquiry> {
+  const columns = toColumns(input)
+  const print = idempotencyKey === undefined ? '' : fingerprint(`inquiry/${input.kind}`, input)
+
+  const replay = async (): Promise<CreatedInquiry | undefined> => {
+    if (idempotencyKey === undefined) return undefined
+    const stored = await findIdempotentResponse(db, orgId, idempotencyKey, now)
+    if (!stored) return undefined
+    if (stored.fingerprint !== print) throw keyConflict()
+    return { id: (stored.response as { id: number }).id, replayed: true }
+  }
+
+  const earlier = await replay()
+  if (earlier) return earlier
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const expert = await findExpert(trx, orgId, input.username)
+      if (!expert) throw notFound(`Expert ${input.username}`)
+      const id = await insertInquiry(trx, {
+        ...columns,
+        org_id: orgId,
+        expert_email: expert.email,
+        created_at: now,
+      })
+      if (idempotencyKey !== undefined) {
+        await storeIdempotentResponse(trx, orgId, idempotencyKey, print, { id }, now)
+      }
+      return { id, replayed: false }
+    })
+  } catch (error) {
+    // A concurrent request with the same key committed first: answer as it did (or 409).
+    if (idempotencyKey !== undefined && isUniqueViolation(error)) {
+      const winner = await replay()
+      if (winner) return winner
+    }
+    throw error
+  }
+}

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { describe, test } from 'node:test'
+import { createClient } from '../src/auth/clients.js'
+import { createExpert } from '../src/experts/service.js'
+import { createOrganization } from '../src/organizations/repository.js'
+import { createTestDatabase, testDialects } from './helpers/databases.js'
+
+/**
+ * The kill test: a real server process receives a stream of concurrent inquiries over HTTP, is
+ * killed with SIGKILL in the middle, and restarted on the same database. Every inquiry a client saw
+ * acknowledged must be there exactly once; retries with their Idempotency-Key must not duplicate
+ * what was committed but never acknowledged.
+ */
+
+const TOTAL = 500
+const CONCURRENCY = 16
+const KILL_AFTER = 250
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+interface Child {
+  process: ChildProcess
+  base: string
+  exited: Promise<number | null>
+  output: () => string
+}
+
+async function startServer(databaseUrl: string): Promise<Child> {
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', '--db', databaseUrl, 'serve', '--port', String(port)],
+    {
+      env: { ...process.env, LOG_LEVEL: 'warn', EXPERTDIR_SMTP_URL: '', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let output = ''
+  child.stdout?.on('data', (chunk) => {
+    output += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    output += chunk
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const base = `http://127.0.0.1:${port}`
+  for (let waited = 0; ; waited += 100) {
+    if (child.exitCode !== null) throw new Error(`server exited during start: ${output}`)
+    if (waited > 60_000) throw new Error(`server did not become ready: ${output}`)
+    const ready = await fetch(`${base}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    )
+    if (ready) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { process: child, base, exited, output: () => output }
+}
+
+function inquiry(i: number, username: string) {
+  return {
+    firstname: 'Kill',
+    lastname: `Test ${i}`,
+    email: `sender${i}@example.org`,
+    message: `kill-test-marker-${i}`,
+    username,
+    event_name: 'Gala',
+    event_location: 'Toronto',
+    event_date: 1767225600,
+    event_description: 'Durability',
+  }
+}
+
+function post(base: string, token: string, i: number, username: string) {
+  return fetch(`${base}/v2/organization/1/inquiry/event`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': `kill-test-${i}`,
+    },
+    body: JSON.stringify(inquiry(i, username)),
+  })
+}
+
+describe('inquiry durability', async () => {
+  for (const { dialect, skip } of await testDialects()) {
+    test(`keeps every acknowledged inquiry exactly once when the server is killed (${dialect})`, {
+      skip,
+    }, async (t) => {
+      const testDatabase = await createTestDatabase(dialect)
+      const { db } = testDatabase.database
+      let child: Child | undefined
+      try {
+        const now = Date.now()
+        await createOrganization(db, { id: 1, name: 'Durable University' }, now)
+        const client = await createClient(db, 1, 'kill-test', now)
+        const username = await createExpert(
+          db,
+          1,
+          {
+            firstname: 'Grace',
+            lastname: 'Hopper',
+            job_title: 'Admiral',
+            email: 'grace@navy.example',
+            company: 'Navy',
+          },
+          now,
+        )
+
+        child = await startServer(testDatabase.url)
+        const tokenResponse = await fetch(`${child.base}/v2/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: client.client_id,
+            client_secret: client.client_secret,
+          }).toString(),
+        })
+        const token = ((await tokenResponse.json()) as { data: { accessToken: string } }).data.accessToken
+
+        const acknowledged = new Map<number, number>()
+        const sent: number[] = []
+        let next = 0
+        let killed = false
+        const running = child
+        const worker = async () => {
+          while (!killed && next < TOTAL) {
+            const i = next++
+            sent.push(i)
+            try {
+              const response = await post(running.base, token, i, username)
+              const body = (await response.json()) as { success?: boolean; data?: { id: number } }
+              if (response.status === 200 && body.success === true && body.data)
+                acknowledged.set(i, body.data.id)
+            } catch {
+              // Connection reset or refused: not acknowledged, so the client would retry.
+            }
+            if (!killed && acknowledged.size >= KILL_AFTER) {
+              killed = true
+              running.process.kill('SIGKILL')
+            }
+          }
+        }
+        await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+        assert.equal(await running.exited, null, 'the server was killed, not stopped')
+        assert.ok(killed)
+
+        child = await startServer(testDatabase.url)
+        const rows = await db
+          .selectFrom('inquiries')
+          .select(['id', 'message'])
+          .where('message', 'like', 'kill-test-marker-%')
+          .execute()
+        const byMarker = new Map<number, number[]>()
+        for (const row of rows) {
+          const i = Number(row.message.slice('kill-test-marker-'.length))
+          byMarker.set(i, [...(byMarker.get(i) ?? []), row.id])
+        }
+        const missing = [...acknowledged].filter(([i, id]) => byMarker.get(i)?.[0] !== id)
+        assert.deepEqual(missing, [], 'every acknowledged inquiry is stored under its acknowledged id')
+        assert.ok(
+          [...byMarker.values()].every((ids) => ids.length === 1),
+          'no inquiry is stored twice',
+        )
+        const outbox = await db.selectFrom('inquiry_deliveries').select('inquiry_id').execute()
+        assert.equal(outbox.length, rows.length * 2, 'every stored inquiry has its two outbox rows')
+        const committedUnacknowledged = rows.length - acknowledged.size
+
+        // The client retries whatever it did not see acknowledged, with the same keys.
+        const unacknowledged = sent.filter((i) => !acknowledged.has(i))
+        let replayed = 0
+        for (const i of unacknowledged) {
+          const response = await post(child.base, token, i, username)
+          assert.equal(response.status, 200)
+          if (response.headers.get('idempotent-replayed') === 'true') replayed++
+          await response.json()
+        }
+        const after = await db
+          .selectFrom('inquiries')
+          .select('message')
+          .where('message', 'like', 'kill-test-marker-%')
+          .execute()
+        assert.equal(after.length, sent.length, 'after the retries each sent inquiry exists exactly once')
+        assert.equal(new Set(after.map((row) => row.message)).size, sent.length)
+        assert.equal(replayed, committedUnacknowledged)
+
+        t.diagnostic(
+          `${dialect}: sent ${sent.length}, acknowledged ${acknowledged.size}, found after restart ${rows.length} ` +
+            `(all ${acknowledged.size} acknowledged present once, ${committedUnacknowledged} committed but unacknowledged), ` +
+            `retried ${unacknowledged.length} with their keys: ${replayed} replayed, total ${after.length}`,
+        )
+
+        child.process.kill('SIGTERM')
+        assert.equal(await child.exited, 0, 'SIGTERM stops the server cleanly')
+        child = undefined
+      } finally {
+        if (child && child.process.exitCode === null) {
+          child.process.kill('SIGKILL')
+          await child.exited
+        }
+        await testDatabase.drop()
+      }
+    })
+  }
+})
