@@ -1,10 +1,12 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
 import * as foundation from './migrations/0001_foundation.js'
+import * as content from './migrations/0003_content.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0003_content': content,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
