@@ -4,6 +4,7 @@ import type { AppContext } from './app-context.js'
 import { databasePrincipals, requireBearer } from './auth/bearer.js'
 import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
+import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -67,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, context)
     await expertRoutes(protectedScope, context)
+    await contentRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander'
 import { clientCommands } from './commands/clients.js'
+import { contentCommands } from './commands/content.js'
 import { organizationCommands } from './commands/organizations.js'
 import { serverCommands } from './commands/server.js'
 import { CliError, type GlobalOptions, UsageError } from './output.js'
@@ -22,6 +23,7 @@ const globals = (): GlobalOptions => program.opts<GlobalOptions>()
 serverCommands(program, globals)
 organizationCommands(program, globals)
 clientCommands(program, globals)
+contentCommands(program, globals)
 for (const command of program.commands) command.exitOverride()
 
 try {
