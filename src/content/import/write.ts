@@ -28,7 +28,7 @@ export interface ImportResult {
   spotlights: ImportCounts
   questions: ImportCounts
   /** Usernames of the file's experts and ids of its posts and questions, in file order. */
-  created: { experts: string[]; spotlights: number[]; questions: number[] }
+  ids: { experts: string[]; spotlights: number[]; questions: number[] }
 }
 
 /** The file has problems; nothing was written. */
@@ -585,7 +585,7 @@ export async function writePlan(
     experts: counts(),
     spotlights: counts(),
     questions: counts(),
-    created: { experts: [], spotlights: [], questions: [] },
+    ids: { experts: [], spotlights: [], questions: [] },
   }
   if (plan.organization) {
     await writeOrganization(trx, orgId, plan.organization.record)
@@ -603,20 +603,20 @@ export async function writePlan(
     const written = await writeExpert(trx, orgId, record, resolution, tags, now)
     fileExperts.set(record.key, written.id)
     result.experts[written.outcome]++
-    result.created.experts.push(written.username)
+    result.ids.experts.push(written.username)
     onRecord()
   }
   const expertId = (ref: string) => (fileExperts.get(ref) ?? resolution.references.get(ref)) as number
   for (const { record } of plan.spotlights) {
     const written = await writeSpotlight(trx, orgId, record, expertId, tags, now)
     result.spotlights[written.outcome]++
-    result.created.spotlights.push(written.id)
+    result.ids.spotlights.push(written.id)
     onRecord()
   }
   for (const { record } of plan.questions) {
     const written = await writeQuestion(trx, orgId, record, expertId, tags, now)
     result.questions[written.outcome]++
-    result.created.questions.push(written.id)
+    result.ids.questions.push(written.id)
     onRecord()
   }
   return result
