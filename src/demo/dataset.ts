@@ -354,6 +354,36 @@ function expert(p: Person, index: number) {
         },
       ],
       link: [{ name: 'Faculty page', url: `https://demo.example/faculty/${s}` }],
+      affiliation: [
+        { name: `${p.country === 'CA' ? 'Canadian' : 'American'} ${p.field} Association`, notes: 'Member' },
+      ],
+      course: [{ title: `Introduction to ${p.topics[0]}`, details: 'Undergraduate course, fall term.' }],
+      photo: [
+        {
+          title: `${name} at work`,
+          url: `${cdn}/photos/${s}.jpg`,
+          thumbnail_url: `${cdn}/photos/${s}-t.jpg`,
+          alt: name,
+        },
+      ],
+      researchfocus: [
+        {
+          title: p.topics[0] as string,
+          subtitle: p.topics[1] ?? null,
+          details: `Current work on ${p.topics.join(' and ').toLowerCase()}.`,
+        },
+      ],
+      researchgrant: [
+        {
+          title: `${p.topics[0]} research program`,
+          organization: p.country === 'CA' ? 'SSHRC' : 'NSF',
+          amount: 150_000 + index * 10_000,
+          currency: p.country === 'CA' ? 'CAD' : 'USD',
+          date: BASE - (index + 1) * 90 * DAY,
+        },
+      ],
+      video: [{ title: `${name}: research in two minutes`, url: `${cdn}/video/${s}.mp4` }],
+      audio: [{ title: `${p.talk} (radio)`, url: `${cdn}/audio/${s}.mp3`, duration: 900 + index * 60 }],
       youtube: [
         {
           title: `${p.talk} (lecture)`,

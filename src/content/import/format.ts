@@ -65,7 +65,9 @@ function parseJsonDocument(document: unknown): { records: RawRecord[]; issues: I
         continue
       }
       const kind = JSON_LISTS[name as keyof typeof JSON_LISTS]
-      value.forEach((data, index) => records.push({ kind, position: `${name}[${index}]`, data }))
+      value.forEach((data, index) => {
+        records.push({ kind, position: `${name}[${index}]`, data })
+      })
     } else {
       issues.push({
         position: name,

@@ -112,6 +112,8 @@ function duplicates<T>(items: T[], keyOf: (item: T, index: number) => string | u
 export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issues: ImportIssue[] } {
   const plan: ImportPlan = { experts: [], spotlights: [], questions: [] }
   const issues: ImportIssue[] = []
+  const seenKeys = new Set<string>()
+  const seenEmails = new Set<string>()
   for (const { kind, position, data } of records) {
     const key = isObject(data) && typeof data.key === 'string' ? data.key : undefined
     const issue = (field: string, message: string) =>
@@ -119,6 +121,17 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
     if (!isObject(data)) {
       issue('', 'must be a JSON object')
       continue
+    }
+    if (key !== undefined && kind !== 'organization') {
+      const seen = `${kind}\u0000${key}`
+      if (seenKeys.has(seen))
+        issue('key', `repeats the key of an earlier ${kind === 'spotlight' ? 'post' : kind}`)
+      seenKeys.add(seen)
+    }
+    if (kind === 'expert' && typeof data.email === 'string') {
+      const email = data.email.trim().toLowerCase()
+      if (seenEmails.has(email)) issue('email', 'repeats the email of an earlier expert')
+      seenEmails.add(email)
     }
     const prepared = deepTrim(data) as Record<string, unknown>
     if (kind === 'expert') prepareSections(prepared, issue)
@@ -141,30 +154,6 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
     } else if (kind === 'expert') plan.experts.push(valid)
     else if (kind === 'spotlight') plan.spotlights.push(valid)
     else plan.questions.push(valid)
-  }
-  for (const [list, items] of [
-    ['expert', plan.experts],
-    ['post', plan.spotlights],
-    ['question', plan.questions],
-  ] as const) {
-    for (const index of duplicates<Valid<{ key: string }>>(items, (item) => item.record.key)) {
-      const item = items[index] as Valid<{ key: string }>
-      issues.push({
-        position: item.position,
-        key: item.record.key,
-        field: 'key',
-        message: `repeats the key of an earlier ${list}`,
-      })
-    }
-  }
-  for (const index of duplicates(plan.experts, (item) => item.record.email.toLowerCase())) {
-    const item = plan.experts[index] as Valid<ExpertRecord>
-    issues.push({
-      position: item.position,
-      key: item.record.key,
-      field: 'email',
-      message: 'repeats the email of an earlier expert',
-    })
   }
   for (const { position, record } of plan.experts) {
     for (const [section, elements] of Object.entries(record.sections ?? {})) {
