@@ -505,7 +505,7 @@ const QUESTIONS = [
 ]
 
 const paragraphs = (text: string) =>
-  `<p>${text}</p><p>${'Our experts are available for interviews, panels and briefings. '.repeat(30).trim()}</p>`
+  `<p>${text}</p><p>The experts in this post are available for interviews, panels and briefings: contact the media relations office to arrange one.</p>`
 
 /** The demo organization's content in the import format. */
 export function demoDataset() {
