@@ -1,10 +1,10 @@
 import { type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
-import { ORGANIZATION_PROFILE_COLUMNS } from '../db/migrations/0003_content.js'
 import {
   listExpertQuestions,
   listExpertSpotlights,
   listProfileItems,
+  ORGANIZATION_PROFILE_COLUMNS,
   type OrganizationProfile,
   type ProfileItemRow,
 } from './repository.js'

@@ -1,7 +1,24 @@
 import { sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
-import { ORGANIZATION_PROFILE_COLUMNS } from '../db/migrations/0003_content.js'
 import type { ExpertRow, OrganizationProfilesTable } from '../db/schema.js'
+
+/** The organization's public profile (the `corporationprofile` / `corporationsocial` sections). */
+export const ORGANIZATION_PROFILE_COLUMNS = [
+  'description',
+  'website',
+  'location_city',
+  'location_state',
+  'location_country',
+  'location_postal',
+  'location_address',
+  'location_building',
+  'location_room',
+  'twitter',
+  'facebook',
+  'linkedin',
+  'instagram',
+  'youtube',
+] as const
 
 /** Content queries. Every one takes the organization, like the expert repository. */
 

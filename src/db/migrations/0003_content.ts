@@ -1,6 +1,24 @@
 import type { Kysely } from 'kysely'
 import { bigint, idColumn } from './columns.js'
 
+// A literal copy: a migration must not change when the code's column list does.
+const PROFILE_COLUMNS = [
+  'description',
+  'website',
+  'location_city',
+  'location_state',
+  'location_country',
+  'location_postal',
+  'location_address',
+  'location_building',
+  'location_room',
+  'twitter',
+  'facebook',
+  'linkedin',
+  'instagram',
+  'youtube',
+]
+
 /** Content: profile sections, import keys, organization profile, posts, questions, answers and tags. */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const orgId = (table: string) =>
@@ -15,7 +33,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('org_id', bigint(db), (col) =>
       col.primaryKey().references('organizations.id').onDelete('cascade'),
     )
-  for (const column of ORGANIZATION_PROFILE_COLUMNS) orgProfile = orgProfile.addColumn(column, 'text')
+  for (const column of PROFILE_COLUMNS) orgProfile = orgProfile.addColumn(column, 'text')
   await orgProfile.execute()
 
   await db.schema
@@ -143,21 +161,3 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await db.schema.dropTable(table).execute()
   }
 }
-
-/** The organization's public profile (the `corporationprofile` / `corporationsocial` sections). */
-export const ORGANIZATION_PROFILE_COLUMNS = [
-  'description',
-  'website',
-  'location_city',
-  'location_state',
-  'location_country',
-  'location_postal',
-  'location_address',
-  'location_building',
-  'location_room',
-  'twitter',
-  'facebook',
-  'linkedin',
-  'instagram',
-  'youtube',
-] as const
