@@ -6,6 +6,7 @@ import { databasePrincipals, requireBearer } from './auth/bearer.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
+import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (limit) protectedScope.addHook('onRequest', limit)
     registerReadEtags(protectedScope)
     await expertRoutes(protectedScope, context)
+    await contentRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
   })
   await app.after()

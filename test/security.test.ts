@@ -79,7 +79,14 @@ describeEachDialect('shared security suite: every protected route', (ctx) => {
         const response = await expectStatus(ctx, withToken(foreign, ctx.tenant.token), 404, 'not_found')
         const missing = await ctx.inject(
           withToken(
-            { ...foreign, url: foreign.url?.toString().replace(/[^/]+$/, 'no-such-record-404') },
+            {
+              ...foreign,
+              url: foreign.url
+                ?.toString()
+                .replace(/[^/]+$/, (last) =>
+                  /^\d+$/.test(last) ? '9007199254740991' : 'no-such-record-404',
+                ),
+            },
             ctx.tenant.token,
           ),
         )

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander'
 import { clientCommands } from './commands/clients.js'
+import { contentCommands } from './commands/content.js'
 import { inquiryCommands } from './commands/inquiries.js'
 import { organizationCommands } from './commands/organizations.js'
 import { serverCommands } from './commands/server.js'
@@ -23,6 +24,7 @@ const globals = (): GlobalOptions => program.opts<GlobalOptions>()
 serverCommands(program, globals)
 organizationCommands(program, globals)
 clientCommands(program, globals)
+contentCommands(program, globals)
 inquiryCommands(program, globals)
 for (const command of program.commands) command.exitOverride()
 

@@ -1,11 +1,13 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
 import * as foundation from './migrations/0001_foundation.js'
+import * as content from './migrations/0002_content.js'
 import * as inquiries from './migrations/0003_inquiries.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_content': content,
   '0003_inquiries': inquiries,
 }
 

@@ -59,7 +59,7 @@ export interface UsernamesTable {
   created_at: number
 }
 
-export interface DB {
+export interface DB extends ContentTables {
   organizations: OrganizationsTable
   clients: ClientsTable
   access_tokens: AccessTokensTable
@@ -150,3 +150,113 @@ export type InquiryRow = Selectable<InquiriesTable>
 export type NewInquiryRow = Insertable<InquiriesTable>
 export type DeliveryRow = Selectable<InquiryDeliveriesTable>
 export type WebhookRow = Selectable<WebhooksTable>
+
+/** Content (profile sections, posts, questions, tags): migration 0002_content. */
+export interface ContentTables {
+  organization_profiles: OrganizationProfilesTable
+  profile_items: ProfileItemsTable
+  expert_import_keys: ExpertImportKeysTable
+  content_tags: ContentTagsTable
+  spotlights: SpotlightsTable
+  questions: QuestionsTable
+  spotlight_experts: SpotlightExpertsTable
+  answers: AnswersTable
+  spotlight_tags: ContentTaggingsTable
+  question_tags: ContentTaggingsTable
+}
+
+/** One row per organization that has a public profile; every column optional text. */
+export interface OrganizationProfilesTable {
+  org_id: number
+  description: string | null
+  website: string | null
+  location_city: string | null
+  location_state: string | null
+  location_country: string | null
+  location_postal: string | null
+  location_address: string | null
+  location_building: string | null
+  location_room: string | null
+  twitter: string | null
+  facebook: string | null
+  linkedin: string | null
+  instagram: string | null
+  youtube: string | null
+}
+
+/** One element of a stored profile section; `data` is the element as served, minus `id`, as JSON. */
+export interface ProfileItemsTable {
+  id: Generated<number>
+  expert_id: number
+  org_id: number
+  section: string
+  position: number
+  /** The import key of the element, or `#<position>` for elements imported without one. */
+  external_key: string
+  data: string
+}
+
+/** Import keys of experts, so that a re-import updates instead of duplicating. */
+export interface ExpertImportKeysTable {
+  org_id: number
+  key: string
+  expert_id: number
+}
+
+export interface ContentTagsTable {
+  id: Generated<number>
+  org_id: number
+  name: string
+  /** Lower-cased name: tags are unique per organization case-insensitively. */
+  name_key: string
+}
+
+interface PublishedContent {
+  id: Generated<number>
+  org_id: number
+  external_key: string | null
+  published: number
+  published_at: number | null
+  seo_title: string | null
+  seo_description: string | null
+  seo_keywords: string | null
+  seo_image: string | null
+  seo_canonical_url: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface SpotlightsTable extends PublishedContent {
+  title: string
+  html: string
+  featured_image: string | null
+}
+
+export interface QuestionsTable extends PublishedContent {
+  question: string
+  details: string | null
+}
+
+export interface SpotlightExpertsTable {
+  spotlight_id: number
+  expert_id: number
+  position: number
+}
+
+export interface AnswersTable {
+  id: Generated<number>
+  question_id: number
+  expert_id: number
+  external_key: string
+  position: number
+  answer: string
+  created_at: number
+}
+
+/** A tag on a post (`spotlight_tags`) or a question (`question_tags`); `owner_id` is that post or question. */
+export interface ContentTaggingsTable {
+  id: Generated<number>
+  owner_id: number
+  content_tag_id: number
+  position: number
+}

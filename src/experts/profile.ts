@@ -1,8 +1,9 @@
-import { type Static, Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
+import { contentSectionSchemas, readContentSections } from '../content/profile-sections.js'
+import { findExpertWithOrganization } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow } from '../db/schema.js'
 import { notFound } from '../http/errors.js'
-import { findExpert } from './repository.js'
 
 /** The 46 keys of the profile read result (seed section 2.3), in the seed's order. */
 export const PROFILE_KEYS = [
@@ -78,24 +79,13 @@ export const AccountElement = Type.Object({
   is_private: Type.Integer({ enum: [0, 1] }),
 })
 
-const AvatarRendition = Type.Object({
-  url: Type.Optional(Type.String()),
-  width: Type.Optional(Type.Integer()),
-  height: Type.Optional(Type.Integer()),
-})
-
-/** Elements of the sections other than `account` (their shapes: CONTRACT section 5). */
-const SectionElement = Type.Object({}, { additionalProperties: true })
-
+/** The profile read result: `account` from the expert, every other key from the content sections. */
+const contentSchemas = contentSectionSchemas()
 export const Profile = Type.Object(
   Object.fromEntries(
     PROFILE_KEYS.map((key) => [
       key,
-      key === 'account'
-        ? Type.Array(AccountElement)
-        : key === 'avatar'
-          ? Type.Object({ s: AvatarRendition, m: AvatarRendition, o: AvatarRendition, l: AvatarRendition })
-          : Type.Array(SectionElement),
+      key === 'account' ? Type.Array(AccountElement) : (contentSchemas[key] as TSchema),
     ]),
   ),
 )
@@ -127,12 +117,16 @@ export function accountOf(expert: ExpertRow): Account {
   }
 }
 
-/** The profile read result: every key present, empty sections as `[]`, an empty avatar as four `{}`. */
+/**
+ * The profile read result: every key present, empty sections as `[]`, an empty avatar as four `{}`.
+ * Costs four queries whatever the number of filled sections: the expert with its organization,
+ * the stored section items, the posts tagging the expert, the questions the expert answered.
+ */
 export async function readProfile(db: Queryable, orgId: number, username: string): Promise<ProfileData> {
-  const expert = await findExpert(db, orgId, username)
-  if (!expert) throw notFound(`Expert ${username}`)
-  const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, []])) as unknown as ProfileData
-  profile.avatar = { s: {}, m: {}, o: {}, l: {} }
-  profile.account = [accountOf(expert)]
+  const found = await findExpertWithOrganization(db, orgId, username)
+  if (!found) throw notFound(`Expert ${username}`)
+  const sections = await readContentSections(db, orgId, found.expert.id, found.organization)
+  const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, sections[key] ?? []])) as ProfileData
+  profile.account = [accountOf(found.expert)]
   return profile
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { isUniqueViolation } from '../db/database.js'
+import { isUniqueViolation, type Queryable } from '../db/database.js'
 import type { DB, ExpertRow, NewExpertRow } from '../db/schema.js'
 import { ApiError, notFound, validationError } from '../http/errors.js'
 import { subdivisionCode } from '../validation/geo.js'
@@ -15,10 +15,10 @@ import {
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
 import { usernameBase, usernameCandidates } from './username.js'
 
-type ExpertColumns = Omit<NewExpertRow, 'id' | 'org_id' | 'username' | 'created_at' | 'updated_at'>
+export type ExpertColumns = Omit<NewExpertRow, 'id' | 'org_id' | 'username' | 'created_at' | 'updated_at'>
 
 /** Request fields -> columns: "" clears an optional field, codes are upper-cased, email gets its key. */
-function toColumns(input: ExpertUpdateInput): Partial<ExpertColumns> {
+export function toColumns(input: ExpertUpdateInput): Partial<ExpertColumns> {
   const columns: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue
@@ -31,7 +31,7 @@ function toColumns(input: ExpertUpdateInput): Partial<ExpertColumns> {
 }
 
 /** Stores the state as its short code, checked against the country the expert will have. */
-function resolveState(columns: Partial<ExpertColumns>, stored?: ExpertRow): void {
+export function resolveState(columns: Partial<ExpertColumns>, stored?: ExpertRow): void {
   const country = columns.location_country !== undefined ? columns.location_country : stored?.location_country
   const state = columns.location_state !== undefined ? columns.location_state : stored?.location_state
   if (!state) return
@@ -52,7 +52,8 @@ function emailConflict(username: string): ApiError {
   ])
 }
 
-async function claimUsername(db: Kysely<DB>, base: string, now: number): Promise<string> {
+/** Reserves the first free username derived from `base` (`base`, `base-2`, ...). */
+export async function claimUsername(db: Queryable, base: string, now: number): Promise<string> {
   const candidates = usernameCandidates(base)
   for (;;) {
     const batch = Array.from({ length: 20 }, () => candidates.next().value as string)
@@ -76,11 +77,7 @@ export async function createExpert(
   if (existing) throw emailConflict(existing.username)
   try {
     return await db.transaction().execute(async (trx) => {
-      const username = await claimUsername(
-        trx as unknown as Kysely<DB>,
-        usernameBase(input.firstname, input.lastname),
-        now,
-      )
+      const username = await claimUsername(trx, usernameBase(input.firstname, input.lastname), now)
       await insertExpert(trx, {
         ...columns,
         org_id: orgId,

@@ -79,9 +79,15 @@ function normalize(data: Record<string, unknown>, schema: Schema, coerce: boolea
 }
 
 function fieldOf(error: ErrorObject, part: string): string {
-  if (error.keyword === 'required') return String(error.params.missingProperty)
-  if (error.keyword === 'additionalProperties') return String(error.params.additionalProperty)
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
+  // A missing or unknown property of a nested object is named with the path to that object.
+  const property =
+    error.keyword === 'required'
+      ? error.params.missingProperty
+      : error.keyword === 'additionalProperties'
+        ? error.params.additionalProperty
+        : undefined
+  if (property !== undefined) return path ? `${path}.${String(property)}` : String(property)
   return path || part
 }
 

@@ -56,6 +56,10 @@ export const BODY_ROUTES: BodyRoute[] = [
 export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }[] = [
   { name: 'GET expert', method: 'GET', path: '/v2/organization/{id}/expert/someone' },
   { name: 'POST expert', method: 'POST', path: '/v2/organization/{id}/expert' },
+  { name: 'GET spotlight (corporation)', method: 'GET', path: '/v2/spotlight/{id}/1' },
+  { name: 'GET spotlight (id)', method: 'GET', path: '/v2/spotlight/1/{id}' },
+  { name: 'GET qanda (corporation)', method: 'GET', path: '/v2/qanda/{id}/1' },
+  { name: 'GET qanda (id)', method: 'GET', path: '/v2/qanda/1/{id}' },
   { name: 'POST donor inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/donor' },
   { name: 'POST event inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/event' },
 ]

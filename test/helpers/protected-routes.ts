@@ -1,5 +1,21 @@
 import type { InjectOptions } from 'fastify'
+import { importDocument } from './content.js'
 import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
+
+let contentKey = 0
+
+/** Imports one post and one question into `owner`'s organization; returns their ids. */
+async function createContent(
+  ctx: TestContext,
+  owner: Tenant,
+): Promise<{ spotlight: number; question: number }> {
+  const key = `security-${++contentKey}`
+  const result = await importDocument(ctx, owner.orgId, {
+    spotlights: [{ key, title: 'A post', html: '<p>Text</p>', published: 1 }],
+    questions: [{ key, question: 'A question?', published: 1 }],
+  })
+  return { spotlight: result.ids.spotlights[0] as number, question: result.ids.questions[0] as number }
+}
 
 /**
  * Every protected route, described once so the shared security suite can run against each.
@@ -60,4 +76,20 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       }),
     }),
   ),
+  {
+    name: 'GET spotlight',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'GET',
+      url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner)).spotlight}`,
+    }),
+  },
+  {
+    name: 'GET qanda',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'GET',
+      url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
+    }),
+  },
 ]

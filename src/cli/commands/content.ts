@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import cliProgress from 'cli-progress'
+import type { Command } from 'commander'
+import { ImportRejected, type ImportResult, importContent } from '../../content/import/index.js'
+import { CliError, type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
+
+const MAX_LISTED = 200
+
+/** `expertdir import FILE --org ID`: bulk import of experts, posts and questions (docs/import.md). */
+export function contentCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('import')
+    .description('Import experts (with profile sections), posts and questions from a JSON or NDJSON file')
+    .argument('<file>', 'the file to import (format: docs/import.md, example: examples/import.json)')
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .option('--json', 'print one JSON object')
+    .action(async (file: string, options: { org: number; json?: boolean }) => {
+      let text: string
+      try {
+        text = await readFile(file, 'utf8')
+      } catch (error) {
+        throw new CliError(`Cannot read ${file}: ${(error as Error).message}`)
+      }
+      const bar = process.stderr.isTTY
+        ? new cliProgress.SingleBar(
+            { stream: process.stderr, format: 'importing [{bar}] {value}/{total} records', hideCursor: true },
+            cliProgress.Presets.shades_classic,
+          )
+        : undefined
+      let result: ImportResult
+      try {
+        result = await withDatabase(globals(), async ({ db }) =>
+          importContent(db, options.org, text, {
+            now: Date.now(),
+            fileName: basename(file),
+            onProgress: ({ total, done }) => {
+              if (done === 0) bar?.start(total, 0)
+              else bar?.update(done)
+            },
+          }),
+        )
+      } catch (error) {
+        if (!(error instanceof ImportRejected)) throw error
+        if (options.json) report(true, { imported: false, errors: error.issues }, () => '')
+        const lines = error.issues
+          .slice(0, MAX_LISTED)
+          .map(
+            (issue) =>
+              `  ${issue.position}${issue.key ? ` (key ${issue.key})` : ''}: ${issue.field || 'record'} ${issue.message}`,
+          )
+        if (error.issues.length > MAX_LISTED) lines.push(`  ... and ${error.issues.length - MAX_LISTED} more`)
+        throw new CliError(`${error.message}\n${lines.join('\n')}`)
+      } finally {
+        bar?.stop()
+      }
+      const { experts, spotlights, questions } = result
+      report(options.json, { experts, spotlights, questions }, () =>
+        [
+          `Imported into organization ${options.org}:`,
+          ...Object.entries({ experts, posts: spotlights, questions }).map(
+            ([kind, n]) => `  ${kind}: ${n.created} created, ${n.updated} updated, ${n.unchanged} unchanged`,
+          ),
+        ].join('\n'),
+      )
+    })
+}

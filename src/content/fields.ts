@@ -1,0 +1,67 @@
+import { Type } from 'typebox'
+import { Email, Text } from '../validation/text.js'
+
+/** Field builders for content: each returns the input schema of one field. */
+
+export const ShortText = (description: string, max = 255) => Text({ max, min: 1, description })
+export const LongText = (description: string, max = 20_000) =>
+  Text({ max, min: 1, multiline: true, description })
+
+export function Url(description: string) {
+  return Type.String({
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength: 2048,
+    description: `${description}: an http(s) URL`,
+    'x-message': 'must be an http(s) URL',
+  })
+}
+
+/** Dates are unix seconds; a value that only makes sense as milliseconds is refused. */
+export function UnixSeconds(description: string) {
+  return Type.Integer({
+    minimum: -62_135_596_800,
+    maximum: 99_999_999_999,
+    description: `${description}: unix time in seconds`,
+    'x-message': 'must be a unix time in seconds (an integer; milliseconds are not accepted)',
+  })
+}
+
+export function Year(description: string) {
+  return Type.Integer({ minimum: 1000, maximum: 9999, description, 'x-message': 'must be a four-digit year' })
+}
+
+export function NonNegative(description: string, integer = false) {
+  const options = { minimum: 0, maximum: 1e12, description, 'x-message': 'must be a number of at least 0' }
+  return integer ? Type.Integer(options) : Type.Number(options)
+}
+
+export function Currency(description: string) {
+  return Type.String({
+    pattern: '^[A-Za-z]{3}$',
+    description: `${description}: ISO 4217 code such as USD`,
+    'x-message': 'must be a three-letter ISO 4217 currency code, such as USD',
+  })
+}
+
+export function Choice<T extends string | number>(values: readonly T[], description: string) {
+  const first = values[0]
+  const options = {
+    enum: [...values],
+    description,
+    'x-message': `must be one of: ${values.join(', ')}`,
+  }
+  return typeof first === 'number' ? Type.Integer(options) : Type.String(options)
+}
+
+export { Email }
+
+/** An import key: stable, chosen by whoever writes the file. */
+export const Key = (description: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+    description,
+    'x-message': 'must be a non-empty text of at most 200 characters',
+  })

@@ -1,0 +1,114 @@
+import { type TSchema, Type } from 'typebox'
+import { ExpertCreate } from '../../experts/schemas.js'
+import { CountryCode, Flag, StateCode } from '../../validation/text.js'
+import { Key, LongText, ShortText, UnixSeconds, Url } from '../fields.js'
+import { AvatarInput, isStoredSection, SINGLE_SECTIONS, STORED_SECTIONS, sectionInput } from '../sections.js'
+
+const SUBDIVISION = { country: 'location_country', state: 'location_state', requireCountry: true }
+const nullable = (schema: TSchema) => Type.Optional(Type.Union([schema, Type.Null()]))
+
+/** `sections` of an imported expert: any stored section, plus the avatar. */
+export const ImportSections = Type.Object(
+  {
+    ...Object.fromEntries(
+      STORED_SECTIONS.map((section) => [
+        section,
+        Type.Optional(Type.Array(sectionInput(section), SINGLE_SECTIONS.has(section) ? { maxItems: 1 } : {})),
+      ]),
+    ),
+    avatar: Type.Optional(AvatarInput),
+  },
+  { additionalProperties: false },
+)
+
+const { is_published: _published, is_private: _private, ...writable } = ExpertCreate.properties
+
+/** An expert: the writable fields of the API (create column), the flags, its key and its sections. */
+export const ImportExpert = Type.Object(
+  {
+    key: Key('Stable import key: a re-import updates the expert with this key'),
+    ...writable,
+    is_published: Type.Optional(Flag('Published flag (default 0)')),
+    is_private: Type.Optional(Flag('Private flag (default 0)')),
+    sections: Type.Optional(ImportSections),
+  },
+  { additionalProperties: false, 'x-subdivision': SUBDIVISION },
+)
+
+const ImportSeo = Type.Object(
+  {
+    title: nullable(ShortText('Page title', 500)),
+    description: nullable(LongText('Meta description', 1000)),
+    keywords: nullable(ShortText('Keywords, comma-separated', 1000)),
+    image: nullable(Url('Share image')),
+    canonical_url: nullable(Url('Canonical URL')),
+  },
+  { additionalProperties: false },
+)
+
+const Tags = Type.Array(ShortText('Tag', 100), { maxItems: 100 })
+const ExpertRef = Key('An expert: the key of an imported expert, or the username of an existing one')
+const publication = {
+  published: Type.Optional(Flag('Published flag (default 0)')),
+  published_date: nullable(UnixSeconds('Publication time')),
+  tags: Type.Optional(Tags),
+  seo: Type.Optional(ImportSeo),
+}
+
+/** A post: its html, the experts it tags, its tags and SEO record. */
+export const ImportSpotlight = Type.Object(
+  {
+    key: Key('Stable import key of the post'),
+    title: ShortText('Title', 500),
+    html: LongText('Body (HTML)', 1_000_000),
+    featured_image: nullable(Url('Featured image')),
+    experts: Type.Optional(Type.Array(ExpertRef, { maxItems: 1000 })),
+    ...publication,
+  },
+  { additionalProperties: false },
+)
+
+const ImportAnswer = Type.Object(
+  {
+    key: Type.Optional(Key('Import key of the answer (default: its position)')),
+    expert: ExpertRef,
+    answer: LongText('Answer (HTML)', 1_000_000),
+    created: Type.Optional(UnixSeconds('Creation time (default: the import time)')),
+  },
+  { additionalProperties: false },
+)
+
+/** A Q&A item: the question, its answers by experts, tags and SEO record. */
+export const ImportQuestion = Type.Object(
+  {
+    key: Key('Stable import key of the question'),
+    question: ShortText('Question', 1000),
+    details: nullable(LongText('Details (HTML or text)', 100_000)),
+    answers: Type.Optional(Type.Array(ImportAnswer, { maxItems: 1000 })),
+    ...publication,
+  },
+  { additionalProperties: false },
+)
+
+/** The organization's public profile (the corporationprofile and corporationsocial sections). */
+export const ImportOrganization = Type.Object(
+  {
+    description: nullable(LongText('Description', 20_000)),
+    website: nullable(Url('Website')),
+    location_city: nullable(ShortText('City')),
+    location_state: nullable(StateCode('State/province')),
+    location_country: nullable(CountryCode('Country')),
+    location_postal: nullable(ShortText('ZIP/postal code', 16)),
+    location_address: nullable(ShortText('Address')),
+    location_building: nullable(ShortText('Building')),
+    location_room: nullable(ShortText('Room')),
+    twitter: nullable(Url('X / Twitter')),
+    facebook: nullable(Url('Facebook')),
+    linkedin: nullable(Url('LinkedIn')),
+    instagram: nullable(Url('Instagram')),
+    youtube: nullable(Url('YouTube')),
+  },
+  { additionalProperties: false, 'x-subdivision': SUBDIVISION },
+)
+
+export { isStoredSection }

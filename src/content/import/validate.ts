@@ -1,0 +1,182 @@
+import type { Static, TSchema } from 'typebox'
+import type { ApiError } from '../../http/errors.js'
+import { validatorCompiler } from '../../http/validation.js'
+import { DERIVED_SECTIONS, SINGLE_SECTIONS } from '../sections.js'
+import { type ImportIssue, isObject, type RawRecord, type RecordKind } from './format.js'
+import { ImportExpert, ImportOrganization, ImportQuestion, ImportSpotlight } from './schemas.js'
+
+export type ExpertRecord = Static<typeof ImportExpert>
+export type SpotlightRecord = Static<typeof ImportSpotlight>
+export type QuestionRecord = Static<typeof ImportQuestion>
+export type OrganizationRecord = Static<typeof ImportOrganization>
+
+/** A record that passed its schema, with its position for later (reference) checks. */
+export interface Valid<T> {
+  position: string
+  record: T
+}
+
+/** Everything the file holds, checked against the schemas (references are checked against the database later). */
+export interface ImportPlan {
+  organization?: Valid<OrganizationRecord>
+  experts: Valid<ExpertRecord>[]
+  spotlights: Valid<SpotlightRecord>[]
+  questions: Valid<QuestionRecord>[]
+}
+
+type Check = (data: unknown) => { value?: unknown; error?: ApiError }
+
+const SCHEMAS: Record<RecordKind, TSchema> = {
+  organization: ImportOrganization,
+  expert: ImportExpert,
+  spotlight: ImportSpotlight,
+  question: ImportQuestion,
+}
+
+const CHECKS = Object.fromEntries(
+  Object.entries(SCHEMAS).map(([kind, schema]) => [
+    kind,
+    (validatorCompiler as unknown as (route: { schema: TSchema; httpPart: string }) => Check)({
+      schema,
+      httpPart: 'body',
+    }),
+  ]),
+) as Record<RecordKind, Check>
+
+const NOT_STORED = new Set([
+  'account',
+  'corporationprofile',
+  'corporationsocial',
+  'spotlight',
+  'qanda',
+  ...Object.keys(DERIVED_SECTIONS),
+])
+
+/** Trims every string, at any depth. */
+function deepTrim(value: unknown): unknown {
+  if (typeof value === 'string') return value.trim()
+  if (Array.isArray(value)) return value.map(deepTrim)
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepTrim(v)]))
+  return value
+}
+
+/** `""` means "not set" wherever the schema also accepts null, at any depth. */
+function emptyToNull(value: unknown, schema: TSchema | undefined): unknown {
+  if (!schema) return value
+  const s = schema as { anyOf?: TSchema[]; properties?: Record<string, TSchema>; items?: TSchema }
+  if (value === '' && s.anyOf?.some((branch) => (branch as { type?: string }).type === 'null')) return null
+  if (Array.isArray(value) && s.items) return value.map((item) => emptyToNull(item, s.items))
+  if (isObject(value) && s.properties) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, emptyToNull(v, s.properties?.[k])]))
+  }
+  return value
+}
+
+/** `sections.article.2.url` -> `sections.article[2].url` */
+function fieldPath(field: string): string {
+  return field === 'body' ? '' : field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')
+}
+
+/** Single-element sections may be given as one object instead of an array of one. */
+function prepareSections(
+  data: Record<string, unknown>,
+  issue: (field: string, message: string) => void,
+): void {
+  if (!isObject(data.sections)) return
+  const sections = { ...data.sections }
+  for (const [name, value] of Object.entries(sections)) {
+    if (NOT_STORED.has(name)) {
+      issue(`sections.${name}`, 'is derived on read and cannot be imported')
+      delete sections[name]
+    } else if (SINGLE_SECTIONS.has(name) && isObject(value)) {
+      sections[name] = [value]
+    }
+  }
+  data.sections = sections
+}
+
+/** Duplicate `key`s within a list; each duplicate is an issue. */
+function duplicates<T>(items: T[], keyOf: (item: T, index: number) => string | undefined): number[] {
+  const seen = new Set<string>()
+  const repeated: number[] = []
+  items.forEach((item, index) => {
+    const key = keyOf(item, index)
+    if (key === undefined) return
+    if (seen.has(key)) repeated.push(index)
+    seen.add(key)
+  })
+  return repeated
+}
+
+/** Checks every record against its schema and the file-level rules; reports every problem at once. */
+export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issues: ImportIssue[] } {
+  const plan: ImportPlan = { experts: [], spotlights: [], questions: [] }
+  const issues: ImportIssue[] = []
+  const seenKeys = new Set<string>()
+  const seenEmails = new Set<string>()
+  for (const { kind, position, data } of records) {
+    const key = isObject(data) && typeof data.key === 'string' ? data.key : undefined
+    const issue = (field: string, message: string) =>
+      issues.push({ position, ...(key !== undefined ? { key } : {}), field, message })
+    if (!isObject(data)) {
+      issue('', 'must be a JSON object')
+      continue
+    }
+    if (key !== undefined && kind !== 'organization') {
+      const seen = `${kind}\u0000${key}`
+      if (seenKeys.has(seen))
+        issue('key', `repeats the key of an earlier ${kind === 'spotlight' ? 'post' : kind}`)
+      seenKeys.add(seen)
+    }
+    if (kind === 'expert' && typeof data.email === 'string') {
+      const email = data.email.trim().toLowerCase()
+      if (seenEmails.has(email)) issue('email', 'repeats the email of an earlier expert')
+      seenEmails.add(email)
+    }
+    const prepared = deepTrim(data) as Record<string, unknown>
+    if (kind === 'expert') prepareSections(prepared, issue)
+    const before = issues.length
+    const result = CHECKS[kind](emptyToNull(prepared, SCHEMAS[kind]))
+    for (const detail of result.error?.details ?? []) {
+      const field = fieldPath(detail.field)
+      const single = /^sections\.([a-z]+)$/.exec(field)?.[1]
+      const message =
+        single && SINGLE_SECTIONS.has(single) && detail.message.startsWith('must have at most')
+          ? 'holds at most one element'
+          : detail.message
+      issue(field, message)
+    }
+    if (result.error || issues.length > before) continue
+    const valid = { position, record: result.value } as Valid<never>
+    if (kind === 'organization') {
+      if (plan.organization) issue('', 'the file may hold one organization record only')
+      plan.organization = valid
+    } else if (kind === 'expert') plan.experts.push(valid)
+    else if (kind === 'spotlight') plan.spotlights.push(valid)
+    else plan.questions.push(valid)
+  }
+  for (const { position, record } of plan.experts) {
+    for (const [section, elements] of Object.entries(record.sections ?? {})) {
+      if (!Array.isArray(elements)) continue
+      for (const index of duplicates(elements as { key?: string }[], (element) => element.key)) {
+        issues.push({
+          position,
+          key: record.key,
+          field: `sections.${section}[${index}].key`,
+          message: 'repeats the key of an earlier element',
+        })
+      }
+    }
+  }
+  for (const { position, record } of plan.questions) {
+    for (const index of duplicates(record.answers ?? [], (answer, i) => answer.key ?? `#${i}`)) {
+      issues.push({
+        position,
+        key: record.key,
+        field: `answers[${index}].key`,
+        message: 'repeats the key of an earlier answer',
+      })
+    }
+  }
+  return { plan, issues }
+}

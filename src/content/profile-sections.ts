@@ -1,0 +1,152 @@
+import { type TSchema, Type } from 'typebox'
+import type { Queryable } from '../db/database.js'
+import {
+  listExpertQuestions,
+  listExpertSpotlights,
+  listProfileItems,
+  ORGANIZATION_PROFILE_COLUMNS,
+  type OrganizationProfile,
+  type ProfileItemRow,
+} from './repository.js'
+import {
+  AVATAR_SIZES,
+  DERIVED_SECTIONS,
+  isStoredSection,
+  STORED_SECTIONS,
+  type StoredSection,
+  sectionFieldNames,
+  sectionOutput,
+} from './sections.js'
+import { toSeconds } from './time.js'
+
+type Element = Record<string, unknown>
+
+const SOCIAL_COLUMNS: readonly string[] = ['twitter', 'facebook', 'linkedin', 'instagram', 'youtube']
+
+const NullableString = Type.Union([Type.String(), Type.Null()])
+
+const AvatarRendition = Type.Object(
+  {
+    url: Type.Optional(Type.String()),
+    width: Type.Optional(Type.Integer()),
+    height: Type.Optional(Type.Integer()),
+  },
+  { description: '{url, width, height}, or {} when there is no such rendition' },
+)
+
+export const AvatarOutput = Type.Object(
+  Object.fromEntries(AVATAR_SIZES.map((size) => [size, AvatarRendition])),
+  { description: 'Renditions: s small, m medium, o original, l large' },
+)
+
+const CorporationProfileElement = Type.Object({
+  id: Type.Integer({ description: 'Organization id' }),
+  name: Type.String(),
+  ...Object.fromEntries(
+    ORGANIZATION_PROFILE_COLUMNS.filter((column) => !SOCIAL_COLUMNS.includes(column)).map((column) => [
+      column,
+      NullableString,
+    ]),
+  ),
+})
+
+const CorporationSocialElement = Type.Object({
+  id: Type.Integer({ description: 'Organization id' }),
+  ...Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, NullableString])),
+})
+
+const SpotlightElement = Type.Object({
+  id: Type.Integer({ description: 'Post id' }),
+  title: Type.String(),
+  published_date: Type.Union([Type.Integer({ description: 'Unix seconds' }), Type.Null()]),
+  featured_image: NullableString,
+})
+
+const QandaElement = Type.Object({
+  id: Type.Integer({ description: 'Question id' }),
+  question: Type.String(),
+  published_date: Type.Union([Type.Integer({ description: 'Unix seconds' }), Type.Null()]),
+})
+
+const DerivedElement = Type.Object(
+  { id: Type.Integer(), source: Type.String({ description: 'The section the element comes from' }) },
+  { additionalProperties: true, description: 'An element of the source section, plus `source`' },
+)
+
+/** Response schemas of every profile key other than `account`. */
+export function contentSectionSchemas(): Record<string, TSchema> {
+  const schemas: Record<string, TSchema> = {}
+  for (const section of STORED_SECTIONS) schemas[section] = Type.Array(sectionOutput(section))
+  for (const derived of Object.keys(DERIVED_SECTIONS)) schemas[derived] = Type.Array(DerivedElement)
+  schemas.avatar = AvatarOutput
+  schemas.corporationprofile = Type.Array(CorporationProfileElement)
+  schemas.corporationsocial = Type.Array(CorporationSocialElement)
+  schemas.spotlight = Type.Array(SpotlightElement)
+  schemas.qanda = Type.Array(QandaElement)
+  return schemas
+}
+
+/** A stored item as served: `id`, then every field of the section (unset ones null). */
+function elementOf(section: StoredSection, item: ProfileItemRow): Element {
+  const data = JSON.parse(item.data) as Element
+  const element: Element = { id: item.id }
+  if (section === 'tag') element.content_tag_id = data.content_tag_id
+  for (const field of sectionFieldNames(section)) element[field] = data[field] ?? null
+  return element
+}
+
+/**
+ * Every profile key except `account`, from three queries (items, posts, questions) plus the
+ * organization already loaded with the expert.
+ */
+export async function readContentSections(
+  db: Queryable,
+  orgId: number,
+  expertId: number,
+  organization: OrganizationProfile,
+): Promise<Record<string, unknown>> {
+  const [items, spotlights, questions] = await Promise.all([
+    listProfileItems(db, orgId, expertId),
+    listExpertSpotlights(db, orgId, expertId),
+    listExpertQuestions(db, orgId, expertId),
+  ])
+  const sections: Record<string, unknown> = {}
+  for (const section of STORED_SECTIONS) sections[section] = []
+  const avatar: Record<string, unknown> = Object.fromEntries(AVATAR_SIZES.map((size) => [size, {}]))
+  for (const item of items) {
+    if (item.section === 'avatar') Object.assign(avatar, JSON.parse(item.data))
+    else if (isStoredSection(item.section))
+      (sections[item.section] as Element[]).push(elementOf(item.section, item))
+  }
+  sections.avatar = avatar
+  for (const [derived, sources] of Object.entries(DERIVED_SECTIONS)) {
+    sections[derived] = sources.flatMap((source) =>
+      (sections[source] as Element[]).map((element) => ({ ...element, source })),
+    )
+  }
+  const { id, name } = organization
+  const columns = organization as unknown as Record<string, string | null>
+  sections.corporationprofile = [
+    {
+      id,
+      name,
+      ...Object.fromEntries(
+        ORGANIZATION_PROFILE_COLUMNS.filter((c) => !SOCIAL_COLUMNS.includes(c)).map((c) => [c, columns[c]]),
+      ),
+    },
+  ]
+  const social = Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, columns[column]]))
+  sections.corporationsocial = Object.values(social).some((url) => url !== null) ? [{ id, ...social }] : []
+  sections.spotlight = spotlights.map((post) => ({
+    id: post.id,
+    title: post.title,
+    published_date: toSeconds(post.published_at ?? post.created_at),
+    featured_image: post.featured_image,
+  }))
+  sections.qanda = questions.map((question) => ({
+    id: question.id,
+    question: question.question,
+    published_date: toSeconds(question.published_at ?? question.created_at),
+  }))
+  return sections
+}

@@ -1,0 +1,111 @@
+import type { Static } from 'typebox'
+import type { Queryable } from '../db/database.js'
+import { notFound } from '../http/errors.js'
+import { plainText, readingTime, summary } from './html-text.js'
+import { findQuestion, findSpotlight, listAnswers, listTaggedExperts, listTags } from './repository.js'
+import type { QuestionRead, SeoElement, SpotlightRead } from './schemas.js'
+import { toSeconds } from './time.js'
+
+interface StoredSeo {
+  seo_title: string | null
+  seo_description: string | null
+  seo_keywords: string | null
+  seo_image: string | null
+  seo_canonical_url: string | null
+}
+
+/** The SEO record with the author's values where set and fallbacks elsewhere, so a page can always be built. */
+export function seoWithFallbacks(
+  stored: StoredSeo,
+  fallback: { title: string; text: string; image: string | null; tags: string[] },
+): Static<typeof SeoElement> {
+  return {
+    title: stored.seo_title || fallback.title,
+    description: stored.seo_description || summary(fallback.text),
+    keywords: stored.seo_keywords || fallback.tags.join(', '),
+    image: stored.seo_image || fallback.image,
+    canonical_url: stored.seo_canonical_url || null,
+  }
+}
+
+/** `published_date`: the stored one, or the creation time of an item published without one. */
+function publishedDate(item: { published: number; published_at: number | null; created_at: number }) {
+  return toSeconds(item.published_at ?? (item.published ? item.created_at : null))
+}
+
+export async function readSpotlight(
+  db: Queryable,
+  orgId: number,
+  id: number,
+): Promise<Static<typeof SpotlightRead>> {
+  const post = await findSpotlight(db, orgId, id)
+  if (!post) throw notFound(`Post ${id}`)
+  const [experts, tags] = await Promise.all([
+    listTaggedExperts(db, orgId, id),
+    listTags(db, orgId, 'spotlight_tags', id),
+  ])
+  return {
+    spotlight: [
+      {
+        id: post.id,
+        corporation_id: post.org_id,
+        title: post.title,
+        html: post.html,
+        featured_image: post.featured_image,
+        reading_time: readingTime(post.html),
+        published: post.published,
+        published_date: publishedDate(post),
+        created: toSeconds(post.created_at),
+        modified: toSeconds(post.updated_at),
+        tagged_experts: experts,
+      },
+    ],
+    tags,
+    seo: [
+      seoWithFallbacks(post, {
+        title: post.title,
+        text: plainText(post.html),
+        image: post.featured_image,
+        tags: tags.map((tag) => tag.tag),
+      }),
+    ],
+  }
+}
+
+export async function readQuestion(
+  db: Queryable,
+  orgId: number,
+  id: number,
+): Promise<Static<typeof QuestionRead>> {
+  const question = await findQuestion(db, orgId, id)
+  if (!question) throw notFound(`Question ${id}`)
+  const [answers, tags] = await Promise.all([
+    listAnswers(db, orgId, id),
+    listTags(db, orgId, 'question_tags', id),
+  ])
+  const text = plainText(question.details ?? '') || plainText(answers[0]?.answer ?? '') || question.question
+  return {
+    question: [
+      {
+        id: question.id,
+        corporation_id: question.org_id,
+        question: question.question,
+        details: question.details,
+        published: question.published,
+        published_date: publishedDate(question),
+        created: toSeconds(question.created_at),
+        modified: toSeconds(question.updated_at),
+        answers: answers.map(({ created_at, ...answer }) => ({ ...answer, created: toSeconds(created_at) })),
+      },
+    ],
+    tags,
+    seo: [
+      seoWithFallbacks(question, {
+        title: question.question,
+        text,
+        image: null,
+        tags: tags.map((t) => t.tag),
+      }),
+    ],
+  }
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { readQuestion, readSpotlight } from './read.js'
+import { QuestionParams, QuestionRead, SpotlightParams, SpotlightRead } from './schemas.js'
+
+type ItemPath = { corporation: number; id: number }
+
+const errors = { '4xx': ErrorEnvelope }
+
+/** Read-only content: `/v2/spotlight/:corporation/:id` and `/v2/qanda/:corporation/:id`. */
+export async function contentRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db } = context
+
+  app.get<{ Params: ItemPath }>(
+    '/v2/spotlight/:corporation/:id',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Get a post ("spotlight") with its tags and page metadata',
+        params: SpotlightParams,
+        response: { 200: Success(SpotlightRead), ...errors },
+      },
+    },
+    async (request) => ok(await readSpotlight(db, request.params.corporation, request.params.id)),
+  )
+
+  app.get<{ Params: ItemPath }>(
+    '/v2/qanda/:corporation/:id',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Get a Q&A item with its answers, tags and page metadata',
+        params: QuestionParams,
+        response: { 200: Success(QuestionRead), ...errors },
+      },
+    },
+    async (request) => ok(await readQuestion(db, request.params.corporation, request.params.id)),
+  )
+}

@@ -1,0 +1,315 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { promisify } from 'node:util'
+import { ImportRejected } from '../src/content/import/index.js'
+import { readProfile } from '../src/experts/profile.js'
+import { contentRowCounts, exampleFile, importDocument } from './helpers/content.js'
+import { createExpert, describeEachDialect } from './helpers/harness.js'
+
+const run = promisify(execFile)
+const ROOT = new URL('..', import.meta.url).pathname
+
+/** Runs the real CLI entry; resolves with exit code and output even when it fails. */
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '' },
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+const expert = (key: string, extra: Record<string, unknown> = {}) => ({
+  key,
+  firstname: 'Marie',
+  lastname: 'Curie',
+  job_title: 'Physicist',
+  email: `${key}@lab.example`,
+  company: 'Lab',
+  ...extra,
+})
+
+async function rejection(promise: Promise<unknown>): Promise<ImportRejected> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof ImportRejected) return error
+    throw error
+  }
+  throw new Error('the import was accepted')
+}
+
+describeEachDialect('import', (ctx) => {
+  const dir = mkdtempSync(join(tmpdir(), 'expertdir-import-'))
+
+  test('rejects a file with one bad record, names its position and field, and changes nothing', async () => {
+    const before = await contentRowCounts(ctx)
+    const file = exampleFile()
+    const spotlight = file.spotlights[1] as Record<string, unknown>
+    spotlight.featured_image = 'not a url'
+    const error = await rejection(importDocument(ctx, ctx.tenant.orgId, file))
+    assert.deepEqual(error.issues, [
+      {
+        position: 'spotlights[1]',
+        key: 'post-rain-draft',
+        field: 'featured_image',
+        message: 'must be an http(s) URL',
+      },
+    ])
+    assert.deepEqual(await contentRowCounts(ctx), before)
+  })
+
+  test('reports every bad record of a file at once', async () => {
+    const error = await rejection(
+      importDocument(ctx, ctx.tenant.orgId, {
+        experts: [
+          expert('a', {
+            sections: {
+              biography: [{ biography: 'one' }, { biography: 'two' }],
+              article: [{ url: 'https://x.example' }],
+            },
+          }),
+          expert('b', { email: 'nope', location_state: 'ON' }),
+          expert('a'),
+        ],
+        spotlights: [{ key: 's', title: 'T', html: '<p>x</p>', experts: ['ghost'] }],
+        questions: [
+          { key: 'q', question: 'Q?', answers: [{ expert: 'ghost2', answer: 'x', created: 1700000000000 }] },
+        ],
+        extra: [],
+      }),
+    )
+    assert.deepEqual(
+      error.issues.map((issue) => `${issue.position} ${issue.field}: ${issue.message}`),
+      [
+        'extra : is not a known list (organization, experts, spotlights, questions)',
+        'experts[0] sections.article[0].title: is required',
+        'experts[0] sections.biography: holds at most one element',
+        'experts[1] email: must be a valid email address',
+        'experts[1] location_state: requires location_country',
+        'experts[2] key: repeats the key of an earlier expert',
+        'experts[2] email: repeats the email of an earlier expert',
+        'questions[0] answers[0].created: must be a unix time in seconds (an integer; milliseconds are not accepted)',
+      ],
+    )
+  })
+
+  test('rejects references to experts that exist neither in the file nor in the organization', async () => {
+    const before = await contentRowCounts(ctx)
+    const error = await rejection(
+      importDocument(ctx, ctx.tenant.orgId, {
+        experts: [expert('known')],
+        spotlights: [{ key: 's', title: 'T', html: '<p>x</p>', experts: ['known', 'ghost'] }],
+      }),
+    )
+    assert.equal(error.issues.length, 1)
+    assert.equal(error.issues[0]?.position, 'spotlights[0]')
+    assert.equal(error.issues[0]?.field, 'experts[1]')
+    assert.deepEqual(await contentRowCounts(ctx), before)
+  })
+
+  test('imports the example file, and a re-import changes nothing and keeps every id', async () => {
+    const file = exampleFile()
+    const first = await importDocument(ctx, ctx.tenant.orgId, file)
+    assert.deepEqual(first.experts, { created: 2, updated: 0, unchanged: 0 })
+    assert.deepEqual(first.spotlights, { created: 2, updated: 0, unchanged: 0 })
+    assert.deepEqual(first.questions, { created: 1, updated: 0, unchanged: 0 })
+    const db = ctx.testDatabase.database.db
+    const counts = await contentRowCounts(ctx)
+    const profile = await readProfile(db, ctx.tenant.orgId, 'amara-nwosu')
+    ctx.clock.advance(60_000)
+    const second = await importDocument(ctx, ctx.tenant.orgId, file)
+    assert.deepEqual(second.experts, { created: 0, updated: 0, unchanged: 2 })
+    assert.deepEqual(second.spotlights, { created: 0, updated: 0, unchanged: 2 })
+    assert.deepEqual(second.questions, { created: 0, updated: 0, unchanged: 1 })
+    assert.deepEqual(second.ids, first.ids)
+    assert.deepEqual(await contentRowCounts(ctx), counts)
+    assert.deepEqual(await readProfile(db, ctx.tenant.orgId, 'amara-nwosu'), profile)
+  })
+
+  test('a changed re-import updates elements in place by key and drops the ones no longer listed', async () => {
+    const db = ctx.testDatabase.database.db
+    const before = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu')) as Record<
+      string,
+      { id: number }[]
+    >
+    const file = exampleFile()
+    const sections = file.experts[0]?.sections as Record<string, Record<string, unknown>[]>
+    ;(sections.article?.[0] as Record<string, unknown>).title = 'Ocean heat and Sahel rainfall, revised'
+    sections.education = [sections.education?.[1] as Record<string, unknown>]
+    file.experts[0] = {
+      ...(file.experts[0] as (typeof file.experts)[number]),
+      job_title: 'Chair of Climate Science',
+    } as never
+    ctx.clock.advance(60_000)
+    const result = await importDocument(ctx, ctx.tenant.orgId, file)
+    assert.deepEqual(result.experts, { created: 0, updated: 1, unchanged: 1 })
+    const after = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu')) as Record<
+      string,
+      Record<string, unknown>[]
+    >
+    assert.equal(after.article?.[0]?.id, before.article?.[0]?.id)
+    assert.equal(after.article?.[0]?.title, 'Ocean heat and Sahel rainfall, revised')
+    assert.equal(after.education?.length, 1)
+    assert.equal(after.education?.[0]?.institution, 'Northlake University')
+    assert.equal(after.account?.[0]?.job_title, 'Chair of Climate Science')
+    const row = await db
+      .selectFrom('experts')
+      .select('updated_at')
+      .where('username', '=', 'amara-nwosu')
+      .executeTakeFirstOrThrow()
+    assert.equal(Number(row.updated_at), ctx.clock.now())
+  })
+
+  test('an expert created through the API is adopted by email and keeps its username', async () => {
+    const username = await createExpert(ctx, ctx.tenant, {
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      email: 'ada@engine.example',
+    })
+    const result = await importDocument(ctx, ctx.tenant.orgId, {
+      experts: [
+        expert('ada', {
+          firstname: 'Ada',
+          lastname: 'Lovelace',
+          email: 'ADA@engine.example',
+          sections: { tagline: { tagline: 'First programmer' } },
+        }),
+      ],
+    })
+    assert.deepEqual(result.experts, { created: 0, updated: 1, unchanged: 0 })
+    assert.deepEqual(result.ids.experts, [username])
+    const profile = (await readProfile(ctx.testDatabase.database.db, ctx.tenant.orgId, username)) as Record<
+      string,
+      Record<string, unknown>[]
+    >
+    assert.equal(profile.tagline?.[0]?.tagline, 'First programmer')
+  })
+
+  test('an email held by an expert imported under another key is a conflict', async () => {
+    const error = await rejection(
+      importDocument(ctx, ctx.tenant.orgId, {
+        experts: [expert('someone-else', { email: 'ada@engine.example' })],
+      }),
+    )
+    assert.equal(error.issues[0]?.field, 'email')
+    assert.match(error.issues[0]?.message ?? '', /imported with the key ada/)
+  })
+
+  test('reads NDJSON with a type per line and reports bad lines by number', async () => {
+    const lines = [
+      JSON.stringify({ type: 'expert', ...expert('nd1') }),
+      '',
+      JSON.stringify({
+        type: 'spotlight',
+        key: 'nd-post',
+        title: 'Hello',
+        html: '<p>Hi</p>',
+        experts: ['nd1'],
+        published: 1,
+      }),
+    ]
+    const result = await importDocument(ctx, ctx.tenant.orgId, lines.join('\n'), 'big.ndjson')
+    assert.deepEqual(result.experts, { created: 1, updated: 0, unchanged: 0 })
+    assert.deepEqual(result.spotlights, { created: 1, updated: 0, unchanged: 0 })
+    const error = await rejection(
+      importDocument(
+        ctx,
+        ctx.tenant.orgId,
+        [lines[0], '{oops', JSON.stringify({ type: 'poem' })].join('\n'),
+        'x.ndjson',
+      ),
+    )
+    assert.deepEqual(
+      error.issues.map((issue) => [issue.position, issue.field]),
+      [
+        ['line 2', ''],
+        ['line 3', 'type'],
+      ],
+    )
+  })
+
+  test('the CLI imports a file, prints the counts as JSON, and refuses a bad file with exit 1', async () => {
+    const org = await ctx.addTenant('CLI University')
+    const good = join(dir, 'good.json')
+    writeFileSync(
+      good,
+      JSON.stringify({
+        experts: [expert('cli-1')],
+        questions: [{ key: 'q', question: 'Q?', answers: [{ expert: 'cli-1', answer: 'A' }] }],
+      }),
+    )
+    const ok = await cli(['--db', ctx.testDatabase.url, 'import', good, '--org', String(org.orgId), '--json'])
+    assert.equal(ok.code, 0, ok.stderr)
+    assert.deepEqual(JSON.parse(ok.stdout), {
+      experts: { created: 1, updated: 0, unchanged: 0 },
+      spotlights: { created: 0, updated: 0, unchanged: 0 },
+      questions: { created: 1, updated: 0, unchanged: 0 },
+    })
+    const bad = join(dir, 'bad.json')
+    writeFileSync(bad, JSON.stringify({ experts: [expert('cli-2', { email: 'x' })] }))
+    const refused = await cli([
+      '--db',
+      ctx.testDatabase.url,
+      'import',
+      bad,
+      '--org',
+      String(org.orgId),
+      '--json',
+    ])
+    assert.equal(refused.code, 1)
+    assert.deepEqual(JSON.parse(refused.stdout), {
+      imported: false,
+      errors: [
+        { position: 'experts[0]', key: 'cli-2', field: 'email', message: 'must be a valid email address' },
+      ],
+    })
+    assert.match(refused.stderr, /experts\[0\] \(key cli-2\): email must be a valid email address/)
+    const experts = await ctx.testDatabase.database.db
+      .selectFrom('experts')
+      .select('username')
+      .where('org_id', '=', org.orgId)
+      .execute()
+    assert.equal(experts.length, 1, 'the refused file added nobody')
+  })
+
+  test('seed --demo fills an organization with a dozen published experts, posts and questions', async () => {
+    const org = await ctx.addTenant('Demo')
+    const seeded = await cli([
+      '--db',
+      ctx.testDatabase.url,
+      'seed',
+      '--demo',
+      '--org',
+      String(org.orgId),
+      '--json',
+    ])
+    assert.equal(seeded.code, 0, seeded.stderr)
+    const output = JSON.parse(seeded.stdout) as {
+      experts: string[]
+      spotlights: number[]
+      questions: number[]
+    }
+    assert.equal(output.experts.length, 12)
+    assert.ok(output.spotlights.length >= 4 && output.questions.length >= 3)
+    const db = ctx.testDatabase.database.db
+    const profile = (await readProfile(db, org.orgId, output.experts[0] as string)) as Record<string, unknown>
+    const filled = Object.values(profile).filter((value) => !Array.isArray(value) || value.length > 0)
+    assert.ok(filled.length >= 38, `${filled.length} sections filled`)
+    const post = await ctx.inject({
+      method: 'GET',
+      url: `/v2/spotlight/${org.orgId}/${output.spotlights[0]}`,
+      headers: org.auth,
+    })
+    assert.equal(post.statusCode, 200)
+    assert.ok(post.json().data.tags.length > 0)
+  })
+})
