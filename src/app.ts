@@ -54,6 +54,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
+    // Node checks for timed-out requests every 30 s by default; check often enough to honour the limit.
+    http: {
+      connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs),
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+    },
     clientErrorHandler,
     frameworkErrors,
     return503OnClosing: false,
