@@ -14,10 +14,7 @@ export function registerReadEtags(app: FastifyInstance): void {
     const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`
     reply.header('etag', etag).header('cache-control', 'private, no-cache')
     const match = request.headers['if-none-match']
-    if (
-      match &&
-      match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
-    ) {
+    if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
       reply.code(304)
       return ''
     }
