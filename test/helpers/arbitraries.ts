@@ -203,9 +203,7 @@ export function mutatedBody(
   const integers = keys.filter((key) => prop(key).type === 'integer')
   const enums = keys.filter((key) => prop(key).enum)
   const patterned = strings.filter((key) => badValues(prop(key)).length > 0)
-  const requiredText = required.filter(
-    (key) => isPlainText(prop(key)) && (prop(key).minLength ?? 0) > 0,
-  )
+  const requiredText = required.filter((key) => isPlainText(prop(key)) && (prop(key).minLength ?? 0) > 0)
   const never = Object.keys(properties).filter((key) => prop(key).not !== undefined)
 
   const base = validBody(schema, overrides)
