@@ -326,7 +326,7 @@ describe('SIGTERM under load', () => {
   for (const { dialect, skip } of DIALECTS) {
     test(`finishes every in-flight request, refuses new connections and exits 0 (${dialect})`, {
       skip,
-    }, async () => {
+    }, async (t) => {
       const setup = await setUp(dialect)
       const { child, base, exited } = await startServer(setup.testDatabase.url)
       try {
@@ -372,7 +372,10 @@ describe('SIGTERM under load', () => {
         void exited.then(() => {
           done = true
         })
+        // A bound, not a timing assertion: an idle keep-alive socket holding the process would hang here.
+        const giveUp = Date.now() + 30_000
         while (!done) {
+          if (Date.now() > giveUp) assert.fail('the server did not exit within 30 s of SIGTERM')
           late.push(await httpRequest(base, 'GET', '/healthz').outcome)
           await sleep(20)
         }
@@ -394,6 +397,12 @@ describe('SIGTERM under load', () => {
           const row = await findInquiry(setup.testDatabase.database.db, setup.orgId, id)
           assert.equal(row?.message, `fault-test-${i}`)
         }
+        const tally = (outcome: Outcome) => outcome.error ?? String(outcome.status)
+        const seen = new Map<string, number>()
+        for (const outcome of late) seen.set(tally(outcome), (seen.get(tally(outcome)) ?? 0) + 1)
+        t.diagnostic(
+          `in flight: ${outcomes.length} x 200; after SIGTERM: ${JSON.stringify(Object.fromEntries(seen))}`,
+        )
         for (const outcome of late) {
           if (outcome.error) {
             assert.ok(['ECONNREFUSED', 'ECONNRESET'].includes(outcome.error), JSON.stringify(outcome))
