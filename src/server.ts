@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
@@ -28,10 +30,12 @@ export async function startServer(
   // Inquiry deliveries run inside the server process; several processes may share one database.
   const outbox = createOutbox({ database, config, log: app.log })
   outbox.start()
+  const awaitFirstRequests = trackFreshConnections(app)
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       stopHousekeeping()
+      await awaitFirstRequests(FIRST_REQUEST_GRACE_MS)
       await app.close()
       await outbox.stop()
       await database.close()
@@ -39,6 +43,28 @@ export async function startServer(
     return closing
   }
   return { app, database, url, close }
+}
+
+/** How long a close waits for accepted connections to send their first request. */
+const FIRST_REQUEST_GRACE_MS = 1000
+
+/**
+ * Closing the HTTP server also closes the connections without a request in progress. A connection
+ * the kernel accepted just before the signal, whose request the event loop has not read yet, counts
+ * as such and would be cut although its client already sent everything. The returned function waits
+ * (at most `graceMs`) until every open connection has started its first request.
+ */
+function trackFreshConnections(app: FastifyInstance): (graceMs: number) => Promise<void> {
+  const fresh = new Set<Socket>()
+  app.server.on('connection', (socket: Socket) => {
+    fresh.add(socket)
+    socket.once('close', () => fresh.delete(socket))
+  })
+  app.server.on('request', (request: IncomingMessage) => fresh.delete(request.socket))
+  return async (graceMs) => {
+    const deadline = Date.now() + graceMs
+    while (fresh.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 /** SIGTERM / SIGINT: stop accepting, finish in-flight requests, close the database, exit 0. */

@@ -22,22 +22,31 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url)
 }
 
+export interface DatabaseOptions {
+  /** PostgreSQL: how long to wait for a new connection before failing (503) rather than hanging. */
+  connectTimeoutMs?: number
+  /** SQLite: how long a write waits for another connection's lock before failing (503). */
+  busyTimeoutMs?: number
+}
+
+const envNumber = (name: string, fallback: number) => Number(process.env[name] || fallback)
+
 /**
  * Opens the database named by `url`: a `postgres://` URL or an SQLite file path
  * (`:memory:` and `file:` paths included).
  */
-export function openDatabase(url: string): Database {
-  return isPostgresUrl(url) ? openPostgres(url) : openSqlite(url)
+export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
+  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options)
 }
 
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 
-function openPostgres(url: string): Database {
+function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: Number(process.env.EXPERTDIR_PG_POOL_SIZE ?? 10),
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? envNumber('EXPERTDIR_PG_CONNECT_TIMEOUT_MS', 5000),
     // Our bigint columns hold unix milliseconds and ids, all below 2^53.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -48,6 +57,10 @@ function openPostgres(url: string): Database {
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})
+  // Nor a checked-out one: pg rejects the running query *and* emits 'error' on the client, which
+  // would be an uncaught exception. The query's rejection is the one we answer (503); the pool
+  // drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
   return {
     db,
@@ -64,7 +77,7 @@ function openPostgres(url: string): Database {
   }
 }
 
-function openSqlite(url: string): Database {
+function openSqlite(url: string, options: DatabaseOptions): Database {
   const path = url.replace(/^sqlite:(\/\/)?/, '')
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true })
   const sqlite = new SQLite(path)
@@ -72,7 +85,9 @@ function openSqlite(url: string): Database {
   // FULL: a commit is on disk before we answer, so an acknowledged inquiry survives even a power cut.
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma(
+    `busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? envNumber('EXPERTDIR_SQLITE_BUSY_TIMEOUT_MS', 5000))}`,
+  )
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) })
   return {
     db,

@@ -16,12 +16,18 @@ export function requestIdOf(header: string | string[] | undefined): string {
  */
 export function registerConventions(app: FastifyInstance): void {
   let closing = false
+  // Connections that already carried a request. While closing, only their further (keep-alive)
+  // requests are refused: a connection's first request was accepted before the close and is served.
+  const reused = new WeakSet<object>()
   app.addHook('preClose', async () => {
     closing = true
   })
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
-    if (closing) {
+    const socket = request.raw.socket
+    const again = reused.has(socket)
+    reused.add(socket)
+    if (closing && again) {
       reply.header('connection', 'close')
       throw new ApiError('unavailable', 'The service is shutting down; retry shortly.', undefined, {
         'retry-after': '1',

@@ -1,0 +1,342 @@
+import assert from 'node:assert/strict'
+import { before, test } from 'node:test'
+import fc from 'fast-check'
+import type { LightMyRequestResponse } from 'fastify'
+import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
+import { ERROR_STATUS } from '../src/http/errors.js'
+import { validatorCompiler } from '../src/http/validation.js'
+import { findInquiry } from '../src/inquiries/repository.js'
+import { DonorInquiry, EventInquiry } from '../src/inquiries/schemas.js'
+import { subdivisionCode } from '../src/validation/geo.js'
+import { type JsonSchema, mutatedBody, type Overrides, validBody } from './helpers/arbitraries.js'
+import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
+
+/** Runs per property; 8 properties per dialect. */
+const VALID_RUNS = 50
+const MUTATED_RUNS = 70
+
+/** The app's own body validator (same ajv, trimming and keywords): the oracle for "the schema accepts". */
+function accepts(schema: unknown): (body: unknown) => boolean {
+  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/' } as never) as (
+    data: unknown,
+  ) => { error?: unknown }
+  return (body) => !validate(body).error
+}
+
+const acceptsCreate = accepts(ExpertCreate)
+const acceptsUpdate = accepts(ExpertUpdate)
+const acceptsDonor = accepts(DonorInquiry)
+const acceptsEvent = accepts(EventInquiry)
+
+/** Never a 5xx; `success` boolean; `data` on 200; a catalogued code, its status and a message otherwise. */
+function assertEnvelope(response: LightMyRequestResponse, sent: unknown): Record<string, unknown> {
+  const context = `sent ${JSON.stringify(sent)}\ngot ${response.statusCode} ${response.body}`
+  assert.ok(response.statusCode < 500, context)
+  assert.match(String(response.headers['content-type']), /^application\/json/, context)
+  const body = response.json()
+  assert.equal(typeof body.success, 'boolean', context)
+  if (response.statusCode === 200) {
+    assert.equal(body.success, true, context)
+    assert.equal(typeof body.data, 'object', context)
+    assert.notEqual(body.data, null, context)
+    return body
+  }
+  assert.equal(body.success, false, context)
+  const code = body.error?.code as keyof typeof ERROR_STATUS
+  assert.ok(Object.hasOwn(ERROR_STATUS, code), context)
+  assert.equal(ERROR_STATUS[code], response.statusCode, context)
+  assert.equal(typeof body.error.message, 'string', context)
+  assert.ok(body.error.message.length > 0, context)
+  for (const detail of body.error.details ?? []) {
+    assert.equal(typeof detail.field, 'string', context)
+    assert.equal(typeof detail.message, 'string', context)
+    assert.ok(detail.message.length > 0, context)
+  }
+  return body
+}
+
+const ACCOUNT_TEXT = [
+  'firstname',
+  'lastname',
+  'job_title',
+  'email',
+  'company',
+  'department',
+  'phone_number',
+  'phone_number_extension',
+  'location_city',
+  'location_postal',
+  'location_address',
+  'location_building',
+  'location_room',
+] as const
+
+/** How the service stores a sent text: trimmed, "" as null. */
+const stored = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null)
+
+/** The `account` element an accepted body must produce, on top of what was stored before. */
+function expectedAccount(body: Record<string, unknown>, previous: Record<string, unknown>) {
+  const account: Record<string, unknown> = { ...previous }
+  for (const key of ACCOUNT_TEXT) if (key in body) account[key] = stored(body[key])
+  for (const key of ['is_published', 'is_private']) if (key in body) account[key] = body[key]
+  if ('location_country' in body) {
+    account.location_country = (stored(body.location_country) as string | null)?.toUpperCase() ?? null
+  }
+  // The state must belong to the country the expert ends up with, whichever of the two the body sets.
+  const state = ('location_state' in body ? stored(body.location_state) : previous.location_state) as
+    | string
+    | null
+  const country = account.location_country as string | null
+  account.location_state = state ? ((country && subdivisionCode(country, state)) ?? 'INVALID') : null
+  return account
+}
+
+const EMPTY_ACCOUNT = {
+  ...Object.fromEntries(ACCOUNT_TEXT.map((key) => [key, null])),
+  location_state: null,
+  location_country: null,
+  is_published: 0,
+  is_private: 0,
+}
+
+async function readAccount(ctx: TestContext, username: string): Promise<Record<string, unknown>> {
+  const response = await ctx.inject({
+    method: 'GET',
+    url: `/v2/organization/${ctx.tenant.orgId}/expert/${username}`,
+    headers: ctx.tenant.auth,
+  })
+  assert.equal(response.statusCode, 200, response.body)
+  const { account } = response.json().data
+  assert.equal(account.length, 1)
+  return account[0]
+}
+
+async function count(ctx: TestContext, table: 'experts' | 'inquiries'): Promise<number> {
+  const row = await ctx.testDatabase.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+describeEachDialect(
+  'Property-based request bodies',
+  (ctx) => {
+    const expertsUrl = () => `/v2/organization/${ctx.tenant.orgId}/expert`
+    let recipients: string[]
+    let target: string
+
+    before(async () => {
+      recipients = [await createExpert(ctx, ctx.tenant), await createExpert(ctx, ctx.tenant)]
+      target = await createExpert(ctx, ctx.tenant)
+    })
+
+    const createBodies = validBody(ExpertCreate as JsonSchema)
+    const updateBodies = validBody(ExpertUpdate as JsonSchema)
+
+    test('every generated valid expert create is accepted and stored as sent', async () => {
+      await fc.assert(
+        fc.asyncProperty(createBodies, async (body) => {
+          assert.ok(
+            acceptsCreate(body),
+            `generator produced a body the schema rejects: ${JSON.stringify(body)}`,
+          )
+          const response = await ctx.inject({
+            method: 'POST',
+            url: expertsUrl(),
+            headers: ctx.tenant.auth,
+            payload: body,
+          })
+          const envelope = assertEnvelope(response, body)
+          assert.equal(response.statusCode, 200, response.body)
+          const { username, inserted } = envelope.data as { username: string; inserted: boolean }
+          assert.equal(inserted, true)
+          assert.deepEqual(
+            await readAccount(ctx, username),
+            expectedAccount(body, { ...EMPTY_ACCOUNT, username, corporation_id: ctx.tenant.orgId }),
+          )
+        }),
+        { numRuns: VALID_RUNS },
+      )
+    })
+
+    test('every mutated expert create is refused with a 4xx envelope and nothing is stored', async () => {
+      await fc.assert(
+        fc.asyncProperty(mutatedBody(ExpertCreate as JsonSchema), async ({ mutation, field, body }) => {
+          assert.ok(
+            !acceptsCreate(body),
+            `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
+          )
+          const before = await count(ctx, 'experts')
+          const response = await ctx.inject({
+            method: 'POST',
+            url: expertsUrl(),
+            // Serialized here: a non-object body (an array, a string) must reach the server as JSON too.
+            payload: JSON.stringify(body),
+            headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
+          })
+          assertEnvelope(response, body)
+          assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${mutation}: ${response.body}`)
+          assert.equal(response.json().error.code, 'validation_failed', `${mutation}: ${response.body}`)
+          assert.equal(await count(ctx, 'experts'), before)
+        }),
+        { numRuns: MUTATED_RUNS },
+      )
+    })
+
+    test('every generated valid expert update is applied exactly as sent', async () => {
+      await fc.assert(
+        fc.asyncProperty(updateBodies, async (body) => {
+          assert.ok(
+            acceptsUpdate(body),
+            `generator produced a body the schema rejects: ${JSON.stringify(body)}`,
+          )
+          const previous = await readAccount(ctx, target)
+          const response = await ctx.inject({
+            method: 'PUT',
+            url: `${expertsUrl()}/${target}`,
+            headers: ctx.tenant.auth,
+            payload: body,
+          })
+          assertEnvelope(response, body)
+          const expected = expectedAccount(body, previous)
+          if (expected.location_state === 'INVALID') {
+            // The body changes the country but keeps the stored state of the old one: the service refuses it.
+            assert.equal(response.statusCode, 400, response.body)
+            assert.equal(response.json().error.details[0].field, 'location_state')
+            assert.deepEqual(await readAccount(ctx, target), previous)
+            return
+          }
+          assert.equal(response.statusCode, 200, response.body)
+          assert.deepEqual(response.json().data, { username: target, updated: true })
+          assert.deepEqual(await readAccount(ctx, target), expected)
+        }),
+        { numRuns: VALID_RUNS },
+      )
+    })
+
+    test('every mutated expert update is refused with a 4xx envelope and the expert is unchanged', async () => {
+      await fc.assert(
+        fc.asyncProperty(mutatedBody(ExpertUpdate as JsonSchema), async ({ mutation, field, body }) => {
+          assert.ok(
+            !acceptsUpdate(body),
+            `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
+          )
+          const previous = await readAccount(ctx, target)
+          const response = await ctx.inject({
+            method: 'PUT',
+            url: `${expertsUrl()}/${target}`,
+            payload: JSON.stringify(body),
+            headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
+          })
+          assertEnvelope(response, body)
+          assert.equal(response.statusCode, 400, `${mutation}: ${response.body}`)
+          assert.deepEqual(await readAccount(ctx, target), previous)
+        }),
+        { numRuns: MUTATED_RUNS },
+      )
+    })
+
+    for (const [kind, schema, schemaAccepts] of [
+      ['donor', DonorInquiry, acceptsDonor],
+      ['event', EventInquiry, acceptsEvent],
+    ] as const) {
+      const overrides = (): Overrides => ({ username: fc.constantFrom(...recipients) })
+      const url = () => `/v2/organization/${ctx.tenant.orgId}/inquiry/${kind}`
+
+      test(`every generated valid ${kind} inquiry is stored with the values sent`, async () => {
+        await fc.assert(
+          fc.asyncProperty(validBody(schema as JsonSchema, overrides()), async (body) => {
+            assert.ok(
+              schemaAccepts(body),
+              `generator produced a body the schema rejects: ${JSON.stringify(body)}`,
+            )
+            const response = await ctx.inject({
+              method: 'POST',
+              url: url(),
+              headers: ctx.tenant.auth,
+              payload: body,
+            })
+            const envelope = assertEnvelope(response, body)
+            assert.equal(response.statusCode, 200, response.body)
+            const { id } = envelope.data as { id: number }
+            const row = await findInquiry(ctx.testDatabase.database.db, ctx.tenant.orgId, id)
+            assert.ok(row)
+            const country = (stored(body.location_country) as string | null)?.toUpperCase() ?? null
+            const state = stored(body.location_state) as string | null
+            const specific =
+              kind === 'donor'
+                ? { donor_type: body.donor_type, donor_focus: body.donor_focus }
+                : {
+                    event_name: stored(body.event_name),
+                    event_location: stored(body.event_location),
+                    event_date: body.event_date,
+                    event_description: stored(body.event_description),
+                  }
+            assert.deepEqual(
+              {
+                kind: row.kind,
+                username: row.username,
+                firstname: row.firstname,
+                lastname: row.lastname,
+                email: row.email,
+                phone: row.phone,
+                website: row.website,
+                organization: row.organization,
+                message: row.message,
+                location_city: row.location_city,
+                location_state: row.location_state,
+                location_country: row.location_country,
+                ...Object.fromEntries(
+                  Object.keys(specific).map((key) => [key, row[key as keyof typeof row]]),
+                ),
+              },
+              {
+                kind,
+                username: body.username,
+                firstname: stored(body.firstname),
+                lastname: stored(body.lastname),
+                email: stored(body.email),
+                phone: stored(body.phone),
+                website: stored(body.website),
+                organization: stored(body.organization),
+                message: stored(body.message),
+                location_city: stored(body.location_city),
+                location_state: state && country ? (subdivisionCode(country, state) ?? 'INVALID') : null,
+                location_country: country,
+                ...specific,
+              },
+            )
+          }),
+          { numRuns: VALID_RUNS },
+        )
+      })
+
+      test(`every mutated ${kind} inquiry is refused with a 4xx envelope and nothing is stored`, async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            mutatedBody(schema as JsonSchema, overrides()),
+            async ({ mutation, field, body }) => {
+              assert.ok(
+                !schemaAccepts(body),
+                `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
+              )
+              const before = await count(ctx, 'inquiries')
+              const response = await ctx.inject({
+                method: 'POST',
+                url: url(),
+                payload: JSON.stringify(body),
+                headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
+              })
+              assertEnvelope(response, body)
+              assert.equal(response.statusCode, 400, `${mutation}: ${response.body}`)
+              assert.equal(await count(ctx, 'inquiries'), before)
+            },
+          ),
+          { numRuns: MUTATED_RUNS },
+        )
+      })
+    }
+  },
+  { config: { rateLimitApi: 0 } },
+)
