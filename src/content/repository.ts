@@ -101,22 +101,19 @@ export async function listExpertSpotlights(db: Queryable, orgId: number, expertI
     .execute()
 }
 
-/** Published questions the expert answered, newest first, each once. */
+/**
+ * Published questions the expert answered, newest first, each once. Driven from the expert's answers
+ * (index answers_expert_question), not from the organization's questions.
+ */
 export async function listExpertQuestions(db: Queryable, orgId: number, expertId: number) {
   return db
-    .selectFrom('questions')
+    .selectFrom('answers')
+    .innerJoin('questions', 'questions.id', 'answers.question_id')
     .select(['questions.id', 'questions.question', 'questions.published_at', 'questions.created_at'])
+    .where('answers.expert_id', '=', expertId)
     .where('questions.org_id', '=', orgId)
     .where('questions.published', '=', 1)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('answers')
-          .select('answers.id')
-          .whereRef('answers.question_id', '=', 'questions.id')
-          .where('answers.expert_id', '=', expertId),
-      ),
-    )
+    .groupBy('questions.id')
     .orderBy(sql`coalesce(questions.published_at, questions.created_at)`, 'desc')
     .orderBy('questions.id', 'desc')
     .execute()
