@@ -12,7 +12,16 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -39,6 +48,7 @@ const quick = flags.quick ?? false
 const duration = Number(flags.duration ?? (quick ? 2 : 5))
 const connections = Number(flags.connections ?? 100)
 const warmup = quick ? 1 : 2
+const READ_CACHE_MS = 1000
 
 // --- databases -------------------------------------------------------------------------------------
 
@@ -140,7 +150,7 @@ async function startChild(
   }
 }
 
-function startApp(databaseUrl: string): Promise<Child> {
+function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Child> {
   const nodeFlags = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []
   return startChild(
     'app-server.ts',
@@ -152,6 +162,7 @@ function startApp(databaseUrl: string): Promise<Child> {
       EXPERTDIR_RATE_LIMIT_TOKEN: '0',
       EXPERTDIR_SMTP_URL: '',
       EXPERTDIR_REDIS_URL: '',
+      ...extraEnv,
     },
     nodeFlags,
   )
@@ -166,6 +177,8 @@ interface Target {
   makeBody?: () => string
   /** Writes and scrypt cannot reach the reads' rate: their fixed rate is half their own saturation. */
   ownRate?: boolean
+  /** Fewer connections for a route whose requests take long (scrypt), so that requests complete within the run. */
+  connections?: number
 }
 
 interface Measurement {
@@ -181,6 +194,8 @@ interface Measurement {
     rps: number
     non2xx: number
   }
+  /** For a read that cannot sustain the baseline-based rate: latency at half its own saturation rate. */
+  ownRate?: { rate: number; p50: number; p99: number; rps: number; non2xx: number }
   ratio: number
 }
 
@@ -191,7 +206,7 @@ async function cannon(base: string, target: Target, seconds: number, overallRate
     ...request,
     ...(makeBody ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: makeBody() }) }] } : {}),
     url: `${base}${path}`,
-    connections,
+    connections: target.connections ?? connections,
     duration: seconds,
     timeout: 30,
     ...(overallRate ? { overallRate } : {}),
@@ -220,6 +235,14 @@ async function atRate(base: string, target: Target, rate: number) {
     p99: result.latency.p99,
     non2xx: result.non2xx,
   }
+}
+
+/** Latency at half the route's own saturation rate, when that is below the baseline-based fixed rate. */
+async function ownRateIfSlower(base: string, target: Target, saturationRps: number, fixedRate: number) {
+  const own = Math.max(1, Math.round(saturationRps / 2))
+  if (target.ownRate || own >= fixedRate) return {}
+  log(`${target.name}: at its own half rate ${own}/s...`)
+  return { ownRate: { rate: own, ...(await atRate(base, target, own)) } }
 }
 
 async function getJson(url: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
@@ -288,6 +311,7 @@ function targets(dataset: Dataset, token: string): Target[] {
     {
       name: 'POST token',
       ownRate: true,
+      connections: 8,
       request: {
         method: 'POST',
         path: '/v2/oauth/token',
@@ -298,6 +322,33 @@ function targets(dataset: Dataset, token: string): Target[] {
   ]
 }
 
+/** Latency of a 4 KiB write + fsync in `dir`: what every durable SQLite commit pays at least once. */
+function fsyncLatency(dir: string, count = 500) {
+  const path = join(dir, `fsync-probe-${process.pid}`)
+  const fd = openSync(path, 'w')
+  const block = Buffer.alloc(4096, 1)
+  const times: number[] = []
+  try {
+    for (let i = 0; i < count; i++) {
+      writeSync(fd, block)
+      const start = performance.now()
+      fsyncSync(fd)
+      times.push(performance.now() - start)
+    }
+  } finally {
+    closeSync(fd)
+    rmSync(path, { force: true })
+  }
+  times.sort((a, b) => a - b)
+  const mean = times.reduce((sum, t) => sum + t, 0) / times.length
+  return {
+    meanMs: round(mean, 3),
+    p50Ms: round(times[Math.floor(count / 2)] as number, 3),
+    p99Ms: round(times[Math.floor(count * 0.99)] as number, 3),
+    serialCommitsPerSecond: Math.round(1000 / mean),
+  }
+}
+
 // --- the run ---------------------------------------------------------------------------------------
 
 function log(message: string): void {
@@ -305,7 +356,18 @@ function log(message: string): void {
 }
 
 function table(rows: Measurement[]): string {
-  const header = ['route', 'req/s', 'x baseline', 'fixed rate/s', 'p50 ms', 'p99 ms', 'non-2xx']
+  const header = [
+    'route',
+    'req/s',
+    'x baseline',
+    'fixed rate/s',
+    'p50 ms',
+    'p99 ms',
+    'own half rate/s',
+    'p50',
+    'p99',
+    'non-2xx',
+  ]
   const lines = rows.map((row) => [
     row.route,
     String(row.saturation.rps),
@@ -313,7 +375,10 @@ function table(rows: Measurement[]): string {
     `${row.fixedRate.rate}${row.fixedRate.basis === 'own' ? ' (own)' : ''}`,
     String(row.fixedRate.p50),
     String(row.fixedRate.p99),
-    String(row.saturation.non2xx + row.fixedRate.non2xx + row.saturation.errors),
+    row.ownRate ? String(row.ownRate.rate) : '',
+    row.ownRate ? String(row.ownRate.p50) : '',
+    row.ownRate ? String(row.ownRate.p99) : '',
+    String(row.saturation.non2xx + (row.ownRate?.non2xx ?? 0) + row.fixedRate.non2xx + row.saturation.errors),
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => (line[i] as string).length)))
   const format = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ')
@@ -370,8 +435,33 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         path: target.request.path,
         saturation,
         fixedRate: { rate, basis: target.ownRate ? 'own' : 'baseline', ...fixed },
+        ...(await ownRateIfSlower(app.url, target, saturation.rps, rate)),
         ratio: round(saturation.rps / baseSat.rps, 3),
       })
+    }
+    await app.stop()
+
+    // The same reads with the optional read cache on (EXPERTDIR_READ_CACHE_MS, off by default).
+    const cached = await startApp(databaseUrl, { EXPERTDIR_READ_CACHE_MS: String(READ_CACHE_MS) })
+    try {
+      for (const target of list.slice(0, 3)) {
+        const name = `${target.name} (read cache ${READ_CACHE_MS} ms)`
+        log(`${name}: saturation...`)
+        const saturation = await saturate(cached.url, target)
+        log(`${name}: ${saturation.rps} req/s; at ${fixedRate}/s...`)
+        const fixed = await atRate(cached.url, target, fixedRate)
+        rows.push({
+          route: name,
+          method: 'GET',
+          path: target.request.path,
+          saturation,
+          fixedRate: { rate: fixedRate, basis: 'baseline', ...fixed },
+          ...(await ownRateIfSlower(cached.url, target, saturation.rps, fixedRate)),
+          ratio: round(saturation.rps / baseSat.rps, 3),
+        })
+      }
+    } finally {
+      await cached.stop()
     }
     return { rows, bodyBytes }
   } finally {
@@ -416,6 +506,8 @@ async function main(): Promise<void> {
       `dataset: ${dataset.counts.experts} experts, ${dataset.counts.profileItems} profile items, ` +
         `${dataset.counts.posts} posts, ${dataset.counts.questions} questions in ${dataset.seconds.toFixed(1)} s`,
     )
+    const fsync = database.dialect === 'sqlite' ? fsyncLatency(dirname(database.url)) : undefined
+    if (fsync) log(`fsync: ${JSON.stringify(fsync)}`)
     const { rows, bodyBytes } = await measureRoutes(dataset, database.url)
     report = {
       started,
@@ -434,17 +526,21 @@ async function main(): Promise<void> {
         measuredExpert: dataset.username,
       },
       profileBodyBytes: bodyBytes,
+      fsync,
       results: rows,
     }
     console.log(`\n${database.dialect}, ${connections} connections, ${duration} s per measurement`)
     console.log(table(rows))
+    if (fsync)
+      console.log(`fsync (4 KiB, database directory): mean ${fsync.meanMs} ms, p99 ${fsync.p99Ms} ms`)
   } finally {
     await database.drop()
   }
 
   if (flags.scale) {
-    const baseline = (report.results as Measurement[])[0] as Measurement
-    const rate = baseline.fixedRate.rate
+    // Service latency, not queueing: half the rate the profile read sustained in the main run.
+    const profile = (report.results as Measurement[])[1] as Measurement
+    const rate = Math.max(1, Math.round(profile.saturation.rps / 2))
     const small = await profileAt({ fullExperts: 1000, lightExperts: 0, posts: 1000, questions: 1000 }, rate)
     const large = await profileAt(
       { fullExperts: 0, lightExperts: 100_000, posts: 1000, questions: 1000 },
@@ -452,7 +548,8 @@ async function main(): Promise<void> {
     )
     report.scale = {
       note:
-        'profile read of the same fully filled expert at a fixed rate; at 100,000 experts the others ' +
+        'profile read of the same fully filled expert at half the rate the profile read sustained in the ' +
+        'main run; at 100,000 experts the others ' +
         'carry a few sections each (biography, tagline, topic, language, education)',
       small,
       large,
