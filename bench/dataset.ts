@@ -181,6 +181,9 @@ export async function buildDataset(db: Kysely<DB>, sizes: DatasetSizes, now: num
         db,
       )
     }
+    // Fresh statistics, as autovacuum would gather after a bulk load: without them the planner
+    // takes the tables for nearly empty and picks scans.
+    await sql`analyze`.execute(db)
   }
   const count = async (table: 'experts' | 'profile_items' | 'spotlights' | 'questions' | 'answers') =>
     Number(

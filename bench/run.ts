@@ -5,7 +5,8 @@
  *   --db URL         SQLite file path or postgres:// URL of a server to create a fresh database on
  *                    (default: a temp SQLite file). The database is removed afterwards.
  *   --duration S     seconds per measurement (default 5)
- *   --connections N  concurrent connections (default 100)
+ *   --connections N  concurrent connections at saturation (default 100)
+ *   --rate-connections N  connections for the fixed-rate latency runs (default 20)
  *   --scale          also compare the profile read at 1,000 and 100,000 experts
  *   --quick          small dataset and 2 s measurements (a smoke run)
  *   --cpu-prof       run the app with --cpu-prof (profiles in bench/profiles/)
@@ -39,6 +40,7 @@ const { values: flags } = parseArgs({
     db: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string' },
+    'rate-connections': { type: 'string' },
     scale: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
@@ -47,6 +49,7 @@ const { values: flags } = parseArgs({
 const quick = flags.quick ?? false
 const duration = Number(flags.duration ?? (quick ? 2 : 5))
 const connections = Number(flags.connections ?? 100)
+const rateConnections = Number(flags['rate-connections'] ?? 20)
 const warmup = quick ? 1 : 2
 const READ_CACHE_MS = 1000
 
@@ -206,7 +209,9 @@ async function cannon(base: string, target: Target, seconds: number, overallRate
     ...request,
     ...(makeBody ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: makeBody() }) }] } : {}),
     url: `${base}${path}`,
-    connections: target.connections ?? connections,
+    // At a fixed rate autocannon paces each connection on its own timer, all started together: every
+    // connection fires at once, so the burst size is the connection count. Fewer connections, smaller bursts.
+    connections: Math.min(target.connections ?? connections, overallRate ? rateConnections : connections),
     duration: seconds,
     timeout: 30,
     ...(overallRate ? { overallRate } : {}),
@@ -519,7 +524,7 @@ async function main(): Promise<void> {
         node: process.version,
       },
       dialect: database.dialect,
-      settings: { durationSeconds: duration, connections, warmupSeconds: warmup, quick },
+      settings: { durationSeconds: duration, connections, rateConnections, warmupSeconds: warmup, quick },
       dataset: {
         ...dataset.counts,
         generationSeconds: round(dataset.seconds),
@@ -529,7 +534,10 @@ async function main(): Promise<void> {
       fsync,
       results: rows,
     }
-    console.log(`\n${database.dialect}, ${connections} connections, ${duration} s per measurement`)
+    console.log(
+      `\n${database.dialect}, ${connections} connections at saturation, ${rateConnections} at a fixed rate, ` +
+        `${duration} s per measurement`,
+    )
     console.log(table(rows))
     if (fsync)
       console.log(`fsync (4 KiB, database directory): mean ${fsync.meanMs} ms, p99 ${fsync.p99Ms} ms`)
