@@ -378,6 +378,7 @@ function table(rows: Measurement[]): string {
     String(row.saturation.rps),
     row.ratio.toFixed(2),
     `${row.fixedRate.rate}${row.fixedRate.basis === 'own' ? ' (own)' : ''}`,
+    String(row.fixedRate.rps),
     String(row.fixedRate.p50),
     String(row.fixedRate.p99),
     row.ownRate ? String(row.ownRate.rate) : '',
