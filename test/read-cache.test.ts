@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
 import { createExpert, describeEachDialect, envelope } from './helpers/harness.js'
 
 const TTL = 1000
+
+const firstnameOf = (response: LightMyRequestResponse) =>
+  (envelope(response).data?.account as { firstname: string }[] | undefined)?.[0]?.firstname
 
 describeEachDialect(
   'Read cache (EXPERTDIR_READ_CACHE_MS)',
@@ -15,7 +19,7 @@ describeEachDialect(
       const username = await createExpert(ctx, ctx.tenant, { firstname: 'Cached' })
       const first = await read(username)
       assert.equal(first.statusCode, 200)
-      assert.equal((envelope(first).data?.account as { firstname: string }[])[0]?.firstname, 'Cached')
+      assert.equal(firstnameOf(first), 'Cached')
       const update = await ctx.inject({
         method: 'PUT',
         url: profileUrl(ctx.tenant.orgId, username),
@@ -25,7 +29,7 @@ describeEachDialect(
       assert.equal(update.statusCode, 200)
       const second = await read(username)
       assert.equal(second.statusCode, 200)
-      assert.equal((envelope(second).data?.account as { firstname: string }[])[0]?.firstname, 'Renamed')
+      assert.equal(firstnameOf(second), 'Renamed')
       assert.notEqual(second.headers.etag, first.headers.etag)
       const stored = await ctx.testDatabase.database.db
         .selectFrom('experts')
@@ -45,11 +49,11 @@ describeEachDialect(
         .execute()
       const cached = await read(username)
       assert.equal(cached.statusCode, 200)
-      assert.equal((envelope(cached).data?.account as { firstname: string }[])[0]?.firstname, 'Before')
+      assert.equal(firstnameOf(cached), 'Before')
       ctx.clock.advance(TTL)
       const fresh = await read(username)
       assert.equal(fresh.statusCode, 200)
-      assert.equal((envelope(fresh).data?.account as { firstname: string }[])[0]?.firstname, 'After')
+      assert.equal(firstnameOf(fresh), 'After')
     })
 
     test('a cached read keeps its ETag, answers If-None-Match with 304 and still needs a valid token', async () => {
