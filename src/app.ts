@@ -14,6 +14,7 @@ import { methodNotAllowed, registerConventions, requestIdOf } from './http/conve
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
+import { registerReadCache } from './http/read-cache.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { registerOpenApi } from './system/openapi.js'
@@ -99,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     )
     if (limit) protectedScope.addHook('onRequest', limit)
     registerReadEtags(protectedScope)
+    registerReadCache(protectedScope, config.readCacheMs, now)
     await expertRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
+import { reusableQuery } from '../db/reusable-query.js'
 import type { ExpertRow, OrganizationProfilesTable } from '../db/schema.js'
 
 /** The organization's public profile (the `corporationprofile` / `corporationsocial` sections). */
@@ -24,13 +25,8 @@ export const ORGANIZATION_PROFILE_COLUMNS = [
 
 export type OrganizationProfile = Omit<OrganizationProfilesTable, 'org_id'> & { id: number; name: string }
 
-/** The expert with its organization's public profile, in one query. */
-export async function findExpertWithOrganization(
-  db: Queryable,
-  orgId: number,
-  username: string,
-): Promise<{ expert: ExpertRow; organization: OrganizationProfile } | undefined> {
-  const row = await db
+const expertWithOrganization = reusableQuery((db: Queryable, orgId: number, username: string) =>
+  db
     .selectFrom('experts')
     .innerJoin('organizations', 'organizations.id', 'experts.org_id')
     .leftJoin('organization_profiles', 'organization_profiles.org_id', 'experts.org_id')
@@ -42,8 +38,16 @@ export async function findExpertWithOrganization(
       ),
     )
     .where('experts.org_id', '=', orgId)
-    .where('experts.username', '=', username)
-    .executeTakeFirst()
+    .where('experts.username', '=', username),
+)
+
+/** The expert with its organization's public profile, in one query. */
+export async function findExpertWithOrganization(
+  db: Queryable,
+  orgId: number,
+  username: string,
+): Promise<{ expert: ExpertRow; organization: OrganizationProfile } | undefined> {
+  const [row] = await expertWithOrganization(db, orgId, username)
   if (!row) return undefined
   const record = row as unknown as Record<string, unknown>
   const expert: Record<string, unknown> = {}
@@ -65,25 +69,21 @@ export interface ProfileItemRow {
   data: string
 }
 
-export async function listProfileItems(
-  db: Queryable,
-  orgId: number,
-  expertId: number,
-): Promise<ProfileItemRow[]> {
-  return db
-    .selectFrom('profile_items')
-    .select(['id', 'section', 'position', 'external_key', 'data'])
-    .where('org_id', '=', orgId)
-    .where('expert_id', '=', expertId)
-    .orderBy('section')
-    .orderBy('position')
-    .orderBy('id')
-    .execute()
-}
+export const listProfileItems: (db: Queryable, orgId: number, expertId: number) => Promise<ProfileItemRow[]> =
+  reusableQuery((db: Queryable, orgId: number, expertId: number) =>
+    db
+      .selectFrom('profile_items')
+      .select(['id', 'section', 'position', 'external_key', 'data'])
+      .where('org_id', '=', orgId)
+      .where('expert_id', '=', expertId)
+      .orderBy('section')
+      .orderBy('position')
+      .orderBy('id'),
+  )
 
 /** Published posts that tag the expert, newest first. */
-export async function listExpertSpotlights(db: Queryable, orgId: number, expertId: number) {
-  return db
+export const listExpertSpotlights = reusableQuery((db: Queryable, orgId: number, expertId: number) =>
+  db
     .selectFrom('spotlights')
     .innerJoin('spotlight_experts', 'spotlight_experts.spotlight_id', 'spotlights.id')
     .select([
@@ -97,63 +97,55 @@ export async function listExpertSpotlights(db: Queryable, orgId: number, expertI
     .where('spotlight_experts.expert_id', '=', expertId)
     .where('spotlights.published', '=', 1)
     .orderBy(sql`coalesce(spotlights.published_at, spotlights.created_at)`, 'desc')
-    .orderBy('spotlights.id', 'desc')
-    .execute()
-}
+    .orderBy('spotlights.id', 'desc'),
+)
 
-/** Published questions the expert answered, newest first, each once. */
-export async function listExpertQuestions(db: Queryable, orgId: number, expertId: number) {
-  return db
-    .selectFrom('questions')
+/**
+ * Published questions the expert answered, newest first, each once. Driven from the expert's answers
+ * (index answers_expert_question), not from the organization's questions.
+ */
+export const listExpertQuestions = reusableQuery((db: Queryable, orgId: number, expertId: number) =>
+  db
+    .selectFrom('answers')
+    .innerJoin('questions', 'questions.id', 'answers.question_id')
     .select(['questions.id', 'questions.question', 'questions.published_at', 'questions.created_at'])
+    .where('answers.expert_id', '=', expertId)
     .where('questions.org_id', '=', orgId)
     .where('questions.published', '=', 1)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('answers')
-          .select('answers.id')
-          .whereRef('answers.question_id', '=', 'questions.id')
-          .where('answers.expert_id', '=', expertId),
-      ),
-    )
+    .groupBy('questions.id')
     .orderBy(sql`coalesce(questions.published_at, questions.created_at)`, 'desc')
-    .orderBy('questions.id', 'desc')
-    .execute()
-}
+    .orderBy('questions.id', 'desc'),
+)
+
+const spotlightById = reusableQuery((db: Queryable, orgId: number, id: number) =>
+  db.selectFrom('spotlights').selectAll().where('org_id', '=', orgId).where('id', '=', id),
+)
 
 export async function findSpotlight(db: Queryable, orgId: number, id: number) {
-  return db
-    .selectFrom('spotlights')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return (await spotlightById(db, orgId, id))[0]
 }
 
+const questionById = reusableQuery((db: Queryable, orgId: number, id: number) =>
+  db.selectFrom('questions').selectAll().where('org_id', '=', orgId).where('id', '=', id),
+)
+
 export async function findQuestion(db: Queryable, orgId: number, id: number) {
-  return db
-    .selectFrom('questions')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return (await questionById(db, orgId, id))[0]
 }
 
 /** Experts tagged in a post, in the post's order. */
-export async function listTaggedExperts(db: Queryable, orgId: number, spotlightId: number) {
-  return db
+export const listTaggedExperts = reusableQuery((db: Queryable, orgId: number, spotlightId: number) =>
+  db
     .selectFrom('spotlight_experts')
     .innerJoin('experts', 'experts.id', 'spotlight_experts.expert_id')
     .select(['experts.username', 'experts.firstname', 'experts.lastname', 'experts.job_title'])
     .where('experts.org_id', '=', orgId)
     .where('spotlight_experts.spotlight_id', '=', spotlightId)
-    .orderBy('spotlight_experts.position')
-    .execute()
-}
+    .orderBy('spotlight_experts.position'),
+)
 
-export async function listAnswers(db: Queryable, orgId: number, questionId: number) {
-  return db
+export const listAnswers = reusableQuery((db: Queryable, orgId: number, questionId: number) =>
+  db
     .selectFrom('answers')
     .innerJoin('experts', 'experts.id', 'answers.expert_id')
     .select([
@@ -167,19 +159,23 @@ export async function listAnswers(db: Queryable, orgId: number, questionId: numb
     .where('experts.org_id', '=', orgId)
     .where('answers.question_id', '=', questionId)
     .orderBy('answers.position')
-    .orderBy('answers.id')
-    .execute()
-}
+    .orderBy('answers.id'),
+)
 
 export type TaggingTable = 'spotlight_tags' | 'question_tags'
 
+const tagsOf = (table: TaggingTable) =>
+  reusableQuery((db: Queryable, orgId: number, ownerId: number) =>
+    db
+      .selectFrom(table)
+      .innerJoin('content_tags', 'content_tags.id', `${table}.content_tag_id`)
+      .select([`${table}.id as id`, 'content_tags.id as content_tag_id', 'content_tags.name as tag'])
+      .where('content_tags.org_id', '=', orgId)
+      .where(`${table}.owner_id`, '=', ownerId)
+      .orderBy(`${table}.position`),
+  )
+const TAG_QUERIES = { spotlight_tags: tagsOf('spotlight_tags'), question_tags: tagsOf('question_tags') }
+
 export async function listTags(db: Queryable, orgId: number, table: TaggingTable, ownerId: number) {
-  return db
-    .selectFrom(table)
-    .innerJoin('content_tags', 'content_tags.id', `${table}.content_tag_id`)
-    .select([`${table}.id as id`, 'content_tags.id as content_tag_id', 'content_tags.name as tag'])
-    .where('content_tags.org_id', '=', orgId)
-    .where(`${table}.owner_id`, '=', ownerId)
-    .orderBy(`${table}.position`)
-    .execute()
+  return TAG_QUERIES[table](db, orgId, ownerId)
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely'
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type Transaction } from 'kysely'
 import pg from 'pg'
 import type { DB } from './schema.js'
 
@@ -88,7 +88,7 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   sqlite.pragma(
     `busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? envNumber('EXPERTDIR_SQLITE_BUSY_TIMEOUT_MS', 5000))}`,
   )
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) })
   return {
     db,
     dialect: 'sqlite',
@@ -96,6 +96,27 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
       sqlite.prepare('select 1').get()
     },
     close: () => db.destroy(),
+  }
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a small indexed query. Keep
+ * prepared statements by SQL text (bounded: SQL with variable-length lists varies). Safe because
+ * Kysely runs one query at a time on its single SQLite connection.
+ */
+function reusingStatements(sqlite: SQLite.Database, maxStatements = 1000): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>()
+  return {
+    close: () => sqlite.close(),
+    prepare(sql) {
+      let statement = statements.get(sql)
+      if (!statement) {
+        statement = sqlite.prepare(sql)
+        if (statements.size >= maxStatements) statements.delete(statements.keys().next().value as string)
+        statements.set(sql, statement)
+      }
+      return statement
+    },
   }
 }
 

@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as foundation from './migrations/0001_foundation.js'
 import * as content from './migrations/0002_content.js'
 import * as inquiries from './migrations/0003_inquiries.js'
+import * as performance from './migrations/0004_performance.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -9,6 +10,7 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_content': content,
   '0003_inquiries': inquiries,
+  '0004_performance': performance,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,0 +1,584 @@
+/**
+ * `npm run bench`: builds a dataset, starts the baseline and the app in their own processes on
+ * loopback, and measures each route with autocannon for a fixed time. See docs/performance.md.
+ *
+ *   --db URL         SQLite file path or postgres:// URL of a server to create a fresh database on
+ *                    (default: a temp SQLite file). The database is removed afterwards.
+ *   --duration S     seconds per measurement (default 5)
+ *   --connections N  concurrent connections at saturation (default 100)
+ *   --rate-connections N  connections for the fixed-rate latency runs (default 20)
+ *   --scale          also compare the profile read at 1,000 and 100,000 experts
+ *   --quick          small dataset and 2 s measurements (a smoke run)
+ *   --cpu-prof       run the app with --cpu-prof (profiles in bench/profiles/)
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
+import os from 'node:os'
+import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import autocannon, { type Options, type Result } from 'autocannon'
+import pg from 'pg'
+import { isPostgresUrl, openDatabase } from '../src/db/database.js'
+import { migrateToLatest } from '../src/db/migrate.js'
+import { buildDataset, type Dataset, type DatasetSizes } from './dataset.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const { values: flags } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+    'rate-connections': { type: 'string' },
+    scale: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'boolean', default: false },
+  },
+})
+const quick = flags.quick ?? false
+const duration = Number(flags.duration ?? (quick ? 2 : 5))
+const connections = Number(flags.connections ?? 100)
+const rateConnections = Number(flags['rate-connections'] ?? 20)
+const warmup = quick ? 1 : 2
+const READ_CACHE_MS = 1000
+
+// --- databases -------------------------------------------------------------------------------------
+
+interface BenchDatabase {
+  url: string
+  dialect: 'sqlite' | 'postgres'
+  drop(): Promise<void>
+}
+
+/** A fresh empty database: a temp SQLite file, or a new database on the PostgreSQL server of `--db`. */
+async function freshDatabase(target: string | undefined): Promise<BenchDatabase> {
+  if (target && isPostgresUrl(target)) {
+    const name = `expertdir_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+    const admin = new pg.Client({ connectionString: target })
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+    await admin.end()
+    const url = new URL(target)
+    url.pathname = `/${name}`
+    return {
+      url: url.toString(),
+      dialect: 'postgres',
+      async drop() {
+        const cleanup = new pg.Client({ connectionString: target })
+        await cleanup.connect()
+        await cleanup.query(`drop database if exists ${name} with (force)`)
+        await cleanup.end()
+      },
+    }
+  }
+  if (target) {
+    rmSync(target, { force: true })
+    return { url: target, dialect: 'sqlite', drop: async () => {} }
+  }
+  const dir = mkdtempSync(join(os.tmpdir(), 'expertdir-bench-'))
+  return {
+    url: join(dir, 'bench.sqlite'),
+    dialect: 'sqlite',
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+async function populate(url: string, sizes: DatasetSizes): Promise<Dataset> {
+  const database = openDatabase(url)
+  try {
+    await migrateToLatest(database.db)
+    return await buildDataset(database.db, sizes, Date.now())
+  } finally {
+    await database.close()
+  }
+}
+
+// --- processes -------------------------------------------------------------------------------------
+
+interface Child {
+  url: string
+  process: ChildProcess
+  stop(): Promise<void>
+}
+
+/** Starts `script` (TypeScript, through tsx) and waits for the `{"url"}` line it prints. */
+async function startChild(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeFlags: string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(here, script), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000)
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)))
+    lines.on('line', (line) => {
+      try {
+        const parsed = JSON.parse(line) as { url?: string }
+        if (parsed.url) {
+          clearTimeout(timer)
+          resolve(parsed.url)
+        }
+      } catch {
+        // other output
+      }
+    })
+  })
+  return {
+    url,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Child> {
+  const nodeFlags = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []
+  return startChild(
+    'app-server.ts',
+    [],
+    {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      EXPERTDIR_RATE_LIMIT_API: '0',
+      EXPERTDIR_RATE_LIMIT_TOKEN: '0',
+      EXPERTDIR_SMTP_URL: '',
+      EXPERTDIR_REDIS_URL: '',
+      ...extraEnv,
+    },
+    nodeFlags,
+  )
+}
+
+// --- measurements ----------------------------------------------------------------------------------
+
+interface Target {
+  name: string
+  request: Omit<Options, 'url' | 'connections' | 'duration'> & { path: string }
+  /** A distinct body per request (autocannon's own `[<id>]` replacement miscounts Content-Length). */
+  makeBody?: () => string
+  /** Writes and scrypt cannot reach the reads' rate: their fixed rate is half their own saturation. */
+  ownRate?: boolean
+  /** Fewer connections for a route whose requests take long (scrypt), so that requests complete within the run. */
+  connections?: number
+}
+
+interface Measurement {
+  route: string
+  method: string
+  path: string
+  saturation: { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+  fixedRate: {
+    rate: number
+    basis: 'baseline' | 'own'
+    p50: number
+    p99: number
+    rps: number
+    non2xx: number
+  }
+  /** For a read that cannot sustain the baseline-based rate: latency at half its own saturation rate. */
+  ownRate?: { rate: number; p50: number; p99: number; rps: number; non2xx: number }
+  ratio: number
+}
+
+async function cannon(base: string, target: Target, seconds: number, overallRate?: number): Promise<Result> {
+  const { path, ...request } = target.request
+  const { makeBody } = target
+  return autocannon({
+    ...request,
+    ...(makeBody ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: makeBody() }) }] } : {}),
+    url: `${base}${path}`,
+    // At a fixed rate autocannon paces each connection on its own timer, all started together: every
+    // connection fires at once, so the burst size is the connection count. Fewer connections, smaller bursts.
+    connections: Math.min(target.connections ?? connections, overallRate ? rateConnections : connections),
+    duration: seconds,
+    timeout: 30,
+    ...(overallRate ? { overallRate } : {}),
+  })
+}
+
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits
+
+async function saturate(base: string, target: Target) {
+  await cannon(base, target, warmup)
+  const result = await cannon(base, target, duration)
+  return {
+    rps: round(result.requests.average, 0),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  }
+}
+
+async function atRate(base: string, target: Target, rate: number) {
+  const result = await cannon(base, target, duration, rate)
+  return {
+    rps: round(result.requests.average, 0),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  }
+}
+
+/** Latency at half the route's own saturation rate, when that is below the baseline-based fixed rate. */
+async function ownRateIfSlower(base: string, target: Target, saturationRps: number, fixedRate: number) {
+  const own = Math.max(1, Math.round(saturationRps / 2))
+  if (target.ownRate || own >= fixedRate) return {}
+  log(`${target.name}: at its own half rate ${own}/s...`)
+  return { ownRate: { rate: own, ...(await atRate(base, target, own)) } }
+}
+
+async function getJson(url: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
+  const response = await fetch(url, init)
+  return { status: response.status, text: await response.text() }
+}
+
+async function issueToken(base: string, dataset: Dataset): Promise<string> {
+  const { status, text } = await getJson(`${base}/v2/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: tokenForm(dataset),
+  })
+  if (status !== 200) throw new Error(`token request failed: ${status} ${text}`)
+  return (JSON.parse(text) as { data: { accessToken: string } }).data.accessToken
+}
+
+function tokenForm(dataset: Dataset): string {
+  return new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: dataset.client.client_id,
+    client_secret: dataset.client.client_secret,
+  }).toString()
+}
+
+let sequence = 0
+
+function targets(dataset: Dataset, token: string): Target[] {
+  const auth = { authorization: `Bearer ${token}` }
+  const org = dataset.orgId
+  return [
+    {
+      name: 'GET expert profile',
+      request: { method: 'GET', path: `/v2/organization/${org}/expert/${dataset.username}`, headers: auth },
+    },
+    {
+      name: 'GET spotlight',
+      request: { method: 'GET', path: `/v2/spotlight/${org}/${dataset.spotlightId}`, headers: auth },
+    },
+    {
+      name: 'GET qanda',
+      request: { method: 'GET', path: `/v2/qanda/${org}/${dataset.questionId}`, headers: auth },
+    },
+    {
+      name: 'POST inquiry (donor)',
+      ownRate: true,
+      request: {
+        method: 'POST',
+        path: `/v2/organization/${org}/inquiry/donor`,
+        headers: { ...auth, 'content-type': 'application/json' },
+      },
+      makeBody: () =>
+        JSON.stringify({
+          username: dataset.username,
+          firstname: 'Bench',
+          lastname: 'Donor',
+          email: 'donor@bench.example',
+          organization: 'Bench Foundation',
+          message: `We would like to support your research. Reference ${++sequence}.`,
+          location_country: 'US',
+          location_state: 'TX',
+          donor_type: 'corporate',
+          donor_focus: 'recurring_gift',
+        }),
+    },
+    {
+      name: 'POST token',
+      ownRate: true,
+      connections: 8,
+      request: {
+        method: 'POST',
+        path: '/v2/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: tokenForm(dataset),
+      },
+    },
+  ]
+}
+
+/** Latency of a 4 KiB write + fsync in `dir`: what every durable SQLite commit pays at least once. */
+function fsyncLatency(dir: string, count = 500) {
+  const path = join(dir, `fsync-probe-${process.pid}`)
+  const fd = openSync(path, 'w')
+  const block = Buffer.alloc(4096, 1)
+  const times: number[] = []
+  try {
+    for (let i = 0; i < count; i++) {
+      writeSync(fd, block)
+      const start = performance.now()
+      fsyncSync(fd)
+      times.push(performance.now() - start)
+    }
+  } finally {
+    closeSync(fd)
+    rmSync(path, { force: true })
+  }
+  times.sort((a, b) => a - b)
+  const mean = times.reduce((sum, t) => sum + t, 0) / times.length
+  return {
+    meanMs: round(mean, 3),
+    p50Ms: round(times[Math.floor(count / 2)] as number, 3),
+    p99Ms: round(times[Math.floor(count * 0.99)] as number, 3),
+    serialCommitsPerSecond: Math.round(1000 / mean),
+  }
+}
+
+// --- the run ---------------------------------------------------------------------------------------
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`)
+}
+
+function table(rows: Measurement[]): string {
+  const header = [
+    'route',
+    'req/s',
+    'x baseline',
+    'fixed rate/s',
+    'p50 ms',
+    'p99 ms',
+    'own half rate/s',
+    'p50',
+    'p99',
+    'non-2xx',
+  ]
+  const lines = rows.map((row) => [
+    row.route,
+    String(row.saturation.rps),
+    row.ratio.toFixed(2),
+    `${row.fixedRate.rate}${row.fixedRate.basis === 'own' ? ' (own)' : ''}`,
+    String(row.fixedRate.rps),
+    String(row.fixedRate.p50),
+    String(row.fixedRate.p99),
+    row.ownRate ? String(row.ownRate.rate) : '',
+    row.ownRate ? String(row.ownRate.p50) : '',
+    row.ownRate ? String(row.ownRate.p99) : '',
+    String(row.saturation.non2xx + (row.ownRate?.non2xx ?? 0) + row.fixedRate.non2xx + row.saturation.errors),
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => (line[i] as string).length)))
+  const format = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ')
+  return [format(header), format(widths.map((w) => '-'.repeat(w))), ...lines.map(format)].join('\n')
+}
+
+async function measureRoutes(dataset: Dataset, databaseUrl: string) {
+  const app = await startApp(databaseUrl)
+  let baseline: Child | undefined
+  const bodyDir = mkdtempSync(join(os.tmpdir(), 'expertdir-bench-body-'))
+  try {
+    const token = await issueToken(app.url, dataset)
+    const list = targets(dataset, token)
+    const profile = list[0] as Target
+    const real = await getJson(`${app.url}${profile.request.path}`, { headers: profile.request.headers })
+    if (real.status !== 200) throw new Error(`profile read failed: ${real.status} ${real.text.slice(0, 200)}`)
+    const bodyFile = join(bodyDir, 'profile.json')
+    writeFileSync(bodyFile, real.text)
+    const bodyBytes = Buffer.byteLength(real.text)
+    for (const target of list.slice(1, 3)) {
+      const check = await getJson(`${app.url}${target.request.path}`, { headers: target.request.headers })
+      if (check.status !== 200)
+        throw new Error(`${target.name} failed: ${check.status} ${check.text.slice(0, 200)}`)
+    }
+
+    baseline = await startChild('baseline.ts', [bodyFile], {})
+    const baselineTarget: Target = { name: 'baseline (node:http)', request: { method: 'GET', path: '/' } }
+    log(`baseline: ${bodyBytes} bytes per response`)
+    const baseSat = await saturate(baseline.url, baselineTarget)
+    const fixedRate = Math.max(1, Math.round(baseSat.rps / 2))
+    log(`baseline: ${baseSat.rps} req/s; fixed rate ${fixedRate}/s`)
+    const baseFixed = await atRate(baseline.url, baselineTarget, fixedRate)
+    await baseline.stop()
+    baseline = undefined
+    const rows: Measurement[] = [
+      {
+        route: baselineTarget.name,
+        method: 'GET',
+        path: '/',
+        saturation: baseSat,
+        fixedRate: { rate: fixedRate, basis: 'baseline', ...baseFixed },
+        ratio: 1,
+      },
+    ]
+    for (const target of list) {
+      log(`${target.name}: saturation...`)
+      const saturation = await saturate(app.url, target)
+      const rate = target.ownRate ? Math.max(1, Math.round(saturation.rps / 2)) : fixedRate
+      log(`${target.name}: ${saturation.rps} req/s; at ${rate}/s...`)
+      const fixed = await atRate(app.url, target, rate)
+      rows.push({
+        route: target.name,
+        method: target.request.method ?? 'GET',
+        path: target.request.path,
+        saturation,
+        fixedRate: { rate, basis: target.ownRate ? 'own' : 'baseline', ...fixed },
+        ...(await ownRateIfSlower(app.url, target, saturation.rps, rate)),
+        ratio: round(saturation.rps / baseSat.rps, 3),
+      })
+    }
+    await app.stop()
+
+    // The same reads with the optional read cache on (EXPERTDIR_READ_CACHE_MS, off by default).
+    const cached = await startApp(databaseUrl, { EXPERTDIR_READ_CACHE_MS: String(READ_CACHE_MS) })
+    try {
+      for (const target of list.slice(0, 3)) {
+        const name = `${target.name} (read cache ${READ_CACHE_MS} ms)`
+        log(`${name}: saturation...`)
+        const saturation = await saturate(cached.url, target)
+        log(`${name}: ${saturation.rps} req/s; at ${fixedRate}/s...`)
+        const fixed = await atRate(cached.url, target, fixedRate)
+        rows.push({
+          route: name,
+          method: 'GET',
+          path: target.request.path,
+          saturation,
+          fixedRate: { rate: fixedRate, basis: 'baseline', ...fixed },
+          ...(await ownRateIfSlower(cached.url, target, saturation.rps, fixedRate)),
+          ratio: round(saturation.rps / baseSat.rps, 3),
+        })
+      }
+    } finally {
+      await cached.stop()
+    }
+    return { rows, bodyBytes }
+  } finally {
+    await baseline?.stop()
+    await app.stop()
+    rmSync(bodyDir, { recursive: true, force: true })
+  }
+}
+
+/** Profile read latency at a fixed rate on a database of `sizes`. */
+async function profileAt(sizes: DatasetSizes, rate: number) {
+  const database = await freshDatabase(flags.db && isPostgresUrl(flags.db) ? flags.db : undefined)
+  try {
+    const dataset = await populate(database.url, sizes)
+    log(`scale: ${dataset.counts.experts} experts generated in ${dataset.seconds.toFixed(1)} s`)
+    const app = await startApp(database.url)
+    try {
+      const token = await issueToken(app.url, dataset)
+      const profile = targets(dataset, token)[0] as Target
+      await cannon(app.url, profile, warmup)
+      const fixed = await atRate(app.url, profile, rate)
+      return { experts: dataset.counts.experts, profileItems: dataset.counts.profileItems, rate, ...fixed }
+    } finally {
+      await app.stop()
+    }
+  } finally {
+    await database.drop()
+  }
+}
+
+async function main(): Promise<void> {
+  const sizes: DatasetSizes = quick
+    ? { fullExperts: 500, lightExperts: 0, posts: 100, questions: 100 }
+    : { fullExperts: 10_000, lightExperts: 0, posts: 1000, questions: 1000 }
+  const database = await freshDatabase(flags.db)
+  const started = new Date().toISOString()
+  let report: Record<string, unknown>
+  try {
+    log(`dataset: generating on ${database.dialect}...`)
+    const dataset = await populate(database.url, sizes)
+    log(
+      `dataset: ${dataset.counts.experts} experts, ${dataset.counts.profileItems} profile items, ` +
+        `${dataset.counts.posts} posts, ${dataset.counts.questions} questions in ${dataset.seconds.toFixed(1)} s`,
+    )
+    const fsync = database.dialect === 'sqlite' ? fsyncLatency(dirname(database.url)) : undefined
+    if (fsync) log(`fsync: ${JSON.stringify(fsync)}`)
+    const { rows, bodyBytes } = await measureRoutes(dataset, database.url)
+    report = {
+      started,
+      machine: {
+        cpu: os.cpus()[0]?.model ?? 'unknown',
+        cpus: os.cpus().length,
+        memoryGb: round(os.totalmem() / 2 ** 30),
+        os: `${os.type()} ${os.release()}`,
+        node: process.version,
+      },
+      dialect: database.dialect,
+      settings: { durationSeconds: duration, connections, rateConnections, warmupSeconds: warmup, quick },
+      dataset: {
+        ...dataset.counts,
+        generationSeconds: round(dataset.seconds),
+        measuredExpert: dataset.username,
+      },
+      profileBodyBytes: bodyBytes,
+      fsync,
+      results: rows,
+    }
+    console.log(
+      `\n${database.dialect}, ${connections} connections at saturation, ${rateConnections} at a fixed rate, ` +
+        `${duration} s per measurement`,
+    )
+    console.log(table(rows))
+    if (fsync)
+      console.log(`fsync (4 KiB, database directory): mean ${fsync.meanMs} ms, p99 ${fsync.p99Ms} ms`)
+  } finally {
+    await database.drop()
+  }
+
+  if (flags.scale) {
+    // Service latency, not queueing: half the rate the profile read sustained in the main run.
+    const profile = (report.results as Measurement[])[1] as Measurement
+    const rate = Math.max(1, Math.round(profile.saturation.rps / 2))
+    const small = await profileAt({ fullExperts: 1000, lightExperts: 0, posts: 1000, questions: 1000 }, rate)
+    const large = await profileAt(
+      { fullExperts: 0, lightExperts: 100_000, posts: 1000, questions: 1000 },
+      rate,
+    )
+    report.scale = {
+      note:
+        'profile read of the same fully filled expert at half the rate the profile read sustained in the ' +
+        'main run; at 100,000 experts the others ' +
+        'carry a few sections each (biography, tagline, topic, language, education)',
+      small,
+      large,
+      p50Ratio: round(large.p50 / Math.max(small.p50, 0.001), 2),
+    }
+    console.log(
+      `\nscale (${rate}/s): ${small.experts} experts p50 ${small.p50} ms p99 ${small.p99} ms; ` +
+        `${large.experts} experts p50 ${large.p50} ms p99 ${large.p99} ms; ratio ${(report.scale as { p50Ratio: number }).p50Ratio}`,
+    )
+  }
+  const out = join(here, 'results.json')
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
+  log(`written ${out}`)
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  },
+)
