@@ -45,10 +45,10 @@ async function insertBatched<T extends keyof DB>(
   const size = batchSize(Object.keys(rows[0] as object).length)
   await db.transaction().execute(async (trx) => {
     for (let start = 0; start < rows.length; start += size) {
-      // biome-ignore lint/suspicious/noExplicitAny: a generic table name defeats Kysely's typing
-      await trx
-        .insertInto(table as any)
-        .values(rows.slice(start, start + size) as any)
+      // A generic table name defeats Kysely's typing; the rows were typed by the caller.
+      await (trx as unknown as Kysely<Record<string, Record<string, unknown>>>)
+        .insertInto(table as string)
+        .values(rows.slice(start, start + size) as Record<string, unknown>[])
         .execute()
     }
   })
