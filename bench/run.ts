@@ -366,6 +366,7 @@ function table(rows: Measurement[]): string {
     'req/s',
     'x baseline',
     'fixed rate/s',
+    'achieved/s',
     'p50 ms',
     'p99 ms',
     'own half rate/s',
