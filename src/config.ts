@@ -24,7 +24,7 @@ export const ConfigSchema = Type.Object({
   tokenCacheMs: Type.Integer({ minimum: 0, default: 1000 }),
   /** How long a successful read may be answered from memory (0: off); bounds how late an out-of-process change shows. */
   readCacheMs: Type.Integer({ minimum: 0, default: 0 }),
-  /** Request body limit in bytes (CONTRACT: 1 MiB). */
+  /** Request body limit in bytes (1 MiB by default). */
   bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** Token requests per minute per client id and IP; 0 turns the limit off. */
   rateLimitToken: Type.Integer({ minimum: 0, default: 60 }),

@@ -1,4 +1,4 @@
-/** The closed list of error codes (CONTRACT section 2) and the HTTP status of each. */
+/** The closed list of error codes (docs/api.md) and the HTTP status of each. */
 export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,

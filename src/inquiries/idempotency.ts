@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Queryable } from '../db/database.js'
 import { ApiError } from '../http/errors.js'
 
-/** How long a key remembers its first response (CONTRACT 6: 24 hours). */
+/** How long a key remembers its first response (24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
 /** JSON with sorted keys, so that field order (and JSON versus form) does not change the fingerprint. */

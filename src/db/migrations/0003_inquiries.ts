@@ -3,7 +3,7 @@ import { bigint, idColumn } from './columns.js'
 
 /** Inquiries, their delivery outbox, idempotency keys and the organizations' webhook settings. */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // No foreign key to experts: deleting an expert keeps the inquiries already received (CONTRACT 4).
+  // No foreign key to experts: deleting an expert keeps the inquiries already received.
   await db.schema
     .createTable('inquiries')
     .addColumn('id', ...idColumn(db))
