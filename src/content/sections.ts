@@ -26,7 +26,7 @@ const named = { name: req(ShortText('Name')) }
 const flag = (what: string) => req(Flag(`Available as ${what}`))
 
 /**
- * The stored profile sections and their element fields (docs/api.md, "Profile sections"). `id` is added on read;
+ * The stored profile sections and their element fields (the table in docs/api.md). `id` is added on read;
  * `tag` also gets its `content_tag_id`. Derived sections (account, *_all, corporation*, spotlight,
  * qanda) and the avatar are not here.
  */
