@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type Transaction } from 'kysely'
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
 import type { DB } from './schema.js'
 
@@ -15,6 +15,8 @@ export interface Database {
   readonly dialect: DialectName
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>
+  /** Refreshes the planner's statistics (after a bulk load). */
+  refreshStatistics(): Promise<void>
   close(): Promise<void>
 }
 
@@ -73,6 +75,9 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
         client.release()
       }
     },
+    refreshStatistics: async () => {
+      await sql`analyze`.execute(db)
+    },
     close: () => db.destroy(),
   }
 }
@@ -94,6 +99,9 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
     dialect: 'sqlite',
     async ping() {
       sqlite.prepare('select 1').get()
+    },
+    refreshStatistics: async () => {
+      sqlite.exec('analyze')
     },
     close: () => db.destroy(),
   }

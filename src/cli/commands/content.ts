@@ -30,16 +30,21 @@ export function contentCommands(program: Command, globals: () => GlobalOptions):
         : undefined
       let result: ImportResult
       try {
-        result = await withDatabase(globals(), async ({ db }) =>
-          importContent(db, options.org, text, {
+        result = await withDatabase(globals(), async (database) => {
+          const imported = await importContent(database.db, options.org, text, {
             now: Date.now(),
             fileName: basename(file),
             onProgress: ({ total, done }) => {
               if (done === 0) bar?.start(total, 0)
               else bar?.update(done)
             },
-          }),
-        )
+          })
+          // Without fresh statistics PostgreSQL plans the reads of a bulk load badly until autovacuum runs.
+          if (imported.experts.created + imported.spotlights.created + imported.questions.created > 0) {
+            await database.refreshStatistics()
+          }
+          return imported
+        })
       } catch (error) {
         if (!(error instanceof ImportRejected)) throw error
         if (options.json) report(true, { imported: false, errors: error.issues }, () => '')
