@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema, RouteHandlerMethod } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
@@ -59,79 +59,75 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
   )
   const preHandler = limit ? [limit] : []
 
-  for (const url of ['/v2/oauth/token', '/oauth/token']) {
-    app.post(
-      url,
-      {
-        attachValidation: true,
-        config: { oauth: true },
-        preHandler,
-        schema: {
-          tags: ['auth'],
-          summary: 'Create an access token (client credentials)',
-          hide: url === '/oauth/token',
-          body: TokenRequest,
-          response: { 200: TokenResponse, '4xx': ErrorEnvelope },
+  const endpoint = (name: string, schema: FastifySchema, handler: RouteHandlerMethod) => {
+    for (const url of [`/v2/oauth/${name}`, `/oauth/${name}`]) {
+      app.post(
+        url,
+        {
+          attachValidation: true,
+          config: { oauth: true },
+          preHandler,
+          schema: { tags: ['auth'], hide: !url.startsWith('/v2/'), ...schema },
         },
-      },
-      async (request, reply) => {
-        reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-        if (request.validationError) throw invalidRequest('The token request parameters must be strings.')
-        const body = (request.body ?? {}) as Record<string, unknown>
-        if (body.grant_type === undefined || body.grant_type === '')
-          throw invalidRequest('Missing parameter: grant_type.')
-        if (body.grant_type !== 'client_credentials') {
-          throw new ApiError('unsupported_grant_type', 'Only the client_credentials grant is supported.')
-        }
-        const client = await authenticateClient(context, request)
-        const ttl = context.config.tokenTtlSeconds
-        const principal = { orgId: client.org_id, clientId: client.client_id }
-        const token = await issueToken(context.db, principal, context.now(), ttl)
-        return {
-          success: true as const,
-          data: {
-            accessToken: token.accessToken,
-            accessTokenExpiresAt: new Date(token.expiresAt).toISOString(),
-            client: client.client_id,
-            user: client.org_id,
-            scope: true,
-          },
-          access_token: token.accessToken,
-          token_type: 'Bearer' as const,
-          expires_in: ttl,
-        }
-      },
-    )
+        handler,
+      )
+    }
   }
 
-  for (const url of ['/v2/oauth/revoke', '/oauth/revoke']) {
-    app.post(
-      url,
-      {
-        attachValidation: true,
-        config: { oauth: true },
-        preHandler,
-        schema: {
-          tags: ['auth'],
-          summary: 'Revoke an access token (RFC 7009)',
-          description: 'Answers 200 whether or not the token was live, as RFC 7009 asks.',
-          hide: url === '/oauth/revoke',
-          body: RevokeRequest,
-          response: { 200: Success(Type.Object({})), '4xx': ErrorEnvelope },
+  endpoint(
+    'token',
+    {
+      summary: 'Create an access token (client credentials)',
+      body: TokenRequest,
+      response: { 200: TokenResponse, '4xx': ErrorEnvelope },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+      if (request.validationError) throw invalidRequest('The token request parameters must be strings.')
+      const body = (request.body ?? {}) as Record<string, unknown>
+      if (body.grant_type === undefined || body.grant_type === '')
+        throw invalidRequest('Missing parameter: grant_type.')
+      if (body.grant_type !== 'client_credentials') {
+        throw new ApiError('unsupported_grant_type', 'Only the client_credentials grant is supported.')
+      }
+      const client = await authenticateClient(context, request)
+      const ttl = context.config.tokenTtlSeconds
+      const principal = { orgId: client.org_id, clientId: client.client_id }
+      const token = await issueToken(context.db, principal, context.now(), ttl)
+      return {
+        success: true as const,
+        data: {
+          accessToken: token.accessToken,
+          accessTokenExpiresAt: new Date(token.expiresAt).toISOString(),
+          client: client.client_id,
+          user: client.org_id,
+          scope: true,
         },
-      },
-      async (request, reply) => {
-        reply.header('cache-control', 'no-store')
-        if (request.validationError)
-          throw invalidRequest('The revocation request parameters must be strings.')
-        const token = (request.body as Record<string, unknown> | undefined)?.token
-        if (typeof token !== 'string' || token === '') throw invalidRequest('Missing parameter: token.')
-        const client = await authenticateClient(context, request)
-        const tokenHash = hashToken(token)
-        await revokeToken(context.db, client.client_id, tokenHash)
-        context.principals.forget(tokenHash)
-        return ok({})
-      },
-    )
-  }
+        access_token: token.accessToken,
+        token_type: 'Bearer' as const,
+        expires_in: ttl,
+      }
+    },
+  )
+
+  endpoint(
+    'revoke',
+    {
+      summary: 'Revoke an access token (RFC 7009)',
+      description: 'Answers 200 whether or not the token was live, as RFC 7009 asks.',
+      body: RevokeRequest,
+      response: { 200: Success(Type.Object({})), '4xx': ErrorEnvelope },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store')
+      if (request.validationError) throw invalidRequest('The revocation request parameters must be strings.')
+      const token = (request.body as Record<string, unknown> | undefined)?.token
+      if (typeof token !== 'string' || token === '') throw invalidRequest('Missing parameter: token.')
+      const client = await authenticateClient(context, request)
+      const tokenHash = hashToken(token)
+      await revokeToken(context.db, client.client_id, tokenHash)
+      context.principals.forget(tokenHash)
+      return ok({})
+    },
+  )
 }

@@ -68,34 +68,18 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const log = options.log ?? silent
   const email: EmailChannel | undefined = createEmailChannel(config.smtpUrl, config.mailFrom)
 
+  const skipped = (last_error: string) => ({ status: 'skipped' as const, next_attempt_at: null, last_error })
+
   async function attempt(row: DeliveryRow): Promise<Omit<DeliveryOutcome, 'delivered_at'>> {
+    // The channel's settings first: an unconfigured channel needs no read of the inquiry.
+    if (row.channel === 'email' && !email) return skipped('SMTP is not configured (EXPERTDIR_SMTP_URL)')
+    const webhook = row.channel === 'webhook' ? await findWebhook(db, row.org_id) : undefined
+    if (row.channel === 'webhook' && !webhook)
+      return skipped('no webhook is configured for this organization')
     const inquiry = await findInquiry(db, row.org_id, row.inquiry_id)
-    if (!inquiry)
-      return {
-        status: 'skipped',
-        next_attempt_at: null,
-        last_error: 'the inquiry no longer exists',
-      }
-    if (row.channel === 'email') {
-      if (!email) {
-        return {
-          status: 'skipped',
-          next_attempt_at: null,
-          last_error: 'SMTP is not configured (EXPERTDIR_SMTP_URL)',
-        }
-      }
-      await email.send(inquiry)
-    } else {
-      const webhook = await findWebhook(db, row.org_id)
-      if (!webhook) {
-        return {
-          status: 'skipped',
-          next_attempt_at: null,
-          last_error: 'no webhook is configured for this organization',
-        }
-      }
-      await sendWebhook(webhook, inquiry, row.id)
-    }
+    if (!inquiry) return skipped('the inquiry no longer exists')
+    if (webhook) await sendWebhook(webhook, inquiry, row.id)
+    else await email?.send(inquiry)
     return { status: 'delivered', next_attempt_at: null, last_error: null }
   }
 
