@@ -83,30 +83,27 @@ export function createOutbox(options: OutboxOptions): Outbox {
     return { status: 'delivered', next_attempt_at: null, last_error: null }
   }
 
-  async function deliver(row: DeliveryRow, token: string, run: OutboxRun): Promise<void> {
-    let outcome: DeliveryOutcome
+  /** Attempts one delivery and decides what to record: delivered, skipped, retry later, or failed. */
+  async function settle(row: DeliveryRow): Promise<DeliveryOutcome> {
     try {
       const result = await attempt(row)
-      outcome = { ...result, delivered_at: result.status === 'delivered' ? now() : null }
+      return { ...result, delivered_at: result.status === 'delivered' ? now() : null }
     } catch (error) {
       if (!(error instanceof DeliveryError))
         log.error({ err: error, delivery_id: row.id }, 'delivery crashed')
       const last_error = errorText(error)
-      outcome =
-        row.attempts >= config.deliveryMaxAttempts
-          ? { status: 'failed', next_attempt_at: null, last_error, delivered_at: null }
-          : {
-              status: 'pending',
-              next_attempt_at: now() + backoffMs(config.deliveryBackoffMs, row.attempts),
-              last_error,
-              delivered_at: null,
-            }
+      return row.attempts >= config.deliveryMaxAttempts
+        ? { status: 'failed', next_attempt_at: null, last_error, delivered_at: null }
+        : {
+            status: 'pending',
+            next_attempt_at: now() + backoffMs(config.deliveryBackoffMs, row.attempts),
+            last_error,
+            delivered_at: null,
+          }
     }
-    const recorded = await completeDelivery(db, row, token, outcome, now())
-    if (!recorded) {
-      log.warn({ delivery_id: row.id }, 'delivery lease was lost before the outcome was recorded')
-      return
-    }
+  }
+
+  function report(row: DeliveryRow, outcome: DeliveryOutcome, run: OutboxRun): void {
     if (outcome.status === 'delivered') run.delivered++
     else if (outcome.status === 'pending') run.retrying++
     else if (outcome.status === 'failed') run.failed++
@@ -134,7 +131,21 @@ export function createOutbox(options: OutboxOptions): Outbox {
       token,
     })
     const run: OutboxRun = { claimed: rows.length, delivered: 0, retrying: 0, failed: 0, skipped: 0 }
-    await Promise.all(rows.map((row) => deliver(row, token, run)))
+    if (rows.length === 0) return run
+    const outcomes = await Promise.all(rows.map(settle))
+    // One commit for the whole batch: a commit costs a disk flush. A crash before it means the batch is
+    // attempted again after its lease, which at-least-once delivery allows (receivers dedupe by delivery id).
+    const recorded = await db.transaction().execute(async (trx) => {
+      const done: boolean[] = []
+      for (const [i, row] of rows.entries()) {
+        done.push(await completeDelivery(trx, row, token, outcomes[i] as DeliveryOutcome, now()))
+      }
+      return done
+    })
+    for (const [i, row] of rows.entries()) {
+      if (recorded[i]) report(row, outcomes[i] as DeliveryOutcome, run)
+      else log.warn({ delivery_id: row.id }, 'delivery lease was lost before the outcome was recorded')
+    }
     return run
   }
 
