@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import type { ChildProcess } from 'node:child_process'
 import { type Agent, request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
@@ -8,12 +7,13 @@ import { buildApp } from '../src/app.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { loadConfig } from '../src/config.js'
 import { type Database, openDatabase } from '../src/db/database.js'
+import type { ExpertCreateInput } from '../src/experts/schemas.js'
 import { createExpert } from '../src/experts/service.js'
 import { findInquiry } from '../src/inquiries/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
-import { freePort, spawnCli } from './helpers/cli.js'
+import { startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
-import { requestToken } from './helpers/harness.js'
+import { expertBody, inquiryBody, requestToken } from './helpers/harness.js'
 import { TcpProxy } from './helpers/tcp-proxy.js'
 
 const DIALECTS = await testDialects()
@@ -22,29 +22,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Every response the fault tests saw with a 5xx status, by status and code: only 503 `unavailable` is allowed. */
 const serverErrors: string[] = []
-
-function expertInput(n: string) {
-  return {
-    firstname: 'Grace',
-    lastname: 'Hopper',
-    job_title: 'Rear Admiral',
-    email: `grace.${n}@navy.example`,
-    company: 'US Navy',
-  }
-}
-
-function eventInquiry(username: string, n: number) {
-  return {
-    firstname: 'Ada',
-    email: `ada${n}@example.org`,
-    message: `fault-test-${n}`,
-    username,
-    event_name: 'Gala',
-    event_location: 'Toronto',
-    event_date: 1767225600,
-    event_description: 'Dinner',
-  }
-}
 
 async function count(database: Database, table: 'experts' | 'inquiries' | 'access_tokens'): Promise<number> {
   const row = await database.db
@@ -68,7 +45,12 @@ async function setUp(dialect: 'sqlite' | 'postgres'): Promise<Setup> {
   const now = Date.now()
   const org = await createOrganization(db, { name: 'Fault University' }, now)
   const client = await createClient(db, org.id, 'fault-test', now)
-  const username = await createExpert(db, org.id, expertInput('recipient'), now)
+  const username = await createExpert(
+    db,
+    org.id,
+    expertBody({ email: 'recipient@navy.example' }) as ExpertCreateInput,
+    now,
+  )
   return { testDatabase, orgId: org.id, client, username }
 }
 
@@ -119,13 +101,13 @@ describe('Database faults', () => {
         method: 'POST',
         url: `/v2/organization/${setup.orgId}/expert`,
         headers: auth,
-        payload: expertInput(n),
+        payload: expertBody({ email: `grace.${n}@navy.example` }),
       })
       const inquiry = (n: number): InjectOptions => ({
         method: 'POST',
         url: `/v2/organization/${setup.orgId}/inquiry/event`,
         headers: auth,
-        payload: eventInquiry(setup.username, n),
+        payload: inquiryBody('event', setup.username, { message: `fault-test-${n}` }),
       })
       const token = (): InjectOptions => ({
         method: 'POST',
@@ -286,39 +268,6 @@ function httpRequest(
   return { written, outcome }
 }
 
-async function startServer(
-  url: string,
-): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
-  const port = await freePort()
-  const child = spawnCli(['--db', url, 'serve', '--port', String(port)], {
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    EXPERTDIR_SMTP_URL: '',
-    EXPERTDIR_RATE_LIMIT_TOKEN: '0',
-    EXPERTDIR_RATE_LIMIT_API: '0',
-  })
-  let output = ''
-  child.stdout?.on('data', (chunk) => {
-    output += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    output += chunk
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const base = `http://127.0.0.1:${port}`
-  for (let attempt = 0; ; attempt++) {
-    if (child.exitCode !== null) throw new Error(`server exited during start: ${output}`)
-    if (attempt > 600) throw new Error(`server did not become ready: ${output}`)
-    const ready = await fetch(`${base}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) break
-    await sleep(100)
-  }
-  return { child, base, exited }
-}
-
 const TOKEN_BURST = 30
 const INQUIRY_BURST = 10
 
@@ -328,7 +277,7 @@ describe('SIGTERM under load', () => {
       skip,
     }, async (t) => {
       const setup = await setUp(dialect)
-      const { child, base, exited } = await startServer(setup.testDatabase.url)
+      const { child, base, exited } = await startServerProcess(setup.testDatabase.url)
       try {
         const credentials = {
           grant_type: 'client_credentials',
@@ -355,7 +304,7 @@ describe('SIGTERM under load', () => {
               base,
               'POST',
               `/v2/organization/${setup.orgId}/inquiry/event`,
-              eventInquiry(setup.username, i),
+              inquiryBody('event', setup.username, { message: `fault-test-${i}` }),
               auth,
             ),
           ),

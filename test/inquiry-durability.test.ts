@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { describe, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
 import { createExpert } from '../src/experts/service.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
+import { inquiryBody } from './helpers/harness.js'
 
 /**
  * The kill test: a real server process receives a stream of concurrent inquiries over HTTP, is
@@ -18,67 +18,6 @@ const TOTAL = 500
 const CONCURRENCY = 16
 const KILL_AFTER = 250
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
-
-interface Child {
-  process: ChildProcess
-  base: string
-  exited: Promise<number | null>
-  output: () => string
-}
-
-async function startServer(databaseUrl: string): Promise<Child> {
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', '--db', databaseUrl, 'serve', '--port', String(port)],
-    {
-      env: { ...process.env, LOG_LEVEL: 'warn', EXPERTDIR_SMTP_URL: '', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  let output = ''
-  child.stdout?.on('data', (chunk) => {
-    output += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    output += chunk
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const base = `http://127.0.0.1:${port}`
-  for (let waited = 0; ; waited += 100) {
-    if (child.exitCode !== null) throw new Error(`server exited during start: ${output}`)
-    if (waited > 60_000) throw new Error(`server did not become ready: ${output}`)
-    const ready = await fetch(`${base}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return { process: child, base, exited, output: () => output }
-}
-
-function inquiry(i: number, username: string) {
-  return {
-    firstname: 'Kill',
-    lastname: `Test ${i}`,
-    email: `sender${i}@example.org`,
-    message: `kill-test-marker-${i}`,
-    username,
-    event_name: 'Gala',
-    event_location: 'Toronto',
-    event_date: 1767225600,
-    event_description: 'Durability',
-  }
-}
-
 function post(base: string, token: string, i: number, username: string) {
   return fetch(`${base}/v2/organization/1/inquiry/event`, {
     method: 'POST',
@@ -87,7 +26,7 @@ function post(base: string, token: string, i: number, username: string) {
       'content-type': 'application/json',
       'idempotency-key': `kill-test-${i}`,
     },
-    body: JSON.stringify(inquiry(i, username)),
+    body: JSON.stringify(inquiryBody('event', username, { message: `kill-test-marker-${i}` })),
   })
 }
 
@@ -98,7 +37,7 @@ describe('inquiry durability', async () => {
     }, async (t) => {
       const testDatabase = await createTestDatabase(dialect)
       const { db } = testDatabase.database
-      let child: Child | undefined
+      let child: ServerProcess | undefined
       try {
         const now = Date.now()
         await createOrganization(db, { id: 1, name: 'Durable University' }, now)
@@ -116,7 +55,7 @@ describe('inquiry durability', async () => {
           now,
         )
 
-        child = await startServer(testDatabase.url)
+        child = await startServerProcess(testDatabase.url)
         const tokenResponse = await fetch(`${child.base}/v2/oauth/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -147,7 +86,7 @@ describe('inquiry durability', async () => {
             }
             if (!killed && acknowledged.size >= KILL_AFTER) {
               killed = true
-              running.process.kill('SIGKILL')
+              running.child.kill('SIGKILL')
             }
           }
         }
@@ -155,7 +94,7 @@ describe('inquiry durability', async () => {
         assert.equal(await running.exited, null, 'the server was killed, not stopped')
         assert.ok(killed)
 
-        child = await startServer(testDatabase.url)
+        child = await startServerProcess(testDatabase.url)
         const rows = await db
           .selectFrom('inquiries')
           .select(['id', 'message'])
@@ -200,12 +139,12 @@ describe('inquiry durability', async () => {
             `retried ${unacknowledged.length} with their keys: ${replayed} replayed, total ${after.length}`,
         )
 
-        child.process.kill('SIGTERM')
+        child.child.kill('SIGTERM')
         assert.equal(await child.exited, 0, 'SIGTERM stops the server cleanly')
         child = undefined
       } finally {
-        if (child && child.process.exitCode === null) {
-          child.process.kill('SIGKILL')
+        if (child && child.child.exitCode === null) {
+          child.child.kill('SIGKILL')
           await child.exited
         }
         await testDatabase.drop()

@@ -71,3 +71,43 @@ export async function freePort(): Promise<number> {
     })
   })
 }
+
+export interface ServerProcess {
+  child: ChildProcess
+  base: string
+  exited: Promise<number | null>
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string
+}
+
+/**
+ * Starts the real `expertdir serve` on a free port of 127.0.0.1 (no SMTP, rate limits off) and
+ * resolves once `/readyz` answers.
+ */
+export async function startServerProcess(databaseUrl: string): Promise<ServerProcess> {
+  const port = await freePort()
+  const child = spawnCli(['--db', databaseUrl, 'serve', '--port', String(port)], {
+    HOST: '127.0.0.1',
+    EXPERTDIR_SMTP_URL: '',
+    EXPERTDIR_RATE_LIMIT_TOKEN: '0',
+    EXPERTDIR_RATE_LIMIT_API: '0',
+  })
+  let output = ''
+  const collect = (chunk: Buffer) => {
+    output += chunk
+  }
+  child.stdout?.on('data', collect)
+  child.stderr?.on('data', collect)
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const base = `http://127.0.0.1:${port}`
+  for (let waited = 0; ; waited += 100) {
+    if (child.exitCode !== null) throw new Error(`server exited during start: ${output}`)
+    if (waited > 60_000) throw new Error(`server did not become ready: ${output}`)
+    const ready = await fetch(`${base}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    )
+    if (ready) return { child, base, exited, output: () => output }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
