@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
-import { createExpert } from '../src/experts/service.js'
+import { createExpert } from '../src/profiles/experts.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'

@@ -30,8 +30,7 @@ function basicCredentials(request: FastifyRequest): Credentials | undefined {
     throw new ApiError(
       'invalid_client',
       'The Authorization header is not valid HTTP Basic credentials.',
-      undefined,
-      BASIC_CHALLENGE,
+      { headers: BASIC_CHALLENGE },
     )
   }
   try {
@@ -82,8 +81,7 @@ export async function authenticateClient(context: AppContext, request: FastifyRe
   const failure = new ApiError(
     'invalid_client',
     INVALID_CLIENT,
-    undefined,
-    credentials.viaBasic ? BASIC_CHALLENGE : undefined,
+    credentials.viaBasic ? { headers: BASIC_CHALLENGE } : {},
   )
   const lockKey = `${credentials.clientId}|${request.ip}`
   if (await context.lockout.isLocked(lockKey)) throw failure

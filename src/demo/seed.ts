@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { importContent } from '../content/import/index.js'
+import { importContent } from '../import/index.js'
 import type { DB } from '../db/schema.js'
 import { demoDataset } from './dataset.js'
 

@@ -29,8 +29,8 @@ export function registerConventions(app: FastifyInstance): void {
     reused.add(socket)
     if (closing && again) {
       reply.header('connection', 'close')
-      throw new ApiError('unavailable', 'The service is shutting down; retry shortly.', undefined, {
-        'retry-after': '1',
+      throw new ApiError('unavailable', 'The service is shutting down; retry shortly.', {
+        headers: { 'retry-after': '1' },
       })
     }
   })
@@ -78,10 +78,7 @@ export function methodNotAllowed(app: FastifyInstance) {
               new ApiError(
                 'method_not_allowed',
                 `${request.method} is not allowed here; use ${allow}.`,
-                undefined,
-                {
-                  allow,
-                },
+                { headers: { allow } },
               ),
               request,
               reply,

@@ -42,10 +42,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
     return new ApiError(
       'unavailable',
       'The service cannot reach its database right now; retry shortly.',
-      undefined,
-      {
-        'retry-after': '5',
-      },
+      { headers: { 'retry-after': '5' } },
     )
   }
   const status = fastifyError.statusCode ?? 500
@@ -61,7 +58,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
 function asRouteError(error: ApiError, request: FastifyRequest): ApiError {
   const oauth = request.routeOptions.config?.oauth
   if (!oauth || (error.code !== 'validation_failed' && error.code !== 'invalid_json')) return error
-  return new ApiError('invalid_request', error.message, error.details)
+  return new ApiError('invalid_request', error.message, error.details ? { details: error.details } : {})
 }
 
 export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply) {
