@@ -138,8 +138,14 @@ export async function ensureTags(
 }
 
 export type ContentTable = 'spotlights' | 'questions'
-export type SpotlightColumns = Omit<SpotlightsTable, 'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'>
-export type QuestionColumns = Omit<QuestionsTable, 'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'>
+export type SpotlightColumns = Omit<
+  SpotlightsTable,
+  'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'
+>
+export type QuestionColumns = Omit<
+  QuestionsTable,
+  'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'
+>
 
 export async function findContentByKey(db: Queryable, orgId: number, table: ContentTable, key: string) {
   return (await db
@@ -222,7 +228,12 @@ export async function listTagIds(db: Queryable, table: TaggingTable, ownerId: nu
   return rows.map((row) => row.content_tag_id)
 }
 
-export async function replaceTags(db: Queryable, table: TaggingTable, ownerId: number, tagIds: readonly number[]) {
+export async function replaceTags(
+  db: Queryable,
+  table: TaggingTable,
+  ownerId: number,
+  tagIds: readonly number[],
+) {
   await db.deleteFrom(table).where('owner_id', '=', ownerId).execute()
   if (tagIds.length > 0)
     await db
@@ -270,7 +281,11 @@ export async function updateAnswer(
     .execute()
 }
 
-export async function deleteAnswers(db: Queryable, questionId: number, ids: readonly number[]): Promise<void> {
+export async function deleteAnswers(
+  db: Queryable,
+  questionId: number,
+  ids: readonly number[],
+): Promise<void> {
   if (ids.length === 0) return
   await db.deleteFrom('answers').where('question_id', '=', questionId).where('id', 'in', ids).execute()
 }

@@ -95,7 +95,8 @@ export const QuestionRead = Type.Object({
 })
 
 /** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
-export const Clearable = (schema: TSchema) => Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
+export const Clearable = (schema: TSchema) =>
+  Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
 
 export const SeoInput = Type.Object(
   {
@@ -150,7 +151,10 @@ const questionFields = {
   ...publication,
 }
 
-export const QuestionCreate = Type.Object(questionFields, { additionalProperties: false, title: 'QuestionCreate' })
+export const QuestionCreate = Type.Object(questionFields, {
+  additionalProperties: false,
+  title: 'QuestionCreate',
+})
 export const QuestionUpdate = Type.Object(Type.Partial(Type.Object(questionFields)).properties, {
   additionalProperties: false,
   minProperties: 1,

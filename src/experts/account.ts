@@ -2,7 +2,13 @@ import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { normalizeLocation } from '../validation/location.js'
-import { findExpertByEmail, insertExpert, reserveUsername, takenUsernames, updateExpertRow } from './repository.js'
+import {
+  findExpertByEmail,
+  insertExpert,
+  reserveUsername,
+  takenUsernames,
+  updateExpertRow,
+} from './repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
 import { usernameBase, usernameCandidates } from './username.js'
 

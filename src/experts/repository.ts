@@ -93,7 +93,11 @@ export async function findExpertIds(
 }
 
 /** The organization's experts whose id is among `ids`. */
-export async function findExpertsById(db: Queryable, orgId: number, ids: readonly number[]): Promise<ExpertRow[]> {
+export async function findExpertsById(
+  db: Queryable,
+  orgId: number,
+  ids: readonly number[],
+): Promise<ExpertRow[]> {
   const rows: ExpertRow[] = []
   const unique = [...new Set(ids)]
   for (let i = 0; i < unique.length; i += 500) {

@@ -75,11 +75,9 @@ export function methodNotAllowed(app: FastifyInstance) {
           schema: { hide: true },
           handler: (request, reply) =>
             sendError(
-              new ApiError(
-                'method_not_allowed',
-                `${request.method} is not allowed here; use ${allow}.`,
-                { headers: { allow } },
-              ),
+              new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, {
+                headers: { allow },
+              }),
               request,
               reply,
             ),

@@ -39,11 +39,9 @@ export function toApiError(error: FastifyError | Error): ApiError {
     STATUS_CODES[fastifyError.statusCode ?? 0]
   if (known) return new ApiError(known[0], known[1])
   if (isDatabaseUnavailable(error)) {
-    return new ApiError(
-      'unavailable',
-      'The service cannot reach its database right now; retry shortly.',
-      { headers: { 'retry-after': '5' } },
-    )
+    return new ApiError('unavailable', 'The service cannot reach its database right now; retry shortly.', {
+      headers: { 'retry-after': '5' },
+    })
   }
   const status = fastifyError.statusCode ?? 500
   if (status >= 400 && status < 500)

@@ -10,7 +10,11 @@ export const FORM_BODY = Symbol('form-encoded body')
 // ajv-formats is CommonJS with a default export that TypeScript's NodeNext view wraps once more.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
-type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; type?: string; anyOf?: unknown }
+type Schema = Record<string, unknown> & {
+  properties?: Record<string, Schema>
+  type?: string
+  anyOf?: unknown
+}
 
 interface SubdivisionRule {
   country: string

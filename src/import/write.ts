@@ -5,9 +5,9 @@ import { createAccount, type NewAccount, updateAccount } from '../experts/accoun
 import { findExpertIds, findExpertsByEmail, findExpertsById } from '../experts/repository.js'
 import { profileChanged } from '../profiles/changes.js'
 import { setOrganizationProfile } from '../profiles/organization.js'
+import { type ItemWrite, replaceAnswers, saveItem } from '../profiles/publishing.js'
 import { ORGANIZATION_PROFILE_COLUMNS } from '../profiles/repository.js'
 import { replaceSections, type SectionsInput } from '../profiles/sections.js'
-import { type ItemWrite, replaceAnswers, saveItem } from '../profiles/publishing.js'
 import type { ImportIssue } from './format.js'
 import { findImportKeys, findImportKeysOfExperts, linkImportKey } from './repository.js'
 import type {
@@ -128,12 +128,21 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
 /** An organization record sets the whole public profile: fields it leaves out are cleared. */
 async function writeOrganization(trx: Trx, orgId: number, record: OrganizationRecord, now: number) {
   const values = Object.fromEntries(
-    ORGANIZATION_PROFILE_COLUMNS.map((column) => [column, (record[column] as string | null | undefined) ?? null]),
+    ORGANIZATION_PROFILE_COLUMNS.map((column) => [
+      column,
+      (record[column] as string | null | undefined) ?? null,
+    ]),
   )
   await setOrganizationProfile(trx, orgId, values, now)
 }
 
-async function writeExpert(trx: Trx, orgId: number, record: ExpertRecord, resolution: Resolution, now: number) {
+async function writeExpert(
+  trx: Trx,
+  orgId: number,
+  record: ExpertRecord,
+  resolution: Resolution,
+  now: number,
+) {
   const { key, sections, ...account } = record
   const targetId = resolution.targets.get(key)
   const stored = targetId === undefined ? undefined : resolution.rows.get(targetId)

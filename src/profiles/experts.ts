@@ -8,7 +8,12 @@ import { notFound } from '../http/errors.js'
 import { profileChanged } from './changes.js'
 
 /** A concurrent write took the email between our check and our write: answer 409, not 500. */
-async function asEmailConflict<T>(db: Kysely<DB>, orgId: number, email: string | undefined, run: () => Promise<T>) {
+async function asEmailConflict<T>(
+  db: Kysely<DB>,
+  orgId: number,
+  email: string | undefined,
+  run: () => Promise<T>,
+) {
   try {
     return await run()
   } catch (error) {

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { Clearable } from '../content/schemas.js'
 import { LongText, ShortText, Url } from '../content/fields.js'
+import { Clearable } from '../content/schemas.js'
 import type { Queryable } from '../db/database.js'
 import { notFound } from '../http/errors.js'
 import { normalizeLocation } from '../validation/location.js'
@@ -38,7 +38,9 @@ export const ORGANIZATION_FIELDS: Record<(typeof ORGANIZATION_PROFILE_COLUMNS)[n
 export const OrganizationUpdate = Type.Object(
   {
     name: Type.Optional(ShortText('Organization name')),
-    ...Object.fromEntries(Object.entries(ORGANIZATION_FIELDS).map(([name, schema]) => [name, Clearable(schema)])),
+    ...Object.fromEntries(
+      Object.entries(ORGANIZATION_FIELDS).map(([name, schema]) => [name, Clearable(schema)]),
+    ),
   },
   {
     additionalProperties: false,
@@ -55,7 +57,9 @@ export const OrganizationRead = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
-    ...Object.fromEntries(ORGANIZATION_PROFILE_COLUMNS.map((column) => [column, Type.Union([Type.String(), Type.Null()])])),
+    ...Object.fromEntries(
+      ORGANIZATION_PROFILE_COLUMNS.map((column) => [column, Type.Union([Type.String(), Type.Null()])]),
+    ),
   },
   { title: 'OrganizationProfile' },
 )

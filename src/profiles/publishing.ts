@@ -11,8 +11,8 @@ import {
   insertAnswer,
   insertContent,
   listAnswerRows,
-  listTagIds,
   listTaggedExpertIds,
+  listTagIds,
   replaceTaggedExperts,
   replaceTags,
   updateAnswer,
@@ -116,7 +116,9 @@ export async function saveItem(
     changed = true
   } else {
     id = existing.id as number
-    const changes = Object.fromEntries(Object.entries(columns).filter(([field, value]) => existing[field] !== value))
+    const changes = Object.fromEntries(
+      Object.entries(columns).filter(([field, value]) => existing[field] !== value),
+    )
     changed = Object.keys(changes).length > 0
     await updateContent(trx, orgId, table, id, changes)
   }
@@ -192,7 +194,13 @@ export async function createPost(db: Kysely<DB>, orgId: number, input: PostCreat
   })
 }
 
-export async function updatePost(db: Kysely<DB>, orgId: number, id: number, input: PostUpdateInput, now: number) {
+export async function updatePost(
+  db: Kysely<DB>,
+  orgId: number,
+  id: number,
+  input: PostUpdateInput,
+  now: number,
+) {
   return db.transaction().execute(async (trx) => {
     const existing = await findItem(trx, orgId, 'spotlights', id)
     const expertIds = input.tagged ? await expertIdsOf(trx, orgId, input.tagged, 'tagged') : undefined
@@ -201,9 +209,9 @@ export async function updatePost(db: Kysely<DB>, orgId: number, id: number, inpu
 }
 
 export async function createQuestion(db: Kysely<DB>, orgId: number, input: QuestionCreateInput, now: number) {
-  return db.transaction().execute(
-    async (trx) => (await saveItem(trx, orgId, 'questions', undefined, input as ItemWrite, now)).id,
-  )
+  return db
+    .transaction()
+    .execute(async (trx) => (await saveItem(trx, orgId, 'questions', undefined, input as ItemWrite, now)).id)
 }
 
 export async function updateQuestion(
@@ -220,7 +228,13 @@ export async function updateQuestion(
 }
 
 /** Deletes a post or question; the experts it showed in no longer list it. */
-export async function deleteItem(db: Kysely<DB>, orgId: number, table: ContentTable, id: number, now: number) {
+export async function deleteItem(
+  db: Kysely<DB>,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  now: number,
+) {
   await db.transaction().execute(async (trx) => {
     await findItem(trx, orgId, table, id)
     const experts =
@@ -335,12 +349,25 @@ export async function changeAnswer(
     }
     if (Object.keys(changes).length === 0) return false
     await updateAnswer(trx, questionId, answerId, changes)
-    await itemChanged(trx, orgId, 'questions', questionId, [row.expert_id, changes.expert_id ?? row.expert_id], now)
+    await itemChanged(
+      trx,
+      orgId,
+      'questions',
+      questionId,
+      [row.expert_id, changes.expert_id ?? row.expert_id],
+      now,
+    )
     return true
   })
 }
 
-export async function removeAnswer(db: Kysely<DB>, orgId: number, questionId: number, answerId: number, now: number) {
+export async function removeAnswer(
+  db: Kysely<DB>,
+  orgId: number,
+  questionId: number,
+  answerId: number,
+  now: number,
+) {
   await db.transaction().execute(async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)
     await deleteAnswers(trx, questionId, [answerId])

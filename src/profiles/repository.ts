@@ -155,10 +155,19 @@ export async function updateProfileItem(
   id: number,
   changes: Partial<Pick<ProfileItemRow, 'position' | 'data'>>,
 ): Promise<void> {
-  await db.updateTable('profile_items').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute()
+  await db
+    .updateTable('profile_items')
+    .set(changes)
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .execute()
 }
 
-export async function deleteProfileItems(db: Queryable, orgId: number, ids: readonly number[]): Promise<void> {
+export async function deleteProfileItems(
+  db: Queryable,
+  orgId: number,
+  ids: readonly number[],
+): Promise<void> {
   if (ids.length === 0) return
   await db.deleteFrom('profile_items').where('org_id', '=', orgId).where('id', 'in', ids).execute()
 }

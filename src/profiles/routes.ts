@@ -23,7 +23,7 @@ import {
   readOrganization,
   setOrganizationProfile,
 } from './organization.js'
-import { Profile, PROFILE_KEYS, readProfile } from './read.js'
+import { PROFILE_KEYS, Profile, readProfile } from './read.js'
 import {
   NAME_SECTIONS,
   pascal,
@@ -202,7 +202,9 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
         params: CorporationParams,
         body: OrganizationUpdate,
         response: {
-          200: Success(Type.Object({ id: Type.Integer(), updated: Type.Boolean() }, { title: 'OrganizationUpdated' })),
+          200: Success(
+            Type.Object({ id: Type.Integer(), updated: Type.Boolean() }, { title: 'OrganizationUpdated' }),
+          ),
           ...errors,
         },
       },
@@ -236,7 +238,9 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
       schema: {
         operationId: single ? `getExpert${name}` : `listExpert${name}Elements`,
         tags,
-        summary: single ? `Get the ${section} of an expert ([] when not set)` : `List the ${section} elements of an expert`,
+        summary: single
+          ? `Get the ${section} of an expert ([] when not set)`
+          : `List the ${section} elements of an expert`,
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
@@ -348,7 +352,15 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
       },
       async (request) => {
         const { corporation, username, id } = request.params
-        const updated = await updateElement(db, corporation, username, section, id, request.body, context.now())
+        const updated = await updateElement(
+          db,
+          corporation,
+          username,
+          section,
+          id,
+          request.body,
+          context.now(),
+        )
         return ok({ id, updated })
       },
     )

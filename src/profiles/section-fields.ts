@@ -1,5 +1,4 @@
 import { type TSchema, Type } from 'typebox'
-import { Flag } from '../validation/text.js'
 import {
   Choice,
   Currency,
@@ -12,6 +11,7 @@ import {
   Url,
   Year,
 } from '../content/fields.js'
+import { Flag } from '../validation/text.js'
 
 /** A section field: its input schema and whether an element must have it. */
 interface Field {
@@ -342,7 +342,8 @@ export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slic
 export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): TSchema {
   const title = `${pascal(section)}${mode === 'create' ? 'Create' : 'Update'}`
   if (NAME_SECTIONS.has(section)) {
-    const schema = section === 'tag' ? ShortText('Tag: an organization tag, created on first use', 100) : ShortText('Name')
+    const schema =
+      section === 'tag' ? ShortText('Tag: an organization tag, created on first use', 100) : ShortText('Name')
     return Type.Object({ name: schema }, { additionalProperties: false, title })
   }
   const properties: Record<string, TSchema> = {}
@@ -359,4 +360,3 @@ export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): T
     ...(mode === 'patch' ? { minProperties: 1, 'x-message': 'must contain at least one field' } : {}),
   })
 }
-

@@ -143,9 +143,18 @@ export async function addElement(
       missingRequired(section, merged)
       const data = elementData(section, merged, new Map())
       if (current && current.data === data) return { id: current.id, updated: false }
-      const id = current
-        ? (await updateProfileItem(trx, orgId, current.id, { data }), current.id)
-        : await insertProfileItem(trx, orgId, expert.id, { section, position: 0, external_key: '#0', data })
+      let id: number
+      if (current) {
+        id = current.id
+        await updateProfileItem(trx, orgId, id, { data })
+      } else {
+        id = await insertProfileItem(trx, orgId, expert.id, {
+          section,
+          position: 0,
+          external_key: '#0',
+          data,
+        })
+      }
       await profileChanged(trx, orgId, expert.id, now)
       return { id, updated: true }
     }
@@ -166,7 +175,12 @@ export async function addElement(
     const tags = await tagsFor(trx, orgId, section, [given])
     const position = items.reduce((max, item) => Math.max(max, item.position + 1), 0)
     const data = elementData(section, given, tags)
-    const id = await insertProfileItem(trx, orgId, expert.id, { section, position, external_key: apiKey(), data })
+    const id = await insertProfileItem(trx, orgId, expert.id, {
+      section,
+      position,
+      external_key: apiKey(),
+      data,
+    })
     await profileChanged(trx, orgId, expert.id, now)
     return { id, updated: true }
   })
@@ -241,7 +255,9 @@ export async function replaceSections(
   for (const [section, value] of Object.entries(sections)) {
     const desired =
       section === 'avatar' ? avatarItems(value as Element) : listItems(section as StoredSection, value, tags)
-    const byKey = new Map(stored.filter((row) => row.section === section).map((row) => [row.external_key, row]))
+    const byKey = new Map(
+      stored.filter((row) => row.section === section).map((row) => [row.external_key, row]),
+    )
     for (const item of desired) {
       const row = byKey.get(item.external_key)
       byKey.delete(item.external_key)
