@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import type { InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { openDatabase } from '../src/db/database.js'
+import { up as sanitizeStoredHtml } from '../src/db/migrations/0005_sanitize_html.js'
 import { NAME_SECTIONS, STORED_SECTIONS } from '../src/profiles/section-fields.js'
 import { exampleFile, importDocument } from './helpers/content.js'
 import {
@@ -543,5 +544,25 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
       return JSON.stringify(read, (field, value) => (field === 'id' ? 0 : value))
     }
     assert.equal(await normalized(viaApi), await normalized(importedName))
+  })
+
+  test('migration 0005 sanitizes HTML stored before sanitizing existed', async () => {
+    const { db } = ctx.testDatabase.database
+    const dirty = '<p onmouseover="x()">Kept <em>markup</em><script>alert(1)</script></p>'
+    const clean = '<p>Kept <em>markup</em></p>'
+    const post = await data(
+      await call(ctx, 'POST', `/v2/spotlight/${ctx.tenant.orgId}`, { title: 'Old', html: 'x' }),
+    )
+    const bio = await data(await call(ctx, 'POST', `${base()}/biography`, { biography: 'x' }))
+    await db.updateTable('spotlights').set({ html: dirty }).where('id', '=', Number(post.id)).execute()
+    await db
+      .updateTable('profile_items')
+      .set({ data: JSON.stringify({ biography: dirty }) })
+      .where('id', '=', Number(bio.id))
+      .execute()
+    await sanitizeStoredHtml(db)
+    const read = await data(await call(ctx, 'GET', `/v2/spotlight/${ctx.tenant.orgId}/${post.id}`))
+    assert.equal((read.spotlight as Element[])[0]?.html, clean)
+    assert.equal(((await profile()).biography as Element[])[0]?.biography, clean)
   })
 })
