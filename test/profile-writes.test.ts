@@ -560,7 +560,7 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
       .set({ data: JSON.stringify({ biography: dirty }) })
       .where('id', '=', Number(bio.id))
       .execute()
-    await sanitizeStoredHtml(db)
+    await sanitizeStoredHtml(db as never)
     const read = await data(await call(ctx, 'GET', `/v2/spotlight/${ctx.tenant.orgId}/${post.id}`))
     assert.equal((read.spotlight as Element[])[0]?.html, clean)
     assert.equal(((await profile()).biography as Element[])[0]?.biography, clean)
