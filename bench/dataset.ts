@@ -1,5 +1,5 @@
 /**
- * The benchmark dataset. The demo content goes in through the import code (src/content/import), so
+ * The benchmark dataset. The demo content goes in through the import code (src/import), so
  * every row shape is the import's own; then its experts, posts and questions are cloned in large
  * batched inserts inside one transaction per table (the import writes record by record, which is
  * far too slow for hundreds of thousands of rows).

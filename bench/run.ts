@@ -51,7 +51,6 @@ const duration = Number(flags.duration ?? (quick ? 2 : 5))
 const connections = Number(flags.connections ?? 100)
 const rateConnections = Number(flags['rate-connections'] ?? 20)
 const warmup = quick ? 1 : 2
-const READ_CACHE_MS = 1000
 
 // --- databases -------------------------------------------------------------------------------------
 
@@ -448,28 +447,6 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
     }
     await app.stop()
 
-    // The same reads with the optional read cache on (EXPERTDIR_READ_CACHE_MS, off by default).
-    const cached = await startApp(databaseUrl, { EXPERTDIR_READ_CACHE_MS: String(READ_CACHE_MS) })
-    try {
-      for (const target of list.slice(0, 3)) {
-        const name = `${target.name} (read cache ${READ_CACHE_MS} ms)`
-        log(`${name}: saturation...`)
-        const saturation = await saturate(cached.url, target)
-        log(`${name}: ${saturation.rps} req/s; at ${fixedRate}/s...`)
-        const fixed = await atRate(cached.url, target, fixedRate)
-        rows.push({
-          route: name,
-          method: 'GET',
-          path: target.request.path,
-          saturation,
-          fixedRate: { rate: fixedRate, basis: 'baseline', ...fixed },
-          ...(await ownRateIfSlower(cached.url, target, saturation.rps, fixedRate)),
-          ratio: round(saturation.rps / baseSat.rps, 3),
-        })
-      }
-    } finally {
-      await cached.stop()
-    }
     return { rows, bodyBytes }
   } finally {
     await baseline?.stop()

@@ -8,15 +8,15 @@ import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
-import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
-import { registerReadCache } from './http/read-cache.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { publishingRoutes } from './profiles/publishing-routes.js'
+import { profileRoutes } from './profiles/routes.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 
@@ -100,9 +100,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     )
     if (limit) protectedScope.addHook('onRequest', limit)
     registerReadEtags(protectedScope)
-    registerReadCache(protectedScope, config.readCacheMs, now)
-    await expertRoutes(protectedScope, context)
+    await profileRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
+    await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
   })
   await app.after()

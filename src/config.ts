@@ -22,8 +22,6 @@ export const ConfigSchema = Type.Object({
   tokenTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
   /** How long a verified token is trusted from memory; bounds how late an out-of-process revocation bites. */
   tokenCacheMs: Type.Integer({ minimum: 0, default: 1000 }),
-  /** How long a successful read may be answered from memory (0: off); bounds how late an out-of-process change shows. */
-  readCacheMs: Type.Integer({ minimum: 0, default: 0 }),
   /** Request body limit in bytes (1 MiB by default). */
   bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** Token requests per minute per client id and IP; 0 turns the limit off. */
@@ -57,7 +55,6 @@ const ENV_KEYS: Record<keyof Config, string> = {
   logLevel: 'LOG_LEVEL',
   tokenTtlSeconds: 'EXPERTDIR_TOKEN_TTL_SECONDS',
   tokenCacheMs: 'EXPERTDIR_TOKEN_CACHE_MS',
-  readCacheMs: 'EXPERTDIR_READ_CACHE_MS',
   bodyLimit: 'EXPERTDIR_BODY_LIMIT',
   rateLimitToken: 'EXPERTDIR_RATE_LIMIT_TOKEN',
   rateLimitApi: 'EXPERTDIR_RATE_LIMIT_API',

@@ -2,9 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
 import { hashToken } from '../src/auth/secrets.js'
-import { describeEachDialect, envelope, requestToken } from './helpers/harness.js'
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
 
 function form(values: Record<string, string>): string {
   return new URLSearchParams(values).toString()

@@ -267,28 +267,19 @@ describeEachDialect('posts and Q&A items', (ctx) => {
     assert.equal(envelope(response).error?.code, 'unauthorized')
   })
 
-  for (const method of ['POST', 'PUT', 'DELETE'] as const) {
-    test(`${method} on the read-only paths is a 405 with Allow`, async () => {
-      for (const kind of ['spotlight', 'qanda']) {
-        const response = await ctx.inject({
-          method,
-          url: `/v2/${kind}/${ctx.tenant.orgId}/${ids.spotlights[0]}`,
-          headers: ctx.tenant.auth,
-          payload: {},
-        })
-        assert.equal(response.statusCode, 405)
-        assert.equal(envelope(response).error?.code, 'method_not_allowed')
-        assert.equal(response.headers.allow, 'GET, HEAD')
-      }
-      const { db } = ctx.testDatabase.database
-      const posts = await db
-        .selectFrom('spotlights')
-        .select('id')
-        .where('org_id', '=', ctx.tenant.orgId)
-        .execute()
-      assert.equal(posts.length, 2)
-    })
-  }
+  test('PATCH on a post or Q&A item is a 405 naming the methods there', async () => {
+    for (const kind of ['spotlight', 'qanda']) {
+      const response = await ctx.inject({
+        method: 'PATCH',
+        url: `/v2/${kind}/${ctx.tenant.orgId}/${ids.spotlights[0]}`,
+        headers: ctx.tenant.auth,
+        payload: {},
+      })
+      assert.equal(response.statusCode, 405)
+      assert.equal(envelope(response).error?.code, 'method_not_allowed')
+      assert.equal(response.headers.allow, 'DELETE, GET, HEAD, PUT')
+    }
+  })
 
   test('the OpenAPI document describes the read paths and every profile section', async () => {
     const response = await ctx.inject({ method: 'GET', url: '/v2/openapi.json' })

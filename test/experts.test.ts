@@ -4,12 +4,12 @@ import { findExpert } from '../src/experts/repository.js'
 import {
   createExpert,
   describeEachDialect,
+  detailsOf,
   envelope,
   expertBody,
+  FORM,
   type TestContext,
 } from './helpers/harness.js'
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 
 function post(ctx: TestContext, payload: unknown, headers: Record<string, string> = {}) {
   return ctx.inject({
@@ -36,14 +36,6 @@ async function stored(ctx: TestContext, username: string) {
 async function expertCount(ctx: TestContext): Promise<number> {
   const rows = await ctx.testDatabase.database.db.selectFrom('experts').select('id').execute()
   return rows.length
-}
-
-function detailsOf(response: Awaited<ReturnType<typeof post>>): Record<string, string> {
-  const body = envelope(response)
-  assert.equal(response.statusCode, 400, response.body)
-  assert.equal(body.success, false)
-  assert.equal(body.error?.code, 'validation_failed')
-  return Object.fromEntries((body.error?.details ?? []).map((detail) => [detail.field, detail.message]))
 }
 
 describeEachDialect('experts: create', (ctx) => {

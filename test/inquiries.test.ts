@@ -4,7 +4,9 @@ import { DONOR_FOCUSES, DONOR_TYPES } from '../src/inquiries/schemas.js'
 import {
   createExpert,
   describeEachDialect,
+  detailFor,
   envelope,
+  FORM,
   inquiryBody,
   type InquiryKind as Kind,
   type Tenant,
@@ -33,8 +35,6 @@ function form(fields: Record<string, unknown>): string {
   return new URLSearchParams(pairs).toString()
 }
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
-
 async function storedInquiry(ctx: TestContext, id: number) {
   return ctx.testDatabase.database.db
     .selectFrom('inquiries')
@@ -46,10 +46,6 @@ async function storedInquiry(ctx: TestContext, id: number) {
 async function inquiryCount(ctx: TestContext) {
   const rows = await ctx.testDatabase.database.db.selectFrom('inquiries').select('id').execute()
   return rows.length
-}
-
-function detailFor(response: { json(): unknown }, field: string) {
-  return envelope(response as never).error?.details?.find((detail) => detail.field === field)
 }
 
 describeEachDialect('inquiries', (ctx) => {

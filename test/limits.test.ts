@@ -7,9 +7,7 @@ import { buildApp } from '../src/app.js'
 import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { loadConfig } from '../src/config.js'
 import { createTestDatabase } from './helpers/databases.js'
-import { describeEachDialect, envelope, requestToken } from './helpers/harness.js'
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
 
 describeEachDialect(
   'rate limits (in-process)',

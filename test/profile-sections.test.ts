@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { SECTION_FIELDS, STORED_SECTIONS } from '../src/content/sections.js'
-import { PROFILE_KEYS, readProfile } from '../src/experts/profile.js'
+import { PROFILE_KEYS, readProfile } from '../src/profiles/read.js'
+import { SECTION_FIELDS, STORED_SECTIONS } from '../src/profiles/section-fields.js'
 import { exampleFile, importDocument, queryCounter } from './helpers/content.js'
 import { describeEachDialect, envelope } from './helpers/harness.js'
 

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { revokeClient } from '../src/auth/clients.js'
 import { purgeExpiredTokens } from '../src/auth/tokens.js'
-import { describeEachDialect, envelope, requestToken } from './helpers/harness.js'
+import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 const DAY = 24 * 3600 * 1000
 
 describeEachDialect('token lifecycle', (ctx) => {

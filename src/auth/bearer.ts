@@ -22,10 +22,7 @@ function bearerToken(request: FastifyRequest): string {
     throw new ApiError(
       'unauthorized',
       'This endpoint needs an access token: send Authorization: Bearer <token>.',
-      undefined,
-      {
-        'www-authenticate': REALM,
-      },
+      { headers: { 'www-authenticate': REALM } },
     )
   }
   const token = match[1]?.trim() ?? ''
@@ -37,8 +34,7 @@ function invalidToken(): ApiError {
   return new ApiError(
     'invalid_token',
     'The access token is unknown, expired or revoked: request a new one.',
-    undefined,
-    { 'www-authenticate': `${REALM}, error="invalid_token"` },
+    { headers: { 'www-authenticate': `${REALM}, error="invalid_token"` } },
   )
 }
 

@@ -27,12 +27,9 @@ function basicCredentials(request: FastifyRequest): Credentials | undefined {
   const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : ''
   const colon = decoded.indexOf(':')
   if (colon < 0) {
-    throw new ApiError(
-      'invalid_client',
-      'The Authorization header is not valid HTTP Basic credentials.',
-      undefined,
-      BASIC_CHALLENGE,
-    )
+    throw new ApiError('invalid_client', 'The Authorization header is not valid HTTP Basic credentials.', {
+      headers: BASIC_CHALLENGE,
+    })
   }
   try {
     // Both parts are form-urlencoded before being joined.
@@ -82,8 +79,7 @@ export async function authenticateClient(context: AppContext, request: FastifyRe
   const failure = new ApiError(
     'invalid_client',
     INVALID_CLIENT,
-    undefined,
-    credentials.viaBasic ? BASIC_CHALLENGE : undefined,
+    credentials.viaBasic ? { headers: BASIC_CHALLENGE } : {},
   )
   const lockKey = `${credentials.clientId}|${request.ip}`
   if (await context.lockout.isLocked(lockKey)) throw failure

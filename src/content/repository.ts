@@ -1,85 +1,9 @@
 import { sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
-import type { ExpertRow, OrganizationProfilesTable } from '../db/schema.js'
+import type { QuestionsTable, SpotlightsTable } from '../db/schema.js'
 
-/** The organization's public profile (the `corporationprofile` / `corporationsocial` sections). */
-export const ORGANIZATION_PROFILE_COLUMNS = [
-  'description',
-  'website',
-  'location_city',
-  'location_state',
-  'location_country',
-  'location_postal',
-  'location_address',
-  'location_building',
-  'location_room',
-  'twitter',
-  'facebook',
-  'linkedin',
-  'instagram',
-  'youtube',
-] as const
-
-/** Content queries. Every one takes the organization, like the expert repository. */
-
-export type OrganizationProfile = Omit<OrganizationProfilesTable, 'org_id'> & { id: number; name: string }
-
-const expertWithOrganization = reusableQuery((db: Queryable, orgId: number, username: string) =>
-  db
-    .selectFrom('experts')
-    .innerJoin('organizations', 'organizations.id', 'experts.org_id')
-    .leftJoin('organization_profiles', 'organization_profiles.org_id', 'experts.org_id')
-    .selectAll('experts')
-    .select(['organizations.name as org_name'])
-    .select(
-      ORGANIZATION_PROFILE_COLUMNS.map(
-        (column) => `organization_profiles.${column} as org_${column}` as const,
-      ),
-    )
-    .where('experts.org_id', '=', orgId)
-    .where('experts.username', '=', username),
-)
-
-/** The expert with its organization's public profile, in one query. */
-export async function findExpertWithOrganization(
-  db: Queryable,
-  orgId: number,
-  username: string,
-): Promise<{ expert: ExpertRow; organization: OrganizationProfile } | undefined> {
-  const [row] = await expertWithOrganization(db, orgId, username)
-  if (!row) return undefined
-  const record = row as unknown as Record<string, unknown>
-  const expert: Record<string, unknown> = {}
-  const organization: Record<string, unknown> = { id: orgId, name: row.org_name }
-  for (const [key, value] of Object.entries(record)) {
-    if (key === 'org_name') continue
-    if (key.startsWith('org_') && key !== 'org_id') organization[key.slice(4)] = value ?? null
-    else expert[key] = value
-  }
-  for (const column of ORGANIZATION_PROFILE_COLUMNS) organization[column] ??= null
-  return { expert: expert as unknown as ExpertRow, organization: organization as OrganizationProfile }
-}
-
-export interface ProfileItemRow {
-  id: number
-  section: string
-  position: number
-  external_key: string
-  data: string
-}
-
-export const listProfileItems: (db: Queryable, orgId: number, expertId: number) => Promise<ProfileItemRow[]> =
-  reusableQuery((db: Queryable, orgId: number, expertId: number) =>
-    db
-      .selectFrom('profile_items')
-      .select(['id', 'section', 'position', 'external_key', 'data'])
-      .where('org_id', '=', orgId)
-      .where('expert_id', '=', expertId)
-      .orderBy('section')
-      .orderBy('position')
-      .orderBy('id'),
-  )
+/** Content queries: posts, questions, answers, tags. Every one takes the organization. */
 
 /** Published posts that tag the expert, newest first. */
 export const listExpertSpotlights = reusableQuery((db: Queryable, orgId: number, expertId: number) =>
@@ -178,4 +102,190 @@ const TAG_QUERIES = { spotlight_tags: tagsOf('spotlight_tags'), question_tags: t
 
 export async function listTags(db: Queryable, orgId: number, table: TaggingTable, ownerId: number) {
   return TAG_QUERIES[table](db, orgId, ownerId)
+}
+
+const CHUNK = 500
+
+/** Finds or creates the organization's tags (case-insensitive); lower-cased name -> tag. */
+export async function ensureTags(
+  db: Queryable,
+  orgId: number,
+  names: readonly string[],
+): Promise<Map<string, { id: number; name: string }>> {
+  const wanted = new Map<string, string>()
+  for (const name of names) if (!wanted.has(name.toLowerCase())) wanted.set(name.toLowerCase(), name)
+  const tags = new Map<string, { id: number; name: string }>()
+  const keys = [...wanted.keys()]
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('content_tags')
+      .select(['id', 'name', 'name_key'])
+      .where('org_id', '=', orgId)
+      .where('name_key', 'in', keys.slice(i, i + CHUNK))
+      .execute()
+    for (const row of rows) tags.set(row.name_key, { id: row.id, name: row.name })
+  }
+  const missing = [...wanted].filter(([key]) => !tags.has(key))
+  for (let i = 0; i < missing.length; i += CHUNK) {
+    const rows = await db
+      .insertInto('content_tags')
+      .values(missing.slice(i, i + CHUNK).map(([name_key, name]) => ({ org_id: orgId, name, name_key })))
+      .returning(['id', 'name', 'name_key'])
+      .execute()
+    for (const row of rows) tags.set(row.name_key, { id: row.id, name: row.name })
+  }
+  return tags
+}
+
+export type ContentTable = 'spotlights' | 'questions'
+export type SpotlightColumns = Omit<
+  SpotlightsTable,
+  'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'
+>
+export type QuestionColumns = Omit<
+  QuestionsTable,
+  'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'
+>
+
+export async function findContentByKey(db: Queryable, orgId: number, table: ContentTable, key: string) {
+  return (await db
+    .selectFrom(table as 'spotlights')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('external_key', '=', key)
+    .executeTakeFirst()) as Record<string, unknown> | undefined
+}
+
+export async function insertContent(
+  db: Queryable,
+  orgId: number,
+  table: ContentTable,
+  columns: SpotlightColumns | QuestionColumns,
+  key: string | null,
+  now: number,
+): Promise<number> {
+  const { id } = await db
+    .insertInto(table as 'spotlights')
+    .values({ ...columns, org_id: orgId, external_key: key, created_at: now, updated_at: now } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return id
+}
+
+export async function updateContent(
+  db: Queryable,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  changes: Partial<SpotlightColumns | QuestionColumns> & { updated_at?: number },
+): Promise<void> {
+  if (Object.keys(changes).length === 0) return
+  await db
+    .updateTable(table as 'spotlights')
+    .set(changes as never)
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function deleteContent(db: Queryable, orgId: number, table: ContentTable, id: number) {
+  const result = await db
+    .deleteFrom(table as 'spotlights')
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+/** Ids of the experts a post tags, in order (the caller has checked the post is the organization's). */
+export async function listTaggedExpertIds(db: Queryable, spotlightId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('spotlight_experts')
+    .select('expert_id')
+    .where('spotlight_id', '=', spotlightId)
+    .orderBy('position')
+    .execute()
+  return rows.map((row) => row.expert_id)
+}
+
+export async function replaceTaggedExperts(db: Queryable, spotlightId: number, expertIds: readonly number[]) {
+  await db.deleteFrom('spotlight_experts').where('spotlight_id', '=', spotlightId).execute()
+  if (expertIds.length > 0)
+    await db
+      .insertInto('spotlight_experts')
+      .values(expertIds.map((expert_id, position) => ({ spotlight_id: spotlightId, expert_id, position })))
+      .execute()
+}
+
+/** Tag ids on a post or question, in order. */
+export async function listTagIds(db: Queryable, table: TaggingTable, ownerId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom(table)
+    .select('content_tag_id')
+    .where('owner_id', '=', ownerId)
+    .orderBy('position')
+    .execute()
+  return rows.map((row) => row.content_tag_id)
+}
+
+export async function replaceTags(
+  db: Queryable,
+  table: TaggingTable,
+  ownerId: number,
+  tagIds: readonly number[],
+) {
+  await db.deleteFrom(table).where('owner_id', '=', ownerId).execute()
+  if (tagIds.length > 0)
+    await db
+      .insertInto(table)
+      .values(tagIds.map((content_tag_id, position) => ({ owner_id: ownerId, content_tag_id, position })))
+      .execute()
+}
+
+export interface AnswerRow {
+  id: number
+  question_id: number
+  expert_id: number
+  external_key: string
+  position: number
+  answer: string
+  created_at: number
+}
+
+export async function listAnswerRows(db: Queryable, questionId: number): Promise<AnswerRow[]> {
+  return db
+    .selectFrom('answers')
+    .selectAll()
+    .where('question_id', '=', questionId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute()
+}
+
+export async function insertAnswer(db: Queryable, row: Omit<AnswerRow, 'id'>): Promise<number> {
+  const { id } = await db.insertInto('answers').values(row).returning('id').executeTakeFirstOrThrow()
+  return id
+}
+
+export async function updateAnswer(
+  db: Queryable,
+  questionId: number,
+  id: number,
+  changes: Partial<Omit<AnswerRow, 'id' | 'question_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('answers')
+    .set(changes)
+    .where('question_id', '=', questionId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function deleteAnswers(
+  db: Queryable,
+  questionId: number,
+  ids: readonly number[],
+): Promise<void> {
+  if (ids.length === 0) return
+  await db.deleteFrom('answers').where('question_id', '=', questionId).where('id', 'in', ids).execute()
 }

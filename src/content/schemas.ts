@@ -1,6 +1,7 @@
-import { Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
 import { CorporationParams } from '../experts/schemas.js'
-import { Id } from '../validation/text.js'
+import { Flag, Id } from '../validation/text.js'
+import { LongText, ShortText, UnixSeconds, Url } from './fields.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 const Seconds = (description: string) => Type.Integer({ description: `${description} (unix seconds)` })
@@ -92,3 +93,100 @@ export const QuestionRead = Type.Object({
   tags: Type.Array(TagElement),
   seo: Type.Array(SeoElement),
 })
+
+/** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
+export const Clearable = (schema: TSchema) =>
+  Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
+
+export const SeoInput = Type.Object(
+  {
+    title: Clearable(ShortText('Page title', 500)),
+    description: Clearable(LongText('Meta description', 1000)),
+    keywords: Clearable(ShortText('Keywords, comma-separated', 1000)),
+    image: Clearable(Url('Share image')),
+    canonical_url: Clearable(Url('Canonical URL')),
+  },
+  { additionalProperties: false, title: 'SeoInput' },
+)
+
+export const TagNames = Type.Array(ShortText('Tag', 100), {
+  maxItems: 100,
+  description: 'Tag names: the organization tags, created on first use (a form repeats the key)',
+})
+
+const Username = Type.String({
+  pattern: '^[a-z0-9-]{1,64}$',
+  description: 'Expert username',
+  'x-message': 'must be a username: lowercase letters, digits and dashes',
+})
+
+const publication = {
+  published: Type.Optional(Flag('Published flag (default 0)')),
+  published_date: Clearable(UnixSeconds('Publication time')),
+  tags: Type.Optional(TagNames),
+  seo: Type.Optional(SeoInput),
+}
+
+const postFields = {
+  title: ShortText('Title', 500),
+  html: LongText('Body (HTML, sanitized on write)', 1_000_000),
+  featured_image: Clearable(Url('Featured image')),
+  tagged: Type.Optional(
+    Type.Array(Username, { maxItems: 1000, description: 'Usernames of the experts the post tags' }),
+  ),
+  ...publication,
+}
+
+export const PostCreate = Type.Object(postFields, { additionalProperties: false, title: 'PostCreate' })
+export const PostUpdate = Type.Object(Type.Partial(Type.Object(postFields)).properties, {
+  additionalProperties: false,
+  minProperties: 1,
+  'x-message': 'must contain at least one field to update',
+  title: 'PostUpdate',
+})
+
+const questionFields = {
+  question: ShortText('Question', 1000),
+  details: Clearable(LongText('Details (HTML, sanitized on write)', 100_000)),
+  ...publication,
+}
+
+export const QuestionCreate = Type.Object(questionFields, {
+  additionalProperties: false,
+  title: 'QuestionCreate',
+})
+export const QuestionUpdate = Type.Object(Type.Partial(Type.Object(questionFields)).properties, {
+  additionalProperties: false,
+  minProperties: 1,
+  'x-message': 'must contain at least one field to update',
+  title: 'QuestionUpdate',
+})
+
+const answerFields = {
+  username: Username,
+  answer: LongText('Answer (HTML, sanitized on write)', 1_000_000),
+}
+export const AnswerCreate = Type.Object(answerFields, { additionalProperties: false, title: 'AnswerCreate' })
+export const AnswerUpdate = Type.Object(Type.Partial(Type.Object(answerFields)).properties, {
+  additionalProperties: false,
+  minProperties: 1,
+  'x-message': 'must contain at least one field to update',
+  title: 'AnswerUpdate',
+})
+
+export type PostCreateInput = Static<typeof PostCreate>
+export type PostUpdateInput = Static<typeof PostUpdate>
+export type QuestionCreateInput = Static<typeof QuestionCreate>
+export type QuestionUpdateInput = Static<typeof QuestionUpdate>
+export type AnswerCreateInput = Static<typeof AnswerCreate>
+export type AnswerUpdateInput = Static<typeof AnswerUpdate>
+
+export const AnswerParams = Type.Object({
+  corporation: CorporationParams.properties.corporation,
+  id: Id('Question id'),
+  answer_id: Id('Answer id'),
+})
+
+export const Created = Type.Object({ id: Type.Integer() }, { title: 'Created' })
+export const Updated = Type.Object({ id: Type.Integer(), updated: Type.Boolean() }, { title: 'Updated' })
+export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Boolean() }, { title: 'Deleted' })

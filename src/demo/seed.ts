@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
-import { importContent } from '../content/import/index.js'
 import type { DB } from '../db/schema.js'
+import { importContent } from '../import/index.js'
 import { demoDataset } from './dataset.js'
 
 export interface SeededContent {

@@ -71,3 +71,65 @@ export async function deleteExpertRow(db: Queryable, orgId: number, id: number):
     .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+/** Ids of the organization's experts among `usernames`; username -> id. */
+export async function findExpertIds(
+  db: Queryable,
+  orgId: number,
+  usernames: readonly string[],
+): Promise<Map<string, number>> {
+  const found = new Map<string, number>()
+  const unique = [...new Set(usernames)]
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db
+      .selectFrom('experts')
+      .select(['id', 'username'])
+      .where('org_id', '=', orgId)
+      .where('username', 'in', unique.slice(i, i + 500))
+      .execute()
+    for (const row of rows) found.set(row.username, row.id)
+  }
+  return found
+}
+
+/** The organization's experts whose id is among `ids`. */
+export async function findExpertsById(
+  db: Queryable,
+  orgId: number,
+  ids: readonly number[],
+): Promise<ExpertRow[]> {
+  const rows: ExpertRow[] = []
+  const unique = [...new Set(ids)]
+  for (let i = 0; i < unique.length; i += 500) {
+    rows.push(
+      ...(await db
+        .selectFrom('experts')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', 'in', unique.slice(i, i + 500))
+        .execute()),
+    )
+  }
+  return rows
+}
+
+/** The organization's experts whose email key is among `emailKeys`. */
+export async function findExpertsByEmail(
+  db: Queryable,
+  orgId: number,
+  emailKeys: readonly string[],
+): Promise<Pick<ExpertRow, 'id' | 'username' | 'email_key'>[]> {
+  const rows: Pick<ExpertRow, 'id' | 'username' | 'email_key'>[] = []
+  const unique = [...new Set(emailKeys)]
+  for (let i = 0; i < unique.length; i += 500) {
+    rows.push(
+      ...(await db
+        .selectFrom('experts')
+        .select(['id', 'username', 'email_key'])
+        .where('org_id', '=', orgId)
+        .where('email_key', 'in', unique.slice(i, i + 500))
+        .execute()),
+    )
+  }
+  return rows
+}

@@ -21,19 +21,18 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Form values are strings; a repeated key is ambiguous and therefore an error. */
+/**
+ * Form values are strings. A repeated key becomes an array of its values: the validator accepts that
+ * only for array-typed fields (`tags=a&tags=b`) and rejects it as ambiguous everywhere else.
+ */
 function parseForm(text: string): Record<string | symbol, unknown> {
   const body: Record<string | symbol, unknown> = {}
-  const repeated: string[] = []
   for (const [key, value] of new URLSearchParams(text)) {
     if (FORBIDDEN_KEYS.has(key)) throw forbiddenKey(key)
-    if (Object.hasOwn(body, key)) repeated.push(key)
-    body[key] = value
-  }
-  if (repeated.length > 0) {
-    throw validationError(
-      [...new Set(repeated)].map((field) => ({ field, message: 'is repeated; send each field once' })),
-    )
+    const previous = body[key]
+    if (previous === undefined) body[key] = value
+    else if (Array.isArray(previous)) previous.push(value)
+    else body[key] = [previous, value]
   }
   body[FORM_BODY] = true
   return body

@@ -29,8 +29,8 @@ export function registerConventions(app: FastifyInstance): void {
     reused.add(socket)
     if (closing && again) {
       reply.header('connection', 'close')
-      throw new ApiError('unavailable', 'The service is shutting down; retry shortly.', undefined, {
-        'retry-after': '1',
+      throw new ApiError('unavailable', 'The service is shutting down; retry shortly.', {
+        headers: { 'retry-after': '1' },
       })
     }
   })
@@ -75,14 +75,9 @@ export function methodNotAllowed(app: FastifyInstance) {
           schema: { hide: true },
           handler: (request, reply) =>
             sendError(
-              new ApiError(
-                'method_not_allowed',
-                `${request.method} is not allowed here; use ${allow}.`,
-                undefined,
-                {
-                  allow,
-                },
-              ),
+              new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, {
+                headers: { allow },
+              }),
               request,
               reply,
             ),

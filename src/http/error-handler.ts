@@ -39,14 +39,9 @@ export function toApiError(error: FastifyError | Error): ApiError {
     STATUS_CODES[fastifyError.statusCode ?? 0]
   if (known) return new ApiError(known[0], known[1])
   if (isDatabaseUnavailable(error)) {
-    return new ApiError(
-      'unavailable',
-      'The service cannot reach its database right now; retry shortly.',
-      undefined,
-      {
-        'retry-after': '5',
-      },
-    )
+    return new ApiError('unavailable', 'The service cannot reach its database right now; retry shortly.', {
+      headers: { 'retry-after': '5' },
+    })
   }
   const status = fastifyError.statusCode ?? 500
   if (status >= 400 && status < 500)
@@ -61,7 +56,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
 function asRouteError(error: ApiError, request: FastifyRequest): ApiError {
   const oauth = request.routeOptions.config?.oauth
   if (!oauth || (error.code !== 'validation_failed' && error.code !== 'invalid_json')) return error
-  return new ApiError('invalid_request', error.message, error.details)
+  return new ApiError('invalid_request', error.message, error.details ? { details: error.details } : {})
 }
 
 export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply) {

@@ -28,19 +28,28 @@ export interface ErrorDetail {
   [extra: string]: unknown
 }
 
+export interface ApiErrorOptions {
+  /** The offending fields (validation), or what a conflict collided with. */
+  details?: ErrorDetail[]
+  /** Response headers that belong to this error (`WWW-Authenticate`, `Allow`, `Retry-After`). */
+  headers?: Record<string, string>
+}
+
 /** The one error type: handlers throw it, the error handler turns it into the envelope. */
 export class ApiError extends Error {
   readonly statusCode: number
+  readonly details?: ErrorDetail[]
+  readonly headers?: Record<string, string>
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: ErrorDetail[],
-    /** Response headers that belong to this error (`WWW-Authenticate`, `Allow`, `Retry-After`). */
-    readonly headers?: Record<string, string>,
+    options: ApiErrorOptions = {},
   ) {
     super(message)
     this.name = 'ApiError'
     this.statusCode = ERROR_STATUS[code]
+    if (options.details) this.details = options.details
+    if (options.headers) this.headers = options.headers
   }
 }
 
@@ -49,7 +58,7 @@ export function validationError(details: ErrorDetail[]): ApiError {
   return new ApiError(
     'validation_failed',
     `The request is not valid: check ${fields.length === 1 ? 'the field' : 'the fields'} ${fields.join(', ')}.`,
-    details,
+    { details },
   )
 }
 
@@ -63,5 +72,7 @@ declare module 'fastify' {
     oauth?: boolean
     /** A 405 fallback route added for a path's missing methods. */
     methodFallback?: boolean
+    /** The OAuth scope a token needs for this route (CONTRACT §13). */
+    scope?: 'read' | 'write' | 'inquiries:create' | 'inquiries:read'
   }
 }

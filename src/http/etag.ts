@@ -11,7 +11,7 @@ export function registerReadEtags(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
-    const etag = request.cachedEtag ?? `"${createHash('sha1').update(payload).digest('base64url')}"`
+    const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`
     reply.header('etag', etag).header('cache-control', 'private, no-cache')
     const match = request.headers['if-none-match']
     if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {

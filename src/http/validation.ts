@@ -10,7 +10,11 @@ export const FORM_BODY = Symbol('form-encoded body')
 // ajv-formats is CommonJS with a default export that TypeScript's NodeNext view wraps once more.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
-type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; type?: string }
+type Schema = Record<string, unknown> & {
+  properties?: Record<string, Schema>
+  type?: string
+  anyOf?: unknown
+}
 
 interface SubdivisionRule {
   country: string
@@ -62,20 +66,45 @@ const ajv = createAjv()
 
 const DECIMAL = /^(0|-?[1-9][0-9]*)$/
 
+/** The JSON type a value of `schema` has: its own `type`, or the first typed branch of a union. */
+function typeOf(schema: Schema | undefined): string | undefined {
+  if (!schema) return undefined
+  if (typeof schema.type === 'string') return schema.type
+  const branches = (schema.anyOf ?? []) as Schema[]
+  return branches.map((branch) => branch.type).find((type) => typeof type === 'string' && type !== 'null')
+}
+
+function coerced(value: string, type: string | undefined, coerce: boolean): unknown {
+  if (coerce && (type === 'integer' || type === 'number') && DECIMAL.test(value)) return Number(value)
+  return value.trim()
+}
+
 /**
  * Trims strings and, for form bodies and path parameters, turns decimal strings into numbers where
- * the schema wants a number. Returns a fresh object; the input is not changed.
+ * the schema wants a number. A form's array-typed field takes one value or a repeated key; a repeated
+ * key anywhere else is reported. Returns a fresh object; the input is not changed.
  */
-function normalize(data: Record<string, unknown>, schema: Schema, coerce: boolean): Record<string, unknown> {
+function normalize(
+  data: Record<string, unknown>,
+  schema: Schema,
+  coerce: boolean,
+  form: boolean,
+): { value: Record<string, unknown>; repeated: ErrorDetail[] } {
   const out: Record<string, unknown> = {}
+  const repeated: ErrorDetail[] = []
   for (const [key, value] of Object.entries(data)) {
-    const type = schema.properties?.[key]?.type
-    if (typeof value !== 'string') out[key] = value
-    else if (coerce && (type === 'integer' || type === 'number') && DECIMAL.test(value))
-      out[key] = Number(value)
-    else out[key] = value.trim()
+    const property = schema.properties?.[key]
+    const type = typeOf(property)
+    if (form && type === 'array') {
+      const values = (Array.isArray(value) ? value : [value]).filter((item) => item !== '')
+      const itemType = typeOf(property?.items as Schema | undefined)
+      out[key] = values.map((item) => (typeof item === 'string' ? coerced(item, itemType, true) : item))
+    } else if (form && Array.isArray(value)) {
+      repeated.push({ field: key, message: 'is repeated; send each field once' })
+    } else if (typeof value !== 'string') out[key] = value
+    else out[key] = coerced(value, type, coerce)
   }
-  return out
+  return { value: out, repeated }
 }
 
 function fieldOf(error: ErrorObject, part: string): string {
@@ -159,8 +188,9 @@ export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpP
     if (typeof data !== 'object' || Array.isArray(data)) {
       return { error: validationError([{ field: part, message: 'must be an object' }]) }
     }
-    const coerce = coerceAlways || FORM_BODY in data
-    const value = normalize(data as Record<string, unknown>, schema, coerce)
+    const form = FORM_BODY in data
+    const { value, repeated } = normalize(data as Record<string, unknown>, schema, coerceAlways || form, form)
+    if (repeated.length > 0) return { error: validationError(repeated) }
     if (validate(value)) return { value }
     return { error: validationError(toDetails(validate.errors ?? [], part)) }
   }

@@ -27,7 +27,7 @@ export function keyConflict(): ApiError {
   return new ApiError(
     'conflict',
     'This Idempotency-Key was already used with a different request: send a new key for a new inquiry.',
-    [{ field: 'idempotency-key', message: 'was already used with a different body or route' }],
+    { details: [{ field: 'idempotency-key', message: 'was already used with a different body or route' }] },
   )
 }
 

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/database.js'
 import type { DB, NewInquiryRow } from '../db/schema.js'
 import { findExpert } from '../experts/repository.js'
 import { notFound } from '../http/errors.js'
-import { subdivisionCode } from '../validation/geo.js'
+import { normalizeLocation } from '../validation/location.js'
 import { findIdempotentResponse, fingerprint, keyConflict, storeIdempotentResponse } from './idempotency.js'
 import { insertInquiry } from './repository.js'
 import type { InquiryInput } from './schemas.js'
@@ -18,8 +18,7 @@ const blank = (value: string | undefined) => (value === undefined || value === '
 
 /** Request fields -> columns: "" becomes null, codes are stored upper-case (state as its short code). */
 function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_email' | 'created_at'> {
-  const country = blank(input.location_country)?.toUpperCase() ?? null
-  const state = blank(input.location_state)
+  const location = normalizeLocation(input)
   const common = {
     kind: input.kind,
     username: input.username,
@@ -31,9 +30,8 @@ function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_
     organization: blank(input.organization),
     message: input.message,
     location_city: blank(input.location_city),
-    // The schema already checked the pair; this only normalizes `CA-ON` / `on` to `ON`.
-    location_state: state && country ? (subdivisionCode(country, state) ?? state.toUpperCase()) : null,
-    location_country: country,
+    location_state: location.location_state ?? null,
+    location_country: location.location_country ?? null,
   }
   if (input.kind === 'donor') {
     return { ...common, donor_type: input.donor_type, donor_focus: input.donor_focus }

@@ -26,7 +26,9 @@ export async function healthRoutes(app: FastifyInstance, context: AppContext): P
       try {
         await context.database.ping()
       } catch {
-        throw new ApiError('unavailable', 'The database is not reachable.', undefined, { 'retry-after': '5' })
+        throw new ApiError('unavailable', 'The database is not reachable.', {
+          headers: { 'retry-after': '5' },
+        })
       }
       return ok({ status: 'ready' })
     },

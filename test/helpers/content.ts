@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { KyselyPlugin } from 'kysely'
-import { importContent } from '../../src/content/import/index.js'
+import { importContent } from '../../src/import/index.js'
 import type { TestContext } from './harness.js'
 
 /** examples/import.json, parsed: the documented example doubles as the test fixture. */

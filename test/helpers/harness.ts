@@ -170,3 +170,19 @@ export function inquiryBody(kind: InquiryKind, username: string, overrides: Reco
         }
   return { ...senderFields(username), ...specific, ...overrides }
 }
+
+/** The form-encoded content type header. */
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+
+/** Asserts a 400 validation_failed and returns its details as field -> message. */
+export function detailsOf(response: LightMyRequestResponse): Record<string, string> {
+  const body = envelope(response)
+  if (response.statusCode !== 400 || body.error?.code !== 'validation_failed')
+    throw new Error(`expected a 400 validation_failed, got ${response.statusCode}: ${response.body}`)
+  return Object.fromEntries((body.error?.details ?? []).map((detail) => [detail.field, detail.message]))
+}
+
+/** The detail of `field` in an error response, if any. */
+export function detailFor(response: { json(): unknown }, field: string) {
+  return envelope(response as never).error?.details?.find((detail) => detail.field === field)
+}

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
-import { ImportRejected, type ImportResult, importContent } from '../../content/import/index.js'
+import { ImportRejected, type ImportResult, importContent } from '../../import/index.js'
 import { CliError, type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
 
 const MAX_LISTED = 200

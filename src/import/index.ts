@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { DB } from '../../db/schema.js'
-import { findOrganization } from '../../organizations/repository.js'
+import type { DB } from '../db/schema.js'
+import { findOrganization } from '../organizations/repository.js'
 import { parseImportText } from './format.js'
 import { validateRecords } from './validate.js'
 import { ImportRejected, type ImportResult, writePlan } from './write.js'

@@ -1,9 +1,9 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { contentSectionSchemas, readContentSections } from '../content/profile-sections.js'
-import { findExpertWithOrganization } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow } from '../db/schema.js'
 import { notFound } from '../http/errors.js'
+import { contentSectionSchemas, readContentSections } from './read-sections.js'
+import { findExpertWithOrganization } from './repository.js'
 
 /** The 46 keys of the profile read result (seed section 2.3), in the seed's order. */
 export const PROFILE_KEYS = [

@@ -1,8 +1,14 @@
 import { type TSchema, Type } from 'typebox'
-import { ExpertCreate } from '../../experts/schemas.js'
-import { CountryCode, Flag, StateCode } from '../../validation/text.js'
-import { Key, LongText, ShortText, UnixSeconds, Url } from '../fields.js'
-import { AvatarInput, isStoredSection, SINGLE_SECTIONS, STORED_SECTIONS, sectionInput } from '../sections.js'
+import { Key, LongText, ShortText, UnixSeconds, Url } from '../content/fields.js'
+import { ExpertCreate } from '../experts/schemas.js'
+import {
+  AvatarInput,
+  isStoredSection,
+  SINGLE_SECTIONS,
+  STORED_SECTIONS,
+  sectionInput,
+} from '../profiles/section-fields.js'
+import { CountryCode, Flag, StateCode } from '../validation/text.js'
 
 const SUBDIVISION = { country: 'location_country', state: 'location_state', requireCountry: true }
 const nullable = (schema: TSchema) => Type.Optional(Type.Union([schema, Type.Null()]))

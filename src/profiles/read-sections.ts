@@ -1,23 +1,16 @@
 import { type TSchema, Type } from 'typebox'
+import { listExpertQuestions, listExpertSpotlights } from '../content/repository.js'
+import { toSeconds } from '../content/time.js'
 import type { Queryable } from '../db/database.js'
-import {
-  listExpertQuestions,
-  listExpertSpotlights,
-  listProfileItems,
-  ORGANIZATION_PROFILE_COLUMNS,
-  type OrganizationProfile,
-  type ProfileItemRow,
-} from './repository.js'
+import { listProfileItems, ORGANIZATION_PROFILE_COLUMNS, type OrganizationProfile } from './repository.js'
 import {
   AVATAR_SIZES,
   DERIVED_SECTIONS,
   isStoredSection,
   STORED_SECTIONS,
-  type StoredSection,
-  sectionFieldNames,
   sectionOutput,
-} from './sections.js'
-import { toSeconds } from './time.js'
+} from './section-fields.js'
+import { elementOf } from './sections.js'
 
 type Element = Record<string, unknown>
 
@@ -84,15 +77,6 @@ export function contentSectionSchemas(): Record<string, TSchema> {
   schemas.spotlight = Type.Array(SpotlightElement)
   schemas.qanda = Type.Array(QandaElement)
   return schemas
-}
-
-/** A stored item as served: `id`, then every field of the section (unset ones null). */
-function elementOf(section: StoredSection, item: ProfileItemRow): Element {
-  const data = JSON.parse(item.data) as Element
-  const element: Element = { id: item.id }
-  if (section === 'tag') element.content_tag_id = data.content_tag_id
-  for (const field of sectionFieldNames(section)) element[field] = data[field] ?? null
-  return element
 }
 
 /**

@@ -1,5 +1,4 @@
 import { type TSchema, Type } from 'typebox'
-import { Flag } from '../validation/text.js'
 import {
   Choice,
   Currency,
@@ -11,12 +10,15 @@ import {
   UnixSeconds,
   Url,
   Year,
-} from './fields.js'
+} from '../content/fields.js'
+import { Flag } from '../validation/text.js'
 
 /** A section field: its input schema and whether an element must have it. */
 interface Field {
   schema: TSchema
   required: boolean
+  /** Markup: sanitized on every write (src/validation/html.ts). */
+  html?: boolean
 }
 
 const req = (schema: TSchema): Field => ({ schema, required: true })
@@ -68,7 +70,7 @@ export const SECTION_FIELDS = {
     availability_corptraining: flag('corporate trainer'),
     availability_open: flag('anything else'),
   },
-  biography: { biography: req(LongText('Biography (plain text or HTML)', 50_000)) },
+  biography: { biography: { ...req(LongText('Biography (HTML)', 50_000)), html: true } },
   book: {
     title: req(ShortText('Title', 500)),
     publisher: opt(ShortText('Publisher')),
@@ -228,7 +230,7 @@ export type StoredSection = keyof typeof SECTION_FIELDS
 export const STORED_SECTIONS = Object.keys(SECTION_FIELDS) as StoredSection[]
 
 /** Sections that hold at most one element. */
-export const SINGLE_SECTIONS: ReadonlySet<string> = new Set([
+export const SINGLE_SECTIONS: ReadonlySet<string> = new Set<StoredSection>([
   'biography',
   'tagline',
   'availability',
@@ -245,6 +247,25 @@ export function isStoredSection(name: string): name is StoredSection {
 function fieldsOf(section: StoredSection): Record<string, Field> {
   return SECTION_FIELDS[section]
 }
+
+/** Sets of names: one `name` each, unique per expert case-insensitively, no update. */
+export const NAME_SECTIONS: ReadonlySet<string> = new Set<StoredSection>([
+  'topic',
+  'industry',
+  'category',
+  'tag',
+  'profiletype',
+])
+
+/** The fields of a section that hold markup. */
+export function htmlFields(section: StoredSection): string[] {
+  return Object.entries(fieldsOf(section))
+    .filter(([, field]) => field.html)
+    .map(([name]) => name)
+}
+
+/** The most elements one list section of one expert may hold. */
+export const MAX_SECTION_ELEMENTS = 500
 
 /** Input schema of one element: the section's fields plus an optional import `key`. */
 export function sectionInput(section: StoredSection): TSchema {
@@ -265,7 +286,7 @@ export function sectionOutput(section: StoredSection): TSchema {
     const plain = plainType(field.schema)
     properties[name] = field.required ? plain : Type.Union([plain, Type.Null()])
   }
-  return Type.Object(properties, { additionalProperties: false })
+  return Type.Object(properties, { additionalProperties: false, title: `${pascal(section)}Element` })
 }
 
 /** The response type of an input field: same type and description, without input checks. */
@@ -310,3 +331,32 @@ export const AvatarInput = Type.Object(
   Object.fromEntries(AVATAR_SIZES.map((size) => [size, Type.Optional(AvatarRenditionInput)])),
   { additionalProperties: false },
 )
+
+export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
+
+/**
+ * Request body of a section write through the API, from the same field list: `create` needs the
+ * required fields; `patch` (a list element's PUT, a single-element section's POST) takes any of them,
+ * at least one. Optional fields may be cleared with `null` or `""`. Name sets take `{name}`.
+ */
+export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): TSchema {
+  const title = `${pascal(section)}${mode === 'create' ? 'Create' : 'Update'}`
+  if (NAME_SECTIONS.has(section)) {
+    const schema =
+      section === 'tag' ? ShortText('Tag: an organization tag, created on first use', 100) : ShortText('Name')
+    return Type.Object({ name: schema }, { additionalProperties: false, title })
+  }
+  const properties: Record<string, TSchema> = {}
+  for (const [name, field] of Object.entries(fieldsOf(section))) {
+    const clearable = Type.Union([field.schema, Type.Literal(''), Type.Null()])
+    properties[name] =
+      mode === 'create' && field.required
+        ? field.schema
+        : Type.Optional(field.required ? field.schema : clearable)
+  }
+  return Type.Object(properties, {
+    additionalProperties: false,
+    title,
+    ...(mode === 'patch' ? { minProperties: 1, 'x-message': 'must contain at least one field' } : {}),
+  })
+}

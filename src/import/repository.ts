@@ -1,0 +1,42 @@
+import type { Queryable } from '../db/database.js'
+
+/** Import keys of experts, so that a re-import updates instead of duplicating. */
+
+const CHUNK = 500
+
+async function inChunks<T, R>(values: readonly T[], run: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = []
+  const unique = [...new Set(values)]
+  for (let i = 0; i < unique.length; i += CHUNK) out.push(...(await run(unique.slice(i, i + CHUNK))))
+  return out
+}
+
+/** Import key -> expert id, for the keys among `keys` already linked. */
+export async function findImportKeys(db: Queryable, orgId: number, keys: readonly string[]) {
+  const rows = await inChunks(keys, (chunk) =>
+    db
+      .selectFrom('expert_import_keys')
+      .select(['key', 'expert_id'])
+      .where('org_id', '=', orgId)
+      .where('key', 'in', chunk)
+      .execute(),
+  )
+  return new Map(rows.map((row) => [row.key, row.expert_id]))
+}
+
+/** Expert id -> import key, for the experts among `expertIds` that have one. */
+export async function findImportKeysOfExperts(db: Queryable, orgId: number, expertIds: readonly number[]) {
+  const rows = await inChunks(expertIds, (chunk) =>
+    db
+      .selectFrom('expert_import_keys')
+      .select(['key', 'expert_id'])
+      .where('org_id', '=', orgId)
+      .where('expert_id', 'in', chunk)
+      .execute(),
+  )
+  return new Map(rows.map((row) => [row.expert_id, row.key]))
+}
+
+export async function linkImportKey(db: Queryable, orgId: number, key: string, expertId: number) {
+  await db.insertInto('expert_import_keys').values({ org_id: orgId, key, expert_id: expertId }).execute()
+}

@@ -1,0 +1,267 @@
+import type { Transaction } from 'kysely'
+import { findContentByKey } from '../content/repository.js'
+import type { DB, ExpertRow } from '../db/schema.js'
+import { createAccount, type NewAccount, updateAccount } from '../experts/account.js'
+import { findExpertIds, findExpertsByEmail, findExpertsById } from '../experts/repository.js'
+import { profileChanged } from '../profiles/changes.js'
+import { setOrganizationProfile } from '../profiles/organization.js'
+import { type ItemWrite, replaceAnswers, saveItem } from '../profiles/publishing.js'
+import { ORGANIZATION_PROFILE_COLUMNS } from '../profiles/repository.js'
+import { replaceSections, type SectionsInput } from '../profiles/sections.js'
+import type { ImportIssue } from './format.js'
+import { findImportKeys, findImportKeysOfExperts, linkImportKey } from './repository.js'
+import type {
+  ExpertRecord,
+  ImportPlan,
+  OrganizationRecord,
+  QuestionRecord,
+  SpotlightRecord,
+} from './validate.js'
+
+type Trx = Transaction<DB>
+
+export interface ImportCounts {
+  created: number
+  updated: number
+  unchanged: number
+}
+
+export interface ImportResult {
+  experts: ImportCounts
+  spotlights: ImportCounts
+  questions: ImportCounts
+  /** Usernames of the file's experts and ids of its posts and questions, in file order. */
+  ids: { experts: string[]; spotlights: number[]; questions: number[] }
+}
+
+/** The file has problems; nothing was written. */
+export class ImportRejected extends Error {
+  constructor(readonly issues: ImportIssue[]) {
+    super(
+      `The import file has ${issues.length} problem${issues.length === 1 ? '' : 's'}; nothing was imported.`,
+    )
+    this.name = 'ImportRejected'
+  }
+}
+
+const counts = (): ImportCounts => ({ created: 0, updated: 0, unchanged: 0 })
+
+function outcomeOf(created: boolean, changed: boolean): keyof ImportCounts {
+  return created ? 'created' : changed ? 'updated' : 'unchanged'
+}
+
+/** Who the file's experts are in the database, and what its references point at. */
+interface Resolution {
+  /** File expert key -> existing expert id (by key, or adopted by email). */
+  targets: Map<string, number>
+  /** Reference (key or username) -> expert id, for references outside the file. */
+  references: Map<string, number>
+  rows: Map<number, ExpertRow>
+  linkedKeys: Set<string>
+}
+
+/** Reads what the plan refers to; every problem found is reported together. */
+async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resolution> {
+  const issues: ImportIssue[] = []
+  const fileKeys = new Set(plan.experts.map((e) => e.record.key))
+  const byKey = await findImportKeys(trx, orgId, [...fileKeys])
+  const emailRows = await findExpertsByEmail(
+    trx,
+    orgId,
+    plan.experts.map((e) => e.record.email.toLowerCase()),
+  )
+  const byEmail = new Map(emailRows.map((row) => [row.email_key, row]))
+  const keyOfExpert = await findImportKeysOfExperts(
+    trx,
+    orgId,
+    emailRows.map((row) => row.id),
+  )
+
+  const targets = new Map<string, number>()
+  for (const { position, record } of plan.experts) {
+    const target = byKey.get(record.key)
+    const holder = byEmail.get(record.email.toLowerCase())
+    const conflict = (message: string) => issues.push({ position, key: record.key, field: 'email', message })
+    if (target !== undefined) {
+      targets.set(record.key, target)
+      if (holder && holder.id !== target) conflict(`is already used by expert ${holder.username}`)
+    } else if (holder) {
+      const linked = keyOfExpert.get(holder.id)
+      if (linked !== undefined && linked !== record.key)
+        conflict(`is already used by expert ${holder.username}, imported with the key ${linked}`)
+      else targets.set(record.key, holder.id)
+    }
+  }
+
+  const refs = [
+    ...plan.spotlights.flatMap((s) => s.record.experts ?? []),
+    ...plan.questions.flatMap((q) => (q.record.answers ?? []).map((a) => a.expert)),
+  ].filter((ref) => !fileKeys.has(ref))
+  const references = await findImportKeys(trx, orgId, refs)
+  for (const [username, id] of await findExpertIds(
+    trx,
+    orgId,
+    refs.filter((ref) => !references.has(ref)),
+  ))
+    references.set(username, id)
+  const unknown =
+    'is neither the key of an expert in this file or an earlier import, nor the username of an expert of this organization'
+  for (const { position, record } of plan.spotlights) {
+    ;(record.experts ?? []).forEach((ref, i) => {
+      if (!fileKeys.has(ref) && !references.has(ref))
+        issues.push({ position, key: record.key, field: `experts[${i}]`, message: unknown })
+    })
+  }
+  for (const { position, record } of plan.questions) {
+    ;(record.answers ?? []).forEach((answer, i) => {
+      if (!fileKeys.has(answer.expert) && !references.has(answer.expert))
+        issues.push({ position, key: record.key, field: `answers[${i}].expert`, message: unknown })
+    })
+  }
+  if (issues.length > 0) throw new ImportRejected(issues)
+
+  const rows = new Map<number, ExpertRow>()
+  for (const row of await findExpertsById(trx, orgId, [...targets.values()])) rows.set(row.id, row)
+  return { targets, references, rows, linkedKeys: new Set(byKey.keys()) }
+}
+
+/** An organization record sets the whole public profile: fields it leaves out are cleared. */
+async function writeOrganization(trx: Trx, orgId: number, record: OrganizationRecord, now: number) {
+  const values = Object.fromEntries(
+    ORGANIZATION_PROFILE_COLUMNS.map((column) => [
+      column,
+      (record[column] as string | null | undefined) ?? null,
+    ]),
+  )
+  await setOrganizationProfile(trx, orgId, values, now)
+}
+
+async function writeExpert(
+  trx: Trx,
+  orgId: number,
+  record: ExpertRecord,
+  resolution: Resolution,
+  now: number,
+) {
+  const { key, sections, ...account } = record
+  const targetId = resolution.targets.get(key)
+  const stored = targetId === undefined ? undefined : resolution.rows.get(targetId)
+  let id: number
+  let username: string
+  let changed: boolean
+  if (!stored) {
+    ;({ id, username } = await createAccount(trx, orgId, account as NewAccount, now))
+    changed = true
+  } else {
+    ;({ id, username } = stored)
+    changed = await updateAccount(trx, orgId, stored, account)
+  }
+  if (!resolution.linkedKeys.has(key)) await linkImportKey(trx, orgId, key, id)
+  const sectionsChanged = await replaceSections(trx, orgId, id, (sections ?? {}) as unknown as SectionsInput)
+  if (changed || sectionsChanged) await profileChanged(trx, orgId, id, now)
+  return { id, username, outcome: outcomeOf(!stored, changed || sectionsChanged) }
+}
+
+const seoOf = (seo: SpotlightRecord['seo']) => ({
+  title: seo?.title ?? null,
+  description: seo?.description ?? null,
+  keywords: seo?.keywords ?? null,
+  image: seo?.image ?? null,
+  canonical_url: seo?.canonical_url ?? null,
+})
+
+const publicationOf = (record: SpotlightRecord | QuestionRecord) => ({
+  published: record.published ?? 0,
+  published_date: (record.published_date as number | null | undefined) ?? null,
+  seo: seoOf(record.seo),
+  tags: record.tags ?? [],
+})
+
+async function writeSpotlight(
+  trx: Trx,
+  orgId: number,
+  record: SpotlightRecord,
+  expertId: (ref: string) => number,
+  now: number,
+) {
+  const existing = await findContentByKey(trx, orgId, 'spotlights', record.key)
+  const fields = {
+    title: record.title,
+    html: record.html,
+    featured_image: record.featured_image ?? null,
+    expertIds: (record.experts ?? []).map(expertId),
+    ...publicationOf(record),
+  } as ItemWrite
+  const { id, changed } = await saveItem(trx, orgId, 'spotlights', existing, fields, now, record.key)
+  return { id, outcome: outcomeOf(!existing, changed) }
+}
+
+async function writeQuestion(
+  trx: Trx,
+  orgId: number,
+  record: QuestionRecord,
+  expertId: (ref: string) => number,
+  now: number,
+) {
+  const existing = await findContentByKey(trx, orgId, 'questions', record.key)
+  const fields = {
+    question: record.question,
+    details: record.details ?? null,
+    ...publicationOf(record),
+  } as ItemWrite
+  const { id, changed } = await saveItem(trx, orgId, 'questions', existing, fields, now, record.key)
+  const answers = (record.answers ?? []).map((answer, position) => ({
+    key: answer.key ?? `#${position}`,
+    expertId: expertId(answer.expert),
+    answer: answer.answer,
+    ...(answer.created !== undefined ? { createdAt: answer.created * 1000 } : {}),
+  }))
+  const answersChanged = await replaceAnswers(trx, orgId, id, answers, now)
+  return { id, outcome: outcomeOf(!existing, changed || answersChanged) }
+}
+
+/**
+ * Writes a validated plan in the caller's transaction through the same services as the API. Throws
+ * ImportRejected before writing anything when references do not resolve.
+ */
+export async function writePlan(
+  trx: Trx,
+  orgId: number,
+  plan: ImportPlan,
+  now: number,
+  onRecord: () => void = () => {},
+): Promise<ImportResult> {
+  const resolution = await resolve(trx, orgId, plan)
+  const result: ImportResult = {
+    experts: counts(),
+    spotlights: counts(),
+    questions: counts(),
+    ids: { experts: [], spotlights: [], questions: [] },
+  }
+  if (plan.organization) {
+    await writeOrganization(trx, orgId, plan.organization.record, now)
+    onRecord()
+  }
+  const fileExperts = new Map<string, number>()
+  for (const { record } of plan.experts) {
+    const written = await writeExpert(trx, orgId, record, resolution, now)
+    fileExperts.set(record.key, written.id)
+    result.experts[written.outcome]++
+    result.ids.experts.push(written.username)
+    onRecord()
+  }
+  const expertId = (ref: string) => (fileExperts.get(ref) ?? resolution.references.get(ref)) as number
+  for (const { record } of plan.spotlights) {
+    const written = await writeSpotlight(trx, orgId, record, expertId, now)
+    result.spotlights[written.outcome]++
+    result.ids.spotlights.push(written.id)
+    onRecord()
+  }
+  for (const { record } of plan.questions) {
+    const written = await writeQuestion(trx, orgId, record, expertId, now)
+    result.questions[written.outcome]++
+    result.ids.questions.push(written.id)
+    onRecord()
+  }
+  return result
+}

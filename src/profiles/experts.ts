@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely'
+import { isUniqueViolation } from '../db/database.js'
+import type { DB } from '../db/schema.js'
+import { createAccount, emailConflict, updateAccount } from '../experts/account.js'
+import { deleteExpertRow, findExpert, findExpertByEmail } from '../experts/repository.js'
+import type { ExpertCreateInput, ExpertUpdateInput } from '../experts/schemas.js'
+import { notFound } from '../http/errors.js'
+import { profileChanged } from './changes.js'
+
+/** A concurrent write took the email between our check and our write: answer 409, not 500. */
+async function asEmailConflict<T>(
+  db: Kysely<DB>,
+  orgId: number,
+  email: string | undefined,
+  run: () => Promise<T>,
+) {
+  try {
+    return await run()
+  } catch (error) {
+    const holder =
+      isUniqueViolation(error) && email ? await findExpertByEmail(db, orgId, email.toLowerCase()) : undefined
+    if (holder) throw emailConflict(holder.username)
+    throw error
+  }
+}
+
+/** Creates an expert (the API's create; the import calls `createAccount` in its own transaction). */
+export async function createExpert(
+  db: Kysely<DB>,
+  orgId: number,
+  input: ExpertCreateInput,
+  now: number,
+): Promise<string> {
+  return asEmailConflict(db, orgId, input.email, () =>
+    db.transaction().execute(async (trx) => {
+      const created = await createAccount(trx, orgId, input, now)
+      await profileChanged(trx, orgId, created.id, now)
+      return created.username
+    }),
+  )
+}
+
+/** Applies a partial update of the account; returns whether anything changed. */
+export async function updateExpert(
+  db: Kysely<DB>,
+  orgId: number,
+  username: string,
+  input: ExpertUpdateInput,
+  now: number,
+): Promise<boolean> {
+  return asEmailConflict(db, orgId, input.email, () =>
+    db.transaction().execute(async (trx) => {
+      const expert = await findExpert(trx, orgId, username)
+      if (!expert) throw notFound(`Expert ${username}`)
+      const changed = await updateAccount(trx, orgId, expert, input)
+      if (changed) await profileChanged(trx, orgId, expert.id, now)
+      return changed
+    }),
+  )
+}
+
+/** Deletes an expert and its profile sections (inquiries already received are kept). */
+export async function deleteExpert(db: Kysely<DB>, orgId: number, username: string): Promise<void> {
+  const expert = await findExpert(db, orgId, username)
+  if (!expert || !(await deleteExpertRow(db, orgId, expert.id))) throw notFound(`Expert ${username}`)
+}

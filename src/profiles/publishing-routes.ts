@@ -1,0 +1,213 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import {
+  AnswerCreate,
+  type AnswerCreateInput,
+  AnswerParams,
+  AnswerUpdate,
+  type AnswerUpdateInput,
+  Created,
+  Deleted,
+  PostCreate,
+  type PostCreateInput,
+  PostUpdate,
+  type PostUpdateInput,
+  QuestionCreate,
+  type QuestionCreateInput,
+  QuestionParams,
+  QuestionUpdate,
+  type QuestionUpdateInput,
+  SpotlightParams,
+  Updated,
+} from '../content/schemas.js'
+import { CorporationParams } from '../experts/schemas.js'
+import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import {
+  addAnswer,
+  changeAnswer,
+  createPost,
+  createQuestion,
+  deleteItem,
+  removeAnswer,
+  updatePost,
+  updateQuestion,
+} from './publishing.js'
+
+type Corporation = { corporation: number }
+type ItemPath = Corporation & { id: number }
+type AnswerPath = ItemPath & { answer_id: number }
+
+const errors = { '4xx': ErrorEnvelope }
+const write = { scope: 'write' as const }
+
+/** Writing posts (`/v2/spotlight/:corporation`) and Q&A items with their answers (`/v2/qanda/:corporation`). */
+export async function publishingRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db, now } = context
+  const posts = { tags: ['content'] }
+
+  app.post<{ Params: Corporation; Body: PostCreateInput }>(
+    '/v2/spotlight/:corporation',
+    {
+      schema: {
+        ...posts,
+        operationId: 'createPost',
+        summary: 'Create a post ("spotlight")',
+        params: CorporationParams,
+        body: PostCreate,
+        response: { 200: Success(Created), ...errors },
+      },
+      config: write,
+    },
+    async (request) => ok({ id: await createPost(db, request.params.corporation, request.body, now()) }),
+  )
+
+  app.put<{ Params: ItemPath; Body: PostUpdateInput }>(
+    '/v2/spotlight/:corporation/:id',
+    {
+      schema: {
+        ...posts,
+        operationId: 'updatePost',
+        summary: 'Update a post (partial; tags and tagged replace the lists)',
+        params: SpotlightParams,
+        body: PostUpdate,
+        response: { 200: Success(Updated), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      return ok({ id, updated: await updatePost(db, corporation, id, request.body, now()) })
+    },
+  )
+
+  app.delete<{ Params: ItemPath }>(
+    '/v2/spotlight/:corporation/:id',
+    {
+      schema: {
+        ...posts,
+        operationId: 'deletePost',
+        summary: 'Delete a post',
+        params: SpotlightParams,
+        response: { 200: Success(Deleted), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      await deleteItem(db, corporation, 'spotlights', id, now())
+      return ok({ id, deleted: true })
+    },
+  )
+
+  app.post<{ Params: Corporation; Body: QuestionCreateInput }>(
+    '/v2/qanda/:corporation',
+    {
+      schema: {
+        ...posts,
+        operationId: 'createQuestion',
+        summary: 'Create a Q&A item',
+        params: CorporationParams,
+        body: QuestionCreate,
+        response: { 200: Success(Created), ...errors },
+      },
+      config: write,
+    },
+    async (request) => ok({ id: await createQuestion(db, request.params.corporation, request.body, now()) }),
+  )
+
+  app.put<{ Params: ItemPath; Body: QuestionUpdateInput }>(
+    '/v2/qanda/:corporation/:id',
+    {
+      schema: {
+        ...posts,
+        operationId: 'updateQuestion',
+        summary: 'Update a Q&A item (partial; tags replace the list)',
+        params: QuestionParams,
+        body: QuestionUpdate,
+        response: { 200: Success(Updated), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      return ok({ id, updated: await updateQuestion(db, corporation, id, request.body, now()) })
+    },
+  )
+
+  app.delete<{ Params: ItemPath }>(
+    '/v2/qanda/:corporation/:id',
+    {
+      schema: {
+        ...posts,
+        operationId: 'deleteQuestion',
+        summary: 'Delete a Q&A item and its answers',
+        params: QuestionParams,
+        response: { 200: Success(Deleted), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      await deleteItem(db, corporation, 'questions', id, now())
+      return ok({ id, deleted: true })
+    },
+  )
+
+  app.post<{ Params: ItemPath; Body: AnswerCreateInput }>(
+    '/v2/qanda/:corporation/:id/answer',
+    {
+      schema: {
+        ...posts,
+        operationId: 'createAnswer',
+        summary: "Add an expert's answer to a Q&A item",
+        params: QuestionParams,
+        body: AnswerCreate,
+        response: { 200: Success(Created), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      return ok({ id: await addAnswer(db, corporation, id, request.body, now()) })
+    },
+  )
+
+  app.put<{ Params: AnswerPath; Body: AnswerUpdateInput }>(
+    '/v2/qanda/:corporation/:id/answer/:answer_id',
+    {
+      schema: {
+        ...posts,
+        operationId: 'updateAnswer',
+        summary: 'Update an answer (partial)',
+        params: AnswerParams,
+        body: AnswerUpdate,
+        response: { 200: Success(Updated), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id, answer_id } = request.params
+      const updated = await changeAnswer(db, corporation, id, answer_id, request.body, now())
+      return ok({ id: answer_id, updated })
+    },
+  )
+
+  app.delete<{ Params: AnswerPath }>(
+    '/v2/qanda/:corporation/:id/answer/:answer_id',
+    {
+      schema: {
+        ...posts,
+        operationId: 'deleteAnswer',
+        summary: 'Delete an answer',
+        params: AnswerParams,
+        response: { 200: Success(Deleted), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id, answer_id } = request.params
+      await removeAnswer(db, corporation, id, answer_id, now())
+      return ok({ id: answer_id, deleted: true })
+    },
+  )
+}

@@ -1,0 +1,376 @@
+import type { Kysely } from 'kysely'
+import { contentChanged } from '../content/changes.js'
+import {
+  type AnswerRow,
+  type ContentTable,
+  deleteAnswers,
+  deleteContent,
+  ensureTags,
+  findQuestion,
+  findSpotlight,
+  insertAnswer,
+  insertContent,
+  listAnswerRows,
+  listTaggedExpertIds,
+  listTagIds,
+  replaceTaggedExperts,
+  replaceTags,
+  updateAnswer,
+  updateContent,
+} from '../content/repository.js'
+import type {
+  AnswerCreateInput,
+  AnswerUpdateInput,
+  PostCreateInput,
+  PostUpdateInput,
+  QuestionCreateInput,
+  QuestionUpdateInput,
+} from '../content/schemas.js'
+import type { Queryable } from '../db/database.js'
+import type { DB } from '../db/schema.js'
+import { findExpertIds } from '../experts/repository.js'
+import { notFound, validationError } from '../http/errors.js'
+import { sanitizeHtml } from '../validation/html.js'
+import { profileChanged } from './changes.js'
+
+/**
+ * Posts ("spotlight") and Q&A items with their answers: one service each, used by the API and the
+ * import. A post's tagged experts and a question's answering experts show it in their profiles, so
+ * every write reports those profiles as changed.
+ */
+
+const SEO_FIELDS = ['title', 'description', 'keywords', 'image', 'canonical_url'] as const
+type Seo = Partial<Record<(typeof SEO_FIELDS)[number], string | null>>
+
+/** The fields of a post or question write; absent ones are kept, `tags` and `expertIds` replace the lists. */
+export interface ItemWrite {
+  title?: string
+  html?: string
+  featured_image?: string | null
+  question?: string
+  details?: string | null
+  published?: number
+  published_date?: number | null
+  seo?: Seo
+  tags?: readonly string[]
+  /** Posts: the experts it tags, in order. */
+  expertIds?: readonly number[]
+}
+
+function blank<T>(value: T | ''): T | null {
+  return value === '' ? null : value
+}
+
+function columnsOf(fields: ItemWrite): Record<string, unknown> {
+  const columns: Record<string, unknown> = {}
+  if (fields.title !== undefined) columns.title = fields.title
+  if (fields.html !== undefined) columns.html = sanitizeHtml(fields.html)
+  if (fields.featured_image !== undefined) columns.featured_image = blank(fields.featured_image)
+  if (fields.question !== undefined) columns.question = fields.question
+  if (fields.details !== undefined) {
+    const details = blank(fields.details)
+    columns.details = details === null ? null : sanitizeHtml(details)
+  }
+  if (fields.published !== undefined) columns.published = fields.published
+  if (fields.published_date !== undefined) {
+    const seconds = blank(fields.published_date)
+    columns.published_at = seconds === null ? null : seconds * 1000
+  }
+  for (const field of SEO_FIELDS) {
+    const value = fields.seo?.[field]
+    if (value !== undefined) columns[`seo_${field}`] = blank(value)
+  }
+  return columns
+}
+
+const TAGGINGS = { spotlights: 'spotlight_tags', questions: 'question_tags' } as const
+const same = (a: readonly number[], b: readonly number[]) => a.join() === b.join()
+
+/**
+ * Creates (no `existing`) or changes a post or question in the caller's transaction; returns its id
+ * and whether anything changed. `key` is the import key of a new item.
+ */
+export async function saveItem(
+  trx: Queryable,
+  orgId: number,
+  table: ContentTable,
+  existing: Record<string, unknown> | undefined,
+  fields: ItemWrite,
+  now: number,
+  key: string | null = null,
+): Promise<{ id: number; changed: boolean }> {
+  const columns = columnsOf(fields)
+  let id: number
+  let changed: boolean
+  if (!existing) {
+    const base = table === 'spotlights' ? { featured_image: null } : { details: null }
+    const seo = Object.fromEntries(SEO_FIELDS.map((field) => [`seo_${field}`, null]))
+    id = await insertContent(
+      trx,
+      orgId,
+      table,
+      { published: 0, published_at: null, ...base, ...seo, ...columns } as never,
+      key,
+      now,
+    )
+    changed = true
+  } else {
+    id = existing.id as number
+    const changes = Object.fromEntries(
+      Object.entries(columns).filter(([field, value]) => existing[field] !== value),
+    )
+    changed = Object.keys(changes).length > 0
+    await updateContent(trx, orgId, table, id, changes)
+  }
+  const experts = new Set<number>()
+  if (table === 'spotlights') {
+    const before = existing ? await listTaggedExpertIds(trx, id) : []
+    for (const expert of before) experts.add(expert)
+    if (fields.expertIds !== undefined) {
+      const after = [...new Set(fields.expertIds)]
+      for (const expert of after) experts.add(expert)
+      if (!same(before, after)) {
+        await replaceTaggedExperts(trx, id, after)
+        changed = true
+      }
+    }
+  } else if (existing) {
+    for (const answer of await listAnswerRows(trx, id)) experts.add(answer.expert_id)
+  }
+  if (fields.tags !== undefined) {
+    const tags = await ensureTags(trx, orgId, fields.tags)
+    const after = [...new Set(fields.tags.map((name) => tags.get(name.toLowerCase())?.id as number))]
+    const before = existing ? await listTagIds(trx, TAGGINGS[table], id) : []
+    if (!same(before, after)) {
+      await replaceTags(trx, TAGGINGS[table], id, after)
+      changed = true
+    }
+  }
+  if (changed) await itemChanged(trx, orgId, table, id, [...experts], now)
+  return { id, changed }
+}
+
+async function itemChanged(
+  trx: Queryable,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  experts: readonly number[],
+  now: number,
+) {
+  await contentChanged(trx, orgId, table, id, now)
+  await profileChanged(trx, orgId, experts, now)
+}
+
+/** Usernames -> expert ids, in order; an unknown one is a 400 naming it. */
+async function expertIdsOf(db: Queryable, orgId: number, usernames: readonly string[], field: string) {
+  const ids = await findExpertIds(db, orgId, usernames)
+  const unknown = usernames
+    .map((username, index) => ({ username, index }))
+    .filter(({ username }) => !ids.has(username))
+    .map(({ username, index }) => ({
+      field: usernames.length === 1 && field === 'username' ? field : `${field}[${index}]`,
+      message: `is not an expert of this organization: ${username}`,
+    }))
+  if (unknown.length > 0) throw validationError(unknown)
+  return usernames.map((username) => ids.get(username) as number)
+}
+
+async function findItem(db: Queryable, orgId: number, table: ContentTable, id: number) {
+  const row = table === 'spotlights' ? await findSpotlight(db, orgId, id) : await findQuestion(db, orgId, id)
+  if (!row) throw notFound(`${table === 'spotlights' ? 'Post' : 'Question'} ${id}`)
+  return row as unknown as Record<string, unknown>
+}
+
+function postFields(input: PostUpdateInput, expertIds?: number[]): ItemWrite {
+  const { tagged: _tagged, ...rest } = input
+  return { ...(rest as ItemWrite), ...(expertIds ? { expertIds } : {}) }
+}
+
+export async function createPost(db: Kysely<DB>, orgId: number, input: PostCreateInput, now: number) {
+  return db.transaction().execute(async (trx) => {
+    const expertIds = input.tagged ? await expertIdsOf(trx, orgId, input.tagged, 'tagged') : undefined
+    return (await saveItem(trx, orgId, 'spotlights', undefined, postFields(input, expertIds), now)).id
+  })
+}
+
+export async function updatePost(
+  db: Kysely<DB>,
+  orgId: number,
+  id: number,
+  input: PostUpdateInput,
+  now: number,
+) {
+  return db.transaction().execute(async (trx) => {
+    const existing = await findItem(trx, orgId, 'spotlights', id)
+    const expertIds = input.tagged ? await expertIdsOf(trx, orgId, input.tagged, 'tagged') : undefined
+    return (await saveItem(trx, orgId, 'spotlights', existing, postFields(input, expertIds), now)).changed
+  })
+}
+
+export async function createQuestion(db: Kysely<DB>, orgId: number, input: QuestionCreateInput, now: number) {
+  return db
+    .transaction()
+    .execute(async (trx) => (await saveItem(trx, orgId, 'questions', undefined, input as ItemWrite, now)).id)
+}
+
+export async function updateQuestion(
+  db: Kysely<DB>,
+  orgId: number,
+  id: number,
+  input: QuestionUpdateInput,
+  now: number,
+) {
+  return db.transaction().execute(async (trx) => {
+    const existing = await findItem(trx, orgId, 'questions', id)
+    return (await saveItem(trx, orgId, 'questions', existing, input as ItemWrite, now)).changed
+  })
+}
+
+/** Deletes a post or question; the experts it showed in no longer list it. */
+export async function deleteItem(
+  db: Kysely<DB>,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  now: number,
+) {
+  await db.transaction().execute(async (trx) => {
+    await findItem(trx, orgId, table, id)
+    const experts =
+      table === 'spotlights'
+        ? await listTaggedExpertIds(trx, id)
+        : (await listAnswerRows(trx, id)).map((answer) => answer.expert_id)
+    await deleteContent(trx, orgId, table, id)
+    await profileChanged(trx, orgId, experts, now)
+  })
+}
+
+/** An answer as the import gives it: matched by key, so ids stay stable across re-imports. */
+export interface AnswerWrite {
+  key: string
+  expertId: number
+  answer: string
+  /** Unix milliseconds; default: kept, or now for a new answer. */
+  createdAt?: number
+}
+
+/** Makes a question's answers equal `answers` (the import), in the caller's transaction. */
+export async function replaceAnswers(
+  trx: Queryable,
+  orgId: number,
+  questionId: number,
+  answers: readonly AnswerWrite[],
+  now: number,
+): Promise<boolean> {
+  const stored = await listAnswerRows(trx, questionId)
+  const byKey = new Map(stored.map((row) => [row.external_key, row]))
+  const experts = new Set<number>()
+  let changed = false
+  for (const [position, answer] of answers.entries()) {
+    const row = byKey.get(answer.key)
+    byKey.delete(answer.key)
+    const values = {
+      expert_id: answer.expertId,
+      answer: sanitizeHtml(answer.answer),
+      position,
+      created_at: answer.createdAt ?? row?.created_at ?? now,
+    }
+    if (!row) await insertAnswer(trx, { question_id: questionId, external_key: answer.key, ...values })
+    else if (Object.entries(values).some(([field, value]) => row[field as keyof AnswerRow] !== value)) {
+      await updateAnswer(trx, questionId, row.id, values)
+      experts.add(row.expert_id)
+    } else continue
+    experts.add(answer.expertId)
+    changed = true
+  }
+  if (byKey.size > 0) {
+    await deleteAnswers(
+      trx,
+      questionId,
+      [...byKey.values()].map((row) => row.id),
+    )
+    for (const row of byKey.values()) experts.add(row.expert_id)
+    changed = true
+  }
+  if (changed) await itemChanged(trx, orgId, 'questions', questionId, [...experts], now)
+  return changed
+}
+
+export async function addAnswer(
+  db: Kysely<DB>,
+  orgId: number,
+  questionId: number,
+  input: AnswerCreateInput,
+  now: number,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await findItem(trx, orgId, 'questions', questionId)
+    const [expertId] = await expertIdsOf(trx, orgId, [input.username], 'username')
+    const stored = await listAnswerRows(trx, questionId)
+    const id = await insertAnswer(trx, {
+      question_id: questionId,
+      expert_id: expertId as number,
+      external_key: `api:${crypto.randomUUID()}`,
+      position: stored.reduce((max, row) => Math.max(max, row.position + 1), 0),
+      answer: sanitizeHtml(input.answer),
+      created_at: now,
+    })
+    await itemChanged(trx, orgId, 'questions', questionId, [expertId as number], now)
+    return id
+  })
+}
+
+async function findAnswer(trx: Queryable, orgId: number, questionId: number, answerId: number) {
+  await findItem(trx, orgId, 'questions', questionId)
+  const row = (await listAnswerRows(trx, questionId)).find((answer) => answer.id === answerId)
+  if (!row) throw notFound(`Answer ${answerId} of question ${questionId}`)
+  return row
+}
+
+export async function changeAnswer(
+  db: Kysely<DB>,
+  orgId: number,
+  questionId: number,
+  answerId: number,
+  input: AnswerUpdateInput,
+  now: number,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await findAnswer(trx, orgId, questionId, answerId)
+    const changes: Partial<AnswerRow> = {}
+    if (input.username !== undefined) {
+      const [expertId] = await expertIdsOf(trx, orgId, [input.username], 'username')
+      if (expertId !== row.expert_id) changes.expert_id = expertId as number
+    }
+    if (input.answer !== undefined) {
+      const answer = sanitizeHtml(input.answer)
+      if (answer !== row.answer) changes.answer = answer
+    }
+    if (Object.keys(changes).length === 0) return false
+    await updateAnswer(trx, questionId, answerId, changes)
+    await itemChanged(
+      trx,
+      orgId,
+      'questions',
+      questionId,
+      [row.expert_id, changes.expert_id ?? row.expert_id],
+      now,
+    )
+    return true
+  })
+}
+
+export async function removeAnswer(
+  db: Kysely<DB>,
+  orgId: number,
+  questionId: number,
+  answerId: number,
+  now: number,
+) {
+  await db.transaction().execute(async (trx) => {
+    const row = await findAnswer(trx, orgId, questionId, answerId)
+    await deleteAnswers(trx, questionId, [answerId])
+    await itemChanged(trx, orgId, 'questions', questionId, [row.expert_id], now)
+  })
+}

@@ -1,0 +1,188 @@
+import type { Queryable } from '../db/database.js'
+import { reusableQuery } from '../db/reusable-query.js'
+import type { ExpertRow, OrganizationProfilesTable } from '../db/schema.js'
+
+/** Profile queries: section items, the organization's public profile, the experts' `updated_at`. */
+
+/** The organization's public profile (the `corporationprofile` / `corporationsocial` sections). */
+export const ORGANIZATION_PROFILE_COLUMNS = [
+  'description',
+  'website',
+  'location_city',
+  'location_state',
+  'location_country',
+  'location_postal',
+  'location_address',
+  'location_building',
+  'location_room',
+  'twitter',
+  'facebook',
+  'linkedin',
+  'instagram',
+  'youtube',
+] as const
+
+export type OrganizationProfileColumns = Omit<OrganizationProfilesTable, 'org_id'>
+export type OrganizationProfile = OrganizationProfileColumns & { id: number; name: string }
+
+const expertWithOrganization = reusableQuery((db: Queryable, orgId: number, username: string) =>
+  db
+    .selectFrom('experts')
+    .innerJoin('organizations', 'organizations.id', 'experts.org_id')
+    .leftJoin('organization_profiles', 'organization_profiles.org_id', 'experts.org_id')
+    .selectAll('experts')
+    .select(['organizations.name as org_name'])
+    .select(
+      ORGANIZATION_PROFILE_COLUMNS.map(
+        (column) => `organization_profiles.${column} as org_${column}` as const,
+      ),
+    )
+    .where('experts.org_id', '=', orgId)
+    .where('experts.username', '=', username),
+)
+
+/** The expert with its organization's public profile, in one query. */
+export async function findExpertWithOrganization(
+  db: Queryable,
+  orgId: number,
+  username: string,
+): Promise<{ expert: ExpertRow; organization: OrganizationProfile } | undefined> {
+  const [row] = await expertWithOrganization(db, orgId, username)
+  if (!row) return undefined
+  const record = row as unknown as Record<string, unknown>
+  const expert: Record<string, unknown> = {}
+  const organization: Record<string, unknown> = { id: orgId, name: row.org_name }
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'org_name') continue
+    if (key.startsWith('org_') && key !== 'org_id') organization[key.slice(4)] = value ?? null
+    else expert[key] = value
+  }
+  for (const column of ORGANIZATION_PROFILE_COLUMNS) organization[column] ??= null
+  return { expert: expert as unknown as ExpertRow, organization: organization as OrganizationProfile }
+}
+
+export async function findOrganizationProfile(
+  db: Queryable,
+  orgId: number,
+): Promise<OrganizationProfile | undefined> {
+  const row = await db
+    .selectFrom('organizations')
+    .leftJoin('organization_profiles', 'organization_profiles.org_id', 'organizations.id')
+    .select(['organizations.id', 'organizations.name'])
+    .select(ORGANIZATION_PROFILE_COLUMNS.map((column) => `organization_profiles.${column}` as const))
+    .where('organizations.id', '=', orgId)
+    .executeTakeFirst()
+  if (!row) return undefined
+  const profile = row as unknown as Record<string, unknown>
+  for (const column of ORGANIZATION_PROFILE_COLUMNS) profile[column] ??= null
+  return profile as OrganizationProfile
+}
+
+export async function updateOrganizationName(db: Queryable, orgId: number, name: string): Promise<void> {
+  await db.updateTable('organizations').set({ name }).where('id', '=', orgId).execute()
+}
+
+export async function saveOrganizationProfile(
+  db: Queryable,
+  orgId: number,
+  values: Partial<OrganizationProfileColumns>,
+): Promise<void> {
+  if (Object.keys(values).length === 0) return
+  await db
+    .insertInto('organization_profiles')
+    .values({ org_id: orgId, ...values })
+    .onConflict((conflict) => conflict.column('org_id').doUpdateSet(values))
+    .execute()
+}
+
+export interface ProfileItemRow {
+  id: number
+  section: string
+  position: number
+  external_key: string
+  data: string
+}
+
+export const listProfileItems: (db: Queryable, orgId: number, expertId: number) => Promise<ProfileItemRow[]> =
+  reusableQuery((db: Queryable, orgId: number, expertId: number) =>
+    db
+      .selectFrom('profile_items')
+      .select(['id', 'section', 'position', 'external_key', 'data'])
+      .where('org_id', '=', orgId)
+      .where('expert_id', '=', expertId)
+      .orderBy('section')
+      .orderBy('position')
+      .orderBy('id'),
+  )
+
+/** The items of some sections of one expert, in served order. */
+export async function listSectionItems(
+  db: Queryable,
+  orgId: number,
+  expertId: number,
+  sections: readonly string[],
+): Promise<ProfileItemRow[]> {
+  if (sections.length === 0) return []
+  return db
+    .selectFrom('profile_items')
+    .select(['id', 'section', 'position', 'external_key', 'data'])
+    .where('org_id', '=', orgId)
+    .where('expert_id', '=', expertId)
+    .where('section', 'in', sections)
+    .orderBy('section')
+    .orderBy('position')
+    .orderBy('id')
+    .execute()
+}
+
+export async function insertProfileItem(
+  db: Queryable,
+  orgId: number,
+  expertId: number,
+  item: Omit<ProfileItemRow, 'id'>,
+): Promise<number> {
+  const { id } = await db
+    .insertInto('profile_items')
+    .values({ org_id: orgId, expert_id: expertId, ...item })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return id
+}
+
+export async function updateProfileItem(
+  db: Queryable,
+  orgId: number,
+  id: number,
+  changes: Partial<Pick<ProfileItemRow, 'position' | 'data'>>,
+): Promise<void> {
+  await db
+    .updateTable('profile_items')
+    .set(changes)
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function deleteProfileItems(
+  db: Queryable,
+  orgId: number,
+  ids: readonly number[],
+): Promise<void> {
+  if (ids.length === 0) return
+  await db.deleteFrom('profile_items').where('org_id', '=', orgId).where('id', 'in', ids).execute()
+}
+
+/** Sets `updated_at` of some experts of the organization, or of all of them. */
+export async function touchExperts(
+  db: Queryable,
+  orgId: number,
+  expertIds: readonly number[] | 'all',
+  now: number,
+): Promise<void> {
+  let query = db.updateTable('experts').set({ updated_at: now }).where('org_id', '=', orgId)
+  if (expertIds !== 'all') {
+    if (expertIds.length === 0) return
+    query = query.where('id', 'in', expertIds)
+  }
+  await query.execute()
+}

@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import { ensureTags } from '../content/repository.js'
+import type { Queryable } from '../db/database.js'
+import type { DB, ExpertRow } from '../db/schema.js'
+import { findExpert } from '../experts/repository.js'
+import { ApiError, notFound, validationError } from '../http/errors.js'
+import { sanitizeHtml } from '../validation/html.js'
+import { profileChanged } from './changes.js'
+import {
+  deleteProfileItems,
+  insertProfileItem,
+  listSectionItems,
+  type ProfileItemRow,
+  updateProfileItem,
+} from './repository.js'
+import {
+  AVATAR_SIZES,
+  htmlFields,
+  MAX_SECTION_ELEMENTS,
+  NAME_SECTIONS,
+  SECTION_FIELDS,
+  SINGLE_SECTIONS,
+  type StoredSection,
+  sectionFieldNames,
+} from './section-fields.js'
+
+type Element = Record<string, unknown>
+type Tags = Map<string, { id: number; name: string }>
+
+/** A stored item as served: `id`, then every field of the section (unset ones null). */
+export function elementOf(section: StoredSection, item: Pick<ProfileItemRow, 'id' | 'data'>): Element {
+  const data = JSON.parse(item.data) as Element
+  const element: Element = { id: item.id }
+  if (section === 'tag') element.content_tag_id = data.content_tag_id
+  for (const field of sectionFieldNames(section)) element[field] = data[field] ?? null
+  return element
+}
+
+/**
+ * The stored JSON of one element, the same for the API and the import: every field of the section in
+ * order (unset ones null), currency upper-case, markup sanitized; a tag as its organization tag.
+ */
+function elementData(section: StoredSection, element: Element, tags: Tags): string {
+  if (section === 'tag') {
+    const tag = tags.get(String(element.tag).toLowerCase())
+    return JSON.stringify({ content_tag_id: tag?.id, tag: tag?.name })
+  }
+  const markup = htmlFields(section)
+  const data: Element = {}
+  for (const field of sectionFieldNames(section)) {
+    let value = element[field] ?? null
+    if (typeof value === 'string' && field === 'currency') value = value.toUpperCase()
+    if (typeof value === 'string' && markup.includes(field)) value = sanitizeHtml(value)
+    data[field] = value
+  }
+  return JSON.stringify(data)
+}
+
+async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, elements: Element[]) {
+  return section === 'tag'
+    ? ensureTags(
+        trx,
+        orgId,
+        elements.map((element) => String(element.tag)),
+      )
+    : new Map()
+}
+
+async function expertOf(db: Queryable, orgId: number, username: string): Promise<ExpertRow> {
+  const expert = await findExpert(db, orgId, username)
+  if (!expert) throw notFound(`Expert ${username}`)
+  return expert
+}
+
+function elementNotFound(section: string, id: number): ApiError {
+  return notFound(`Element ${id} of section ${section}`)
+}
+
+/** The elements of one section of an expert, as served in the profile. */
+export async function listElements(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  section: StoredSection,
+): Promise<Element[]> {
+  const expert = await expertOf(db, orgId, username)
+  const items = await listSectionItems(db, orgId, expert.id, [section])
+  return items.map((item) => elementOf(section, item))
+}
+
+export async function getElement(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  section: StoredSection,
+  id: number,
+): Promise<Element> {
+  const element = (await listElements(db, orgId, username, section)).find((e) => e.id === id)
+  if (!element) throw elementNotFound(section, id)
+  return element
+}
+
+/** Only the fields the section knows, `null` for those sent empty. */
+function fieldsGiven(section: StoredSection, input: Element): Element {
+  const given: Element = {}
+  for (const field of sectionFieldNames(section)) {
+    if (input[field] !== undefined) given[field] = input[field] === '' ? null : input[field]
+  }
+  return given
+}
+
+function missingRequired(section: StoredSection, element: Element): void {
+  const fields = SECTION_FIELDS[section] as Record<string, { required: boolean }>
+  const missing = Object.entries(fields)
+    .filter(([name, field]) => field.required && (element[name] === null || element[name] === undefined))
+    .map(([name]) => ({ field: name, message: 'is required' }))
+  if (missing.length > 0) throw validationError(missing)
+}
+
+const apiKey = () => `api:${randomUUID()}`
+
+/**
+ * POST on a section: appends to a list (409 beyond 500), adds a name to a set (the existing element's
+ * id when the name is there, case-insensitively), or sets the single element (the given fields
+ * replace the stored ones). Returns the element's id and whether anything changed.
+ */
+export async function addElement(
+  db: Kysely<DB>,
+  orgId: number,
+  username: string,
+  section: StoredSection,
+  input: Element,
+  now: number,
+): Promise<{ id: number; updated: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const expert = await expertOf(trx, orgId, username)
+    const items = await listSectionItems(trx, orgId, expert.id, [section])
+    const given = fieldsGiven(section, input)
+    if (SINGLE_SECTIONS.has(section)) {
+      const [current] = items
+      const merged = { ...(current ? elementOf(section, current) : {}), ...given }
+      missingRequired(section, merged)
+      const data = elementData(section, merged, new Map())
+      if (current && current.data === data) return { id: current.id, updated: false }
+      let id: number
+      if (current) {
+        id = current.id
+        await updateProfileItem(trx, orgId, id, { data })
+      } else {
+        id = await insertProfileItem(trx, orgId, expert.id, {
+          section,
+          position: 0,
+          external_key: '#0',
+          data,
+        })
+      }
+      await profileChanged(trx, orgId, expert.id, now)
+      return { id, updated: true }
+    }
+    if (NAME_SECTIONS.has(section)) {
+      const name = String(section === 'tag' ? given.tag : given.name)
+      const existing = items.find((item) => {
+        const element = elementOf(section, item)
+        return String(section === 'tag' ? element.tag : element.name).toLowerCase() === name.toLowerCase()
+      })
+      if (existing) return { id: existing.id, updated: false }
+    }
+    if (items.length >= MAX_SECTION_ELEMENTS)
+      throw new ApiError(
+        'conflict',
+        `Section ${section} already holds ${MAX_SECTION_ELEMENTS} elements, the most it may hold: delete one first.`,
+        { details: [{ field: section, message: `holds at most ${MAX_SECTION_ELEMENTS} elements` }] },
+      )
+    const tags = await tagsFor(trx, orgId, section, [given])
+    const position = items.reduce((max, item) => Math.max(max, item.position + 1), 0)
+    const data = elementData(section, given, tags)
+    const id = await insertProfileItem(trx, orgId, expert.id, {
+      section,
+      position,
+      external_key: apiKey(),
+      data,
+    })
+    await profileChanged(trx, orgId, expert.id, now)
+    return { id, updated: true }
+  })
+}
+
+/** PUT on a list element: the given fields replace the stored ones. */
+export async function updateElement(
+  db: Kysely<DB>,
+  orgId: number,
+  username: string,
+  section: StoredSection,
+  id: number,
+  input: Element,
+  now: number,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const expert = await expertOf(trx, orgId, username)
+    const item = (await listSectionItems(trx, orgId, expert.id, [section])).find((i) => i.id === id)
+    if (!item) throw elementNotFound(section, id)
+    const merged = { ...elementOf(section, item), ...fieldsGiven(section, input) }
+    missingRequired(section, merged)
+    const data = elementData(section, merged, new Map())
+    if (data === item.data) return false
+    await updateProfileItem(trx, orgId, id, { data })
+    await profileChanged(trx, orgId, expert.id, now)
+    return true
+  })
+}
+
+/** DELETE of one element (`id`), or of the single element of a single-element section. */
+export async function deleteElement(
+  db: Kysely<DB>,
+  orgId: number,
+  username: string,
+  section: StoredSection,
+  id: number | undefined,
+  now: number,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const expert = await expertOf(trx, orgId, username)
+    const items = await listSectionItems(trx, orgId, expert.id, [section])
+    const item = id === undefined ? items[0] : items.find((i) => i.id === id)
+    if (!item)
+      throw id === undefined ? notFound(`The ${section} of expert ${username}`) : elementNotFound(section, id)
+    await deleteProfileItems(trx, orgId, [item.id])
+    await profileChanged(trx, orgId, expert.id, now)
+    return item.id
+  })
+}
+
+/** Sections as an import gives them: each a list of elements with optional keys; the avatar an object. */
+export type SectionsInput = Record<string, Element[] | Element>
+
+/**
+ * Makes the given sections of an expert equal `sections` (the import): elements with the same key
+ * (or, without a key, the same position) are updated in place so ids stay stable across re-imports;
+ * new ones are inserted, others deleted. Runs in the caller's transaction; returns whether anything
+ * changed (the caller reports the profile change once for the whole expert).
+ */
+export async function replaceSections(
+  trx: Queryable,
+  orgId: number,
+  expertId: number,
+  sections: SectionsInput,
+): Promise<boolean> {
+  const names = Object.keys(sections)
+  if (names.length === 0) return false
+  const stored = await listSectionItems(trx, orgId, expertId, names)
+  const tagElements = (sections.tag as Element[] | undefined) ?? []
+  const tags = await tagsFor(trx, orgId, 'tag', tagElements)
+  let changed = false
+  for (const [section, value] of Object.entries(sections)) {
+    const desired =
+      section === 'avatar' ? avatarItems(value as Element) : listItems(section as StoredSection, value, tags)
+    const byKey = new Map(
+      stored.filter((row) => row.section === section).map((row) => [row.external_key, row]),
+    )
+    for (const item of desired) {
+      const row = byKey.get(item.external_key)
+      byKey.delete(item.external_key)
+      if (!row) await insertProfileItem(trx, orgId, expertId, { section, ...item })
+      else if (row.position !== item.position || row.data !== item.data)
+        await updateProfileItem(trx, orgId, row.id, { position: item.position, data: item.data })
+      else continue
+      changed = true
+    }
+    if (byKey.size > 0) {
+      await deleteProfileItems(
+        trx,
+        orgId,
+        [...byKey.values()].map((row) => row.id),
+      )
+      changed = true
+    }
+  }
+  return changed
+}
+
+type DesiredItem = Omit<ProfileItemRow, 'id' | 'section'>
+
+function avatarItems(avatar: Element): DesiredItem[] {
+  const renditions = Object.fromEntries(AVATAR_SIZES.filter((s) => avatar[s]).map((s) => [s, avatar[s]]))
+  return Object.keys(renditions).length > 0
+    ? [{ external_key: '#0', position: 0, data: JSON.stringify(renditions) }]
+    : []
+}
+
+function listItems(section: StoredSection, value: Element[] | Element, tags: Tags): DesiredItem[] {
+  return (Array.isArray(value) ? value : [value]).map((element, position) => ({
+    external_key: typeof element.key === 'string' ? element.key : `#${position}`,
+    position,
+    data: elementData(section, element, tags),
+  }))
+}

@@ -1,0 +1,35 @@
+import { validationError } from '../http/errors.js'
+import { subdivisionCode } from './geo.js'
+
+export interface Location {
+  location_country?: string | null
+  location_state?: string | null
+}
+
+const blank = (value: string | null | undefined) => (value === undefined ? undefined : value || null)
+
+/**
+ * The one normalization of a country/state pair, for experts, the organization profile and inquiries:
+ * "" clears a field, the country is stored upper-case, the state as its short ISO 3166-2 code (`ON` for
+ * `CA-ON` or `on`), checked against the country it will have (`stored` for a partial update). Fields
+ * not given stay absent from the result.
+ */
+export function normalizeLocation(given: Location, stored: Location = {}): Location {
+  const out: Location = {}
+  const country = blank(given.location_country)
+  const state = blank(given.location_state)
+  if (country !== undefined) out.location_country = country?.toUpperCase() ?? null
+  const effectiveCountry = country !== undefined ? out.location_country : stored.location_country
+  const effectiveState = state !== undefined ? state : stored.location_state
+  if (state !== undefined) out.location_state = state
+  if (!effectiveState) return out
+  const code = effectiveCountry ? subdivisionCode(effectiveCountry, effectiveState) : undefined
+  if (code) {
+    if (state !== undefined) out.location_state = code
+    return out
+  }
+  const message = effectiveCountry
+    ? `${effectiveState} is not an ISO 3166-2 subdivision of ${effectiveCountry}: send a location_state of that country, or ""`
+    : 'requires location_country'
+  throw validationError([{ field: 'location_state', message }])
+}
