@@ -17,6 +17,7 @@ import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { registerReadCache } from './http/read-cache.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { searchRoutes } from './search/routes.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 
@@ -104,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await expertRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
+    await searchRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import { isUniqueViolation, type Queryable } from '../db/database.js'
 import type { DB, ExpertRow, NewExpertRow } from '../db/schema.js'
 import { ApiError, notFound, validationError } from '../http/errors.js'
+import { refreshExpertSearch, removeExpertSearch } from '../search/maintenance.js'
 import { subdivisionCode } from '../validation/geo.js'
 import {
   deleteExpertRow,
@@ -78,7 +79,7 @@ export async function createExpert(
   try {
     return await db.transaction().execute(async (trx) => {
       const username = await claimUsername(trx, usernameBase(input.firstname, input.lastname), now)
-      await insertExpert(trx, {
+      const id = await insertExpert(trx, {
         ...columns,
         org_id: orgId,
         username,
@@ -87,6 +88,7 @@ export async function createExpert(
         created_at: now,
         updated_at: now,
       })
+      await refreshExpertSearch(trx, orgId, id)
       return username
     })
   } catch (error) {
@@ -120,7 +122,10 @@ export async function updateExpert(
     if (holder && holder.id !== expert.id) throw emailConflict(holder.username)
   }
   try {
-    await updateExpertRow(db, orgId, expert.id, { ...changes, updated_at: now })
+    await db.transaction().execute(async (trx) => {
+      await updateExpertRow(trx, orgId, expert.id, { ...changes, updated_at: now })
+      await refreshExpertSearch(trx, orgId, expert.id)
+    })
   } catch (error) {
     const holder =
       isUniqueViolation(error) && changes.email_key
@@ -134,5 +139,11 @@ export async function updateExpert(
 
 export async function deleteExpert(db: Kysely<DB>, orgId: number, username: string): Promise<void> {
   const expert = await findExpert(db, orgId, username)
-  if (!expert || !(await deleteExpertRow(db, orgId, expert.id))) throw notFound(`Expert ${username}`)
+  const deleted =
+    expert !== undefined &&
+    (await db.transaction().execute(async (trx) => {
+      await removeExpertSearch(trx, orgId, expert.id)
+      return deleteExpertRow(trx, orgId, expert.id)
+    }))
+  if (!deleted) throw notFound(`Expert ${username}`)
 }

@@ -63,5 +63,7 @@ declare module 'fastify' {
     oauth?: boolean
     /** A 405 fallback route added for a path's missing methods. */
     methodFallback?: boolean
+    /** The OAuth scope a route needs (CONTRACT §13). */
+    scope?: 'read' | 'write' | 'inquiries:create' | 'inquiries:read'
   }
 }

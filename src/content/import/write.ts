@@ -3,6 +3,11 @@ import type { DB, ExpertRow } from '../../db/schema.js'
 import { insertExpert, updateExpertRow } from '../../experts/repository.js'
 import { claimUsername, type ExpertColumns, resolveState, toColumns } from '../../experts/service.js'
 import { usernameBase } from '../../experts/username.js'
+import {
+  refreshExpertSearch,
+  refreshQuestionSearch,
+  refreshSpotlightSearch,
+} from '../../search/maintenance.js'
 import { subdivisionCode } from '../../validation/geo.js'
 import type { ProfileItemRow } from '../repository.js'
 import { AVATAR_SIZES, type StoredSection, sectionFieldNames } from '../sections.js'
@@ -372,6 +377,7 @@ async function writeExpert(
     await trx.insertInto('expert_import_keys').values({ org_id: orgId, key, expert_id: id }).execute()
   const sectionsChanged = await syncSections(trx, orgId, id, sections ?? {}, tags)
   if (stored && (changed || sectionsChanged)) await updateExpertRow(trx, orgId, id, { updated_at: now })
+  if (changed || sectionsChanged) await refreshExpertSearch(trx, orgId, id)
   return { id, username, outcome: !stored ? 'created' : changed || sectionsChanged ? 'updated' : 'unchanged' }
 }
 
@@ -501,6 +507,7 @@ async function writeSpotlight(
   }
   const tagsChanged = await syncTags(trx, 'spotlight_tags', id, record.tags ?? [], tags)
   if (!created && !changed && (expertsChanged || tagsChanged)) await touch(trx, 'spotlights', id, now)
+  if (created || changed) await refreshSpotlightSearch(trx, orgId, id)
   return { id, outcome: outcomeOf(created, changed || expertsChanged || tagsChanged) }
 }
 
@@ -565,6 +572,7 @@ async function writeQuestion(
   )
   const tagsChanged = await syncTags(trx, 'question_tags', id, record.tags ?? [], tags)
   if (!created && !changed && (answersChanged || tagsChanged)) await touch(trx, 'questions', id, now)
+  if (created || changed || answersChanged) await refreshQuestionSearch(trx, orgId, id)
   return { id, outcome: outcomeOf(created, changed || answersChanged || tagsChanged) }
 }
 
