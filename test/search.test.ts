@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { sql } from 'kysely'
+import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect, envelope, type Tenant } from './helpers/harness.js'
 
@@ -396,6 +398,16 @@ describeEachDialect('search', (ctx) => {
     assert.deepEqual(await names('q=quasar'), [])
   })
 
+  test('the migration fills the index from existing data', async () => {
+    const { db } = ctx.testDatabase.database
+    const before = await experts('access=all')
+    await migrateTo(db, '0004_performance')
+    await migrateToLatest(db)
+    const after = await experts('access=all')
+    assert.deepEqual(after, before)
+    assert.deepEqual(await names('q=muller'), ['Hans Müller'])
+  })
+
   test('rejects unknown and malformed parameters, naming them', async () => {
     assert.deepEqual(await errorFields('foo=1'), ['foo'])
     assert.deepEqual(await errorFields('page_size=0'), ['page_size'])
@@ -445,6 +457,21 @@ describeEachDialect('search', (ctx) => {
       const foreign = await ctx.inject({ method: 'GET', url: path, headers: ctx.other.auth })
       assert.equal(foreign.statusCode, 403, path)
     }
+  })
+
+  test('deleting an organization deletes its index rows with it', async () => {
+    const { db } = ctx.testDatabase.database
+    const rows = (table: 'expert_search' | 'expert_facets') =>
+      db.selectFrom(table).select('expert_id').where('org_id', '=', ctx.other.orgId).execute()
+    assert.equal((await rows('expert_search')).length, 2)
+    await db.deleteFrom('organizations').where('id', '=', ctx.other.orgId).execute()
+    assert.equal((await rows('expert_search')).length, 0)
+    assert.equal((await rows('expert_facets')).length, 0)
+    if (ctx.dialect === 'sqlite') {
+      // The FTS table follows its content table through the triggers, cascaded deletes included.
+      await sql`insert into expert_search_fts(expert_search_fts) values ('integrity-check')`.execute(db)
+    }
+    assert.deepEqual(await names('q=muller'), ['Hans Müller'])
   })
 })
 

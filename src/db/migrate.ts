@@ -17,6 +17,12 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
+/** Migrates up or down to `name` (tests of a migration's data step). */
+export async function migrateTo(db: Kysely<DB>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name)
+  if (error) throw error
+}
+
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   const migrator = new Migrator({ db, provider })

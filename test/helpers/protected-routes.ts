@@ -103,11 +103,17 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET spotlight search',
     record: false,
-    build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/spotlight/${corporation}/search?q=post` }),
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/spotlight/${corporation}/search?q=post`,
+    }),
   },
   {
     name: 'GET qanda search',
     record: false,
-    build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/qanda/${corporation}/search?q=question` }),
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/qanda/${corporation}/search?q=question`,
+    }),
   },
 ]
