@@ -17,6 +17,7 @@ import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { publishingRoutes } from './profiles/publishing-routes.js'
 import { profileRoutes } from './profiles/routes.js'
+import { searchRoutes } from './search/routes.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 
@@ -104,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await contentRoutes(protectedScope, context)
     await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
+    await searchRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

@@ -3,8 +3,8 @@ import { type ContentTable, updateContent } from './repository.js'
 
 /**
  * The one step every write of a post or a Q&A item passes through, inside the write's transaction:
- * it sets the item's `updated_at` (the `modified` of reads). Anything derived from an item (a search
- * index) belongs here. Profiles the write changed go through `profileChanged` as well.
+ * it sets the item's `updated_at` (the `modified` of reads). The profiles layer above refreshes the
+ * item's search row beside it; profiles the write changed go through `profileChanged` as well.
  */
 export async function contentChanged(
   trx: Queryable,

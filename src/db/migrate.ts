@@ -4,6 +4,7 @@ import * as content from './migrations/0002_content.js'
 import * as inquiries from './migrations/0003_inquiries.js'
 import * as performance from './migrations/0004_performance.js'
 import * as sanitizeHtml from './migrations/0005_sanitize_html.js'
+import * as search from './migrations/0006_search.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -13,9 +14,16 @@ const migrations: Record<string, Migration> = {
   '0003_inquiries': inquiries,
   '0004_performance': performance,
   '0005_sanitize_html': sanitizeHtml,
+  '0006_search': search,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+/** Migrates up or down to `name` (tests of a migration's data step). */
+export async function migrateTo(db: Kysely<DB>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name)
+  if (error) throw error
+}
 
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {

@@ -59,7 +59,7 @@ export interface UsernamesTable {
   created_at: number
 }
 
-export interface DB extends ContentTables {
+export interface DB extends ContentTables, SearchTables {
   organizations: OrganizationsTable
   clients: ClientsTable
   access_tokens: AccessTokensTable
@@ -259,4 +259,77 @@ export interface ContentTaggingsTable {
   owner_id: number
   content_tag_id: number
   position: number
+}
+
+/** Search index rows (migration 0006_search), derived from the tables above by src/search/maintenance.ts. */
+export interface SearchTables {
+  expert_search: ExpertSearchTable
+  expert_facets: ExpertFacetsTable
+  spotlight_search: SpotlightSearchTable
+  question_search: QuestionSearchTable
+}
+
+export interface ExpertSearchTable {
+  expert_id: number
+  org_id: number
+  /** First and last name. */
+  names: string
+  /** Job title, company, department. */
+  title: string
+  tagline: string
+  /** Topics, industries, categories and tags. */
+  keywords: string
+  /** The biography as plain text. */
+  biography: string
+  /** Lower-cased, unaccented: the `name` sort. */
+  sort_last: string
+  sort_first: string
+  username: string
+  /** Lower-cased company: the `companies` filter. */
+  company_key: string
+  is_published: number
+  is_private: number
+  /** Filled profile sections: the `featured` sort. */
+  completeness: number
+  /** The expert's `updated_at`. */
+  modified: number
+}
+
+export type SearchFacet = 'countries' | 'topics' | 'industries' | 'categories' | 'tags'
+
+export interface ExpertFacetsTable {
+  expert_id: number
+  facet: SearchFacet
+  /** Lower-cased value: filters match it case-insensitively. */
+  value_key: string
+  /** The value as written (countries: the upper-case code). */
+  value: string
+  org_id: number
+  is_published: number
+  is_private: number
+}
+
+interface ContentSearchRow {
+  org_id: number
+  published: number
+  /** `published_at`, or `created_at` when unset: the newest-first order. */
+  sort_date: number
+  /** UTC year and month of `sort_date`. */
+  year: number
+  month: number
+}
+
+export interface SpotlightSearchTable extends ContentSearchRow {
+  spotlight_id: number
+  title: string
+  /** The post's HTML as plain text. */
+  body: string
+}
+
+export interface QuestionSearchTable extends ContentSearchRow {
+  question_id: number
+  question: string
+  details: string
+  /** Every answer as plain text. */
+  answers: string
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js'
+import { refreshExpertsSearch, touchExpertsSearch } from '../search/maintenance.js'
 import { touchExperts } from './repository.js'
 
 /** Which profiles a write changed: one expert, several, or every expert of the organization. */
@@ -8,7 +9,7 @@ export type ChangedProfiles = number | readonly number[] | 'all'
  * The one step every write of an expert's profile passes through, inside the write's transaction:
  * account changes, section elements, the organization profile (every expert shows it), post tagging
  * and answers. It sets the experts' `updated_at` (the `modified` of reads), which the next read's
- * ETag follows. Anything derived from a profile (a search index, a stored read document) belongs here.
+ * ETag follows, and refreshes their search index rows. Anything derived from a profile belongs here.
  */
 export async function profileChanged(
   trx: Queryable,
@@ -16,6 +17,12 @@ export async function profileChanged(
   experts: ChangedProfiles,
   now: number,
 ): Promise<void> {
-  const ids = typeof experts === 'number' ? [experts] : experts
-  await touchExperts(trx, orgId, ids === 'all' ? 'all' : [...new Set(ids)], now)
+  if (experts === 'all') {
+    await touchExperts(trx, orgId, 'all', now)
+    await touchExpertsSearch(trx, orgId, now)
+    return
+  }
+  const ids = [...new Set(typeof experts === 'number' ? [experts] : experts)]
+  await touchExperts(trx, orgId, ids, now)
+  await refreshExpertsSearch(trx, orgId, ids)
 }

@@ -5,6 +5,7 @@ import { createAccount, emailConflict, updateAccount } from '../experts/account.
 import { deleteExpertRow, findExpert, findExpertByEmail } from '../experts/repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from '../experts/schemas.js'
 import { notFound } from '../http/errors.js'
+import { removeExpertSearch } from '../search/maintenance.js'
 import { profileChanged } from './changes.js'
 
 /** A concurrent write took the email between our check and our write: answer 409, not 500. */
@@ -61,6 +62,11 @@ export async function updateExpert(
 
 /** Deletes an expert and its profile sections (inquiries already received are kept). */
 export async function deleteExpert(db: Kysely<DB>, orgId: number, username: string): Promise<void> {
-  const expert = await findExpert(db, orgId, username)
-  if (!expert || !(await deleteExpertRow(db, orgId, expert.id))) throw notFound(`Expert ${username}`)
+  const deleted = await db.transaction().execute(async (trx) => {
+    const expert = await findExpert(trx, orgId, username)
+    if (!expert) return false
+    await removeExpertSearch(trx, orgId, expert.id)
+    return deleteExpertRow(trx, orgId, expert.id)
+  })
+  if (!deleted) throw notFound(`Expert ${username}`)
 }

@@ -30,6 +30,7 @@ import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { findExpertIds } from '../experts/repository.js'
 import { notFound, validationError } from '../http/errors.js'
+import { refreshQuestionSearch, refreshSpotlightSearch } from '../search/maintenance.js'
 import { sanitizeHtml } from '../validation/html.js'
 import { profileChanged } from './changes.js'
 
@@ -159,7 +160,15 @@ async function itemChanged(
   now: number,
 ) {
   await contentChanged(trx, orgId, table, id, now)
+  await refreshItemSearch(trx, orgId, table, id)
   await profileChanged(trx, orgId, experts, now)
+}
+
+/** Rebuilds a post's or question's search row; removes it when the item is gone. */
+function refreshItemSearch(trx: Queryable, orgId: number, table: ContentTable, id: number) {
+  return table === 'spotlights'
+    ? refreshSpotlightSearch(trx, orgId, id)
+    : refreshQuestionSearch(trx, orgId, id)
 }
 
 /** Usernames -> expert ids, in order; an unknown one is a 400 naming it. */
@@ -242,6 +251,7 @@ export async function deleteItem(
         ? await listTaggedExpertIds(trx, id)
         : (await listAnswerRows(trx, id)).map((answer) => answer.expert_id)
     await deleteContent(trx, orgId, table, id)
+    await refreshItemSearch(trx, orgId, table, id)
     await profileChanged(trx, orgId, experts, now)
   })
 }

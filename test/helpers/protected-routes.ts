@@ -92,4 +92,28 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
     }),
   },
+  {
+    name: 'GET expert search',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/expert?q=grace&topics[]=navy`,
+    }),
+  },
+  {
+    name: 'GET spotlight search',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/spotlight/${corporation}/search?q=post`,
+    }),
+  },
+  {
+    name: 'GET qanda search',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/qanda/${corporation}/search?q=question`,
+    }),
+  },
 ]

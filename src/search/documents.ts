@@ -1,0 +1,128 @@
+import { plainText } from '../content/html-text.js'
+import type {
+  ExpertFacetsTable,
+  ExpertRow,
+  ExpertSearchTable,
+  QuestionSearchTable,
+  SearchFacet,
+  SpotlightSearchTable,
+} from '../db/schema.js'
+import { foldForSort, valueKey } from './text.js'
+
+/** Profile sections whose element names feed a facet and the `keywords` text. */
+const FACET_SECTIONS: Record<string, { facet: SearchFacet; field: string }> = {
+  topic: { facet: 'topics', field: 'name' },
+  industry: { facet: 'industries', field: 'name' },
+  category: { facet: 'categories', field: 'name' },
+  tag: { facet: 'tags', field: 'tag' },
+}
+
+export interface IndexedItem {
+  section: string
+  data: string
+}
+
+function fieldOf(item: IndexedItem, field: string): string {
+  const value = (JSON.parse(item.data) as Record<string, unknown>)[field]
+  return typeof value === 'string' ? value.trim() : ''
+}
+
+/** The index row and facet rows of one expert, from the expert and its stored profile items. */
+export function expertDocument(
+  expert: ExpertRow,
+  items: IndexedItem[],
+): { row: ExpertSearchTable; facets: ExpertFacetsTable[] } {
+  const keywords: string[] = []
+  const facets = new Map<string, ExpertFacetsTable>()
+  const addFacet = (facet: SearchFacet, value: string) => {
+    const key = valueKey(value)
+    if (key === '' || facets.has(`${facet}\u0000${key}`)) return
+    facets.set(`${facet}\u0000${key}`, {
+      expert_id: expert.id,
+      facet,
+      value_key: key,
+      value,
+      org_id: expert.org_id,
+      is_published: expert.is_published,
+      is_private: expert.is_private,
+    })
+  }
+  if (expert.location_country) addFacet('countries', expert.location_country.toUpperCase())
+  let tagline = ''
+  let biography = ''
+  for (const item of items) {
+    const facet = FACET_SECTIONS[item.section]
+    if (facet) {
+      const value = fieldOf(item, facet.field)
+      keywords.push(value)
+      addFacet(facet.facet, value)
+    } else if (item.section === 'tagline') tagline = fieldOf(item, 'tagline')
+    else if (item.section === 'biography') biography = plainText(fieldOf(item, 'biography'))
+  }
+  const row: ExpertSearchTable = {
+    expert_id: expert.id,
+    org_id: expert.org_id,
+    names: `${expert.firstname} ${expert.lastname}`,
+    title: [expert.job_title, expert.company, expert.department ?? ''].join(' ').trim(),
+    tagline,
+    keywords: keywords.join(' '),
+    biography,
+    sort_last: foldForSort(expert.lastname),
+    sort_first: foldForSort(expert.firstname),
+    username: expert.username,
+    company_key: valueKey(expert.company),
+    is_published: expert.is_published,
+    is_private: expert.is_private,
+    completeness: new Set(items.map((item) => item.section)).size,
+    modified: expert.updated_at,
+  }
+  return { row, facets: [...facets.values()] }
+}
+
+function dateColumns(item: { published_at: number | null; created_at: number }) {
+  const sortDate = item.published_at ?? item.created_at
+  const date = new Date(sortDate)
+  return { sort_date: sortDate, year: date.getUTCFullYear(), month: date.getUTCMonth() + 1 }
+}
+
+export function spotlightDocument(post: {
+  id: number
+  org_id: number
+  title: string
+  html: string
+  published: number
+  published_at: number | null
+  created_at: number
+}): SpotlightSearchTable {
+  return {
+    spotlight_id: post.id,
+    org_id: post.org_id,
+    title: post.title,
+    body: plainText(post.html),
+    published: post.published,
+    ...dateColumns(post),
+  }
+}
+
+export function questionDocument(
+  question: {
+    id: number
+    org_id: number
+    question: string
+    details: string | null
+    published: number
+    published_at: number | null
+    created_at: number
+  },
+  answers: string[],
+): QuestionSearchTable {
+  return {
+    question_id: question.id,
+    org_id: question.org_id,
+    question: question.question,
+    details: plainText(question.details ?? ''),
+    answers: answers.map(plainText).join(' '),
+    published: question.published,
+    ...dateColumns(question),
+  }
+}

@@ -1,0 +1,173 @@
+import type { Queryable } from '../db/database.js'
+import type {
+  ExpertFacetsTable,
+  ExpertRow,
+  ExpertSearchTable,
+  QuestionSearchTable,
+  SpotlightSearchTable,
+} from '../db/schema.js'
+
+/** Index maintenance queries: read what an index row derives from, replace index rows. Every one takes the organization. */
+
+/** Rows per INSERT: under SQLite's 32,766 bound parameters. */
+const rowsPerInsert = (columns: number) => Math.floor(30_000 / columns)
+
+async function insertRows<
+  T extends 'expert_search' | 'expert_facets' | 'spotlight_search' | 'question_search',
+>(db: Queryable, table: T, rows: Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return
+  const size = rowsPerInsert(Object.keys(rows[0] as object).length)
+  for (let start = 0; start < rows.length; start += size)
+    await db
+      .insertInto(table)
+      .values(rows.slice(start, start + size) as never)
+      .execute()
+}
+
+export async function listExpertIds(db: Queryable, orgId: number, afterId: number, limit: number) {
+  const rows = await db
+    .selectFrom('experts')
+    .select('id')
+    .where('org_id', '=', orgId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+export async function readExpertsForIndex(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
+  return db.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).execute()
+}
+
+export async function readItemsForIndex(db: Queryable, orgId: number, expertIds: number[]) {
+  return db
+    .selectFrom('profile_items')
+    .select(['expert_id', 'section', 'data'])
+    .where('org_id', '=', orgId)
+    .where('expert_id', 'in', expertIds)
+    .orderBy('expert_id')
+    .orderBy('section')
+    .orderBy('position')
+    .execute()
+}
+
+export async function replaceExpertRows(
+  db: Queryable,
+  orgId: number,
+  expertIds: number[],
+  rows: ExpertSearchTable[],
+  facets: ExpertFacetsTable[],
+): Promise<void> {
+  await deleteExpertRows(db, orgId, expertIds)
+  await insertRows(db, 'expert_search', rows as unknown as Record<string, unknown>[])
+  await insertRows(db, 'expert_facets', facets as unknown as Record<string, unknown>[])
+}
+
+export async function deleteExpertRows(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
+  await db
+    .deleteFrom('expert_facets')
+    .where('org_id', '=', orgId)
+    .where('expert_id', 'in', expertIds)
+    .execute()
+  await db
+    .deleteFrom('expert_search')
+    .where('org_id', '=', orgId)
+    .where('expert_id', 'in', expertIds)
+    .execute()
+}
+
+/** Sets the `modified` of every indexed expert of the organization (an organization profile change). */
+export async function setExpertsModified(db: Queryable, orgId: number, modified: number): Promise<void> {
+  await db.updateTable('expert_search').set({ modified }).where('org_id', '=', orgId).execute()
+}
+
+export async function listContentIds(
+  db: Queryable,
+  table: 'spotlights' | 'questions',
+  orgId: number,
+  afterId: number,
+  limit: number,
+) {
+  const rows = await db
+    .selectFrom(table as 'spotlights')
+    .select('id')
+    .where('org_id', '=', orgId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+export async function readSpotlightsForIndex(db: Queryable, orgId: number, ids: number[]) {
+  return db
+    .selectFrom('spotlights')
+    .select(['id', 'org_id', 'title', 'html', 'published', 'published_at', 'created_at'])
+    .where('org_id', '=', orgId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
+export async function replaceSpotlightRows(
+  db: Queryable,
+  orgId: number,
+  ids: number[],
+  rows: SpotlightSearchTable[],
+): Promise<void> {
+  await db
+    .deleteFrom('spotlight_search')
+    .where('org_id', '=', orgId)
+    .where('spotlight_id', 'in', ids)
+    .execute()
+  await insertRows(db, 'spotlight_search', rows as unknown as Record<string, unknown>[])
+}
+
+export async function readQuestionsForIndex(db: Queryable, orgId: number, ids: number[]) {
+  return db
+    .selectFrom('questions')
+    .select(['id', 'org_id', 'question', 'details', 'published', 'published_at', 'created_at'])
+    .where('org_id', '=', orgId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
+/** Answers of the questions, in order; `exceptExpert`'s are left out (it is being deleted). */
+export async function readAnswersForIndex(
+  db: Queryable,
+  orgId: number,
+  questionIds: number[],
+  exceptExpert?: number,
+) {
+  let query = db
+    .selectFrom('answers')
+    .innerJoin('questions', 'questions.id', 'answers.question_id')
+    .select(['answers.question_id', 'answers.answer'])
+    .where('questions.org_id', '=', orgId)
+    .where('answers.question_id', 'in', questionIds)
+  if (exceptExpert !== undefined) query = query.where('answers.expert_id', '!=', exceptExpert)
+  return query.orderBy('answers.question_id').orderBy('answers.position').execute()
+}
+
+/** Questions of the organization that `expertId` answered. */
+export async function questionsAnsweredBy(db: Queryable, orgId: number, expertId: number) {
+  const rows = await db
+    .selectFrom('answers')
+    .innerJoin('questions', 'questions.id', 'answers.question_id')
+    .select('questions.id')
+    .distinct()
+    .where('questions.org_id', '=', orgId)
+    .where('answers.expert_id', '=', expertId)
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+export async function replaceQuestionRows(
+  db: Queryable,
+  orgId: number,
+  ids: number[],
+  rows: QuestionSearchTable[],
+): Promise<void> {
+  await db.deleteFrom('question_search').where('org_id', '=', orgId).where('question_id', 'in', ids).execute()
+  await insertRows(db, 'question_search', rows as unknown as Record<string, unknown>[])
+}

@@ -1,0 +1,131 @@
+import type { Queryable } from '../db/database.js'
+import { expertDocument, type IndexedItem, questionDocument, spotlightDocument } from './documents.js'
+import {
+  deleteExpertRows,
+  listContentIds,
+  listExpertIds,
+  questionsAnsweredBy,
+  readAnswersForIndex,
+  readExpertsForIndex,
+  readItemsForIndex,
+  readQuestionsForIndex,
+  readSpotlightsForIndex,
+  replaceExpertRows,
+  replaceQuestionRows,
+  replaceSpotlightRows,
+  setExpertsModified,
+} from './index-repository.js'
+
+/**
+ * Keeping the search index current. Every write path calls these in its own transaction, after
+ * its write, so the index never disagrees with a committed state. Each rebuilds the index rows
+ * from the tables (it does not trust the caller's idea of what changed), so calling one too often
+ * is only a cost, never an error.
+ */
+
+const BATCH = 500
+
+function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>()
+  for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row])
+  return groups
+}
+
+async function indexExperts(db: Queryable, orgId: number, ids: number[]): Promise<void> {
+  if (ids.length === 0) return
+  const experts = await readExpertsForIndex(db, orgId, ids)
+  const items = groupBy(await readItemsForIndex(db, orgId, ids), (item) => item.expert_id)
+  const documents = experts.map((expert) =>
+    expertDocument(expert, (items.get(expert.id) ?? []) as IndexedItem[]),
+  )
+  await replaceExpertRows(
+    db,
+    orgId,
+    ids,
+    documents.map((d) => d.row),
+    documents.flatMap((d) => d.facets),
+  )
+}
+
+async function indexSpotlights(db: Queryable, orgId: number, ids: number[]): Promise<void> {
+  if (ids.length === 0) return
+  const posts = await readSpotlightsForIndex(db, orgId, ids)
+  await replaceSpotlightRows(db, orgId, ids, posts.map(spotlightDocument))
+}
+
+async function indexQuestions(db: Queryable, orgId: number, ids: number[], exceptExpert?: number) {
+  if (ids.length === 0) return
+  const questions = await readQuestionsForIndex(db, orgId, ids)
+  const answers = groupBy(await readAnswersForIndex(db, orgId, ids, exceptExpert), (row) => row.question_id)
+  await replaceQuestionRows(
+    db,
+    orgId,
+    ids,
+    questions.map((question) =>
+      questionDocument(
+        question,
+        (answers.get(question.id) ?? []).map((row) => row.answer),
+      ),
+    ),
+  )
+}
+
+/** Rebuilds one expert's index row and facet values (or removes them if the expert is gone). */
+export async function refreshExpertSearch(db: Queryable, orgId: number, expertId: number): Promise<void> {
+  await indexExperts(db, orgId, [expertId])
+}
+
+/** As refreshExpertSearch, for many experts at once (an import). */
+export async function refreshExpertsSearch(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
+  for (let i = 0; i < expertIds.length; i += BATCH)
+    await indexExperts(db, orgId, expertIds.slice(i, i + BATCH))
+}
+
+/** Every expert of the organization changed without a change to what is searched (the organization profile). */
+export async function touchExpertsSearch(db: Queryable, orgId: number, now: number): Promise<void> {
+  await setExpertsModified(db, orgId, now)
+}
+
+/**
+ * Removes an expert from the index. Call it *before* deleting the expert: the questions it answered
+ * are re-indexed without its answers (which the delete removes with it).
+ */
+export async function removeExpertSearch(db: Queryable, orgId: number, expertId: number): Promise<void> {
+  await deleteExpertRows(db, orgId, [expertId])
+  await indexQuestions(db, orgId, await questionsAnsweredBy(db, orgId, expertId), expertId)
+}
+
+/** Rebuilds one post's index row (or removes it if the post is gone). */
+export async function refreshSpotlightSearch(
+  db: Queryable,
+  orgId: number,
+  spotlightId: number,
+): Promise<void> {
+  await indexSpotlights(db, orgId, [spotlightId])
+}
+
+/** Rebuilds one question's index row, answers included (or removes it if the question is gone). */
+export async function refreshQuestionSearch(db: Queryable, orgId: number, questionId: number): Promise<void> {
+  await indexQuestions(db, orgId, [questionId])
+}
+
+/** Rebuilds the whole index of an organization, in batches (the migration, a bulk load). */
+export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<void> {
+  for (let after = 0; ; ) {
+    const ids = await listExpertIds(db, orgId, after, BATCH)
+    if (ids.length === 0) break
+    await indexExperts(db, orgId, ids)
+    after = ids[ids.length - 1] as number
+  }
+  for (const [table, index] of [
+    ['spotlights', indexSpotlights],
+    ['questions', indexQuestions],
+  ] as const) {
+    for (let after = 0; ; ) {
+      const ids = await listContentIds(db, table, orgId, after, BATCH)
+      if (ids.length === 0) break
+      await index(db, orgId, ids)
+      after = ids[ids.length - 1] as number
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import type { ErrorDetail } from '../http/errors.js'
+
+/**
+ * Reads a raw query string the way the search endpoints accept arrays: `k=a&k=b`, `k[]=a&k[]=b` and
+ * `k=["a","b"]` all give `k: ["a", "b"]` for a name in `arrays`. Other names keep one string, or an
+ * array when repeated (which the schema then refuses). Fastify's own parser keeps `k[]` as a
+ * separate name and gives a lone `k=a` as a string, hence this module.
+ */
+export function parseQueryString(
+  url: string,
+  arrays: ReadonlySet<string>,
+): { query: Record<string, string | string[]>; errors: ErrorDetail[] } {
+  const at = url.indexOf('?')
+  const params = new URLSearchParams(at === -1 ? '' : url.slice(at + 1))
+  const values = new Map<string, string[]>()
+  const errors: ErrorDetail[] = []
+  for (const [rawName, value] of params) {
+    const bracketed = rawName.endsWith('[]')
+    const name = bracketed ? rawName.slice(0, -2) : rawName
+    if (bracketed && !arrays.has(name)) {
+      errors.push({ field: rawName, message: 'is not a known field' })
+      continue
+    }
+    values.set(name, [...(values.get(name) ?? []), value])
+  }
+  const query: Record<string, string | string[]> = {}
+  for (const [name, list] of values) {
+    if (!arrays.has(name)) {
+      query[name] = list.length === 1 ? (list[0] as string) : list
+      continue
+    }
+    const items: string[] = []
+    for (const value of list) {
+      if (!value.trimStart().startsWith('[')) {
+        if (value.trim() !== '') items.push(value)
+        continue
+      }
+      const parsed = parseJsonArray(value)
+      if (parsed) items.push(...parsed)
+      else errors.push({ field: name, message: 'must be a JSON array of strings, such as ["a","b"]' })
+    }
+    query[name] = items
+  }
+  return { query, errors }
+}
+
+function parseJsonArray(text: string): string[] | undefined {
+  try {
+    const value: unknown = JSON.parse(text)
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value
+  } catch {}
+  return undefined
+}

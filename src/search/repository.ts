@@ -1,0 +1,415 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely'
+import type { DialectName, Queryable } from '../db/database.js'
+import type { ExpertRow } from '../db/schema.js'
+import type { ExpertFacet } from './schemas.js'
+import { fts5Query, tsQuery } from './text.js'
+
+/**
+ * Search queries. Every statement starts from an index table filtered by the organization, and every
+ * subquery that reaches another table filters by the organization too, so another organization's
+ * rows can enter neither a result nor a count.
+ */
+
+type Condition = RawBuilder<SqlBool>
+const and = (conditions: Condition[]) => sql<SqlBool>`${sql.join(conditions, sql` and `)}`
+
+/** A facet key; ties in counts break by it, byte-wise on both databases. */
+const keyOf = (dialect: DialectName, expression: RawBuilder<unknown>) =>
+  dialect === 'postgres' ? sql`${expression} collate "C"` : expression
+
+export interface Bucket<K = string> {
+  key: K
+  count: number
+}
+
+const toBuckets = <K>(rows: { key: K; count: number | string }[]): Bucket<K>[] =>
+  rows.map((row) => ({ key: row.key, count: Number(row.count) }))
+
+const FACET_LIMIT = 50
+
+export interface TextQuery {
+  terms: string[]
+  /** Restrict to first and last names. */
+  namesOnly?: boolean
+}
+
+export interface Paging {
+  limit: number
+  offset: number
+}
+
+// ---------------------------------------------------------------------------------------------
+// Experts
+
+export interface ExpertCriteria {
+  text?: TextQuery
+  access: 'public' | 'private' | 'all'
+  status: 'all' | 'published' | 'unpublished'
+  /** Lower-cased values per facet; OR within a facet, AND across. */
+  facets: Partial<Record<ExpertFacet, string[]>>
+  /** Lower-cased company names. */
+  companies: string[]
+}
+
+export type ExpertSort = 'relevance' | 'name' | 'modified' | 'featured'
+
+const flagConditions = (alias: string, criteria: ExpertCriteria): Condition[] => {
+  const conditions: Condition[] = []
+  const column = (name: string) => sql.ref(`${alias}.${name}`)
+  if (criteria.access !== 'all')
+    conditions.push(sql`${column('is_private')} = ${criteria.access === 'private' ? 1 : 0}`)
+  if (criteria.status !== 'all')
+    conditions.push(sql`${column('is_published')} = ${criteria.status === 'published' ? 1 : 0}`)
+  return conditions
+}
+
+function expertTextCondition(dialect: DialectName, text: TextQuery): Condition {
+  if (dialect === 'postgres') return sql`s.document @@ (${tsQuery(text.terms, text.namesOnly ? 'A' : '')})`
+  const match = fts5Query(text.terms, text.namesOnly ? 'names' : undefined)
+  return sql`s.expert_id in (select rowid from expert_search_fts where expert_search_fts match ${match})`
+}
+
+/** The conditions on `expert_search s` of a search; `omit` leaves out one facet's filter (its own counts). */
+function expertConditions(
+  dialect: DialectName,
+  orgId: number,
+  criteria: ExpertCriteria,
+  options: { omit?: ExpertFacet; withText?: boolean } = {},
+): Condition[] {
+  const conditions: Condition[] = [sql`s.org_id = ${orgId}`, ...flagConditions('s', criteria)]
+  if (criteria.text && options.withText !== false)
+    conditions.push(expertTextCondition(dialect, criteria.text))
+  for (const [facet, values] of Object.entries(criteria.facets)) {
+    if (facet === options.omit || !values || values.length === 0) continue
+    conditions.push(sql`s.expert_id in (select expert_id from expert_facets
+      where org_id = ${orgId} and facet = ${facet} and value_key in (${sql.join(values)}))`)
+  }
+  if (criteria.companies.length > 0) conditions.push(sql`s.company_key in (${sql.join(criteria.companies)})`)
+  return conditions
+}
+
+const NAME_ORDER = sql`s.sort_last, s.sort_first, s.username`
+
+/** One page of matching expert ids, in the requested order. */
+export async function searchExpertIds(
+  db: Queryable,
+  dialect: DialectName,
+  orgId: number,
+  criteria: ExpertCriteria,
+  sort: ExpertSort,
+  page: Paging,
+): Promise<number[]> {
+  const limit = sql`limit ${page.limit} offset ${page.offset}`
+  let query: RawBuilder<{ expert_id: number }>
+  if (sort === 'relevance' && criteria.text && dialect === 'sqlite') {
+    // bm25 weights follow the FTS columns: names, title, tagline, keywords, biography.
+    const match = fts5Query(criteria.text.terms, criteria.text.namesOnly ? 'names' : undefined)
+    const conditions = expertConditions(dialect, orgId, criteria, { withText: false })
+    query = sql`select s.expert_id from expert_search_fts
+      join expert_search s on s.expert_id = expert_search_fts.rowid
+      where expert_search_fts match ${match} and ${and(conditions)}
+      order by bm25(expert_search_fts, 10.0, 5.0, 3.0, 3.0, 1.0), ${NAME_ORDER} ${limit}`
+  } else {
+    const conditions = expertConditions(dialect, orgId, criteria)
+    const order =
+      sort === 'relevance' && criteria.text
+        ? sql`ts_rank(s.document, ${tsQuery(criteria.text.terms, criteria.text.namesOnly ? 'A' : '')}) desc, ${NAME_ORDER}`
+        : sort === 'modified'
+          ? sql`s.modified desc, s.expert_id desc`
+          : sort === 'featured'
+            ? sql`s.completeness desc, ${NAME_ORDER}`
+            : NAME_ORDER
+    query = sql`select s.expert_id from expert_search s where ${and(conditions)} order by ${order} ${limit}`
+  }
+  const { rows } = await query.execute(db)
+  return rows.map((row) => Number(row.expert_id))
+}
+
+export async function countExperts(
+  db: Queryable,
+  dialect: DialectName,
+  orgId: number,
+  criteria: ExpertCriteria,
+): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from expert_search s
+    where ${and(expertConditions(dialect, orgId, criteria))}`.execute(db)
+  return Number(rows[0]?.n ?? 0)
+}
+
+/**
+ * Counts per value of `facet` over the matches, ignoring the facet's own filter. With no text, no
+ * other facet and no company filter, the counts come from the facet table's index alone.
+ */
+export async function countExpertFacet(
+  db: Queryable,
+  dialect: DialectName,
+  orgId: number,
+  criteria: ExpertCriteria,
+  facet: ExpertFacet,
+): Promise<Bucket[]> {
+  const narrowed =
+    criteria.text !== undefined ||
+    criteria.companies.length > 0 ||
+    Object.entries(criteria.facets).some(([name, values]) => name !== facet && values && values.length > 0)
+  const conditions: Condition[] = [
+    sql`f.org_id = ${orgId}`,
+    sql`f.facet = ${facet}`,
+    ...flagConditions('f', criteria),
+  ]
+  if (narrowed)
+    conditions.push(sql`f.expert_id in (select s.expert_id from expert_search s
+      where ${and(expertConditions(dialect, orgId, criteria, { omit: facet }))})`)
+  const { rows } = await sql<{ key: string; count: number | string }>`
+    select f.value_key, min(${keyOf(dialect, sql`f.value`)}) as key, count(*) as count from expert_facets f
+    where ${and(conditions)}
+    group by f.value_key order by count desc, key limit ${FACET_LIMIT}`.execute(db)
+  return toBuckets(rows)
+}
+
+export async function readExpertsByIds(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
+  if (ids.length === 0) return []
+  return db.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).execute()
+}
+
+/** The items a list entry shows: topics, avatar, tagline. */
+export async function readListItems(db: Queryable, orgId: number, expertIds: number[]) {
+  if (expertIds.length === 0) return []
+  return db
+    .selectFrom('profile_items')
+    .select(['expert_id', 'section', 'data'])
+    .where('org_id', '=', orgId)
+    .where('expert_id', 'in', expertIds)
+    .where('section', 'in', ['topic', 'avatar', 'tagline'])
+    .orderBy('expert_id')
+    .orderBy('section')
+    .orderBy('position')
+    .execute()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Posts and questions
+
+export interface ContentCriteria {
+  text?: TextQuery
+  status: 'all' | 'published' | 'unpublished'
+  /** Lower-cased tag names. */
+  tags: string[]
+  /** Usernames: tagged experts (posts) or answering experts (questions). */
+  people: string[]
+  year?: number
+  month?: number
+}
+
+/** What differs between post search and question search. */
+interface ContentIndex {
+  table: 'spotlight_search' | 'question_search'
+  key: 'spotlight_id' | 'question_id'
+  /** bm25 weights of the FTS columns, in column order. */
+  bm25: string
+  tagTable: 'spotlight_tags' | 'question_tags'
+  /** The table linking an item to experts and its item column. */
+  people: { table: 'spotlight_experts' | 'answers'; owner: 'spotlight_id' | 'question_id' }
+}
+
+export const SPOTLIGHT_INDEX: ContentIndex = {
+  table: 'spotlight_search',
+  key: 'spotlight_id',
+  bm25: '10.0, 1.0',
+  tagTable: 'spotlight_tags',
+  people: { table: 'spotlight_experts', owner: 'spotlight_id' },
+}
+
+export const QUESTION_INDEX: ContentIndex = {
+  table: 'question_search',
+  key: 'question_id',
+  bm25: '10.0, 3.0, 1.0',
+  tagTable: 'question_tags',
+  people: { table: 'answers', owner: 'question_id' },
+}
+
+type ContentFacet = 'tags' | 'people' | 'year'
+
+function contentConditions(
+  dialect: DialectName,
+  index: ContentIndex,
+  orgId: number,
+  criteria: ContentCriteria,
+  omit?: ContentFacet,
+): Condition[] {
+  const key = sql.ref(`s.${index.key}`)
+  const conditions: Condition[] = [sql`s.org_id = ${orgId}`]
+  if (criteria.status !== 'all')
+    conditions.push(sql`s.published = ${criteria.status === 'published' ? 1 : 0}`)
+  if (criteria.text) {
+    const fts = `${index.table}_fts`
+    conditions.push(
+      dialect === 'postgres'
+        ? sql`s.document @@ (${tsQuery(criteria.text.terms)})`
+        : sql`${key} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${fts5Query(criteria.text.terms)})`,
+    )
+  }
+  if (omit !== 'tags' && criteria.tags.length > 0)
+    conditions.push(sql`${key} in (select g.owner_id from ${sql.table(index.tagTable)} g
+      join content_tags t on t.id = g.content_tag_id
+      where t.org_id = ${orgId} and t.name_key in (${sql.join(criteria.tags)}))`)
+  if (omit !== 'people' && criteria.people.length > 0)
+    conditions.push(sql`${key} in (select p.${sql.ref(index.people.owner)} from ${sql.table(index.people.table)} p
+      join experts e on e.id = p.expert_id
+      where e.org_id = ${orgId} and e.username in (${sql.join(criteria.people)}))`)
+  if (omit !== 'year' && criteria.year !== undefined) {
+    conditions.push(sql`s.year = ${criteria.year}`)
+    if (criteria.month !== undefined) conditions.push(sql`s.month = ${criteria.month}`)
+  }
+  return conditions
+}
+
+/** One page of matching ids: by relevance with text, else newest first. */
+export async function searchContentIds(
+  db: Queryable,
+  dialect: DialectName,
+  index: ContentIndex,
+  orgId: number,
+  criteria: ContentCriteria,
+  page: Paging,
+): Promise<number[]> {
+  const key = sql.ref(`s.${index.key}`)
+  const newest = sql`s.sort_date desc, ${key} desc`
+  const conditions = and(contentConditions(dialect, index, orgId, criteria))
+  const limit = sql`limit ${page.limit} offset ${page.offset}`
+  let query: RawBuilder<{ id: number }>
+  if (criteria.text && dialect === 'sqlite') {
+    const fts = sql.table(`${index.table}_fts`)
+    query = sql`select ${key} as id from ${fts} join ${sql.table(index.table)} s on ${key} = ${fts}.rowid
+      where ${fts} match ${fts5Query(criteria.text.terms)} and ${conditions}
+      order by bm25(${fts}, ${sql.raw(index.bm25)}), ${newest} ${limit}`
+  } else {
+    const order = criteria.text
+      ? sql`ts_rank(s.document, ${tsQuery(criteria.text.terms)}) desc, ${newest}`
+      : newest
+    query = sql`select ${key} as id from ${sql.table(index.table)} s where ${conditions} order by ${order} ${limit}`
+  }
+  const { rows } = await query.execute(db)
+  return rows.map((row) => Number(row.id))
+}
+
+export async function countContent(
+  db: Queryable,
+  dialect: DialectName,
+  index: ContentIndex,
+  orgId: number,
+  criteria: ContentCriteria,
+): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(index.table)} s
+    where ${and(contentConditions(dialect, index, orgId, criteria))}`.execute(db)
+  return Number(rows[0]?.n ?? 0)
+}
+
+/** Facet counts over the matches, each ignoring its own filter: tags, people (usernames), year. */
+export async function countContentFacets(
+  db: Queryable,
+  dialect: DialectName,
+  index: ContentIndex,
+  orgId: number,
+  criteria: ContentCriteria,
+): Promise<{ tags: Bucket[]; people: Bucket[]; year: Bucket<number>[] }> {
+  const key = sql.ref(`s.${index.key}`)
+  const tail = sql`order by count desc, key limit ${FACET_LIMIT}`
+  const where = (omit: ContentFacet) => and(contentConditions(dialect, index, orgId, criteria, omit))
+  const [tags, people, year] = await Promise.all([
+    sql<{ key: string; count: number }>`select ${keyOf(dialect, sql`t.name`)} as key, count(*) as count
+      from ${sql.table(index.tagTable)} g
+      join content_tags t on t.id = g.content_tag_id
+      join ${sql.table(index.table)} s on ${key} = g.owner_id
+      where t.org_id = ${orgId} and ${where('tags')}
+      group by t.id, t.name ${tail}`.execute(db),
+    sql<{
+      key: string
+      count: number
+    }>`select ${keyOf(dialect, sql`e.username`)} as key, count(distinct ${key}) as count
+      from ${sql.table(index.people.table)} p
+      join experts e on e.id = p.expert_id
+      join ${sql.table(index.table)} s on ${key} = p.${sql.ref(index.people.owner)}
+      where e.org_id = ${orgId} and ${where('people')}
+      group by e.username ${tail}`.execute(db),
+    sql<{ key: number; count: number }>`select s.year as key, count(*) as count
+      from ${sql.table(index.table)} s where ${where('year')}
+      group by s.year order by count desc, s.year limit ${FACET_LIMIT}`.execute(db),
+  ])
+  return {
+    tags: toBuckets(tags.rows),
+    people: toBuckets(people.rows),
+    year: toBuckets(year.rows).map((bucket) => ({ ...bucket, key: Number(bucket.key) })),
+  }
+}
+
+export async function readSpotlightsByIds(db: Queryable, orgId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('spotlights')
+    .select(['id', 'title', 'html', 'featured_image', 'published', 'published_at', 'created_at'])
+    .where('org_id', '=', orgId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
+export async function readQuestionsByIds(db: Queryable, orgId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('questions')
+    .select(['id', 'question', 'published', 'published_at', 'created_at'])
+    .where('org_id', '=', orgId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
+/** Tags of the listed items, in each item's order. */
+export async function readTagsOf(
+  db: Queryable,
+  orgId: number,
+  table: 'spotlight_tags' | 'question_tags',
+  ownerIds: number[],
+) {
+  if (ownerIds.length === 0) return []
+  return db
+    .selectFrom(table)
+    .innerJoin('content_tags', 'content_tags.id', `${table}.content_tag_id`)
+    .select([`${table}.owner_id as owner_id`, 'content_tags.id as id', 'content_tags.name as tag'])
+    .where('content_tags.org_id', '=', orgId)
+    .where(`${table}.owner_id`, 'in', ownerIds)
+    .orderBy(`${table}.owner_id`)
+    .orderBy(`${table}.position`)
+    .execute()
+}
+
+/** Experts tagged in the listed posts, in each post's order. */
+export async function readTaggedExpertsOf(db: Queryable, orgId: number, spotlightIds: number[]) {
+  if (spotlightIds.length === 0) return []
+  return db
+    .selectFrom('spotlight_experts')
+    .innerJoin('experts', 'experts.id', 'spotlight_experts.expert_id')
+    .select([
+      'spotlight_experts.spotlight_id as owner_id',
+      'experts.username',
+      'experts.firstname',
+      'experts.lastname',
+    ])
+    .where('experts.org_id', '=', orgId)
+    .where('spotlight_experts.spotlight_id', 'in', spotlightIds)
+    .orderBy('spotlight_experts.spotlight_id')
+    .orderBy('spotlight_experts.position')
+    .execute()
+}
+
+/** Experts who answered the listed questions, each once, in answer order. */
+export async function readAnsweringExpertsOf(db: Queryable, orgId: number, questionIds: number[]) {
+  if (questionIds.length === 0) return []
+  return db
+    .selectFrom('answers')
+    .innerJoin('experts', 'experts.id', 'answers.expert_id')
+    .select(['answers.question_id as owner_id', 'experts.username', 'experts.firstname', 'experts.lastname'])
+    .where('experts.org_id', '=', orgId)
+    .where('answers.question_id', 'in', questionIds)
+    .orderBy('answers.question_id')
+    .orderBy('answers.position')
+    .execute()
+}

@@ -1,0 +1,169 @@
+import type { DialectName, Queryable } from '../db/database.js'
+import { validationError } from '../http/errors.js'
+import { expertListItem, questionListItem, spotlightListItem } from './mapping.js'
+import {
+  type ContentCriteria,
+  countContent,
+  countContentFacets,
+  countExpertFacet,
+  countExperts,
+  type ExpertCriteria,
+  type ExpertSort,
+  QUESTION_INDEX,
+  readAnsweringExpertsOf,
+  readExpertsByIds,
+  readListItems,
+  readQuestionsByIds,
+  readSpotlightsByIds,
+  readTaggedExpertsOf,
+  readTagsOf,
+  SPOTLIGHT_INDEX,
+  searchContentIds,
+  searchExpertIds,
+  type TextQuery,
+} from './repository.js'
+import {
+  EXPERT_FACETS,
+  type ExpertFacet,
+  type ExpertSearchInput,
+  type QuestionSearchInput,
+  type SpotlightSearchInput,
+} from './schemas.js'
+import { MAX_TERMS, searchTerms, valueKey } from './text.js'
+
+/** Where a search runs: the database (or a transaction) and its dialect, which picks the full-text syntax. */
+export interface SearchTarget {
+  db: Queryable
+  dialect: DialectName
+}
+
+const DEFAULT_PAGE_SIZE = 10
+
+function textQuery(q: string | undefined, namesOnly = false): TextQuery | undefined {
+  const terms = searchTerms(q ?? '')
+  if (terms.length > MAX_TERMS)
+    throw validationError([{ field: 'q', message: `must have at most ${MAX_TERMS} words` }])
+  return terms.length > 0 ? { terms, namesOnly } : undefined
+}
+
+const keys = (values: string[] | undefined) => [...new Set((values ?? []).map(valueKey).filter(Boolean))]
+
+function paging(input: { page_size?: number; page_from?: number }) {
+  return { limit: input.page_size ?? DEFAULT_PAGE_SIZE, offset: input.page_from ?? 0 }
+}
+
+/** Groups rows by their `owner_id`, dropping it. */
+function byOwner<T extends { owner_id: number }>(rows: T[]): Map<number, Omit<T, 'owner_id'>[]> {
+  const groups = new Map<number, Omit<T, 'owner_id'>[]>()
+  for (const { owner_id, ...rest } of rows)
+    groups.set(Number(owner_id), [...(groups.get(Number(owner_id)) ?? []), rest])
+  return groups
+}
+
+function inOrder<T extends { id: number }>(ids: number[], rows: T[]): T[] {
+  const byId = new Map(rows.map((row) => [Number(row.id), row]))
+  return ids.map((id) => byId.get(id)).filter((row): row is T => row !== undefined)
+}
+
+/** `GET /v2/organization/:corporation/expert`: a page of experts, the exact total and the facet counts. */
+export async function searchExperts(target: SearchTarget, orgId: number, input: ExpertSearchInput) {
+  const { db, dialect } = target
+  const text = textQuery(input.q, input.searchfield === 'fullname')
+  const criteria: ExpertCriteria = {
+    ...(text ? { text } : {}),
+    access: input.access ?? 'public',
+    status: input.status ?? 'all',
+    facets: Object.fromEntries(EXPERT_FACETS.map((facet) => [facet, keys(input[facet])])),
+    companies: keys(input.companies),
+  }
+  const sort: ExpertSort = input.sort ?? (text ? 'relevance' : 'name')
+  const [ids, total, ...facetCounts] = await Promise.all([
+    searchExpertIds(db, dialect, orgId, criteria, sort, paging(input)),
+    countExperts(db, dialect, orgId, criteria),
+    ...EXPERT_FACETS.map((facet) => countExpertFacet(db, dialect, orgId, criteria, facet)),
+  ])
+  const [experts, items] = await Promise.all([
+    readExpertsByIds(db, orgId, ids),
+    readListItems(db, orgId, ids),
+  ])
+  const itemsOf = new Map<number, typeof items>()
+  for (const item of items)
+    itemsOf.set(Number(item.expert_id), [...(itemsOf.get(Number(item.expert_id)) ?? []), item])
+  return {
+    experts: inOrder(ids, experts).map((expert) => expertListItem(expert, itemsOf.get(expert.id) ?? [])),
+    total,
+    aggregations: Object.fromEntries(EXPERT_FACETS.map((facet, i) => [facet, facetCounts[i]])) as Record<
+      ExpertFacet,
+      { key: string; count: number }[]
+    >,
+  }
+}
+
+function contentCriteria(
+  input: { q?: string; status?: ContentCriteria['status']; tags?: string[] },
+  people: string[] | undefined,
+): ContentCriteria {
+  const text = textQuery(input.q)
+  return {
+    ...(text ? { text } : {}),
+    status: input.status ?? 'all',
+    tags: keys(input.tags),
+    people: [...new Set(people ?? [])],
+  }
+}
+
+/** `GET /v2/spotlight/:corporation/search`. */
+export async function searchSpotlights(target: SearchTarget, orgId: number, input: SpotlightSearchInput) {
+  const { db, dialect } = target
+  if (input.month !== undefined && input.year === undefined)
+    throw validationError([{ field: 'month', message: 'requires year' }])
+  const criteria: ContentCriteria = {
+    ...contentCriteria(input, input.tagged),
+    ...(input.year !== undefined ? { year: input.year } : {}),
+    ...(input.month !== undefined ? { month: input.month } : {}),
+  }
+  const [ids, total, facets] = await Promise.all([
+    searchContentIds(db, dialect, SPOTLIGHT_INDEX, orgId, criteria, paging(input)),
+    countContent(db, dialect, SPOTLIGHT_INDEX, orgId, criteria),
+    countContentFacets(db, dialect, SPOTLIGHT_INDEX, orgId, criteria),
+  ])
+  const [posts, tags, experts] = await Promise.all([
+    readSpotlightsByIds(db, orgId, ids),
+    readTagsOf(db, orgId, 'spotlight_tags', ids),
+    readTaggedExpertsOf(db, orgId, ids),
+  ])
+  const tagsOf = byOwner(tags)
+  const expertsOf = byOwner(experts)
+  return {
+    spotlights: inOrder(ids, posts).map((post) =>
+      spotlightListItem(post, tagsOf.get(post.id) ?? [], expertsOf.get(post.id) ?? []),
+    ),
+    total,
+    aggregations: { year: facets.year, tagged_experts: facets.people, tags: facets.tags },
+  }
+}
+
+/** `GET /v2/qanda/:corporation/search`. */
+export async function searchQuestions(target: SearchTarget, orgId: number, input: QuestionSearchInput) {
+  const { db, dialect } = target
+  const criteria = contentCriteria(input, input.answered_by)
+  const [ids, total, facets] = await Promise.all([
+    searchContentIds(db, dialect, QUESTION_INDEX, orgId, criteria, paging(input)),
+    countContent(db, dialect, QUESTION_INDEX, orgId, criteria),
+    countContentFacets(db, dialect, QUESTION_INDEX, orgId, criteria),
+  ])
+  const [questions, tags, experts] = await Promise.all([
+    readQuestionsByIds(db, orgId, ids),
+    readTagsOf(db, orgId, 'question_tags', ids),
+    readAnsweringExpertsOf(db, orgId, ids),
+  ])
+  const tagsOf = byOwner(tags)
+  const expertsOf = byOwner(experts)
+  return {
+    questions: inOrder(ids, questions).map((question) =>
+      questionListItem(question, tagsOf.get(question.id) ?? [], expertsOf.get(question.id) ?? []),
+    ),
+    total,
+    aggregations: { tags: facets.tags, answered_by: facets.people },
+  }
+}
