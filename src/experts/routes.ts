@@ -26,6 +26,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.get<{ Params: ExpertPath }>(
     '/v2/organization/:corporation/expert/:username',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['experts'],
         summary: 'Get an expert profile',
@@ -39,6 +40,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.post<{ Params: { corporation: number }; Body: ExpertCreateInput }>(
     '/v2/organization/:corporation/expert',
     {
+      config: { scope: 'write' },
       schema: {
         tags: ['experts'],
         summary: 'Create an expert',
@@ -56,6 +58,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.put<{ Params: ExpertPath; Body: ExpertUpdateInput }>(
     '/v2/organization/:corporation/expert/:username',
     {
+      config: { scope: 'write' },
       schema: {
         tags: ['experts'],
         summary: 'Update an expert (partial)',
@@ -74,6 +77,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.delete<{ Params: ExpertPath }>(
     '/v2/organization/:corporation/expert/:username',
     {
+      config: { scope: 'write' },
       schema: {
         tags: ['experts'],
         summary: 'Delete an expert and its profile sections',
