@@ -207,6 +207,114 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
     }
   })
 
+  test('a scope parameter narrows the token; the response names the granted scopes', async () => {
+    for (const [requested, granted] of [
+      ['read inquiries:create', 'read inquiries:create'],
+      ['inquiries:create  read read', 'read inquiries:create'],
+      ['inquiries:read', 'inquiries:read'],
+    ]) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        headers: FORM,
+        payload: form({ ...grant(), scope: requested as string }),
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(response.json().scope, granted)
+      assert.equal(response.json().data.scope, granted, 'data.scope is the string when not every scope')
+      const stored = await ctx.testDatabase.database.db
+        .selectFrom('access_tokens')
+        .select('scope')
+        .where('token_hash', '=', hashToken(response.json().access_token))
+        .executeTakeFirstOrThrow()
+      assert.equal(stored.scope, granted)
+    }
+    const narrowed = (
+      await ctx.inject({ method: 'POST', url: '/v2/oauth/token', payload: { ...grant(), scope: 'read' } })
+    ).json().access_token
+    const read = await ctx.inject({
+      method: 'GET',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert/nobody`,
+      headers: { authorization: `Bearer ${narrowed}` },
+    })
+    assert.equal(read.statusCode, 404, 'a read token reads')
+    const write = await ctx.inject({
+      method: 'DELETE',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert/nobody`,
+      headers: { authorization: `Bearer ${narrowed}` },
+    })
+    assert.equal(write.statusCode, 403, 'a read token cannot delete')
+  })
+
+  test('asking for every scope, or an empty scope, gives data.scope true', async () => {
+    for (const scope of ['inquiries:read inquiries:create write read', '', ' ']) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        payload: { ...grant(), scope },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(response.json().data.scope, true)
+      assert.equal(response.json().scope, 'read write inquiries:create inquiries:read')
+    }
+  })
+
+  test('an unknown scope, or one the client lacks, is 400 invalid_scope and issues nothing', async () => {
+    const { db } = ctx.testDatabase.database
+    const readOnly = await createClient(db, ctx.tenant.orgId, 'read only', ctx.clock.now(), ['read'])
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('access_tokens')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    const before = await count()
+    for (const [client, scope, hint] of [
+      [ctx.tenant.client, 'admin', /Unknown scope: admin/],
+      [ctx.tenant.client, 'read everything', /Unknown scope: everything/],
+      [readOnly, 'write', /may not request: write/],
+      [readOnly, 'read inquiries:create', /may not request: inquiries:create/],
+    ] as const) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        headers: FORM,
+        payload: form({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          scope,
+        }),
+      })
+      assertOAuthError(response, 400, 'invalid_scope')
+      assert.match(response.json().error_description, hint)
+    }
+    assert.equal(await count(), before)
+    const own = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      payload: {
+        grant_type: 'client_credentials',
+        client_id: readOnly.client_id,
+        client_secret: readOnly.client_secret,
+      },
+    })
+    assert.equal(own.json().scope, 'read', "without a scope parameter a token gets its client's scopes")
+    assert.equal(own.json().data.scope, 'read')
+  })
+
+  test('a wrong secret with a bad scope is still invalid_client: scopes are checked after authentication', async () => {
+    const response = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      payload: { ...grant(), client_secret: 'wrong', scope: 'admin' },
+    })
+    assertOAuthError(response, 401, 'invalid_client')
+  })
+
   test('every request issues a new token and older ones stay valid', async () => {
     const first = await requestToken(ctx.app, ctx.tenant.client)
     const second = await requestToken(ctx.app, ctx.tenant.client)
