@@ -4,6 +4,7 @@ import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databasePrincipals, requireBearer } from './auth/bearer.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
+import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import { contentRoutes } from './content/routes.js'
@@ -90,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (open) => {
     await healthRoutes(open, context)
     await tokenRoutes(open, context)
+    await metadataRoutes(open, context)
   })
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, context)
