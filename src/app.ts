@@ -12,6 +12,7 @@ import type { Database } from './db/database.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
+import { registerCors } from './http/cors.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
@@ -81,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app)
   registerBodyParsers(app)
   const fallback = methodNotAllowed(app)
+  await registerCors(app, config.corsOrigins)
   await registerRateLimiting(app, config, redis)
   await app.register(helmet, {
     global: true,
