@@ -4,12 +4,14 @@ import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databasePrincipals, requireBearer } from './auth/bearer.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
+import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
+import { registerCors } from './http/cors.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
@@ -81,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app)
   registerBodyParsers(app)
   const fallback = methodNotAllowed(app)
+  await registerCors(app, config.corsOrigins)
   await registerRateLimiting(app, config, redis)
   await app.register(helmet, {
     global: true,
@@ -91,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (open) => {
     await healthRoutes(open, context)
     await tokenRoutes(open, context)
+    await metadataRoutes(open, context)
   })
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, context)

@@ -44,6 +44,13 @@ export const ConfigSchema = Type.Object({
   deliveryBackoffMs: Type.Integer({ minimum: 1, default: 30_000 }),
   /** How often the outbox worker looks for due deliveries, in milliseconds. */
   deliveryPollMs: Type.Integer({ minimum: 10, default: 1000 }),
+  /**
+   * The service's public base URL (`https://api.example.org`), for the URLs it publishes (OAuth
+   * metadata); unset: taken from each request's Host. Set it behind a proxy.
+   */
+  publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
+  /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
+  corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -66,6 +73,20 @@ const ENV_KEYS: Record<keyof Config, string> = {
   deliveryMaxAttempts: 'EXPERTDIR_DELIVERY_MAX_ATTEMPTS',
   deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',
   deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
+  publicUrl: 'EXPERTDIR_PUBLIC_URL',
+  corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
+}
+
+/** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */
+function fromEnvironment(key: keyof Config, value: string): unknown {
+  if (key === 'corsOrigins') {
+    return value
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/+$/, ''))
+      .filter((origin) => origin !== '')
+  }
+  if (key === 'publicUrl') return value.trim().replace(/\/+$/, '')
+  return value
 }
 
 /** Builds a config from defaults, the environment, then explicit overrides; throws a readable error. */
@@ -73,7 +94,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const raw: Record<string, unknown> = {}
   for (const [key, name] of Object.entries(ENV_KEYS)) {
     const value = env[name]
-    if (value !== undefined && value !== '') raw[key] = value
+    if (value !== undefined && value !== '') raw[key] = fromEnvironment(key as keyof Config, value)
   }
   for (const [key, value] of Object.entries(overrides)) {
     if (value !== undefined) raw[key] = value
@@ -81,7 +102,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
   if (!Value.Check(ConfigSchema, config)) {
     const problems = [...Value.Errors(ConfigSchema, config)].map((error) => {
-      const key = error.instancePath.replace(/^\//, '') as keyof Config
+      const key = error.instancePath.split('/')[1] as keyof Config
       return `${ENV_KEYS[key] ?? key} ${error.message}`
     })
     throw new Error(`Invalid configuration: ${problems.join('; ')}`)

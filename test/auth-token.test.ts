@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
 import { hashToken } from '../src/auth/secrets.js'
-import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
+import { describeEachDialect, FORM, requestToken } from './helpers/harness.js'
+import { assertOAuthError } from './helpers/oauth.js'
 
 function form(values: Record<string, string>): string {
   return new URLSearchParams(values).toString()
@@ -29,6 +30,7 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
       'access_token',
       'data',
       'expires_in',
+      'scope',
       'success',
       'token_type',
     ])
@@ -47,13 +49,14 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
     assert.equal(body.data.client, ctx.tenant.client.client_id)
     assert.equal(body.data.user, ctx.tenant.orgId)
     assert.equal(body.data.scope, true)
+    assert.equal(body.scope, 'read write inquiries:create inquiries:read')
     assert.match(body.data.accessTokenExpiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     assert.equal(Date.parse(body.data.accessTokenExpiresAt), ctx.clock.now() + 30 * 24 * 3600 * 1000)
   })
 
-  test('accepts a JSON body, the /oauth/token alias, and ignores a scope parameter', async () => {
+  test('accepts a JSON body and the /oauth/token alias', async () => {
     for (const url of ['/v2/oauth/token', '/oauth/token']) {
-      const response = await ctx.inject({ method: 'POST', url, payload: { ...grant(), scope: 'everything' } })
+      const response = await ctx.inject({ method: 'POST', url, payload: grant() })
       assert.equal(response.statusCode, 200, response.body)
       assert.equal(response.json().data.scope, true)
     }
@@ -83,23 +86,65 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
       headers: { ...FORM, authorization: `Basic ${basic}` },
       payload: form(grant()),
     })
-    assert.equal(response.statusCode, 400)
-    assert.equal(envelope(response).error?.code, 'invalid_request')
+    assertOAuthError(response, 400, 'invalid_request')
   })
 
-  test('a missing parameter is 400 invalid_request naming it', async () => {
+  test('a missing or empty parameter is 400 invalid_request naming it, in form and JSON bodies', async () => {
     for (const missing of ['grant_type', 'client_id', 'client_secret']) {
-      const values: Record<string, string> = grant()
-      delete values[missing]
-      const response = await ctx.inject({
-        method: 'POST',
-        url: '/v2/oauth/token',
-        headers: FORM,
-        payload: form(values),
-      })
-      assert.equal(response.statusCode, 400, missing)
-      assert.equal(envelope(response).error?.code, 'invalid_request')
-      assert.match(envelope(response).error?.message ?? '', new RegExp(missing))
+      for (const absent of [undefined, '']) {
+        const values: Record<string, string> = grant()
+        if (absent === undefined) delete values[missing]
+        else values[missing] = absent
+        for (const request of [
+          { headers: FORM, payload: form(values) },
+          { payload: values as Record<string, unknown> },
+        ]) {
+          const response = await ctx.inject({ method: 'POST', url: '/v2/oauth/token', ...request })
+          assertOAuthError(response, 400, 'invalid_request')
+          assert.match(response.json().error_description, new RegExp(`Missing parameter: .*${missing}`))
+        }
+      }
+    }
+  })
+
+  test('malformed requests are 400 invalid_request: wrong types, bad JSON, no body', async () => {
+    const wrongType = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      payload: { ...grant(), client_secret: 12345 },
+    })
+    assertOAuthError(wrongType, 400, 'invalid_request')
+    assert.match(wrongType.json().error_description, /client_secret/)
+    const badJson = await ctx.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"grant_type": ',
+    })
+    assertOAuthError(badJson, 400, 'invalid_request')
+    const noBody = await ctx.inject({ method: 'POST', url: '/v2/oauth/token' })
+    assertOAuthError(noBody, 400, 'invalid_request')
+  })
+
+  test('other failures of the token endpoint keep the RFC 6749 shape with their own code', async () => {
+    const response = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'grant_type=client_credentials',
+    })
+    assertOAuthError(response, 415, 'unsupported_media_type')
+  })
+
+  test('the token and revoke body schemas declare their required parameters', async () => {
+    const document = (await ctx.inject({ method: 'GET', url: '/v2/openapi.json' })).json()
+    for (const [path, required] of [
+      ['/v2/oauth/token', ['grant_type']],
+      ['/v2/oauth/revoke', ['token']],
+    ] as const) {
+      const content = document.paths[path].post.requestBody.content
+      const schema = (Object.values(content)[0] as { schema: { required?: string[] } }).schema
+      assert.deepEqual(schema.required, required, path)
     }
   })
 
@@ -110,11 +155,10 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
       headers: FORM,
       payload: form({ ...grant(), grant_type: 'password' }),
     })
-    assert.equal(response.statusCode, 400)
-    assert.equal(envelope(response).error?.code, 'unsupported_grant_type')
+    assertOAuthError(response, 400, 'unsupported_grant_type')
   })
 
-  test('unknown client, wrong secret and revoked client are the same 401 invalid_client', async () => {
+  test('unknown client, wrong secret and revoked client are the same 401 invalid_client, without a Basic challenge for body credentials', async () => {
     const { db } = ctx.testDatabase.database
     const revoked = await createClient(db, ctx.tenant.orgId, null, ctx.clock.now())
     await db
@@ -135,11 +179,138 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
         headers: FORM,
         payload: form(attempt),
       })
-      assert.equal(response.statusCode, 401)
-      assert.equal(envelope(response).error?.code, 'invalid_client')
-      bodies.add(JSON.stringify(envelope(response).error))
+      assertOAuthError(response, 401, 'invalid_client')
+      assert.equal(response.headers['www-authenticate'], undefined)
+      bodies.add(response.body)
     }
     assert.equal(bodies.size, 1, 'the three failures must be indistinguishable')
+  })
+
+  test('a client that tried HTTP Basic gets 401 invalid_client with WWW-Authenticate: Basic', async () => {
+    const { client_id } = ctx.tenant.client
+    for (const header of [
+      `Basic ${Buffer.from(`${client_id}:wrong-secret`).toString('base64')}`,
+      `Basic ${Buffer.from('no-colon-here').toString('base64')}`,
+    ]) {
+      for (const url of ['/v2/oauth/token', '/oauth/token']) {
+        const response = await ctx.inject({
+          method: 'POST',
+          url,
+          headers: { ...FORM, authorization: header },
+          payload: form({ grant_type: 'client_credentials' }),
+        })
+        assertOAuthError(response, 401, 'invalid_client')
+        assert.equal(response.headers['www-authenticate'], 'Basic realm="expertdir"')
+      }
+    }
+  })
+
+  test('a scope parameter narrows the token; the response names the granted scopes', async () => {
+    for (const [requested, granted] of [
+      ['read inquiries:create', 'read inquiries:create'],
+      ['inquiries:create  read read', 'read inquiries:create'],
+      ['inquiries:read', 'inquiries:read'],
+    ]) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        headers: FORM,
+        payload: form({ ...grant(), scope: requested as string }),
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(response.json().scope, granted)
+      assert.equal(response.json().data.scope, granted, 'data.scope is the string when not every scope')
+      const stored = await ctx.testDatabase.database.db
+        .selectFrom('access_tokens')
+        .select('scope')
+        .where('token_hash', '=', hashToken(response.json().access_token))
+        .executeTakeFirstOrThrow()
+      assert.equal(stored.scope, granted)
+    }
+    const narrowed = (
+      await ctx.inject({ method: 'POST', url: '/v2/oauth/token', payload: { ...grant(), scope: 'read' } })
+    ).json().access_token
+    const read = await ctx.inject({
+      method: 'GET',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert/nobody`,
+      headers: { authorization: `Bearer ${narrowed}` },
+    })
+    assert.equal(read.statusCode, 404, 'a read token reads')
+    const write = await ctx.inject({
+      method: 'DELETE',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert/nobody`,
+      headers: { authorization: `Bearer ${narrowed}` },
+    })
+    assert.equal(write.statusCode, 403, 'a read token cannot delete')
+  })
+
+  test('asking for every scope, or an empty scope, gives data.scope true', async () => {
+    for (const scope of ['inquiries:read inquiries:create write read', '', ' ']) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        payload: { ...grant(), scope },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(response.json().data.scope, true)
+      assert.equal(response.json().scope, 'read write inquiries:create inquiries:read')
+    }
+  })
+
+  test('an unknown scope, or one the client lacks, is 400 invalid_scope and issues nothing', async () => {
+    const { db } = ctx.testDatabase.database
+    const readOnly = await createClient(db, ctx.tenant.orgId, 'read only', ctx.clock.now(), ['read'])
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('access_tokens')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    const before = await count()
+    for (const [client, scope, hint] of [
+      [ctx.tenant.client, 'admin', /Unknown scope: admin/],
+      [ctx.tenant.client, 'read everything', /Unknown scope: everything/],
+      [readOnly, 'write', /may not request: write/],
+      [readOnly, 'read inquiries:create', /may not request: inquiries:create/],
+    ] as const) {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: '/v2/oauth/token',
+        headers: FORM,
+        payload: form({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          scope,
+        }),
+      })
+      assertOAuthError(response, 400, 'invalid_scope')
+      assert.match(response.json().error_description, hint)
+    }
+    assert.equal(await count(), before)
+    const own = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      payload: {
+        grant_type: 'client_credentials',
+        client_id: readOnly.client_id,
+        client_secret: readOnly.client_secret,
+      },
+    })
+    assert.equal(own.json().scope, 'read', "without a scope parameter a token gets its client's scopes")
+    assert.equal(own.json().data.scope, 'read')
+  })
+
+  test('a wrong secret with a bad scope is still invalid_client: scopes are checked after authentication', async () => {
+    const response = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      payload: { ...grant(), client_secret: 'wrong', scope: 'admin' },
+    })
+    assertOAuthError(response, 401, 'invalid_client')
   })
 
   test('every request issues a new token and older ones stay valid', async () => {

@@ -30,13 +30,34 @@ for (const { dialect, skip } of await testDialects()) {
       const created = await cli('client', 'create', '--org', '42', '--label', 'website', '--json')
       assert.equal(created.code, 0, created.stderr)
       const client = JSON.parse(created.stdout)
-      assert.deepEqual(Object.keys(client).sort(), ['client_id', 'client_secret', 'org'])
+      assert.deepEqual(Object.keys(client).sort(), ['client_id', 'client_secret', 'org', 'scope'])
       assert.equal(client.org, 42)
+      assert.equal(client.scope, 'read write inquiries:create inquiries:read', 'every scope by default')
+
+      const limited = await cli(
+        'client',
+        'create',
+        '--org',
+        '42',
+        '--scope',
+        'inquiries:create read',
+        '--label',
+        'site',
+        '--json',
+      )
+      assert.equal(limited.code, 0, limited.stderr)
+      assert.equal(JSON.parse(limited.stdout).scope, 'read inquiries:create')
 
       const clients = JSON.parse((await cli('client', 'list', '--org', '42', '--json')).stdout).clients
-      assert.equal(clients.length, 1)
+      assert.equal(clients.length, 2)
       assert.equal(clients[0].label, 'website')
       assert.equal(clients[0].client_secret, undefined)
+      assert.deepEqual(
+        clients.map((c: { scope: string }) => c.scope),
+        ['read write inquiries:create inquiries:read', 'read inquiries:create'],
+      )
+      const listed = await cli('client', 'list', '--org', '42')
+      assert.match(listed.stdout, /\tread inquiries:create\tsite/)
 
       const { db } = testDatabase.database
       await db
@@ -63,6 +84,10 @@ for (const { dialect, skip } of await testDialects()) {
     test('exit codes: 2 for usage errors, 1 for failed operations', async () => {
       assert.equal((await cli('org', 'create')).code, 2, 'missing --name')
       assert.equal((await cli('client', 'create', '--org', 'abc')).code, 2, 'bad --org')
+      const badScope = await cli('client', 'create', '--org', '1', '--scope', 'read admin')
+      assert.equal(badScope.code, 2, 'unknown scope')
+      assert.match(badScope.stderr, /unknown scope admin/)
+      assert.equal((await cli('client', 'create', '--org', '1', '--scope', ' ')).code, 2, 'no scope')
       assert.equal((await cli('no-such-command')).code, 2)
       const failed = await cli('client', 'create', '--org', '999999')
       assert.equal(failed.code, 1)

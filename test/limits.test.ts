@@ -138,7 +138,7 @@ describe('limits shared through Redis by two server processes', () => {
   let cleanup: () => Promise<void>
   let apps: Awaited<ReturnType<typeof buildApp>>[] = []
   let token = ''
-  let client = { client_id: '', client_secret: '', org: 0 }
+  let client = { client_id: '', client_secret: '', org: 0, scope: '' }
 
   before(async () => {
     const testDatabase = await createTestDatabase('sqlite')

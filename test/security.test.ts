@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { before, test } from 'node:test'
 import type { InjectOptions } from 'fastify'
 import { createClient } from '../src/auth/clients.js'
+import { formatScopes, SCOPES, type Scope } from '../src/auth/scopes.js'
 import { describeEachDialect, envelope, requestToken, type TestContext } from './helpers/harness.js'
+import { scopedToken } from './helpers/oauth.js'
 import { PROTECTED_ROUTES } from './helpers/protected-routes.js'
 
 const DAY = 24 * 3600 * 1000
@@ -22,7 +24,44 @@ async function expectStatus(ctx: TestContext, request: InjectOptions, status: nu
 }
 
 describeEachDialect('shared security suite: every protected route', (ctx) => {
+  /** For each scope, a token holding only it and one holding every other scope. */
+  const only = {} as Record<Scope, string>
+  const allBut = {} as Record<Scope, string>
+  before(async () => {
+    for (const scope of SCOPES) {
+      only[scope] = await scopedToken(ctx.app, ctx.tenant.client, scope)
+      allBut[scope] = await scopedToken(
+        ctx.app,
+        ctx.tenant.client,
+        formatScopes(SCOPES.filter((other) => other !== scope)),
+      )
+    }
+  })
+
   for (const route of PROTECTED_ROUTES) {
+    test(`${route.name} needs the ${route.scope} scope: a token with only it succeeds`, async () => {
+      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+      const response = await ctx.inject(withToken(request, only[route.scope]))
+      assert.equal(response.statusCode, 200, response.body)
+    })
+
+    test(`${route.name} with a token lacking ${route.scope} is 403 insufficient_scope and does nothing`, async () => {
+      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+      const response = await expectStatus(
+        ctx,
+        withToken(request, allBut[route.scope]),
+        403,
+        'insufficient_scope',
+      )
+      assert.equal(
+        response.headers['www-authenticate'],
+        `Bearer realm="expertdir", error="insufficient_scope", scope="${route.scope}"`,
+      )
+      assert.match(envelope(response).error?.message ?? '', new RegExp(route.scope))
+      const again = await ctx.inject(withToken(request, ctx.tenant.token))
+      assert.equal(again.statusCode, 200, `the refused request changed nothing: ${again.body}`)
+    })
+
     test(`${route.name} succeeds with the organization's own token (control case)`, async () => {
       const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
       const response = await ctx.inject(withToken(request, ctx.tenant.token))

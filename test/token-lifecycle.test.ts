@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { revokeClient } from '../src/auth/clients.js'
 import { purgeExpiredTokens } from '../src/auth/tokens.js'
 import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
+import { assertOAuthError } from './helpers/oauth.js'
 
 const DAY = 24 * 3600 * 1000
 
@@ -55,20 +56,39 @@ describeEachDialect('token lifecycle', (ctx) => {
     assert.equal(stillValid.statusCode, 404)
   })
 
-  test('revocation needs client authentication and the token parameter', async () => {
-    const noToken = await ctx.inject({
-      method: 'POST',
-      url: '/v2/oauth/revoke',
-      payload: { client_id: ctx.tenant.client.client_id, client_secret: ctx.tenant.client.client_secret },
-    })
-    assert.equal(envelope(noToken).error?.code, 'invalid_request')
-    const badClient = await ctx.inject({
-      method: 'POST',
-      url: '/v2/oauth/revoke',
-      payload: { token: 'x', client_id: ctx.tenant.client.client_id, client_secret: 'wrong' },
-    })
-    assert.equal(badClient.statusCode, 401)
-    assert.equal(envelope(badClient).error?.code, 'invalid_client')
+  test('revocation errors are RFC 6749 bodies: missing token, missing or bad client credentials', async () => {
+    const { client_id, client_secret } = ctx.tenant.client
+    for (const url of ['/v2/oauth/revoke', '/oauth/revoke']) {
+      const noToken = await ctx.inject({ method: 'POST', url, payload: { client_id, client_secret } })
+      assertOAuthError(noToken, 400, 'invalid_request')
+      assert.match(noToken.json().error_description, /Missing parameter: token/)
+      const noClient = await ctx.inject({ method: 'POST', url, payload: { token: 'x' } })
+      assertOAuthError(noClient, 400, 'invalid_request')
+      const wrongType = await ctx.inject({
+        method: 'POST',
+        url,
+        payload: { token: 7, client_id, client_secret },
+      })
+      assertOAuthError(wrongType, 400, 'invalid_request')
+      const badClient = await ctx.inject({
+        method: 'POST',
+        url,
+        payload: { token: 'x', client_id, client_secret: 'wrong' },
+      })
+      assertOAuthError(badClient, 401, 'invalid_client')
+      assert.equal(badClient.headers['www-authenticate'], undefined)
+      const badBasic = await ctx.inject({
+        method: 'POST',
+        url,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client_id}:wrong`).toString('base64')}`,
+        },
+        payload: 'token=x',
+      })
+      assertOAuthError(badBasic, 401, 'invalid_client')
+      assert.equal(badBasic.headers['www-authenticate'], 'Basic realm="expertdir"')
+    }
   })
 
   test('revoking a client kills every token it holds, within the token cache time for a cached one', async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ApiError } from '../http/errors.js'
 import { isPositiveId } from '../validation/text.js'
+import { isScope, SCOPES, type Scope } from './scopes.js'
 import { hashToken } from './secrets.js'
 import { findPrincipal, type Principal } from './tokens.js'
 
@@ -38,18 +39,39 @@ function invalidToken(): ApiError {
   )
 }
 
+function insufficientScope(needed: Scope): ApiError {
+  return new ApiError(
+    'insufficient_scope',
+    `This access token lacks the scope this request needs: ${needed}. Request a token with that scope from a client that holds it.`,
+    { headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${needed}"` } },
+  )
+}
+
 /**
- * Makes every route of `app` (an encapsulated scope) require a bearer token, and checks that a
- * `:corporation` in the path is the token's organization. A malformed `:corporation` is left to
- * the params schema (400).
+ * Makes every route of `app` (an encapsulated scope) require a bearer token that holds the scope
+ * the route declares in its options (`config: { scope: 'read' }`), and checks that a `:corporation`
+ * in the path is the token's organization. A malformed `:corporation` is left to the params schema
+ * (400). A route registered here without a known scope stops the app from starting, so that no
+ * route can be added without one.
  */
 export function requireBearer(app: FastifyInstance, context: AppContext): void {
   app.decorateRequest('principal', null as unknown as Principal)
+  app.addHook('onRoute', (route) => {
+    const scope = route.config?.scope
+    if (typeof scope !== 'string' || !isScope(scope)) {
+      const methods = [route.method].flat().join(',')
+      throw new Error(
+        `${methods} ${route.url} needs an access token but declares no scope: add config: { scope } with one of ${SCOPES.join(', ')} to its options.`,
+      )
+    }
+  })
   app.addHook('onRequest', async (request) => {
     const token = bearerToken(request)
     const principal = await context.principals.resolve(token)
     if (!principal) throw invalidToken()
     request.principal = principal
+    const needed = request.routeOptions.config.scope as Scope
+    if (!principal.scopes.includes(needed)) throw insufficientScope(needed)
     const corporation = (request.params as { corporation?: string }).corporation
     if (corporation !== undefined && isPositiveId(corporation) && Number(corporation) !== principal.orgId) {
       throw new ApiError(

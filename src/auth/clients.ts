@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import type { ClientRow } from '../db/schema.js'
+import { formatScopes, SCOPES, type Scope } from './scopes.js'
 import { hashSecret, randomToken } from './secrets.js'
 
 export interface IssuedClient {
@@ -7,6 +8,8 @@ export interface IssuedClient {
   /** Shown once; only its scrypt hash is stored. */
   client_secret: string
   org: number
+  /** The scopes the client may request, space-separated. */
+  scope: string
 }
 
 export async function createClient(
@@ -14,9 +17,11 @@ export async function createClient(
   orgId: number,
   label: string | null,
   now: number,
+  scopes: readonly Scope[] = SCOPES,
 ): Promise<IssuedClient> {
   const clientId = `cl_${randomToken(12)}`
   const clientSecret = randomToken(32)
+  const scope = formatScopes(scopes)
   await db
     .insertInto('clients')
     .values({
@@ -26,9 +31,10 @@ export async function createClient(
       secret_hash: await hashSecret(clientSecret),
       created_at: now,
       revoked_at: null,
+      scope,
     })
     .execute()
-  return { client_id: clientId, client_secret: clientSecret, org: orgId }
+  return { client_id: clientId, client_secret: clientSecret, org: orgId, scope }
 }
 
 export async function findClient(db: Queryable, clientId: string): Promise<ClientRow | undefined> {
@@ -38,7 +44,7 @@ export async function findClient(db: Queryable, clientId: string): Promise<Clien
 export async function listClients(db: Queryable, orgId: number) {
   return db
     .selectFrom('clients')
-    .select(['client_id', 'label', 'created_at', 'revoked_at'])
+    .select(['client_id', 'label', 'scope', 'created_at', 'revoked_at'])
     .where('org_id', '=', orgId)
     .orderBy('created_at')
     .execute()

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifySchema, RouteHandlerMethod } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { OAuthErrorBody, ok, Success } from '../http/envelope.js'
 import { ApiError } from '../http/errors.js'
 import { perMinute } from '../http/rate-limits.js'
 import { authenticateClient, claimedClientId, invalidRequest } from './client-auth.js'
+import { formatScopes, hasEveryScope, parseScopes, SCOPES, type Scope, storedScopes } from './scopes.js'
 import { hashToken } from './secrets.js'
 import { issueToken, revokeToken } from './tokens.js'
 
@@ -15,13 +16,15 @@ const ClientCredentials = {
 
 const TokenRequest = Type.Object(
   {
-    grant_type: Type.Optional(Type.String({ description: 'Must be client_credentials' })),
+    grant_type: Type.String({ minLength: 1, description: 'Must be client_credentials' }),
     ...ClientCredentials,
     scope: Type.Optional(
-      Type.String({ description: 'Ignored: a token carries its organization’s full access' }),
+      Type.String({
+        description: `Space-separated subset of the client's scopes (${SCOPES.join(', ')}); without it the token gets every scope of its client`,
+      }),
     ),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'TokenRequest' },
 )
 
 const TokenResponse = Type.Object({
@@ -31,21 +34,60 @@ const TokenResponse = Type.Object({
     accessTokenExpiresAt: Type.String({ format: 'date-time' }),
     client: Type.String(),
     user: Type.Integer({ description: 'Organization ID' }),
-    scope: Type.Boolean(),
+    scope: Type.Union([Type.Literal(true), Type.String()], {
+      description: 'true when the token holds every scope, else the granted scopes, space-separated',
+    }),
   }),
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer(),
+  scope: Type.String({ description: 'The granted scopes, space-separated (RFC 6749 §5.1)' }),
 })
 
 const RevokeRequest = Type.Object(
   {
-    token: Type.Optional(Type.String({ description: 'The access token to revoke' })),
+    token: Type.String({ minLength: 1, description: 'The access token to revoke' }),
     token_type_hint: Type.Optional(Type.String({ description: 'Ignored: only access tokens exist' })),
     ...ClientCredentials,
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'RevokeRequest' },
 )
+
+/**
+ * A body that failed its schema, as RFC 6749 says: `invalid_request` naming the missing or
+ * malformed parameters.
+ */
+function invalidParameters(error: Error): ApiError {
+  const details = error instanceof ApiError ? (error.details ?? []) : []
+  const missing = details
+    .filter((detail) => detail.message === 'is required' || detail.message === 'must not be empty')
+    .map((detail) => detail.field)
+  if (missing.length > 0) return invalidRequest(`Missing parameter: ${missing.join(', ')}.`)
+  const malformed = details.map((detail) => detail.field).filter((field) => field !== 'body')
+  if (malformed.length > 0)
+    return invalidRequest(`These parameters must be strings: ${malformed.join(', ')}.`)
+  return invalidRequest('Send the parameters as a form-encoded (or JSON) body.')
+}
+
+/** The scopes a token request asks for: its `scope` parameter narrows the client's (RFC 6749 §3.3). */
+function grantedScopes(requested: unknown, held: readonly Scope[]): readonly Scope[] {
+  if (typeof requested !== 'string' || requested.trim() === '') return held
+  const { scopes, unknown } = parseScopes(requested)
+  if (unknown.length > 0) {
+    throw new ApiError(
+      'invalid_scope',
+      `Unknown scope: ${unknown.join(', ')}. The scopes are: ${SCOPES.join(', ')}.`,
+    )
+  }
+  const lacking = scopes.filter((scope) => !held.includes(scope))
+  if (lacking.length > 0) {
+    throw new ApiError(
+      'invalid_scope',
+      `This client may not request: ${lacking.join(', ')}. It holds: ${formatScopes(held)}.`,
+    )
+  }
+  return scopes
+}
 
 /**
  * `POST /v2/oauth/token` (and `/oauth/token`): the client-credentials grant of RFC 6749 §4.4;
@@ -79,21 +121,21 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
     {
       summary: 'Create an access token (client credentials)',
       body: TokenRequest,
-      response: { 200: TokenResponse, '4xx': ErrorEnvelope },
+      response: { 200: TokenResponse, '4xx': OAuthErrorBody },
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-      if (request.validationError) throw invalidRequest('The token request parameters must be strings.')
-      const body = (request.body ?? {}) as Record<string, unknown>
-      if (body.grant_type === undefined || body.grant_type === '')
-        throw invalidRequest('Missing parameter: grant_type.')
+      if (request.validationError) throw invalidParameters(request.validationError)
+      const body = request.body as Record<string, unknown>
       if (body.grant_type !== 'client_credentials') {
         throw new ApiError('unsupported_grant_type', 'Only the client_credentials grant is supported.')
       }
       const client = await authenticateClient(context, request)
+      const scopes = grantedScopes(body.scope, storedScopes(client.scope))
       const ttl = context.config.tokenTtlSeconds
-      const principal = { orgId: client.org_id, clientId: client.client_id }
+      const principal = { orgId: client.org_id, clientId: client.client_id, scopes }
       const token = await issueToken(context.db, principal, context.now(), ttl)
+      const scope = formatScopes(scopes)
       return {
         success: true as const,
         data: {
@@ -101,11 +143,12 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
           accessTokenExpiresAt: new Date(token.expiresAt).toISOString(),
           client: client.client_id,
           user: client.org_id,
-          scope: true,
+          scope: hasEveryScope(scopes) ? (true as const) : scope,
         },
         access_token: token.accessToken,
         token_type: 'Bearer' as const,
         expires_in: ttl,
+        scope,
       }
     },
   )
@@ -116,13 +159,12 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
       summary: 'Revoke an access token (RFC 7009)',
       description: 'Answers 200 whether or not the token was live, as RFC 7009 asks.',
       body: RevokeRequest,
-      response: { 200: Success(Type.Object({})), '4xx': ErrorEnvelope },
+      response: { 200: Success(Type.Object({})), '4xx': OAuthErrorBody },
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
-      if (request.validationError) throw invalidRequest('The revocation request parameters must be strings.')
-      const token = (request.body as Record<string, unknown> | undefined)?.token
-      if (typeof token !== 'string' || token === '') throw invalidRequest('Missing parameter: token.')
+      if (request.validationError) throw invalidParameters(request.validationError)
+      const token = (request.body as { token: string }).token
       const client = await authenticateClient(context, request)
       const tokenHash = hashToken(token)
       await revokeToken(context.db, client.client_id, tokenHash)

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js'
+import { formatScopes, type Scope, storedScopes } from './scopes.js'
 import { hashToken, randomToken } from './secrets.js'
 
 /** Who a request acts for: resolved once per request by the bearer hook. */
@@ -9,6 +10,8 @@ export interface Principal {
   tokenHash: string
   /** Unix milliseconds after which the token is dead. */
   expiresAt: number
+  /** What the token was granted (CONTRACT §13). */
+  scopes: readonly Scope[]
 }
 
 export interface IssuedToken {
@@ -18,7 +21,7 @@ export interface IssuedToken {
 
 export async function issueToken(
   db: Queryable,
-  principal: Pick<Principal, 'orgId' | 'clientId'>,
+  principal: Pick<Principal, 'orgId' | 'clientId' | 'scopes'>,
   now: number,
   ttlSeconds: number,
 ): Promise<IssuedToken> {
@@ -32,6 +35,7 @@ export async function issueToken(
       org_id: principal.orgId,
       created_at: now,
       expires_at: expiresAt,
+      scope: formatScopes(principal.scopes),
     })
     .execute()
   return { accessToken, expiresAt }
@@ -46,12 +50,18 @@ export async function findPrincipal(
   const row = await db
     .selectFrom('access_tokens as t')
     .innerJoin('clients as c', 'c.client_id', 't.client_id')
-    .select(['t.org_id', 't.client_id', 't.expires_at'])
+    .select(['t.org_id', 't.client_id', 't.expires_at', 't.scope'])
     .where('t.token_hash', '=', tokenHash)
     .where('c.revoked_at', 'is', null)
     .executeTakeFirst()
   if (!row || row.expires_at <= now) return undefined
-  return { orgId: row.org_id, clientId: row.client_id, tokenHash, expiresAt: row.expires_at }
+  return {
+    orgId: row.org_id,
+    clientId: row.client_id,
+    tokenHash,
+    expiresAt: row.expires_at,
+    scopes: storedScopes(row.scope),
+  }
 }
 
 /** Deletes one token of `clientId` (a client can only revoke its own tokens). */

@@ -15,6 +15,7 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
   app.get<{ Params: ItemPath }>(
     '/v2/spotlight/:corporation/:id',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['content'],
         summary: 'Get a post ("spotlight") with its tags and page metadata',
@@ -28,6 +29,7 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
   app.get<{ Params: ItemPath }>(
     '/v2/qanda/:corporation/:id',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['content'],
         summary: 'Get a Q&A item with its answers, tags and page metadata',

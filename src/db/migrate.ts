@@ -5,6 +5,7 @@ import * as inquiries from './migrations/0003_inquiries.js'
 import * as performance from './migrations/0004_performance.js'
 import * as sanitizeHtml from './migrations/0005_sanitize_html.js'
 import * as search from './migrations/0006_search.js'
+import * as scopes from './migrations/0008_scopes.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004_performance': performance,
   '0005_sanitize_html': sanitizeHtml,
   '0006_search': search,
+  '0008_scopes': scopes,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

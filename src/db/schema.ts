@@ -15,6 +15,8 @@ export interface ClientsTable {
   secret_hash: string
   created_at: number
   revoked_at: number | null
+  /** Space-separated scopes the client may request (CONTRACT §13). */
+  scope: Generated<string>
 }
 
 export interface AccessTokensTable {
@@ -24,6 +26,8 @@ export interface AccessTokensTable {
   org_id: number
   created_at: number
   expires_at: number
+  /** Space-separated scopes the token was granted. */
+  scope: Generated<string>
 }
 
 export interface ExpertsTable {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance, HTTPMethods } from 'fastify'
+import { METHODS } from 'node:http'
+import type { FastifyInstance } from 'fastify'
 import { sendError } from './error-handler.js'
 import { ApiError } from './errors.js'
 
@@ -47,17 +48,30 @@ export function registerConventions(app: FastifyInstance): void {
   })
 }
 
-const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
+/**
+ * Makes the router know every method Node parses (CONNECT aside: Node hands it over as a tunnel), so
+ * that an unusual one (`TRACE`, `PROPFIND`, `QUERY`, ...) on a known path is a 405 like any other.
+ * None of them carries a body here: QUERY's would otherwise be parsed (and refused) before routing.
+ */
+function knowEveryMethod(app: FastifyInstance): void {
+  for (const method of METHODS) {
+    if (method === 'CONNECT') continue
+    if (app.supportedMethods.includes(method) && method !== 'QUERY') continue
+    app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
+  }
+}
 
 /**
- * Answers 405 with `Allow` on known paths for the methods they lack. Call `collect` before the routes
- * are registered and `install` after.
+ * Answers 405 with `Allow` on known paths for the methods they lack, whatever the method. Call before
+ * the routes are registered, and `install` after.
  */
 export function methodNotAllowed(app: FastifyInstance) {
+  knowEveryMethod(app)
   const methodsByPath = new Map<string, Set<string>>()
   app.addHook('onRoute', (route) => {
-    // Only the API's own paths: the docs UI registers its static files as it likes.
-    if (route.config?.methodFallback || route.url.startsWith('/docs')) return
+    // Only the API's own paths: the docs UI registers its static files as it likes, and a wildcard
+    // route (CORS preflights) names no path.
+    if (route.config?.methodFallback || route.url.startsWith('/docs') || route.url.includes('*')) return
     const methods = methodsByPath.get(route.url) ?? new Set<string>()
     for (const method of [route.method].flat()) methods.add(method)
     methodsByPath.set(route.url, methods)
@@ -65,7 +79,7 @@ export function methodNotAllowed(app: FastifyInstance) {
   return {
     install() {
       for (const [url, methods] of methodsByPath) {
-        const missing = ALL_METHODS.filter((method) => !methods.has(method))
+        const missing = app.supportedMethods.filter((method) => !methods.has(method))
         if (missing.length === 0) continue
         const allow = [...methods].sort().join(', ')
         app.route({

@@ -22,6 +22,20 @@ export const ErrorEnvelope = Type.Object(
   { description: 'Every failure: success false and an error with a code from the catalogue.' },
 )
 
+/**
+ * Failures of the OAuth endpoints, shaped as RFC 6749 §5.2 says so that OAuth client libraries can
+ * read them: `error` is the code itself, `error_description` the sentence.
+ */
+export const OAuthErrorBody = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.String({ description: 'RFC 6749 §5.2 error code, e.g. invalid_client' }),
+    error_description: Type.String(),
+    request_id: Type.Optional(Type.String()),
+  },
+  { title: 'OAuthError', description: 'A failure of the token or revocation endpoint (RFC 6749 §5.2).' },
+)
+
 export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data }
 }

@@ -52,7 +52,10 @@ export function toApiError(error: FastifyError | Error): ApiError {
   )
 }
 
-/** OAuth endpoints (route config `oauth: true`) speak RFC 6749: a malformed request is `invalid_request`. */
+/**
+ * OAuth endpoints (route config `oauth: true`) speak RFC 6749: a malformed request is `invalid_request`,
+ * and every failure there has the §5.2 shape (`sendError`).
+ */
 function asRouteError(error: ApiError, request: FastifyRequest): ApiError {
   const oauth = request.routeOptions.config?.oauth
   if (!oauth || (error.code !== 'validation_failed' && error.code !== 'invalid_json')) return error
@@ -61,6 +64,14 @@ function asRouteError(error: ApiError, request: FastifyRequest): ApiError {
 
 export function sendError(error: ApiError, request: FastifyRequest, reply: FastifyReply) {
   if (error.headers) reply.headers(error.headers)
+  if (request.routeOptions.config?.oauth) {
+    return reply.code(error.statusCode).send({
+      success: false,
+      error: error.code,
+      error_description: error.message,
+      ...(error.statusCode >= 500 ? { request_id: String(request.id) } : {}),
+    })
+  }
   return reply.code(error.statusCode).send({
     success: false,
     error: {

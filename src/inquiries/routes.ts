@@ -30,6 +30,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
     }>(
       `/v2/organization/:corporation/inquiry/${kind}`,
       {
+        config: { scope: 'inquiries:create' },
         schema: {
           tags: ['inquiries'],
           summary: SCHEMAS[kind].summary,

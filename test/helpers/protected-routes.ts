@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'fastify'
+import type { Scope } from '../../src/auth/scopes.js'
 import { importDocument } from './content.js'
 import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
 
@@ -27,12 +28,15 @@ export interface ProtectedRoute {
   name: string
   /** Addresses a record (expert, post, question) that belongs to an organization. */
   record: boolean
+  /** The scope a token needs here (CONTRACT §13); the suite checks the route asks for exactly it. */
+  scope: Scope
   build(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions>
 }
 
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET expert',
+    scope: 'read',
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -41,6 +45,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'POST expert',
+    scope: 'write',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'POST',
@@ -50,6 +55,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'PUT expert',
+    scope: 'write',
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'PUT',
@@ -59,6 +65,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'DELETE expert',
+    scope: 'write',
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'DELETE',
@@ -68,6 +75,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...(['donor', 'event'] as const).map(
     (kind): ProtectedRoute => ({
       name: `POST ${kind} inquiry`,
+      scope: 'inquiries:create',
       record: false,
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
@@ -78,6 +86,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ),
   {
     name: 'GET spotlight',
+    scope: 'read',
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -86,6 +95,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET qanda',
+    scope: 'read',
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -94,6 +104,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET expert search',
+    scope: 'read',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -102,6 +113,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET spotlight search',
+    scope: 'read',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -110,6 +122,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET qanda search',
+    scope: 'read',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',

@@ -1,7 +1,18 @@
 import type { Command } from 'commander'
 import { createClient, listClients, revokeClient } from '../../auth/clients.js'
+import { formatScopes, parseScopes, SCOPES, type Scope } from '../../auth/scopes.js'
 import { findOrganization } from '../../organizations/repository.js'
-import { CliError, type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
+import { CliError, type GlobalOptions, positiveInt, report, UsageError, withDatabase } from '../output.js'
+
+/** `--scope "read inquiries:create"`: one or more known scopes, space- or comma-separated. */
+function scopeList(value: string): Scope[] {
+  const { scopes, unknown } = parseScopes(value.replaceAll(',', ' '))
+  if (unknown.length > 0) {
+    throw new UsageError(`--scope: unknown scope ${unknown.join(', ')}; the scopes are: ${SCOPES.join(', ')}`)
+  }
+  if (scopes.length === 0) throw new UsageError(`--scope needs at least one of: ${SCOPES.join(', ')}`)
+  return scopes
+}
 
 export function clientCommands(program: Command, globals: () => GlobalOptions): void {
   const client = program.command('client').description('Manage API client credentials')
@@ -11,16 +22,22 @@ export function clientCommands(program: Command, globals: () => GlobalOptions): 
     .description('Create client credentials for an organization (the secret is shown once)')
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--label <label>', 'a note on what the client is for')
+    .option(
+      '--scope <scopes>',
+      `what the client may do, space-separated (default: all of ${formatScopes(SCOPES)})`,
+      scopeList,
+    )
     .option('--json', 'print one JSON object')
-    .action(async (options: { org: number; label?: string; json?: boolean }) => {
+    .action(async (options: { org: number; label?: string; scope?: Scope[]; json?: boolean }) => {
       const issued = await withDatabase(globals(), async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
-        return createClient(db, options.org, options.label ?? null, Date.now())
+        return createClient(db, options.org, options.label ?? null, Date.now(), options.scope ?? SCOPES)
       })
       report(options.json, issued, () =>
         [
           `client_id: ${issued.client_id}`,
           `client_secret: ${issued.client_secret}`,
+          `scope: ${issued.scope}`,
           'Store the secret now: it is not shown again.',
         ].join('\n'),
       )
@@ -36,6 +53,7 @@ export function clientCommands(program: Command, globals: () => GlobalOptions): 
       const clients = rows.map((row) => ({
         client_id: row.client_id,
         label: row.label,
+        scope: row.scope,
         created_at: new Date(row.created_at).toISOString(),
         revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
       }))
@@ -45,7 +63,7 @@ export function clientCommands(program: Command, globals: () => GlobalOptions): 
           : clients
               .map(
                 (c) =>
-                  `${c.client_id}\t${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}\t${c.label ?? ''}`,
+                  `${c.client_id}\t${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}\t${c.scope}\t${c.label ?? ''}`,
               )
               .join('\n'),
       )
