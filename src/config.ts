@@ -30,6 +30,11 @@ export const ConfigSchema = Type.Object({
   rateLimitToken: Type.Integer({ minimum: 0, default: 60 }),
   /** API requests per minute per access token; 0 turns the limit off. */
   rateLimitApi: Type.Integer({ minimum: 0, default: 1200 }),
+  /**
+   * The service's public base URL (`https://experts.example.org`), for URLs it writes into documents
+   * (OpenAPI `servers`, the token URL); unset: the address it listens on.
+   */
+  publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
   /** Redis for limits and lock-outs shared by several server processes; unset: in-process. */
   redisUrl: Type.Optional(Type.String()),
   /** Prefix of every Redis key this service writes. */
@@ -61,6 +66,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   bodyLimit: 'EXPERTDIR_BODY_LIMIT',
   rateLimitToken: 'EXPERTDIR_RATE_LIMIT_TOKEN',
   rateLimitApi: 'EXPERTDIR_RATE_LIMIT_API',
+  publicUrl: 'EXPERTDIR_PUBLIC_URL',
   redisUrl: 'EXPERTDIR_REDIS_URL',
   redisPrefix: 'EXPERTDIR_REDIS_PREFIX',
   requestTimeoutMs: 'EXPERTDIR_REQUEST_TIMEOUT_MS',

@@ -15,37 +15,57 @@ const ClientCredentials = {
 
 const TokenRequest = Type.Object(
   {
-    grant_type: Type.Optional(Type.String({ description: 'Must be client_credentials' })),
+    grant_type: Type.String({ description: 'Must be client_credentials' }),
     ...ClientCredentials,
     scope: Type.Optional(
       Type.String({ description: 'Ignored: a token carries its organization’s full access' }),
     ),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    title: 'TokenRequest',
+    description: 'Client credentials in the body, or as HTTP Basic (not both)',
+  },
 )
 
-const TokenResponse = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    accessToken: Type.String(),
-    accessTokenExpiresAt: Type.String({ format: 'date-time' }),
-    client: Type.String(),
-    user: Type.Integer({ description: 'Organization ID' }),
-    scope: Type.Boolean(),
-  }),
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-})
+const TokenResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      accessToken: Type.String(),
+      accessTokenExpiresAt: Type.String({ format: 'date-time' }),
+      client: Type.String(),
+      user: Type.Integer({ description: 'Organization ID' }),
+      scope: Type.Boolean(),
+    }),
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+  },
+  { title: 'TokenResponse' },
+)
 
 const RevokeRequest = Type.Object(
   {
-    token: Type.Optional(Type.String({ description: 'The access token to revoke' })),
+    token: Type.String({ description: 'The access token to revoke' }),
     token_type_hint: Type.Optional(Type.String({ description: 'Ignored: only access tokens exist' })),
     ...ClientCredentials,
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    title: 'RevokeRequest',
+    description: 'Client credentials in the body, or as HTTP Basic (not both)',
+  },
 )
+
+/** A body that failed the schema: name a missing parameter, as RFC 6749 asks, else say what is wrong. */
+function malformed(error: Error, endpoint: string): ApiError {
+  const details = error instanceof ApiError ? (error.details ?? []) : []
+  const missing = details.find((detail) => detail.message === 'is required')
+  return invalidRequest(
+    missing ? `Missing parameter: ${missing.field}.` : `The ${endpoint} request parameters must be strings.`,
+  )
+}
 
 /**
  * `POST /v2/oauth/token` (and `/oauth/token`): the client-credentials grant of RFC 6749 §4.4;
@@ -77,13 +97,14 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
   endpoint(
     'token',
     {
+      operationId: 'createAccessToken',
       summary: 'Create an access token (client credentials)',
       body: TokenRequest,
       response: { 200: TokenResponse, '4xx': ErrorEnvelope },
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-      if (request.validationError) throw invalidRequest('The token request parameters must be strings.')
+      if (request.validationError) throw malformed(request.validationError, 'token')
       const body = (request.body ?? {}) as Record<string, unknown>
       if (body.grant_type === undefined || body.grant_type === '')
         throw invalidRequest('Missing parameter: grant_type.')
@@ -113,6 +134,7 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
   endpoint(
     'revoke',
     {
+      operationId: 'revokeAccessToken',
       summary: 'Revoke an access token (RFC 7009)',
       description: 'Answers 200 whether or not the token was live, as RFC 7009 asks.',
       body: RevokeRequest,
@@ -120,7 +142,7 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
-      if (request.validationError) throw invalidRequest('The revocation request parameters must be strings.')
+      if (request.validationError) throw malformed(request.validationError, 'revocation')
       const token = (request.body as Record<string, unknown> | undefined)?.token
       if (typeof token !== 'string' || token === '') throw invalidRequest('Missing parameter: token.')
       const client = await authenticateClient(context, request)

@@ -15,7 +15,9 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
   app.get<{ Params: ItemPath }>(
     '/v2/spotlight/:corporation/:id',
     {
+      config: { scope: 'read' },
       schema: {
+        operationId: 'getSpotlight',
         tags: ['content'],
         summary: 'Get a post ("spotlight") with its tags and page metadata',
         params: SpotlightParams,
@@ -28,7 +30,9 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
   app.get<{ Params: ItemPath }>(
     '/v2/qanda/:corporation/:id',
     {
+      config: { scope: 'read' },
       schema: {
+        operationId: 'getQuestion',
         tags: ['content'],
         summary: 'Get a Q&A item with its answers, tags and page metadata',
         params: QuestionParams,

@@ -265,7 +265,12 @@ export function sectionOutput(section: StoredSection): TSchema {
     const plain = plainType(field.schema)
     properties[name] = field.required ? plain : Type.Union([plain, Type.Null()])
   }
-  return Type.Object(properties, { additionalProperties: false })
+  return Type.Object(properties, { additionalProperties: false, title: sectionTitle(section) })
+}
+
+/** The component name of a section's element: `ProfileEducation`, `ProfileResearchgrant`. */
+export function sectionTitle(section: string): string {
+  return `Profile${section.charAt(0).toUpperCase()}${section.slice(1)}`
 }
 
 /** The response type of an input field: same type and description, without input checks. */

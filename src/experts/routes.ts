@@ -26,7 +26,9 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.get<{ Params: ExpertPath }>(
     '/v2/organization/:corporation/expert/:username',
     {
+      config: { scope: 'read' },
       schema: {
+        operationId: 'getExpertProfile',
         tags: ['experts'],
         summary: 'Get an expert profile',
         params: ExpertParams,
@@ -39,7 +41,9 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.post<{ Params: { corporation: number }; Body: ExpertCreateInput }>(
     '/v2/organization/:corporation/expert',
     {
+      config: { scope: 'write' },
       schema: {
+        operationId: 'createExpert',
         tags: ['experts'],
         summary: 'Create an expert',
         params: CorporationParams,
@@ -56,7 +60,9 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.put<{ Params: ExpertPath; Body: ExpertUpdateInput }>(
     '/v2/organization/:corporation/expert/:username',
     {
+      config: { scope: 'write' },
       schema: {
+        operationId: 'updateExpert',
         tags: ['experts'],
         summary: 'Update an expert (partial)',
         params: ExpertParams,
@@ -74,7 +80,9 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
   app.delete<{ Params: ExpertPath }>(
     '/v2/organization/:corporation/expert/:username',
     {
+      config: { scope: 'write' },
       schema: {
+        operationId: 'deleteExpert',
         tags: ['experts'],
         summary: 'Delete an expert and its profile sections',
         params: ExpertParams,
