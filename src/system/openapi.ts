@@ -169,6 +169,9 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
     const bearer = Array.isArray(operation.security) && operation.security.some((s) => 'oauth2' in s)
     for (const [status, response] of Object.entries(responses)) {
       if ('$ref' in response) continue
+      if (response.description === 'Default Response' && status === '200') {
+        response.description = path.startsWith('/v2/oauth/') ? 'Success' : 'Success: `{success: true, data}`'
+      }
       const headers = objectAt(response, 'headers')
       headers['X-Request-Id'] = ref('headers', 'X-Request-Id')
       if (!status.startsWith('2')) continue

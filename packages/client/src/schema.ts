@@ -1174,7 +1174,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1201,7 +1201,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1244,7 +1244,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1286,7 +1286,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1331,7 +1331,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1383,7 +1383,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1428,7 +1428,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1476,7 +1476,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1521,7 +1521,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1568,7 +1568,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1621,7 +1621,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1673,7 +1673,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success: `{success: true, data}` */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
