@@ -37,7 +37,14 @@ function patternsOf(node: JsonNode, found = new Set<string>()): Set<string> {
   return found
 }
 
-const openPath = (path: string) => path === '/healthz' || path === '/readyz' || path.startsWith('/v2/oauth/')
+/** Outside /v2 (probes, discovery) and the OAuth endpoints: no bearer token. */
+const openPath = (path: string) => !path.startsWith('/v2/') || path.startsWith('/v2/oauth/')
+
+/** CONTRACT §13: `read` for GETs, `write` for changes, the inquiry scopes for the inquiry routes. */
+function expectedScope(method: string, path: string): string {
+  if (/\/inquiry(\/|$)/.test(path)) return method === 'get' ? 'inquiries:read' : 'inquiries:create'
+  return method === 'get' ? 'read' : 'write'
+}
 
 describeEachDialect('OpenAPI document for code generators', (ctx) => {
   let document: JsonNode
@@ -114,8 +121,7 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
         assert.equal(operation.security.length, 1, where)
         const [scope, ...more] = operation.security[0].oauth2
         assert.equal(more.length, 0, where)
-        const expected = method === 'get' ? 'read' : path.includes('/inquiry/') ? 'inquiries:create' : 'write'
-        assert.equal(scope, expected, where)
+        assert.equal(scope, expectedScope(method, path), where)
       }
     }
     assert.equal(document.components.securitySchemes.clientBasic.scheme, 'basic')

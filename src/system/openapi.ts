@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import type { Config } from '../config.js'
-import { OAuthErrorBody } from '../http/envelope.js'
+import { ErrorEnvelope, OAuthErrorBody } from '../http/envelope.js'
 import { forEachOperation, hoistTitledSchemas, objectAt } from './openapi-document.js'
 
 /** The OAuth scopes of CONTRACT §13 and what each allows. */
@@ -117,7 +117,9 @@ function transformRoute({ schema, url, route }: { schema: FastifySchema; url: st
   if (route.config?.oauth) {
     // Client authentication: HTTP Basic, or client_id and client_secret in the body.
     documented.security = [{ clientBasic: [] }, {}]
-    documented.response = { ...(schema.response as object), '4xx': OAuthErrorBody }
+    // Documents the RFC 6749 error body until the route's own response schema declares it.
+    const responses = (schema.response ?? {}) as Record<string, unknown>
+    if (responses['4xx'] === ErrorEnvelope) documented.response = { ...responses, '4xx': OAuthErrorBody }
   } else if (isProtected(url, route)) {
     const scope = route.config?.scope
     documented.security = [{ oauth2: scope ? [scope] : [] }]
