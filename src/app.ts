@@ -89,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     global: true,
     contentSecurityPolicy: { directives: { defaultSrc: ["'none'"] } },
   })
-  await registerOpenApi(app)
+  await registerOpenApi(app, config)
 
   await app.register(async (open) => {
     await healthRoutes(open, context)

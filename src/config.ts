@@ -46,7 +46,8 @@ export const ConfigSchema = Type.Object({
   deliveryPollMs: Type.Integer({ minimum: 10, default: 1000 }),
   /**
    * The service's public base URL (`https://api.example.org`), for the URLs it publishes (OAuth
-   * metadata); unset: taken from each request's Host. Set it behind a proxy.
+   * metadata, OpenAPI `servers` and token URL); unset: taken from the request or the listening
+   * address. Set it behind a proxy.
    */
   publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, envelope } from './helpers/harness.js'
+import { deref } from './helpers/openapi.js'
 
 const expertRecord = (key: string, firstname: string, lastname: string) => ({
   key,
@@ -287,10 +288,12 @@ describeEachDialect('posts and Q&A items', (ctx) => {
     const doc = response.json()
     assert.ok(doc.paths['/v2/spotlight/{corporation}/{id}']?.get)
     assert.ok(doc.paths['/v2/qanda/{corporation}/{id}']?.get)
-    const profile =
+    const data =
       doc.paths['/v2/organization/{corporation}/expert/{username}'].get.responses['200'].content[
         'application/json'
-      ].schema.properties.data.properties
-    assert.deepEqual(Object.keys(profile.fee.items.properties), ['id', 'fee_min', 'fee_max', 'currency'])
+      ].schema.properties.data
+    const profile = deref(doc, data).properties
+    const fee = deref(doc, profile.fee.items)
+    assert.deepEqual(Object.keys(fee.properties), ['id', 'fee_min', 'fee_max', 'currency'])
   })
 })

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import { describeEachDialect, envelope, expertBody } from './helpers/harness.js'
+import { deref } from './helpers/openapi.js'
 
 describeEachDialect('HTTP conventions', (ctx) => {
   const expertsUrl = () => `/v2/organization/${ctx.tenant.orgId}/expert`
@@ -138,7 +139,7 @@ describeEachDialect('HTTP conventions', (ctx) => {
     const document = response.json()
     assert.equal(document.openapi, '3.1.0')
     const create = document.paths['/v2/organization/{corporation}/expert'].post
-    const schema = create.requestBody.content['application/json'].schema
+    const schema = deref(document, create.requestBody.content['application/json'].schema)
     assert.deepEqual([...schema.required].sort(), ['company', 'email', 'firstname', 'job_title', 'lastname'])
     assert.equal(schema.properties.firstname.maxLength, 255)
     assert.ok(document.paths['/v2/oauth/token'].post)

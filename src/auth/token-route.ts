@@ -24,25 +24,32 @@ const TokenRequest = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true, title: 'TokenRequest' },
+  {
+    additionalProperties: true,
+    title: 'TokenRequest',
+    description: 'Client credentials in the body, or as HTTP Basic (not both)',
+  },
 )
 
-const TokenResponse = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    accessToken: Type.String(),
-    accessTokenExpiresAt: Type.String({ format: 'date-time' }),
-    client: Type.String(),
-    user: Type.Integer({ description: 'Organization ID' }),
-    scope: Type.Union([Type.Literal(true), Type.String()], {
-      description: 'true when the token holds every scope, else the granted scopes, space-separated',
+const TokenResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      accessToken: Type.String(),
+      accessTokenExpiresAt: Type.String({ format: 'date-time' }),
+      client: Type.String(),
+      user: Type.Integer({ description: 'Organization ID' }),
+      scope: Type.Union([Type.Literal(true), Type.String()], {
+        description: 'true when the token holds every scope, else the granted scopes, space-separated',
+      }),
     }),
-  }),
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-  scope: Type.String({ description: 'The granted scopes, space-separated (RFC 6749 §5.1)' }),
-})
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+    scope: Type.String({ description: 'The granted scopes, space-separated (RFC 6749 §5.1)' }),
+  },
+  { title: 'TokenResponse' },
+)
 
 const RevokeRequest = Type.Object(
   {
@@ -50,7 +57,11 @@ const RevokeRequest = Type.Object(
     token_type_hint: Type.Optional(Type.String({ description: 'Ignored: only access tokens exist' })),
     ...ClientCredentials,
   },
-  { additionalProperties: true, title: 'RevokeRequest' },
+  {
+    additionalProperties: true,
+    title: 'RevokeRequest',
+    description: 'Client credentials in the body, or as HTTP Basic (not both)',
+  },
 )
 
 /**
@@ -119,6 +130,7 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
   endpoint(
     'token',
     {
+      operationId: 'createAccessToken',
       summary: 'Create an access token (client credentials)',
       body: TokenRequest,
       response: { 200: TokenResponse, '4xx': OAuthErrorBody },
@@ -156,6 +168,7 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
   endpoint(
     'revoke',
     {
+      operationId: 'revokeAccessToken',
       summary: 'Revoke an access token (RFC 7009)',
       description: 'Answers 200 whether or not the token was live, as RFC 7009 asks.',
       body: RevokeRequest,

@@ -17,6 +17,7 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'getSpotlight',
         tags: ['content'],
         summary: 'Get a post ("spotlight") with its tags and page metadata',
         params: SpotlightParams,
@@ -31,6 +32,7 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'getQuestion',
         tags: ['content'],
         summary: 'Get a Q&A item with its answers, tags and page metadata',
         params: QuestionParams,

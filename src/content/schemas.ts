@@ -17,11 +17,14 @@ export const QuestionParams = Type.Object({
   id: Id('Question id'),
 })
 
-export const TagElement = Type.Object({
-  id: Type.Integer({ description: 'Id of the tag on this item' }),
-  content_tag_id: Type.Integer({ description: 'Id of the tag itself, the same on every item it tags' }),
-  tag: Type.String(),
-})
+export const TagElement = Type.Object(
+  {
+    id: Type.Integer({ description: 'Id of the tag on this item' }),
+    content_tag_id: Type.Integer({ description: 'Id of the tag itself, the same on every item it tags' }),
+    tag: Type.String(),
+  },
+  { title: 'ContentTag' },
+)
 
 export const SeoElement = Type.Object(
   {
@@ -37,62 +40,80 @@ export const SeoElement = Type.Object(
       description: 'Canonical URL, when the author set one',
     }),
   },
-  { description: 'Page metadata, always complete enough to build a page' },
+  { title: 'PageSeo', description: 'Page metadata, always complete enough to build a page' },
 )
 
-const TaggedExpert = Type.Object({
-  username: Type.String(),
-  firstname: Type.String(),
-  lastname: Type.String(),
-  job_title: Type.String(),
-})
+const TaggedExpert = Type.Object(
+  {
+    username: Type.String(),
+    firstname: Type.String(),
+    lastname: Type.String(),
+    job_title: Type.String(),
+  },
+  { title: 'TaggedExpert' },
+)
 
-export const SpotlightRead = Type.Object({
-  spotlight: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      corporation_id: Type.Integer(),
-      title: Type.String(),
-      html: Type.String(),
-      featured_image: NullableString,
-      reading_time: Type.Integer({ description: 'Minutes, from the words of the html at 200 a minute' }),
-      published: Type.Integer({ enum: [0, 1] }),
-      published_date: NullableSeconds('Publication time; the creation time when published without one'),
-      created: Seconds('Creation time'),
-      modified: Seconds('Last modification time'),
-      tagged_experts: Type.Array(TaggedExpert),
-    }),
-  ),
-  tags: Type.Array(TagElement),
-  seo: Type.Array(SeoElement),
-})
+export const SpotlightRead = Type.Object(
+  {
+    spotlight: Type.Array(
+      Type.Object(
+        {
+          id: Type.Integer(),
+          corporation_id: Type.Integer(),
+          title: Type.String(),
+          html: Type.String(),
+          featured_image: NullableString,
+          reading_time: Type.Integer({ description: 'Minutes, from the words of the html at 200 a minute' }),
+          published: Type.Integer({ enum: [0, 1] }),
+          published_date: NullableSeconds('Publication time; the creation time when published without one'),
+          created: Seconds('Creation time'),
+          modified: Seconds('Last modification time'),
+          tagged_experts: Type.Array(TaggedExpert),
+        },
+        { title: 'Spotlight' },
+      ),
+    ),
+    tags: Type.Array(TagElement),
+    seo: Type.Array(SeoElement),
+  },
+  { title: 'SpotlightRead', description: 'A post with its tags and page metadata' },
+)
 
-const Answer = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  firstname: Type.String(),
-  lastname: Type.String(),
-  answer: Type.String({ description: 'HTML' }),
-  created: Seconds('Creation time'),
-})
+const Answer = Type.Object(
+  {
+    id: Type.Integer(),
+    username: Type.String(),
+    firstname: Type.String(),
+    lastname: Type.String(),
+    answer: Type.String({ description: 'HTML' }),
+    created: Seconds('Creation time'),
+  },
+  { title: 'Answer' },
+)
 
-export const QuestionRead = Type.Object({
-  question: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      corporation_id: Type.Integer(),
-      question: Type.String(),
-      details: NullableString,
-      published: Type.Integer({ enum: [0, 1] }),
-      published_date: NullableSeconds('Publication time; the creation time when published without one'),
-      created: Seconds('Creation time'),
-      modified: Seconds('Last modification time'),
-      answers: Type.Array(Answer),
-    }),
-  ),
-  tags: Type.Array(TagElement),
-  seo: Type.Array(SeoElement),
-})
+export const QuestionRead = Type.Object(
+  {
+    question: Type.Array(
+      Type.Object(
+        {
+          id: Type.Integer(),
+          corporation_id: Type.Integer(),
+          question: Type.String(),
+          details: NullableString,
+          published: Type.Integer({ enum: [0, 1] }),
+          published_date: NullableSeconds('Publication time; the creation time when published without one'),
+          created: Seconds('Creation time'),
+          modified: Seconds('Last modification time'),
+          answers: Type.Array(Answer),
+        },
+        { title: 'Question' },
+      ),
+    ),
+    tags: Type.Array(TagElement),
+    seo: Type.Array(SeoElement),
+  },
+  { title: 'QuestionRead', description: 'A Q&A item with its answers, tags and page metadata' },
+)
 
 /** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
 export const Clearable = (schema: TSchema) =>

@@ -49,7 +49,11 @@ export const ExpertCreate = Type.Object(
     is_published: notOnCreate('Not accepted on create: new experts start unpublished'),
     is_private: notOnCreate('Not accepted on create: new experts start public'),
   },
-  { additionalProperties: false, 'x-subdivision': { ...SUBDIVISION, requireCountry: true } },
+  {
+    additionalProperties: false,
+    title: 'ExpertCreate',
+    'x-subdivision': { ...SUBDIVISION, requireCountry: true },
+  },
 )
 
 export const ExpertUpdate = Type.Object(
@@ -62,6 +66,7 @@ export const ExpertUpdate = Type.Object(
   {
     additionalProperties: false,
     minProperties: 1,
+    title: 'ExpertUpdate',
     'x-message': 'must contain at least one field to update',
     'x-subdivision': SUBDIVISION,
   },
@@ -86,6 +91,15 @@ export const ExpertParams = Type.Object({
 
 export const CorporationParams = Type.Object({ corporation: ExpertParams.properties.corporation })
 
-export const ExpertCreated = Type.Object({ username: Type.String(), inserted: Type.Boolean() })
-export const ExpertUpdated = Type.Object({ username: Type.String(), updated: Type.Boolean() })
-export const ExpertDeleted = Type.Object({ deleted: Type.Boolean(), username: Type.String() })
+export const ExpertCreated = Type.Object(
+  { username: Type.String(), inserted: Type.Boolean() },
+  { title: 'ExpertCreated' },
+)
+export const ExpertUpdated = Type.Object(
+  { username: Type.String(), updated: Type.Boolean() },
+  { title: 'ExpertUpdated' },
+)
+export const ExpertDeleted = Type.Object(
+  { deleted: Type.Boolean(), username: Type.String() },
+  { title: 'ExpertDeleted' },
+)

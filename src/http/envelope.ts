@@ -1,39 +1,61 @@
 import { type TSchema, Type } from 'typebox'
+import { ERROR_STATUS } from './errors.js'
 
 /** `{ success: true, data }`: the success envelope of every endpoint, as a response schema. */
 export function Success<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Literal(true), data }, { additionalProperties: false })
 }
 
+export const ErrorDetail = Type.Object(
+  {
+    field: Type.String({ description: 'The offending field, as named in the request' }),
+    message: Type.String({ description: 'What is wrong with it, as a sentence' }),
+  },
+  { additionalProperties: true, title: 'ErrorDetail' },
+)
+
 export const ErrorEnvelope = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
-      code: Type.String(),
-      message: Type.String(),
-      request_id: Type.Optional(Type.String()),
-      details: Type.Optional(
-        Type.Array(
-          Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: true }),
-        ),
-      ),
+      code: Type.Enum(Object.keys(ERROR_STATUS), {
+        description: 'From the closed catalogue of error codes (docs/api.md); each has one HTTP status',
+      }),
+      message: Type.String({ description: 'A sentence a person can act on' }),
+      request_id: Type.Optional(Type.String({ description: 'On 500: the request id to quote' })),
+      details: Type.Optional(Type.Array(ErrorDetail, { description: 'Validation: every offending field' })),
     }),
   },
-  { description: 'Every failure: success false and an error with a code from the catalogue.' },
+  {
+    title: 'Error',
+    description: 'Every failure: success false and an error with a code from the catalogue.',
+  },
 )
 
-/**
- * Failures of the OAuth endpoints, shaped as RFC 6749 §5.2 says so that OAuth client libraries can
- * read them: `error` is the code itself, `error_description` the sentence.
- */
+/** RFC 6749 §5.2 error codes. */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+] as const
+
+/** Errors of the OAuth endpoints, in the shape RFC 6749 §5.2 gives them (CONTRACT §13). */
 export const OAuthErrorBody = Type.Object(
   {
     success: Type.Literal(false),
-    error: Type.String({ description: 'RFC 6749 §5.2 error code, e.g. invalid_client' }),
-    error_description: Type.String(),
-    request_id: Type.Optional(Type.String()),
+    error: Type.Enum([...OAUTH_ERROR_CODES], { description: 'RFC 6749 §5.2 error code' }),
+    error_description: Type.String({ description: 'A sentence a person can act on' }),
+    request_id: Type.Optional(
+      Type.String({ description: 'Sent with 5xx errors, to quote when reporting them' }),
+    ),
   },
-  { title: 'OAuthError', description: 'A failure of the token or revocation endpoint (RFC 6749 §5.2).' },
+  {
+    title: 'OAuthError',
+    description: 'An OAuth endpoint refused the request (RFC 6749 §5.2).',
+  },
 )
 
 export function ok<T>(data: T): { success: true; data: T } {

@@ -16,8 +16,16 @@ import { createInquiry } from './service.js'
 const errors = { '4xx': ErrorEnvelope }
 
 const SCHEMAS = {
-  donor: { body: DonorInquiry, summary: 'Send a donor inquiry to an expert' },
-  event: { body: EventInquiry, summary: 'Send an event inquiry to an expert' },
+  donor: {
+    body: DonorInquiry,
+    operationId: 'createDonorInquiry',
+    summary: 'Send a donor inquiry to an expert',
+  },
+  event: {
+    body: EventInquiry,
+    operationId: 'createEventInquiry',
+    summary: 'Send an event inquiry to an expert',
+  },
 } as const
 
 /** `POST /v2/organization/:corporation/inquiry/{donor,event}`. */
@@ -32,6 +40,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
       {
         config: { scope: 'inquiries:create' },
         schema: {
+          operationId: SCHEMAS[kind].operationId,
           tags: ['inquiries'],
           summary: SCHEMAS[kind].summary,
           description:

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { CONTROLS, codePointsOf, scalarExcept, WHITESPACE } from '../validation/patterns.js'
 import { CountryCode, Email, StateCode, Text } from '../validation/text.js'
 
 /** Above this, an `event_date` is almost certainly unix milliseconds (10^11 s is the year 5138). */
@@ -8,8 +9,9 @@ export const DONOR_TYPES = ['corporate', 'government', 'ngo', 'not_for_profit', 
 export const DONOR_FOCUSES = ['one_time_gift', 'recurring_gift', 'endowments', 'bequests', 'other'] as const
 
 /** Excludes whitespace, control characters and lone surrogates anywhere in the URL. */
-const URL_CHAR = '[^\\s\\u0000-\\u001f\\u007f\\ud800-\\udfff]'
-const URL_PATTERN = `^(?:[Hh][Tt][Tt][Pp][Ss]?://(?:[^\\s\\u0000-\\u001f\\u007f\\ud800-\\udfff/?#@:\\[\\]]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?(?:[/?#]${URL_CHAR}*)?)?$`
+const URL_CHAR = scalarExcept([...WHITESPACE, ...CONTROLS])
+const HOST_CHAR = scalarExcept([...WHITESPACE, ...CONTROLS, ...codePointsOf('/?#@:[]')])
+const URL_PATTERN = `^(?:[Hh][Tt][Tt][Pp][Ss]?://(?:${HOST_CHAR}+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?(?:[/?#]${URL_CHAR}*)?)?$`
 
 /** Optional fields accept "" for "not given": website forms send their empty fields too. */
 const senderFields = {
@@ -57,7 +59,7 @@ export const DonorInquiry = Type.Object(
     donor_type: Type.Enum([...DONOR_TYPES], { description: 'Kind of donor' }),
     donor_focus: Type.Enum([...DONOR_FOCUSES], { description: 'Kind of gift' }),
   },
-  objectOptions,
+  { ...objectOptions, title: 'DonorInquiry' },
 )
 
 export const EventInquiry = Type.Object(
@@ -84,7 +86,7 @@ export const EventInquiry = Type.Object(
       description: 'Event description (line breaks allowed)',
     }),
   },
-  objectOptions,
+  { ...objectOptions, title: 'EventInquiry' },
 )
 
 export type DonorInquiryInput = Static<typeof DonorInquiry>
@@ -105,4 +107,7 @@ export const IdempotencyHeaders = Type.Object({
   ),
 })
 
-export const InquiryCreated = Type.Object({ id: Type.Integer({ description: 'Inquiry id' }) })
+export const InquiryCreated = Type.Object(
+  { id: Type.Integer({ description: 'Inquiry id' }) },
+  { title: 'InquiryCreated' },
+)

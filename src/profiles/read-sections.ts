@@ -24,46 +24,62 @@ const AvatarRendition = Type.Object(
     width: Type.Optional(Type.Integer()),
     height: Type.Optional(Type.Integer()),
   },
-  { description: '{url, width, height}, or {} when there is no such rendition' },
+  { title: 'AvatarRendition', description: '{url, width, height}, or {} when there is no such rendition' },
 )
 
 export const AvatarOutput = Type.Object(
   Object.fromEntries(AVATAR_SIZES.map((size) => [size, AvatarRendition])),
-  { description: 'Renditions: s small, m medium, o original, l large' },
+  { title: 'Avatar', description: 'Renditions: s small, m medium, o original, l large' },
 )
 
-const CorporationProfileElement = Type.Object({
-  id: Type.Integer({ description: 'Organization id' }),
-  name: Type.String(),
-  ...Object.fromEntries(
-    ORGANIZATION_PROFILE_COLUMNS.filter((column) => !SOCIAL_COLUMNS.includes(column)).map((column) => [
-      column,
-      NullableString,
-    ]),
-  ),
-})
+const CorporationProfileElement = Type.Object(
+  {
+    id: Type.Integer({ description: 'Organization id' }),
+    name: Type.String(),
+    ...Object.fromEntries(
+      ORGANIZATION_PROFILE_COLUMNS.filter((column) => !SOCIAL_COLUMNS.includes(column)).map((column) => [
+        column,
+        NullableString,
+      ]),
+    ),
+  },
+  { title: 'ProfileCorporation' },
+)
 
-const CorporationSocialElement = Type.Object({
-  id: Type.Integer({ description: 'Organization id' }),
-  ...Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, NullableString])),
-})
+const CorporationSocialElement = Type.Object(
+  {
+    id: Type.Integer({ description: 'Organization id' }),
+    ...Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, NullableString])),
+  },
+  { title: 'ProfileCorporationSocial' },
+)
 
-const SpotlightElement = Type.Object({
-  id: Type.Integer({ description: 'Post id' }),
-  title: Type.String(),
-  published_date: Type.Union([Type.Integer({ description: 'Unix seconds' }), Type.Null()]),
-  featured_image: NullableString,
-})
+const SpotlightElement = Type.Object(
+  {
+    id: Type.Integer({ description: 'Post id' }),
+    title: Type.String(),
+    published_date: Type.Union([Type.Integer({ description: 'Unix seconds' }), Type.Null()]),
+    featured_image: NullableString,
+  },
+  { title: 'ProfileSpotlight' },
+)
 
-const QandaElement = Type.Object({
-  id: Type.Integer({ description: 'Question id' }),
-  question: Type.String(),
-  published_date: Type.Union([Type.Integer({ description: 'Unix seconds' }), Type.Null()]),
-})
+const QandaElement = Type.Object(
+  {
+    id: Type.Integer({ description: 'Question id' }),
+    question: Type.String(),
+    published_date: Type.Union([Type.Integer({ description: 'Unix seconds' }), Type.Null()]),
+  },
+  { title: 'ProfileQanda' },
+)
 
 const DerivedElement = Type.Object(
   { id: Type.Integer(), source: Type.String({ description: 'The section the element comes from' }) },
-  { additionalProperties: true, description: 'An element of the source section, plus `source`' },
+  {
+    additionalProperties: true,
+    title: 'ProfileDerivedItem',
+    description: 'An element of the source section, plus `source`',
+  },
 )
 
 /** Response schemas of every profile key other than `account`. */

@@ -57,27 +57,30 @@ export const PROFILE_KEYS = [
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 
-export const AccountElement = Type.Object({
-  username: Type.String(),
-  firstname: Type.String(),
-  lastname: Type.String(),
-  job_title: Type.String(),
-  email: Type.String(),
-  company: Type.String(),
-  department: Nullable(Type.String()),
-  phone_number: Nullable(Type.String()),
-  phone_number_extension: Nullable(Type.String()),
-  location_city: Nullable(Type.String()),
-  location_state: Nullable(Type.String()),
-  location_country: Nullable(Type.String()),
-  location_postal: Nullable(Type.String()),
-  location_address: Nullable(Type.String()),
-  location_building: Nullable(Type.String()),
-  location_room: Nullable(Type.String()),
-  corporation_id: Type.Integer(),
-  is_published: Type.Integer({ enum: [0, 1] }),
-  is_private: Type.Integer({ enum: [0, 1] }),
-})
+export const AccountElement = Type.Object(
+  {
+    username: Type.String(),
+    firstname: Type.String(),
+    lastname: Type.String(),
+    job_title: Type.String(),
+    email: Type.String(),
+    company: Type.String(),
+    department: Nullable(Type.String()),
+    phone_number: Nullable(Type.String()),
+    phone_number_extension: Nullable(Type.String()),
+    location_city: Nullable(Type.String()),
+    location_state: Nullable(Type.String()),
+    location_country: Nullable(Type.String()),
+    location_postal: Nullable(Type.String()),
+    location_address: Nullable(Type.String()),
+    location_building: Nullable(Type.String()),
+    location_room: Nullable(Type.String()),
+    corporation_id: Type.Integer(),
+    is_published: Type.Integer({ enum: [0, 1] }),
+    is_private: Type.Integer({ enum: [0, 1] }),
+  },
+  { title: 'ProfileAccount' },
+)
 
 /** The profile read result: `account` from the expert, every other key from the content sections. */
 const contentSchemas = contentSectionSchemas()
@@ -88,6 +91,7 @@ export const Profile = Type.Object(
       key === 'account' ? Type.Array(AccountElement) : (contentSchemas[key] as TSchema),
     ]),
   ),
+  { title: 'Profile', description: 'An expert profile: all 46 keys, empty sections as []' },
 )
 
 export type ProfileData = Record<(typeof PROFILE_KEYS)[number], unknown>

@@ -286,7 +286,12 @@ export function sectionOutput(section: StoredSection): TSchema {
     const plain = plainType(field.schema)
     properties[name] = field.required ? plain : Type.Union([plain, Type.Null()])
   }
-  return Type.Object(properties, { additionalProperties: false, title: `${pascal(section)}Element` })
+  return Type.Object(properties, { additionalProperties: false, title: sectionTitle(section) })
+}
+
+/** The component name of a section's element: `ProfileEducation`, `ProfileResearchgrant`. */
+export function sectionTitle(section: string): string {
+  return `Profile${pascal(section)}`
 }
 
 /** The response type of an input field: same type and description, without input checks. */
@@ -332,7 +337,12 @@ export const AvatarInput = Type.Object(
   { additionalProperties: false },
 )
 
-export const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
+/** `researchgrant` -> `Researchgrant`, `audios_all` -> `AudiosAll`: for schema titles and operation ids. */
+export const pascal = (name: string) =>
+  name
+    .split('_')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('')
 
 /**
  * Request body of a section write through the API, from the same field list: `create` needs the

@@ -136,9 +136,10 @@ export const ARRAY_PARAMETERS: ReadonlySet<string> = new Set([
 
 export const SearchParams = CorporationParams
 
-const Bucket = (key: TSchema) => Type.Object({ key, count: Type.Integer() }, { title: 'FacetBucket' })
-const Buckets = (key: TSchema = Type.String()) =>
-  Type.Array(Bucket(key), { description: 'By count descending, then key; at most 50' })
+const FacetBucket = Type.Object({ key: Type.String(), count: Type.Integer() }, { title: 'FacetBucket' })
+const YearBucket = Type.Object({ key: Type.Integer(), count: Type.Integer() }, { title: 'YearBucket' })
+const Buckets = (bucket: TSchema = FacetBucket) =>
+  Type.Array(bucket, { description: 'By count descending, then key; at most 50' })
 
 export const ExpertListItem = Type.Object(
   {
@@ -199,7 +200,7 @@ export const SpotlightSearchResult = Type.Object(
     spotlights: Type.Array(SpotlightListItem),
     total: Type.Integer(),
     aggregations: Type.Object({
-      year: Buckets(Type.Integer()),
+      year: Buckets(YearBucket),
       tagged_experts: Buckets(),
       tags: Buckets(),
     }),

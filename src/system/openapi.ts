@@ -1,12 +1,214 @@
+import type { AddressInfo } from 'node:net'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
+import type { Config } from '../config.js'
+import { ErrorEnvelope, OAuthErrorBody } from '../http/envelope.js'
+import { forEachOperation, hoistTitledSchemas, objectAt } from './openapi-document.js'
+
+/** The OAuth scopes of CONTRACT §13 and what each allows. */
+export const SCOPES = {
+  read: 'Read profiles, posts and Q&A items (every GET under /v2)',
+  write: 'Create, change and delete experts, profile sections, posts, Q&A items and the organization profile',
+  'inquiries:create': 'Send inquiries to experts',
+  'inquiries:read': "Read the organization's inquiry inbox",
+} as const
+
+export type Scope = keyof typeof SCOPES
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The OAuth scope a token needs for this route (CONTRACT §13); also documented in OpenAPI. */
+    scope?: 'read' | 'write' | 'inquiries:create' | 'inquiries:read'
+  }
+}
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  auth: 'OAuth 2.0 client-credentials tokens and their revocation',
+  experts: 'Expert profiles: read, create, update, delete',
+  content: 'Posts ("spotlights") and Q&A items, with their page metadata',
+  inquiries: 'Inquiries sent to experts (stored durably, delivered by email and webhook)',
+  system: 'Health probes for process managers and load balancers',
+}
+
+const BODY_MEDIA_TYPES = ['application/json', 'application/x-www-form-urlencoded']
+
+const header = (description: string, schema: Record<string, unknown>) => ({ description, schema })
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
+
+const HEADERS = {
+  'X-Request-Id': header(
+    'The request id (echoed when the client sent a safe one); quote it in support requests',
+    {
+      type: 'string',
+    },
+  ),
+  'RateLimit-Limit': header('Requests allowed in the current window', { type: 'integer' }),
+  'RateLimit-Remaining': header('Requests left in the current window', { type: 'integer' }),
+  'RateLimit-Reset': header('Seconds until the window resets', { type: 'integer' }),
+  'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }),
+  ETag: header('Strong validator of the representation; send it back as If-None-Match', { type: 'string' }),
+  'Idempotent-Replayed': header(
+    'Present when the response replays the first result of this Idempotency-Key',
+    {
+      type: 'string',
+      enum: ['true'],
+    },
+  ),
+}
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': ref('headers', 'RateLimit-Limit'),
+  'RateLimit-Remaining': ref('headers', 'RateLimit-Remaining'),
+  'RateLimit-Reset': ref('headers', 'RateLimit-Reset'),
+}
+
+const errorContent = { 'application/json': { schema: ref('schemas', 'Error') } }
+
+const RESPONSES = {
+  NotModified: {
+    description: 'Not modified: the If-None-Match header names the current ETag',
+    headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+  },
+  TooManyRequests: {
+    description: 'Rate limit reached (`rate_limited`): retry after the given number of seconds',
+    headers: {
+      'Retry-After': ref('headers', 'Retry-After'),
+      ...RATE_LIMIT_HEADERS,
+      'X-Request-Id': ref('headers', 'X-Request-Id'),
+    },
+    content: errorContent,
+  },
+  ClientError: {
+    description:
+      'The request could not be served as sent (for example 408 `request_timeout`, 431 ' +
+      '`request_header_fields_too_large`)',
+    headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+    content: errorContent,
+  },
+  Unavailable: {
+    description: 'The database is unreachable or the service is shutting down (`unavailable`): retry later',
+    headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+    content: errorContent,
+  },
+}
+
+/** The base URL the document names: `EXPERTDIR_PUBLIC_URL`, else the address the server listens on. */
+function serverUrl(app: FastifyInstance, config: Config): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '')
+  const address = app.server.listening ? (app.server.address() as AddressInfo | null) : null
+  const host = address?.address ?? config.host
+  const port = address?.port ?? config.port
+  const named = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
+  return `http://${named}:${port}`
+}
+
+const isProtected = (url: string, route: RouteOptions) =>
+  url.startsWith('/v2/') && !route.config?.oauth && url !== '/v2/openapi.json'
+
+/**
+ * Per route, before conversion: both body media types, who may call it (`security`), and the
+ * OAuth error shape on the token endpoints.
+ */
+function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
+  if (!schema) return { schema, url }
+  const documented: Record<string, unknown> = { ...schema }
+  if (schema.body) documented.consumes = BODY_MEDIA_TYPES
+  if (route.config?.oauth) {
+    // Client authentication: HTTP Basic, or client_id and client_secret in the body.
+    documented.security = [{ clientBasic: [] }, {}]
+    // Documents the RFC 6749 error body until the route's own response schema declares it.
+    const responses = (schema.response ?? {}) as Record<string, unknown>
+    if (responses['4xx'] === ErrorEnvelope) documented.response = { ...responses, '4xx': OAuthErrorBody }
+  } else if (isProtected(url, route)) {
+    const scope = route.config?.scope
+    documented.security = [{ oauth2: scope ? [scope] : [] }]
+  } else {
+    documented.security = []
+  }
+  return { schema: documented as FastifySchema, url }
+}
+
+type Json = Record<string, unknown>
+
+function securitySchemes(tokenUrl: string) {
+  return {
+    oauth2: {
+      type: 'oauth2' as const,
+      description:
+        'Client credentials (RFC 6749 §4.4): exchange a client id and secret for a bearer token; a token ' +
+        'carries the scopes its request asked for (default: every scope of its client)',
+      flows: { clientCredentials: { tokenUrl, scopes: { ...SCOPES } } },
+    },
+    clientBasic: {
+      type: 'http' as const,
+      scheme: 'basic',
+      description:
+        'Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1): the client id and ' +
+        'secret, form-URL-encoded, as HTTP Basic credentials. Alternatively send client_id and client_secret ' +
+        'in the body, not both.',
+    },
+  }
+}
+
+/** After conversion: named schemas, the headers we send, the responses every route can give, tags. */
+function completeDocument(document: Json, app: FastifyInstance, config: Config): Json {
+  const server = serverUrl(app, config)
+  document.servers = [{ url: server, description: 'This service' }]
+  const components = objectAt(document, 'components')
+  components.securitySchemes = securitySchemes(`${server}/v2/oauth/token`)
+  components.headers = HEADERS
+  components.responses = RESPONSES
+  hoistTitledSchemas(document)
+
+  const tags = new Map<string, string[]>()
+  forEachOperation(document, (operation, method, path) => {
+    for (const tag of (operation.tags as string[] | undefined) ?? []) {
+      tags.set(tag, [...(tags.get(tag) ?? []), String(operation.summary ?? `${method} ${path}`)])
+    }
+    const responses = objectAt(operation, 'responses') as Record<string, Json>
+    const isApi = path.startsWith('/v2/')
+    const bearer = Array.isArray(operation.security) && operation.security.some((s) => 'oauth2' in s)
+    for (const [status, response] of Object.entries(responses)) {
+      if ('$ref' in response) continue
+      if (response.description === 'Default Response' && status === '200') {
+        response.description = path.startsWith('/v2/oauth/') ? 'Success' : 'Success: `{success: true, data}`'
+      }
+      const headers = objectAt(response, 'headers')
+      headers['X-Request-Id'] = ref('headers', 'X-Request-Id')
+      if (!status.startsWith('2')) continue
+      if (isApi) Object.assign(headers, RATE_LIMIT_HEADERS)
+      if (bearer && method === 'get') headers.ETag = ref('headers', 'ETag')
+      const parameters = (operation.parameters as Json[] | undefined) ?? []
+      if (parameters.some((parameter) => String(parameter.name).toLowerCase() === 'idempotency-key')) {
+        headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed')
+      }
+    }
+    if (bearer && method === 'get') responses['304'] = ref('responses', 'NotModified')
+    if (!Object.keys(responses).some((status) => status.startsWith('4'))) {
+      responses['4XX'] = ref('responses', 'ClientError')
+    }
+    if (isApi) responses['429'] = ref('responses', 'TooManyRequests')
+    responses['503'] = ref('responses', 'Unavailable')
+  })
+  const schemas = components.schemas as Json
+  components.schemas = Object.fromEntries(
+    Object.keys(schemas)
+      .sort()
+      .map((name) => [name, schemas[name]]),
+  )
+  document.tags = [...tags].map(([name, summaries]) => ({
+    name,
+    description: TAG_DESCRIPTIONS[name] ?? `Operations: ${summaries.join('; ')}`,
+  }))
+  return document
+}
 
 /**
  * The OpenAPI 3.1 document is generated from the route schemas (the same ones that validate),
- * served at `/v2/openapi.json`, and browsable at `/docs`.
+ * served at `/v2/openapi.json`, and browsable at `/docs`, which can obtain a token itself.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -14,12 +216,18 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'expertdir API',
         version: '2',
         description:
-          'Expert Directory Service, API v2. Every response is `{success, data}` or `{success: false, error}`.',
+          'Expert Directory Service, API v2. Every response is `{success, data}` or `{success: false, error}`; ' +
+          'the OAuth endpoints answer errors as RFC 6749 §5.2 says. Request bodies may be JSON or ' +
+          'form-URL-encoded.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      },
-      security: [{ bearer: [] }],
+      // Replaced with the real token URL when the document is built (the address is known then).
+      components: { securitySchemes: securitySchemes('/v2/oauth/token') },
+    },
+    transform: transformRoute as never,
+    transformObject: (documentObject) => {
+      const { openapiObject } = documentObject as unknown as { openapiObject: Json }
+      return completeDocument(openapiObject, app, config) as never
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })

@@ -4,19 +4,27 @@ import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { ApiError } from '../http/errors.js'
 
-const Health = Success(Type.Object({ status: Type.String() }))
+const Health = Success(Type.Object({ status: Type.String() }, { title: 'Health' }))
 
 /** Unauthenticated probes for process managers and load balancers. */
 export async function healthRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { tags: ['system'], summary: 'The process is alive', response: { 200: Health } } },
+    {
+      schema: {
+        operationId: 'getLiveness',
+        tags: ['system'],
+        summary: 'The process is alive',
+        response: { 200: Health },
+      },
+    },
     async () => ok({ status: 'ok' }),
   )
   app.get(
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['system'],
         summary: 'The database answers',
         response: { 200: Health, '5xx': ErrorEnvelope },

@@ -1,9 +1,15 @@
 import { Type } from 'typebox'
+import { CONTROLS, scalarExcept } from './patterns.js'
 
-/** No control characters and no lone surrogates (ajv compiles patterns with the `u` flag). */
-const SINGLE_LINE = '^[^\\u0000-\\u001f\\u007f\\ud800-\\udfff]*$'
-/** As above, but `\n`, `\r` and `\t` are allowed. */
-const MULTI_LINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f\\ud800-\\udfff]*$'
+/** No control characters and no lone surrogates, in a pattern every regex engine reads (patterns.ts). */
+const SINGLE_LINE = `^${scalarExcept(CONTROLS)}*$`
+/** As above, but `\t` (09), `\n` (0a) and `\r` (0d) are allowed. */
+const MULTI_LINE = `^${scalarExcept([
+  [0x00, 0x08],
+  [0x0b, 0x0c],
+  [0x0e, 0x1f],
+  [0x7f, 0x7f],
+])}*$`
 
 interface TextOptions {
   /** Longest value in code points. */

@@ -1,0 +1,251 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import type { AddressInfo } from 'node:net'
+import { before, test } from 'node:test'
+import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { openDatabase } from '../src/db/database.js'
+import { ERROR_STATUS } from '../src/http/errors.js'
+import { describeEachDialect } from './helpers/harness.js'
+import { deref, type JsonNode } from './helpers/openapi.js'
+
+interface Operation {
+  path: string
+  method: string
+  operation: JsonNode
+}
+
+function operationsOf(document: JsonNode): Operation[] {
+  return Object.entries(document.paths as Record<string, JsonNode>).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, JsonNode>).map(([method, operation]) => ({
+      path,
+      method,
+      operation,
+    })),
+  )
+}
+
+/** Every `pattern` keyword anywhere in the document. */
+function patternsOf(node: JsonNode, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) patternsOf(item, found)
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'pattern' && typeof value === 'string') found.add(value)
+      else patternsOf(value, found)
+    }
+  }
+  return found
+}
+
+/** Outside /v2 (probes, discovery) and the OAuth endpoints: no bearer token. */
+const openPath = (path: string) => !path.startsWith('/v2/') || path.startsWith('/v2/oauth/')
+
+/** CONTRACT §13: `read` for GETs, `write` for changes, the inquiry scopes for the inquiry routes. */
+function expectedScope(method: string, path: string): string {
+  if (/\/inquiry(\/|$)/.test(path)) return method === 'get' ? 'inquiries:read' : 'inquiries:create'
+  return method === 'get' ? 'read' : 'write'
+}
+
+describeEachDialect('OpenAPI document for code generators', (ctx) => {
+  let document: JsonNode
+  before(async () => {
+    document = (await ctx.inject({ method: 'GET', url: '/v2/openapi.json' })).json()
+  })
+
+  test('every operation has a unique operationId, tags and a summary', () => {
+    const ids = new Map<string, string>()
+    for (const { path, method, operation } of operationsOf(document)) {
+      const where = `${method.toUpperCase()} ${path}`
+      assert.match(operation.operationId ?? '', /^[a-z][A-Za-z]+$/, `${where} has no camelCase operationId`)
+      assert.equal(ids.get(operation.operationId), undefined, `${where} repeats ${operation.operationId}`)
+      ids.set(operation.operationId, where)
+      assert.ok(operation.tags?.length > 0, `${where} has no tags`)
+      assert.ok(operation.summary, `${where} has no summary`)
+    }
+    assert.ok(ids.size >= 10)
+    for (const tag of document.tags) assert.ok(tag.description, `tag ${tag.name} has a description`)
+  })
+
+  test('shapes are named component schemas: profile, section elements, post, question, error', () => {
+    const schemas = document.components.schemas
+    for (const name of [
+      'Profile',
+      'ProfileAccount',
+      'ProfileEducation',
+      'ProfileFee',
+      'SpotlightRead',
+      'Spotlight',
+      'QuestionRead',
+      'Question',
+      'Answer',
+      'PageSeo',
+      'ContentTag',
+      'Error',
+      'ErrorDetail',
+      'OAuthError',
+      'ExpertCreate',
+      'DonorInquiry',
+    ]) {
+      assert.ok(schemas[name], `components.schemas.${name}`)
+    }
+    const profile = document.paths['/v2/organization/{corporation}/expert/{username}'].get
+    const data = profile.responses['200'].content['application/json'].schema.properties.data
+    assert.equal(data.$ref, '#/components/schemas/Profile')
+    assert.equal(schemas.Profile.properties.education.items.$ref, '#/components/schemas/ProfileEducation')
+    const codes = deref(document, schemas.Error.properties.error).properties.code.enum
+    assert.deepEqual([...codes].sort(), Object.keys(ERROR_STATUS).sort())
+    for (const { operation } of operationsOf(document)) {
+      const refs = JSON.stringify(operation).match(/#\/components\/schemas\/[\w.-]+/g) ?? []
+      for (const ref of refs) assert.ok(deref(document, { $ref: ref }), `${ref} resolves`)
+    }
+  })
+
+  test('security: oauth2 client credentials with the token URL; scopes per operation; public endpoints []', () => {
+    const scheme = document.components.securitySchemes.oauth2
+    assert.equal(scheme.type, 'oauth2')
+    const server = document.servers[0].url
+    assert.equal(scheme.flows.clientCredentials.tokenUrl, `${server}/v2/oauth/token`)
+    assert.deepEqual(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [
+      'inquiries:create',
+      'inquiries:read',
+      'read',
+      'write',
+    ])
+    for (const { path, method, operation } of operationsOf(document)) {
+      const where = `${method.toUpperCase()} ${path}`
+      if (path.startsWith('/v2/oauth/')) {
+        assert.deepEqual(operation.security, [{ clientBasic: [] }, {}], where)
+      } else if (openPath(path)) {
+        assert.deepEqual(operation.security, [], where)
+      } else {
+        assert.equal(operation.security.length, 1, where)
+        const [scope, ...more] = operation.security[0].oauth2
+        assert.equal(more.length, 0, where)
+        assert.equal(scope, expectedScope(method, path), where)
+      }
+    }
+    assert.equal(document.components.securitySchemes.clientBasic.scheme, 'basic')
+  })
+
+  test('bodies: both media types everywhere; token and revoke declare their required parameters', () => {
+    let bodies = 0
+    for (const { path, method, operation } of operationsOf(document)) {
+      if (!operation.requestBody) continue
+      bodies++
+      assert.deepEqual(
+        Object.keys(operation.requestBody.content).sort(),
+        ['application/json', 'application/x-www-form-urlencoded'],
+        `${method} ${path}`,
+      )
+    }
+    assert.ok(bodies >= 6)
+    const token = document.paths['/v2/oauth/token'].post
+    const tokenBody = deref(document, token.requestBody.content['application/x-www-form-urlencoded'].schema)
+    assert.deepEqual(tokenBody.required, ['grant_type'])
+    const revoke = document.paths['/v2/oauth/revoke'].post
+    const revokeBody = deref(document, revoke.requestBody.content['application/json'].schema)
+    assert.deepEqual(revokeBody.required, ['token'])
+    assert.equal(
+      deref(document, token.responses['4XX'].content['application/json'].schema).title,
+      'OAuthError',
+    )
+  })
+
+  test('headers and the 304/429/503 responses are documented', () => {
+    for (const { path, method, operation } of operationsOf(document)) {
+      const where = `${method.toUpperCase()} ${path}`
+      const ok = operation.responses['200']
+      assert.ok(ok.headers['X-Request-Id'], `${where} X-Request-Id`)
+      assert.equal(operation.responses['503'].$ref, '#/components/responses/Unavailable', where)
+      if (path.startsWith('/v2/')) {
+        assert.equal(operation.responses['429'].$ref, '#/components/responses/TooManyRequests', where)
+        assert.ok(ok.headers['RateLimit-Remaining'], `${where} RateLimit-Remaining`)
+      }
+      if (method === 'get' && !openPath(path)) {
+        assert.ok(ok.headers.ETag, `${where} ETag`)
+        assert.equal(operation.responses['304'].$ref, '#/components/responses/NotModified', where)
+      }
+    }
+    const donor = document.paths['/v2/organization/{corporation}/inquiry/donor'].post
+    assert.ok(donor.responses['200'].headers['Idempotent-Replayed'])
+    assert.ok(document.components.responses.TooManyRequests.headers['Retry-After'])
+    assert.ok(document.components.responses.Unavailable.headers['Retry-After'])
+  })
+
+  test('servers: the listening address when no public URL is configured', async () => {
+    const config = loadConfig({ logLevel: 'silent' }, {})
+    const database = openDatabase(':memory:')
+    const app = await buildApp({ config, database })
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 })
+      const { port } = app.server.address() as AddressInfo
+      const served = (await fetch(`http://127.0.0.1:${port}/v2/openapi.json`)).json() as Promise<JsonNode>
+      assert.equal((await served).servers[0].url, `http://127.0.0.1:${port}`)
+    } finally {
+      await app.close()
+      await database.close()
+    }
+  })
+
+  test('servers and the token URL: EXPERTDIR_PUBLIC_URL when set', async () => {
+    const config = loadConfig(
+      { logLevel: 'silent' },
+      { EXPERTDIR_PUBLIC_URL: 'https://experts.example.org/' },
+    )
+    const database = openDatabase(':memory:')
+    const app = await buildApp({ config, database })
+    try {
+      const served = (await app.inject({ method: 'GET', url: '/v2/openapi.json' })).json()
+      assert.deepEqual(
+        served.servers.map((server: { url: string }) => server.url),
+        ['https://experts.example.org'],
+      )
+      assert.equal(
+        served.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl,
+        'https://experts.example.org/v2/oauth/token',
+      )
+    } finally {
+      await app.close()
+      await database.close()
+    }
+  })
+
+  test('text patterns are portable: no surrogate escapes, \\s or \\u{...}; Python re agrees with JavaScript', () => {
+    const patterns = [...patternsOf(document)]
+    assert.ok(patterns.length > 5)
+    for (const pattern of patterns) {
+      assert.doesNotMatch(pattern, /\\u[dD][89a-fA-F]/, pattern)
+      assert.doesNotMatch(pattern, /\\s|\\u\{/, pattern)
+    }
+    const samples = [
+      'plain text',
+      'Zoë Müller 😀',
+      'line\nbreak',
+      'tab\there',
+      'nul\u0000',
+      'del\u007f',
+      'lone \ud800 high',
+      'lone \udfff low',
+      'nbsp\u00a0',
+      'https://example.org/a?b#c',
+      'https://ex ample.org',
+      'https://例え.jp/パス',
+      '',
+    ]
+    const js = patterns.map((pattern) => samples.map((sample) => new RegExp(pattern, 'u').test(sample)))
+    const python = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import json,re,sys\n' +
+          'd=json.load(sys.stdin)\n' +
+          'print(json.dumps([[re.search(p,s) is not None for s in d["samples"]] for p in d["patterns"]]))',
+      ],
+      // JSON.stringify escapes lone surrogates (\\udXXX), so they reach Python's str intact.
+      { input: JSON.stringify({ patterns, samples }) },
+    )
+    if (python.error) return // no python3 on this machine: the static checks above still ran
+    assert.equal(python.status, 0, python.stderr.toString())
+    assert.deepEqual(JSON.parse(python.stdout.toString()), js)
+  })
+})
