@@ -3,6 +3,7 @@ import * as foundation from './migrations/0001_foundation.js'
 import * as content from './migrations/0002_content.js'
 import * as inquiries from './migrations/0003_inquiries.js'
 import * as performance from './migrations/0004_performance.js'
+import * as inquiryKinds from './migrations/0007_inquiry_kinds.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002_content': content,
   '0003_inquiries': inquiries,
   '0004_performance': performance,
+  '0007_inquiry_kinds': inquiryKinds,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

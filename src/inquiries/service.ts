@@ -20,7 +20,7 @@ const blank = (value: string | undefined) => (value === undefined || value === '
 function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_email' | 'created_at'> {
   const country = blank(input.location_country)?.toUpperCase() ?? null
   const state = blank(input.location_state)
-  const common = {
+  return {
     kind: input.kind,
     username: input.username,
     firstname: input.firstname,
@@ -34,16 +34,7 @@ function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_
     // The schema already checked the pair; this only normalizes `CA-ON` / `on` to `ON`.
     location_state: state && country ? (subdivisionCode(country, state) ?? state.toUpperCase()) : null,
     location_country: country,
-  }
-  if (input.kind === 'donor') {
-    return { ...common, donor_type: input.donor_type, donor_focus: input.donor_focus }
-  }
-  return {
-    ...common,
-    event_name: input.event_name,
-    event_location: input.event_location,
-    event_date: input.event_date,
-    event_description: input.event_description,
+    kind_fields: JSON.stringify(input.fields),
   }
 }
 
