@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
 import { before, test } from 'node:test'
 import { composeEmail } from '../src/delivery/email.js'
 import { inquiryPayload } from '../src/delivery/payload.js'
@@ -254,3 +255,13 @@ describeEachDialect(
   },
   { config: { rateLimitApi: 0 } },
 )
+
+test('docs/webhooks.md names every field of every kind with its label', async () => {
+  const doc = await readFile(new URL('../docs/webhooks.md', import.meta.url), 'utf8')
+  for (const kind of KIND_NAMES) {
+    const row = doc.split('\n').find((line) => line.startsWith(`| \`${kind}\` |`))
+    assert.ok(row, kind)
+    for (const [name, field] of kindFields(kind))
+      assert.ok(row.includes(`\`${name}\` (${field.label}`), `${kind}.${name}`)
+  }
+})

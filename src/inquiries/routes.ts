@@ -24,8 +24,8 @@ import { createInquiry } from './service.js'
 
 const errors = { '4xx': ErrorEnvelope }
 
-/** `media` -> `createMediaInquiry`. */
-const operationIdOf = (kind: InquiryKind) => `create${kind.charAt(0).toUpperCase()}${kind.slice(1)}Inquiry`
+/** `media` -> `createMediaInquiry`, from the body schema's title. */
+const operationIdOf = (kind: InquiryKind) => `create${(INQUIRY_SCHEMAS[kind] as { title?: string }).title}`
 
 /**
  * `POST /v2/organization/:corporation/inquiry/<kind>` for every kind, and the inbox:
