@@ -7,7 +7,7 @@ import * as inquiryKinds from './migrations/0007_inquiry_kinds.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
-const migrations: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_content': content,
   '0003_inquiries': inquiries,
@@ -15,7 +15,7 @@ const migrations: Record<string, Migration> = {
   '0007_inquiry_kinds': inquiryKinds,
 }
 
-const provider: MigrationProvider = { getMigrations: async () => migrations }
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
