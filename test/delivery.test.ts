@@ -148,6 +148,10 @@ describeEachDialect('inquiry delivery', (ctx) => {
     assert.equal(payload.inquiry.id, id)
     assert.equal(payload.inquiry.kind, 'donor')
     assert.equal(payload.inquiry.donor_focus, 'endowments')
+    assert.deepEqual(payload.inquiry.details, [
+      { field: 'donor_type', label: 'Donor type', value: 'ngo', text: 'NGO' },
+      { field: 'donor_focus', label: 'Donor focus', value: 'endowments', text: 'Endowments' },
+    ])
     assert.equal(payload.inquiry.message, 'Line one\nLine two')
     assert.equal(request.headers['x-expertdir-delivery'], String(payload.delivery_id))
     // Neither the signing secret nor the caller's token travels with the event.
@@ -370,8 +374,17 @@ describeEachDialect('inquiry delivery', (ctx) => {
       (await cli('inquiries', 'list', '--org', String(tenant.orgId), '--json')).stdout,
     )
     const entry = listed.inquiries.find((inquiry: { id: number }) => inquiry.id === id)
-    assert.deepEqual(Object.keys(entry).sort(), ['created_at', 'delivery', 'id', 'kind', 'username'])
+    assert.deepEqual(Object.keys(entry).sort(), [
+      'created_at',
+      'delivery',
+      'fields',
+      'id',
+      'kind',
+      'username',
+    ])
+    assert.equal(listed.next_cursor, null)
     assert.equal(entry.kind, 'donor')
+    assert.equal(entry.fields.donor_type, 'ngo')
     assert.equal(entry.username, username)
     assert.deepEqual(entry.delivery, [
       {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
+import { type InquiryKind, KIND_NAMES } from '../src/inquiries/kinds.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { createExpert } from '../src/profiles/experts.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
@@ -18,15 +19,18 @@ const TOTAL = 500
 const CONCURRENCY = 16
 const KILL_AFTER = 250
 
+/** Inquiry `i` is of the i-th kind in turn, so every kind's write path is killed mid-stream. */
+const kindOf = (i: number) => KIND_NAMES[i % KIND_NAMES.length] as InquiryKind
+
 function post(base: string, token: string, i: number, username: string) {
-  return fetch(`${base}/v2/organization/1/inquiry/event`, {
+  return fetch(`${base}/v2/organization/1/inquiry/${kindOf(i)}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
       'idempotency-key': `kill-test-${i}`,
     },
-    body: JSON.stringify(inquiryBody('event', username, { message: `kill-test-marker-${i}` })),
+    body: JSON.stringify(inquiryBody(kindOf(i), username, { message: `kill-test-marker-${i}` })),
   })
 }
 
@@ -97,14 +101,16 @@ describe('inquiry durability', async () => {
         child = await startServerProcess(testDatabase.url)
         const rows = await db
           .selectFrom('inquiries')
-          .select(['id', 'message'])
+          .select(['id', 'kind', 'message'])
           .where('message', 'like', 'kill-test-marker-%')
           .execute()
         const byMarker = new Map<number, number[]>()
         for (const row of rows) {
           const i = Number(row.message.slice('kill-test-marker-'.length))
           byMarker.set(i, [...(byMarker.get(i) ?? []), row.id])
+          assert.equal(row.kind, kindOf(i), 'each inquiry is stored as the kind it was sent as')
         }
+        assert.equal(new Set(rows.map((row) => row.kind)).size, KIND_NAMES.length, 'every kind is in the mix')
         const missing = [...acknowledged].filter(([i, id]) => byMarker.get(i)?.[0] !== id)
         assert.deepEqual(missing, [], 'every acknowledged inquiry is stored under its acknowledged id')
         assert.ok(

@@ -5,21 +5,23 @@ import * as inquiries from './migrations/0003_inquiries.js'
 import * as performance from './migrations/0004_performance.js'
 import * as sanitizeHtml from './migrations/0005_sanitize_html.js'
 import * as search from './migrations/0006_search.js'
+import * as inquiryKinds from './migrations/0007_inquiry_kinds.js'
 import * as scopes from './migrations/0008_scopes.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
-const migrations: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_content': content,
   '0003_inquiries': inquiries,
   '0004_performance': performance,
   '0005_sanitize_html': sanitizeHtml,
   '0006_search': search,
+  '0007_inquiry_kinds': inquiryKinds,
   '0008_scopes': scopes,
 }
 
-const provider: MigrationProvider = { getMigrations: async () => migrations }
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
 /** Migrates up or down to `name` (tests of a migration's data step). */
 export async function migrateTo(db: Kysely<DB>, name: string): Promise<void> {

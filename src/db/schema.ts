@@ -80,11 +80,12 @@ export type NewExpertRow = Insertable<ExpertsTable>
 export type OrganizationRow = Selectable<OrganizationsTable>
 export type ClientRow = Selectable<ClientsTable>
 
-/** One received inquiry of either kind; the fields of the other kind are null. */
+/** One received inquiry of any kind. */
 export interface InquiriesTable {
   id: Generated<number>
   org_id: number
-  kind: 'donor' | 'event'
+  /** One of the kinds of src/inquiries/kinds.ts. */
+  kind: string
   username: string
   /** The expert's address when the inquiry arrived: where the email goes even if the expert changes. */
   expert_email: string
@@ -98,13 +99,8 @@ export interface InquiriesTable {
   location_city: string | null
   location_state: string | null
   location_country: string | null
-  donor_type: string | null
-  donor_focus: string | null
-  event_name: string | null
-  event_location: string | null
-  /** Unix seconds, as sent. */
-  event_date: number | null
-  event_description: string | null
+  /** The fields of the inquiry's kind, as a JSON object (`{}` for a general inquiry); times in unix seconds. */
+  kind_fields: string
   created_at: number
 }
 

@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { InquiryRow } from '../db/schema.js'
+import { kindLabel, labelledFields } from '../inquiries/mapping.js'
 import { DeliveryError } from './webhook.js'
 
 /** Sends inquiry emails to experts; `undefined` from `createEmailChannel` means SMTP is not configured. */
@@ -24,22 +25,12 @@ export function composeEmail(inquiry: InquiryRow): { subject: string; text: stri
         null,
     ],
   ]
-  if (inquiry.kind === 'donor') {
-    lines.push(['Donor type', inquiry.donor_type], ['Donor focus', inquiry.donor_focus])
-  } else {
-    const date = inquiry.event_date === null ? null : new Date(inquiry.event_date * 1000).toISOString()
-    lines.push(
-      ['Event', inquiry.event_name],
-      ['Event location', inquiry.event_location],
-      ['Event date', date],
-      ['Event description', inquiry.event_description],
-    )
-  }
+  for (const { label, text } of labelledFields(inquiry)) lines.push([label, text])
   const header = lines
     .filter(([, value]) => value !== null && value !== '')
     .map(([label, value]) => `${label}: ${value}`)
   const text = [
-    `You have received a new ${inquiry.kind} inquiry (#${inquiry.id}).`,
+    `You have received a new ${kindLabel(inquiry.kind)} inquiry (#${inquiry.id}).`,
     '',
     ...header,
     '',
@@ -47,7 +38,7 @@ export function composeEmail(inquiry: InquiryRow): { subject: string; text: stri
     '',
     'Reply to this email to answer the sender directly.',
   ].join('\n')
-  return { subject: `New ${inquiry.kind} inquiry from ${sender}`, text }
+  return { subject: `New ${kindLabel(inquiry.kind)} inquiry from ${sender}`, text }
 }
 
 /** An SMTP channel for `smtpUrl` (`smtp://user:pass@host:587`, `smtps://...`), or undefined when it is "". */

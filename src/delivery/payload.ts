@@ -1,30 +1,18 @@
 import type { InquiryRow } from '../db/schema.js'
+import { inquiryFields, labelledFields } from '../inquiries/mapping.js'
 
-/** What an inquiry looks like outside the database (webhook body, email): times in unix seconds. */
+/**
+ * What an inquiry looks like outside the database (webhook body): the sender's and the kind's fields
+ * flat, as sent (times in unix seconds), and `details`: the kind's fields with readable labels, so a
+ * receiver can show any kind without knowing it.
+ */
 export function inquiryPayload(row: InquiryRow): Record<string, unknown> {
-  const common = {
+  return {
     id: row.id,
     kind: row.kind,
     username: row.username,
     created_at: Math.floor(row.created_at / 1000),
-    firstname: row.firstname,
-    lastname: row.lastname,
-    email: row.email,
-    phone: row.phone,
-    website: row.website,
-    organization: row.organization,
-    message: row.message,
-    location_city: row.location_city,
-    location_state: row.location_state,
-    location_country: row.location_country,
+    ...inquiryFields(row),
+    details: labelledFields(row),
   }
-  return row.kind === 'donor'
-    ? { ...common, donor_type: row.donor_type, donor_focus: row.donor_focus }
-    : {
-        ...common,
-        event_name: row.event_name,
-        event_location: row.event_location,
-        event_date: row.event_date,
-        event_description: row.event_description,
-      }
 }

@@ -40,19 +40,67 @@ export interface InquiryWithDeliveries {
   deliveries: DeliveryRow[]
 }
 
-/** The newest `limit` inquiries of an organization with their delivery rows, newest first. */
+/** What the inbox can be narrowed to; times in unix milliseconds, as stored. */
+export interface InquiryFilter {
+  kind?: string
+  username?: string
+  /** Received at or after. */
+  since?: number
+  /** Received before. */
+  until?: number
+}
+
+export interface InquiryPage {
+  items: InquiryWithDeliveries[]
+  /** The id the next page continues below, or undefined on the last page. */
+  nextBefore: number | undefined
+}
+
+/**
+ * One page of an organization's inquiries, newest first: at most `limit` with ids below `before`.
+ * Keyset paging on the id, so inquiries arriving meanwhile (higher ids) never shift a later page:
+ * a walk through the pages sees every inquiry committed before it started exactly once.
+ */
 export async function listInquiries(
   db: Queryable,
   orgId: number,
-  limit: number,
-): Promise<InquiryWithDeliveries[]> {
-  const inquiries = await db
-    .selectFrom('inquiries')
-    .selectAll()
-    .where('org_id', '=', orgId)
+  options: { limit: number; before?: number; filter?: InquiryFilter },
+): Promise<InquiryPage> {
+  const { limit, before, filter = {} } = options
+  let query = db.selectFrom('inquiries').selectAll().where('org_id', '=', orgId)
+  if (before !== undefined) query = query.where('id', '<', before)
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind)
+  if (filter.username !== undefined) query = query.where('username', '=', filter.username)
+  if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since)
+  if (filter.until !== undefined) query = query.where('created_at', '<', filter.until)
+  // One row more than asked tells whether there is a next page.
+  const rows = await query
     .orderBy('id', 'desc')
-    .limit(limit)
+    .limit(limit + 1)
     .execute()
+  const inquiries = rows.slice(0, limit)
+  const last = inquiries.at(-1)
+  return {
+    items: await withDeliveries(db, orgId, inquiries),
+    nextBefore: rows.length > limit && last ? last.id : undefined,
+  }
+}
+
+/** One inquiry of the organization with its delivery rows. */
+export async function findInquiryWithDeliveries(
+  db: Queryable,
+  orgId: number,
+  id: number,
+): Promise<InquiryWithDeliveries | undefined> {
+  const inquiry = await findInquiry(db, orgId, id)
+  return inquiry && (await withDeliveries(db, orgId, [inquiry]))[0]
+}
+
+async function withDeliveries(
+  db: Queryable,
+  orgId: number,
+  inquiries: InquiryRow[],
+): Promise<InquiryWithDeliveries[]> {
   if (inquiries.length === 0) return []
   const deliveries = await db
     .selectFrom('inquiry_deliveries')

@@ -1,63 +1,64 @@
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { CorporationParams } from '../experts/schemas.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { ApiError, notFound } from '../http/errors.js'
+import '../http/route-scope.js'
+import { readInbox } from './inbox.js'
+import { INQUIRY_KINDS, type InquiryKind, KIND_NAMES } from './kinds.js'
+import { inquiryView } from './mapping.js'
+import { findInquiryWithDeliveries } from './repository.js'
 import {
-  DonorInquiry,
-  type DonorInquiryInput,
-  EventInquiry,
-  type EventInquiryInput,
   IdempotencyHeaders,
+  INQUIRY_SCHEMAS,
+  InboxQuery,
+  type InboxQueryInput,
   InquiryCreated,
-  type InquiryKind,
+  InquiryList,
+  InquiryParams,
+  InquiryView,
+  toInquiryInput,
 } from './schemas.js'
 import { createInquiry } from './service.js'
 
 const errors = { '4xx': ErrorEnvelope }
 
-const SCHEMAS = {
-  donor: {
-    body: DonorInquiry,
-    operationId: 'createDonorInquiry',
-    summary: 'Send a donor inquiry to an expert',
-  },
-  event: {
-    body: EventInquiry,
-    operationId: 'createEventInquiry',
-    summary: 'Send an event inquiry to an expert',
-  },
-} as const
+/** `media` -> `createMediaInquiry`, from the body schema's title. */
+const operationIdOf = (kind: InquiryKind) => `create${(INQUIRY_SCHEMAS[kind] as { title?: string }).title}`
 
-/** `POST /v2/organization/:corporation/inquiry/{donor,event}`. */
+/**
+ * `POST /v2/organization/:corporation/inquiry/<kind>` for every kind, and the inbox:
+ * `GET /v2/organization/:corporation/inquiry` and `GET .../inquiry/:id`.
+ */
 export async function inquiryRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
-  for (const kind of ['donor', 'event'] as InquiryKind[]) {
+  for (const kind of KIND_NAMES) {
     app.post<{
       Params: { corporation: number }
-      Body: DonorInquiryInput | EventInquiryInput
+      Body: Record<string, unknown>
       Headers: { 'idempotency-key'?: string }
     }>(
       `/v2/organization/:corporation/inquiry/${kind}`,
       {
         config: { scope: 'inquiries:create' },
         schema: {
-          operationId: SCHEMAS[kind].operationId,
+          operationId: operationIdOf(kind),
           tags: ['inquiries'],
-          summary: SCHEMAS[kind].summary,
+          summary: INQUIRY_KINDS[kind].summary,
           description:
             'Stores the inquiry durably before answering, then notifies the expert by email and the ' +
             "organization's webhook. Send an Idempotency-Key header to make retries safe.",
           params: CorporationParams,
           headers: IdempotencyHeaders,
-          body: SCHEMAS[kind].body,
+          body: INQUIRY_SCHEMAS[kind],
           response: { 200: Success(InquiryCreated), ...errors },
         },
       },
       async (request, reply) => {
-        const input = { ...request.body, kind } as Parameters<typeof createInquiry>[2]
         const created = await createInquiry(
           context.db,
           request.params.corporation,
-          input,
+          toInquiryInput(kind, request.body),
           request.headers['idempotency-key'],
           context.now(),
         )
@@ -66,4 +67,65 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
       },
     )
   }
+
+  // POST to any other name below /inquiry/ would otherwise be a 405 of `GET .../inquiry/:id`.
+  app.post<{ Params: { corporation: number; id: string } }>(
+    '/v2/organization/:corporation/inquiry/:id',
+    {
+      config: { scope: 'inquiries:create' },
+      schema: { hide: true, params: Type.Object({ ...CorporationParams.properties, id: Type.String() }) },
+    },
+    async (request) => {
+      throw new ApiError(
+        'not_found',
+        `There is no inquiry kind "${request.params.id}": send one of ${KIND_NAMES.join(', ')}.`,
+      )
+    },
+  )
+
+  app.get<{ Params: { corporation: number }; Querystring: InboxQueryInput }>(
+    '/v2/organization/:corporation/inquiry',
+    {
+      config: { scope: 'inquiries:read' },
+      schema: {
+        operationId: 'listInquiries',
+        tags: ['inquiries'],
+        summary: "The organization's inquiries, newest first, with each delivery's status",
+        description:
+          'Pages through the inbox with an opaque cursor: pass next_cursor back as cursor until it is null. ' +
+          'Inquiries that arrive during a walk do not shift later pages: each inquiry received before the ' +
+          'first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until.',
+        params: CorporationParams,
+        querystring: InboxQuery,
+        response: { 200: Success(InquiryList), ...errors },
+      },
+    },
+    async (request) => {
+      const { page_size, ...query } = request.query
+      const page = await readInbox(context.db, request.params.corporation, { ...query, pageSize: page_size })
+      return ok({
+        inquiries: page.items.map(({ inquiry, deliveries }) => inquiryView(inquiry, deliveries)),
+        next_cursor: page.next_cursor,
+      })
+    },
+  )
+
+  app.get<{ Params: { corporation: number; id: number } }>(
+    '/v2/organization/:corporation/inquiry/:id',
+    {
+      config: { scope: 'inquiries:read' },
+      schema: {
+        operationId: 'getInquiry',
+        tags: ['inquiries'],
+        summary: 'One inquiry with its fields and the status of each delivery',
+        params: InquiryParams,
+        response: { 200: Success(InquiryView), ...errors },
+      },
+    },
+    async (request) => {
+      const found = await findInquiryWithDeliveries(context.db, request.params.corporation, request.params.id)
+      if (!found) throw notFound(`Inquiry ${request.params.id}`)
+      return ok(inquiryView(found.inquiry, found.deliveries))
+    },
+  )
 }

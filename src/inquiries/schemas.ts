@@ -1,17 +1,31 @@
-import { type Static, Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
+import { CorporationParams } from '../experts/schemas.js'
 import { CONTROLS, codePointsOf, scalarExcept, WHITESPACE } from '../validation/patterns.js'
-import { CountryCode, Email, StateCode, Text } from '../validation/text.js'
-
-/** Above this, an `event_date` is almost certainly unix milliseconds (10^11 s is the year 5138). */
-export const LARGEST_EVENT_DATE = 99_999_999_999
-
-export const DONOR_TYPES = ['corporate', 'government', 'ngo', 'not_for_profit', 'other'] as const
-export const DONOR_FOCUSES = ['one_time_gift', 'recurring_gift', 'endowments', 'bequests', 'other'] as const
+import { CountryCode, Email, Id, StateCode, Text } from '../validation/text.js'
+import {
+  INQUIRY_KINDS,
+  type InquiryKind,
+  KIND_NAMES,
+  type KindField,
+  type KindFieldValue,
+  kindFields,
+  UnixSeconds,
+} from './kinds.js'
 
 /** Excludes whitespace, control characters and lone surrogates anywhere in the URL. */
 const URL_CHAR = scalarExcept([...WHITESPACE, ...CONTROLS])
 const HOST_CHAR = scalarExcept([...WHITESPACE, ...CONTROLS, ...codePointsOf('/?#@:[]')])
 const URL_PATTERN = `^(?:[Hh][Tt][Tt][Pp][Ss]?://(?:${HOST_CHAR}+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?(?:[/?#]${URL_CHAR}*)?)?$`
+
+function Username(description: string) {
+  return Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[a-z0-9-]*$',
+    description,
+    'x-message': 'must be a username: lowercase letters, digits and dashes',
+  })
+}
 
 /** Optional fields accept "" for "not given": website forms send their empty fields too. */
 const senderFields = {
@@ -39,13 +53,7 @@ const senderFields = {
   location_city: Type.Optional(Text({ max: 255, description: 'Sender city' })),
   location_state: Type.Optional(StateCode('Sender state/province')),
   location_country: Type.Optional(CountryCode('Sender country')),
-  username: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    pattern: '^[a-z0-9-]*$',
-    description: 'Username of the recipient expert',
-    'x-message': 'must be a username: lowercase letters, digits and dashes',
-  }),
+  username: Username('Username of the recipient expert'),
 }
 
 const objectOptions = {
@@ -53,46 +61,54 @@ const objectOptions = {
   'x-subdivision': { country: 'location_country', state: 'location_state', requireCountry: true },
 }
 
-export const DonorInquiry = Type.Object(
-  {
-    ...senderFields,
-    donor_type: Type.Enum([...DONOR_TYPES], { description: 'Kind of donor' }),
-    donor_focus: Type.Enum([...DONOR_FOCUSES], { description: 'Kind of gift' }),
-  },
-  { ...objectOptions, title: 'DonorInquiry' },
-)
+/** `expertwitness` -> `ExpertWitnessInquiry`: the title the OpenAPI document names the body schema by. */
+const titleOf = (kind: InquiryKind) =>
+  `${INQUIRY_KINDS[kind].label.replace(/(^| )([a-z])/g, (_, _space, letter: string) => letter.toUpperCase())}Inquiry`
 
-export const EventInquiry = Type.Object(
-  {
-    ...senderFields,
-    event_name: Text({ min: 1, max: 255, description: 'Event name' }),
-    event_location: Text({ min: 1, max: 255, description: 'Event location' }),
-    event_date: Type.Integer({
-      minimum: 0,
-      description: 'Event date: unix time in seconds (not milliseconds)',
-      'x-message': 'must be an integer unix time in seconds, such as 1767225600',
-      // A nested schema so that a too-large value gets its own message.
-      allOf: [
-        {
-          maximum: LARGEST_EVENT_DATE,
-          'x-message': 'looks like unix milliseconds: send unix seconds (divide by 1000)',
-        },
-      ],
-    }),
-    event_description: Text({
-      min: 1,
-      max: 5000,
-      multiline: true,
-      description: 'Event description (line breaks allowed)',
-    }),
-  },
-  { ...objectOptions, title: 'EventInquiry' },
-)
+/** The body schema of `kind`: the common sender fields and the kind's own. */
+function kindSchema(kind: InquiryKind) {
+  const own = Object.fromEntries(
+    kindFields(kind).map(([name, field]) => [
+      name,
+      field.optional ? Type.Optional(field.schema) : field.schema,
+    ]),
+  )
+  return Type.Object(
+    { ...senderFields, ...own },
+    { ...objectOptions, title: titleOf(kind), description: `${INQUIRY_KINDS[kind].summary}.` },
+  )
+}
 
-export type DonorInquiryInput = Static<typeof DonorInquiry>
-export type EventInquiryInput = Static<typeof EventInquiry>
-export type InquiryKind = 'donor' | 'event'
-export type InquiryInput = (DonorInquiryInput & { kind: 'donor' }) | (EventInquiryInput & { kind: 'event' })
+export const INQUIRY_SCHEMAS = Object.fromEntries(
+  KIND_NAMES.map((kind) => [kind, kindSchema(kind)]),
+) as Record<InquiryKind, ReturnType<typeof kindSchema>>
+
+export const DonorInquiry = INQUIRY_SCHEMAS.donor
+export const EventInquiry = INQUIRY_SCHEMAS.event
+
+export const DONOR_TYPES = Object.keys(INQUIRY_KINDS.donor.fields.donor_type.choices ?? {})
+export const DONOR_FOCUSES = Object.keys(INQUIRY_KINDS.donor.fields.donor_focus.choices ?? {})
+
+const SenderFields = Type.Object(senderFields)
+export type SenderInput = Static<typeof SenderFields>
+
+/** A validated request: the sender's fields, and the kind's own fields apart. */
+export interface InquiryInput extends SenderInput {
+  kind: InquiryKind
+  fields: Record<string, KindFieldValue>
+}
+
+/** Splits a validated body of `kind` into the sender's fields and the kind's own. */
+export function toInquiryInput(kind: InquiryKind, body: Record<string, unknown>): InquiryInput {
+  const fields: Record<string, KindFieldValue> = {}
+  const sender: Record<string, unknown> = {}
+  const own = new Set(kindFields(kind).map(([name]) => name))
+  for (const [key, value] of Object.entries(body)) {
+    if (own.has(key)) fields[key] = value as KindFieldValue
+    else sender[key] = value
+  }
+  return { ...(sender as SenderInput), kind, fields }
+}
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -110,4 +126,111 @@ export const IdempotencyHeaders = Type.Object({
 export const InquiryCreated = Type.Object(
   { id: Type.Integer({ description: 'Inquiry id' }) },
   { title: 'InquiryCreated' },
+)
+
+/** The inbox page size: 1..100, 20 when not given. */
+export const DEFAULT_PAGE_SIZE = 20
+export const MAX_PAGE_SIZE = 100
+
+export const InboxQuery = Type.Object(
+  {
+    kind: Type.Optional(Type.Enum(KIND_NAMES, { description: 'Only inquiries of this kind' })),
+    username: Type.Optional(Username('Only inquiries to this expert')),
+    since: Type.Optional(UnixSeconds('Only inquiries received at or after this time')),
+    until: Type.Optional(UnixSeconds('Only inquiries received before this time')),
+    page_size: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        default: DEFAULT_PAGE_SIZE,
+        description: 'Inquiries per page, 1 to 100 (default 20)',
+        'x-message': 'must be an integer from 1 to 100',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "The previous page's next_cursor; omit it for the newest inquiries",
+        'x-message': 'must be the next_cursor of a previous page',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type InboxQueryInput = Static<typeof InboxQuery>
+
+export const InquiryParams = Type.Object({
+  corporation: CorporationParams.properties.corporation,
+  id: Id('Inquiry id'),
+})
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Every kind's fields, as the inbox serves them: a field of another kind is absent. */
+const kindFieldProperties = Object.fromEntries(
+  KIND_NAMES.flatMap((kind) =>
+    kindFields(kind).map(([name, field]: [string, KindField]) => [
+      name,
+      Type.Optional(
+        nullable(
+          field.time
+            ? Type.Integer({ description: `${field.label} (${kind}): unix seconds` })
+            : Type.String({ description: `${field.label} (${kind})` }),
+        ),
+      ),
+    ]),
+  ),
+)
+
+export const InquiryFieldsView = Type.Object(
+  {
+    ...Object.fromEntries(
+      Object.entries(senderFields)
+        .filter(([name]) => name !== 'username')
+        .map(([name, schema]) => [
+          name,
+          name === 'firstname' || name === 'email' || name === 'message'
+            ? Type.String({ description: (schema as { description?: string }).description })
+            : nullable(Type.String({ description: (schema as { description?: string }).description })),
+        ]),
+    ),
+    ...kindFieldProperties,
+  },
+  {
+    title: 'InquiryFields',
+    description: "The sender's fields and those of the inquiry's kind; a field left out is null.",
+  },
+)
+
+export const DeliveryStatusView = Type.Object(
+  {
+    channel: Type.String({ description: 'email or webhook' }),
+    status: Type.String({ description: 'pending, delivered, failed or skipped' }),
+    attempts: Type.Integer({ description: 'Attempts made so far' }),
+    last_error: nullable(Type.String({ description: 'Why the last attempt failed or was skipped' })),
+  },
+  { title: 'InquiryDelivery' },
+)
+
+export const InquiryView = Type.Object(
+  {
+    id: Type.Integer({ description: 'Inquiry id' }),
+    kind: Type.Enum(KIND_NAMES, { description: 'Kind of inquiry' }),
+    username: Type.String({ description: 'Username of the recipient expert' }),
+    created_at: Type.Integer({ description: 'When it was received: unix seconds' }),
+    fields: InquiryFieldsView,
+    delivery: Type.Array(DeliveryStatusView),
+  },
+  { title: 'Inquiry' },
+)
+
+export const InquiryList = Type.Object(
+  {
+    inquiries: Type.Array(InquiryView),
+    next_cursor: nullable(
+      Type.String({ description: 'Pass as cursor for the next page; null on the last page' }),
+    ),
+  },
+  { title: 'InquiryList' },
 )

@@ -19,7 +19,7 @@ const blank = (value: string | undefined) => (value === undefined || value === '
 /** Request fields -> columns: "" becomes null, codes are stored upper-case (state as its short code). */
 function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_email' | 'created_at'> {
   const location = normalizeLocation(input)
-  const common = {
+  return {
     kind: input.kind,
     username: input.username,
     firstname: input.firstname,
@@ -32,16 +32,7 @@ function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_
     location_city: blank(input.location_city),
     location_state: location.location_state ?? null,
     location_country: location.location_country ?? null,
-  }
-  if (input.kind === 'donor') {
-    return { ...common, donor_type: input.donor_type, donor_focus: input.donor_focus }
-  }
-  return {
-    ...common,
-    event_name: input.event_name,
-    event_location: input.event_location,
-    event_date: input.event_date,
-    event_description: input.event_description,
+    kind_fields: JSON.stringify(input.fields),
   }
 }
 

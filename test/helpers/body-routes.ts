@@ -50,6 +50,16 @@ export const BODY_ROUTES: BodyRoute[] = [
     malformed: 'invalid_request',
     table: 'access_tokens',
   },
+  ...(['general', 'media', 'partnership', 'admission', 'research', 'business', 'expertwitness'] as const).map(
+    (kind): BodyRoute => ({
+      name: `POST ${kind} inquiry`,
+      method: 'POST',
+      auth: true,
+      url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/inquiry/${kind}`,
+      malformed: 'validation_failed',
+      table: 'inquiries',
+    }),
+  ),
 ]
 
 /** Paths with a `:corporation` (and maybe a numeric `:id`) segment; `{id}` marks where a bad id goes. */
@@ -62,4 +72,9 @@ export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   { name: 'GET qanda (id)', method: 'GET', path: '/v2/qanda/1/{id}' },
   { name: 'POST donor inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/donor' },
   { name: 'POST event inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/event' },
+  { name: 'POST media inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/media' },
+  { name: 'POST expertwitness inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/expertwitness' },
+  { name: 'GET inquiries', method: 'GET', path: '/v2/organization/{id}/inquiry' },
+  { name: 'GET inquiry (corporation)', method: 'GET', path: '/v2/organization/{id}/inquiry/1' },
+  { name: 'GET inquiry (id)', method: 'GET', path: '/v2/organization/1/inquiry/{id}' },
 ]

@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app.js'
 import { createClient, type IssuedClient } from '../../src/auth/clients.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import type { DialectName } from '../../src/db/database.js'
+import type { InquiryKind } from '../../src/inquiries/kinds.js'
 import { createOrganization } from '../../src/organizations/repository.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './databases.js'
 
@@ -139,7 +140,36 @@ export function envelope(response: LightMyRequestResponse): {
   return response.json()
 }
 
-export type InquiryKind = 'donor' | 'event'
+export type { InquiryKind } from '../../src/inquiries/kinds.js'
+
+/** A valid set of the fields each kind adds. */
+export const KIND_SAMPLES: Record<InquiryKind, Record<string, unknown>> = {
+  general: {},
+  donor: { donor_type: 'corporate', donor_focus: 'recurring_gift' },
+  event: {
+    event_name: 'Annual Gala',
+    event_location: 'Toronto',
+    event_date: 1767225600,
+    event_description: 'A dinner with a keynote.\nAbout 300 guests.',
+  },
+  media: { media_position: 'news_director', media_type: 'tv', media_deadline: 1767225600 },
+  partnership: { partner_organization_type: 'ngo', partner_focus: 'research' },
+  admission: {
+    admission_type: 'graduate',
+    admission_program_name: 'Computer Science',
+    admission_faculty: 'Faculty of Engineering',
+  },
+  research: {
+    research_area: 'Quantum error correction',
+    research_stage_in_process: 'collaboration',
+    research_deadline: 1798761600,
+  },
+  business: { business_opportunity_type: 'new_ventures/partnerships' },
+  expertwitness: {
+    expertwitness_stage_in_process: 'in_litigation',
+    expertwitness_organization_type: 'corporate_legal_department',
+  },
+}
 
 function senderFields(username: string): Record<string, unknown> {
   return {
@@ -159,16 +189,7 @@ function senderFields(username: string): Record<string, unknown> {
 
 /** A valid inquiry body of `kind` to `username`; override any field. */
 export function inquiryBody(kind: InquiryKind, username: string, overrides: Record<string, unknown> = {}) {
-  const specific =
-    kind === 'donor'
-      ? { donor_type: 'corporate', donor_focus: 'recurring_gift' }
-      : {
-          event_name: 'Annual Gala',
-          event_location: 'Toronto',
-          event_date: 1767225600,
-          event_description: 'A dinner with a keynote.\nAbout 300 guests.',
-        }
-  return { ...senderFields(username), ...specific, ...overrides }
+  return { ...senderFields(username), ...KIND_SAMPLES[kind], ...overrides }
 }
 
 /** The form-encoded content type header. */

@@ -5,6 +5,18 @@ import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } 
 
 let contentKey = 0
 
+/** Stores a media inquiry in `owner`'s organization; returns its id. */
+async function createInquiryOf(ctx: TestContext, owner: Tenant): Promise<number> {
+  const response = await ctx.inject({
+    method: 'POST',
+    url: `/v2/organization/${owner.orgId}/inquiry/media`,
+    headers: owner.auth,
+    payload: inquiryBody('media', await createExpert(ctx, owner)),
+  })
+  if (response.statusCode !== 200) throw new Error(`create inquiry failed: ${response.body}`)
+  return response.json().data.id as number
+}
+
 /** Imports one post and one question into `owner`'s organization; returns their ids. */
 async function createContent(
   ctx: TestContext,
@@ -127,6 +139,36 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     build: async (_ctx, corporation) => ({
       method: 'GET',
       url: `/v2/qanda/${corporation}/search?q=question`,
+    }),
+  },
+  ...(['general', 'media', 'partnership', 'admission', 'research', 'business', 'expertwitness'] as const).map(
+    (kind): ProtectedRoute => ({
+      name: `POST ${kind} inquiry`,
+      scope: 'inquiries:create',
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/inquiry/${kind}`,
+        payload: inquiryBody(kind, await createExpert(ctx, owner)),
+      }),
+    }),
+  ),
+  {
+    name: 'GET inquiries',
+    scope: 'inquiries:read',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/inquiry?page_size=5`,
+    }),
+  },
+  {
+    name: 'GET inquiry',
+    scope: 'inquiries:read',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/inquiry/${await createInquiryOf(ctx, owner)}`,
     }),
   },
 ]

@@ -1648,6 +1648,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/inquiry/general": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a general inquiry to an expert
+         * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createGeneralInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/inquiry/donor": {
         parameters: {
             query?: never;
@@ -1678,10 +1698,167 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send an event inquiry to an expert
+         * Send an event (speaking) inquiry to an expert
          * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
          */
         post: operations["createEventInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a media request (from a journalist) to an expert
+         * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createMediaInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/partnership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a partnership inquiry to an expert
+         * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createPartnershipInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/admission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an admission inquiry (from a prospective student) to an expert
+         * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createAdmissionInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/research": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a research inquiry to an expert
+         * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createResearchInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/business": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a business inquiry to an expert
+         * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createBusinessInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/expertwitness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an expert witness inquiry to an expert
+         * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
+         */
+        post: operations["createExpertWitnessInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's inquiries, newest first, with each delivery's status
+         * @description Pages through the inbox with an opaque cursor: pass next_cursor back as cursor until it is null. Inquiries that arrive during a walk do not shift later pages: each inquiry received before the first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until.
+         */
+        get: operations["listInquiries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One inquiry with its fields and the status of each delivery */
+        get: operations["getInquiry"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1743,6 +1920,49 @@ export interface components {
             type?: (71 | 73) | "" | null;
             start?: number | "" | null;
             end?: number | "" | null;
+        };
+        /**
+         * AdmissionInquiry
+         * @description Send an admission inquiry (from a prospective student) to an expert.
+         */
+        AdmissionInquiry: {
+            /** @description Sender first name */
+            firstname: string;
+            /** @description Sender last name */
+            lastname?: string;
+            /**
+             * Format: email
+             * @description Sender email address
+             */
+            email: string;
+            /** @description Sender phone number */
+            phone?: string;
+            /** @description Sender website: an http:// or https:// URL */
+            website?: string;
+            /** @description Sender company */
+            organization?: string;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            /** @description Sender city */
+            location_city?: string;
+            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            location_state?: string;
+            /**
+             * Format: iso3166-alpha2
+             * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
+             */
+            location_country?: string;
+            /** @description Username of the recipient expert */
+            username: string;
+            /**
+             * @description Level of study
+             * @enum {unknown}
+             */
+            admission_type: "undergraduate" | "graduate";
+            /** @description Name of the program */
+            admission_program_name: string;
+            /** @description Faculty of the program */
+            admission_faculty: string;
         };
         /** AffiliationCreate */
         AffiliationCreate: {
@@ -1923,6 +2143,45 @@ export interface components {
             isbn?: string | "" | null;
             cover_url?: string | "" | null;
         };
+        /**
+         * BusinessInquiry
+         * @description Send a business inquiry to an expert.
+         */
+        BusinessInquiry: {
+            /** @description Sender first name */
+            firstname: string;
+            /** @description Sender last name */
+            lastname?: string;
+            /**
+             * Format: email
+             * @description Sender email address
+             */
+            email: string;
+            /** @description Sender phone number */
+            phone?: string;
+            /** @description Sender website: an http:// or https:// URL */
+            website?: string;
+            /** @description Sender company */
+            organization?: string;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            /** @description Sender city */
+            location_city?: string;
+            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            location_state?: string;
+            /**
+             * Format: iso3166-alpha2
+             * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
+             */
+            location_country?: string;
+            /** @description Username of the recipient expert */
+            username: string;
+            /**
+             * @description Kind of business opportunity
+             * @enum {unknown}
+             */
+            business_opportunity_type: "consulting_engagement" | "new_ventures/partnerships" | "business_deals" | "corporate_training";
+        };
         /** CategoryCreate */
         CategoryCreate: {
             /** @description Name */
@@ -1988,7 +2247,10 @@ export interface components {
              */
             url?: string;
         };
-        /** DonorInquiry */
+        /**
+         * DonorInquiry
+         * @description Send a donor inquiry to an expert.
+         */
         DonorInquiry: {
             /** @description Sender first name */
             firstname: string;
@@ -2077,7 +2339,10 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** EventInquiry */
+        /**
+         * EventInquiry
+         * @description Send an event (speaking) inquiry to an expert.
+         */
         EventInquiry: {
             /** @description Sender first name */
             firstname: string;
@@ -2288,6 +2553,50 @@ export interface components {
             username: string;
             updated: boolean;
         };
+        /**
+         * ExpertWitnessInquiry
+         * @description Send an expert witness inquiry to an expert.
+         */
+        ExpertWitnessInquiry: {
+            /** @description Sender first name */
+            firstname: string;
+            /** @description Sender last name */
+            lastname?: string;
+            /**
+             * Format: email
+             * @description Sender email address
+             */
+            email: string;
+            /** @description Sender phone number */
+            phone?: string;
+            /** @description Sender website: an http:// or https:// URL */
+            website?: string;
+            /** @description Sender company */
+            organization?: string;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            /** @description Sender city */
+            location_city?: string;
+            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            location_state?: string;
+            /**
+             * Format: iso3166-alpha2
+             * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
+             */
+            location_country?: string;
+            /** @description Username of the recipient expert */
+            username: string;
+            /**
+             * @description Where the case stands
+             * @enum {unknown}
+             */
+            expertwitness_stage_in_process: "investigation" | "in_litigation" | "approaching_trial" | "other";
+            /**
+             * @description Kind of the sender's organization
+             * @enum {unknown}
+             */
+            expertwitness_organization_type: "legal_firm" | "corporate_legal_department" | "insurance_provider" | "government_agency" | "legal_nurse_consultant" | "other";
+        };
         /** FacetBucket */
         FacetBucket: {
             key: string;
@@ -2301,6 +2610,40 @@ export interface components {
             /** @description Currency: ISO 4217 code such as USD */
             currency?: string;
         };
+        /**
+         * GeneralInquiry
+         * @description Send a general inquiry to an expert.
+         */
+        GeneralInquiry: {
+            /** @description Sender first name */
+            firstname: string;
+            /** @description Sender last name */
+            lastname?: string;
+            /**
+             * Format: email
+             * @description Sender email address
+             */
+            email: string;
+            /** @description Sender phone number */
+            phone?: string;
+            /** @description Sender website: an http:// or https:// URL */
+            website?: string;
+            /** @description Sender company */
+            organization?: string;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            /** @description Sender city */
+            location_city?: string;
+            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            location_state?: string;
+            /**
+             * Format: iso3166-alpha2
+             * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
+             */
+            location_country?: string;
+            /** @description Username of the recipient expert */
+            username: string;
+        };
         /** Health */
         Health: {
             status: string;
@@ -2310,10 +2653,80 @@ export interface components {
             /** @description Name */
             name: string;
         };
+        /** Inquiry */
+        Inquiry: {
+            /** @description Inquiry id */
+            id: number;
+            /**
+             * @description Kind of inquiry
+             * @enum {unknown}
+             */
+            kind: "general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness";
+            /** @description Username of the recipient expert */
+            username: string;
+            /** @description When it was received: unix seconds */
+            created_at: number;
+            fields: components["schemas"]["InquiryFields"];
+            delivery: components["schemas"]["InquiryDelivery"][];
+        };
         /** InquiryCreated */
         InquiryCreated: {
             /** @description Inquiry id */
             id: number;
+        };
+        /** InquiryDelivery */
+        InquiryDelivery: {
+            /** @description email or webhook */
+            channel: string;
+            /** @description pending, delivered, failed or skipped */
+            status: string;
+            /** @description Attempts made so far */
+            attempts: number;
+            last_error: string | null;
+        };
+        /**
+         * InquiryFields
+         * @description The sender's fields and those of the inquiry's kind; a field left out is null.
+         */
+        InquiryFields: {
+            /** @description Sender first name */
+            firstname: string;
+            lastname: string | null;
+            /** @description Sender email address */
+            email: string;
+            phone: string | null;
+            website: string | null;
+            organization: string | null;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            location_city: string | null;
+            location_state: string | null;
+            location_country: string | null;
+            donor_type?: string | null;
+            donor_focus?: string | null;
+            event_name?: string | null;
+            event_location?: string | null;
+            event_date?: number | null;
+            event_description?: string | null;
+            media_position?: string | null;
+            media_type?: string | null;
+            media_deadline?: number | null;
+            partner_organization_type?: string | null;
+            partner_focus?: string | null;
+            admission_type?: string | null;
+            admission_program_name?: string | null;
+            admission_faculty?: string | null;
+            research_area?: string | null;
+            research_stage_in_process?: string | null;
+            research_deadline?: number | null;
+            business_opportunity_type?: string | null;
+            expertwitness_stage_in_process?: string | null;
+            expertwitness_organization_type?: string | null;
+        };
+        /** InquiryList */
+        InquiryList: {
+            inquiries: components["schemas"]["Inquiry"][];
+            next_cursor: string | null;
         };
         /** LanguageCreate */
         LanguageCreate: {
@@ -2344,6 +2757,52 @@ export interface components {
              * @description URL: an http(s) URL
              */
             url?: string;
+        };
+        /**
+         * MediaInquiry
+         * @description Send a media request (from a journalist) to an expert.
+         */
+        MediaInquiry: {
+            /** @description Sender first name */
+            firstname: string;
+            /** @description Sender last name */
+            lastname?: string;
+            /**
+             * Format: email
+             * @description Sender email address
+             */
+            email: string;
+            /** @description Sender phone number */
+            phone?: string;
+            /** @description Sender website: an http:// or https:// URL */
+            website?: string;
+            /** @description Sender company */
+            organization?: string;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            /** @description Sender city */
+            location_city?: string;
+            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            location_state?: string;
+            /**
+             * Format: iso3166-alpha2
+             * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
+             */
+            location_country?: string;
+            /** @description Username of the recipient expert */
+            username: string;
+            /**
+             * @description The sender's position
+             * @enum {unknown}
+             */
+            media_position: "reporter" | "editor" | "news_director" | "researcher" | "other";
+            /**
+             * @description Kind of outlet
+             * @enum {unknown}
+             */
+            media_type: "print" | "online" | "tv" | "radio";
+            /** @description Deadline of the story: unix time in seconds (not milliseconds) */
+            media_deadline: number & unknown;
         };
         /** MediaappearanceCreate */
         MediaappearanceCreate: {
@@ -2452,6 +2911,50 @@ export interface components {
             details?: string | "" | null;
             date?: number | "" | null;
             url?: string | "" | null;
+        };
+        /**
+         * PartnershipInquiry
+         * @description Send a partnership inquiry to an expert.
+         */
+        PartnershipInquiry: {
+            /** @description Sender first name */
+            firstname: string;
+            /** @description Sender last name */
+            lastname?: string;
+            /**
+             * Format: email
+             * @description Sender email address
+             */
+            email: string;
+            /** @description Sender phone number */
+            phone?: string;
+            /** @description Sender website: an http:// or https:// URL */
+            website?: string;
+            /** @description Sender company */
+            organization?: string;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            /** @description Sender city */
+            location_city?: string;
+            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            location_state?: string;
+            /**
+             * Format: iso3166-alpha2
+             * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
+             */
+            location_country?: string;
+            /** @description Username of the recipient expert */
+            username: string;
+            /**
+             * @description Kind of the sender's organization
+             * @enum {unknown}
+             */
+            partner_organization_type: "corporate" | "government" | "ngo" | "not_for_profit" | "other";
+            /**
+             * @description What the partnership is about
+             * @enum {unknown}
+             */
+            partner_focus: "business_development" | "corporate" | "fundraising" | "licensing" | "research" | "sponsorship" | "technology" | "other";
         };
         /** PartnershipUpdate */
         PartnershipUpdate: {
@@ -3150,6 +3653,49 @@ export interface components {
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
+        };
+        /**
+         * ResearchInquiry
+         * @description Send a research inquiry to an expert.
+         */
+        ResearchInquiry: {
+            /** @description Sender first name */
+            firstname: string;
+            /** @description Sender last name */
+            lastname?: string;
+            /**
+             * Format: email
+             * @description Sender email address
+             */
+            email: string;
+            /** @description Sender phone number */
+            phone?: string;
+            /** @description Sender website: an http:// or https:// URL */
+            website?: string;
+            /** @description Sender company */
+            organization?: string;
+            /** @description Sender message (line breaks allowed) */
+            message: string;
+            /** @description Sender city */
+            location_city?: string;
+            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            location_state?: string;
+            /**
+             * Format: iso3166-alpha2
+             * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
+             */
+            location_country?: string;
+            /** @description Username of the recipient expert */
+            username: string;
+            /** @description Area of research */
+            research_area: string;
+            /**
+             * @description Where the research stands
+             * @enum {unknown}
+             */
+            research_stage_in_process: "collaboration" | "funding" | "partnership" | "other";
+            /** @description Deadline, if any: unix time in seconds (not milliseconds) */
+            research_deadline?: number & unknown;
         };
         /** ResearchfocusCreate */
         ResearchfocusCreate: {
@@ -13287,6 +13833,59 @@ export interface operations {
             };
         };
     };
+    createGeneralInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body within 24 hours returns the first response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description Send a general inquiry to an expert. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeneralInquiry"];
+                "application/x-www-form-urlencoded": components["schemas"]["GeneralInquiry"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryCreated"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createDonorInquiry: {
         parameters: {
             query?: never;
@@ -13300,6 +13899,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Send a donor inquiry to an expert. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DonorInquiry"];
@@ -13352,6 +13952,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Send an event (speaking) inquiry to an expert. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EventInquiry"];
@@ -13377,6 +13978,429 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMediaInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body within 24 hours returns the first response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description Send a media request (from a journalist) to an expert. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MediaInquiry"];
+                "application/x-www-form-urlencoded": components["schemas"]["MediaInquiry"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryCreated"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPartnershipInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body within 24 hours returns the first response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description Send a partnership inquiry to an expert. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnershipInquiry"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnershipInquiry"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryCreated"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAdmissionInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body within 24 hours returns the first response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description Send an admission inquiry (from a prospective student) to an expert. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdmissionInquiry"];
+                "application/x-www-form-urlencoded": components["schemas"]["AdmissionInquiry"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryCreated"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createResearchInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body within 24 hours returns the first response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description Send a research inquiry to an expert. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResearchInquiry"];
+                "application/x-www-form-urlencoded": components["schemas"]["ResearchInquiry"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryCreated"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBusinessInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body within 24 hours returns the first response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description Send a business inquiry to an expert. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BusinessInquiry"];
+                "application/x-www-form-urlencoded": components["schemas"]["BusinessInquiry"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryCreated"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createExpertWitnessInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body within 24 hours returns the first response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description Send an expert witness inquiry to an expert. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpertWitnessInquiry"];
+                "application/x-www-form-urlencoded": components["schemas"]["ExpertWitnessInquiry"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryCreated"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInquiries: {
+        parameters: {
+            query?: {
+                /** @description Only inquiries of this kind */
+                kind?: "general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness";
+                /** @description Only inquiries to this expert */
+                username?: string;
+                /** @description Only inquiries received at or after this time: unix time in seconds (not milliseconds) */
+                since?: number & unknown;
+                /** @description Only inquiries received before this time: unix time in seconds (not milliseconds) */
+                until?: number & unknown;
+                /** @description Inquiries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the newest inquiries */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Inquiry id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Inquiry"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */

@@ -1,11 +1,59 @@
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
 import { deleteWebhook, findWebhook, saveWebhook } from '../../delivery/repository.js'
 import { generateWebhookSecret, isWebhookUrl } from '../../delivery/webhook.js'
-import { listInquiries } from '../../inquiries/repository.js'
+import { decodeCursor } from '../../inquiries/cursor.js'
+import { readInbox } from '../../inquiries/inbox.js'
+import { type InquiryKind, isInquiryKind, KIND_NAMES, LARGEST_UNIX_SECONDS } from '../../inquiries/kinds.js'
+import { inquiryFields } from '../../inquiries/mapping.js'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../inquiries/schemas.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { CliError, type GlobalOptions, positiveInt, report, UsageError, withDatabase } from '../output.js'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+interface ListOptions {
+  org: number
+  kind?: InquiryKind
+  username?: string
+  since?: number
+  until?: number
+  pageSize?: number
+  limit?: number
+  cursor?: string
+  json?: boolean
+}
+
+function kindOption(value: string): InquiryKind {
+  if (!isInquiryKind(value))
+    throw new UsageError(`--kind must be one of ${KIND_NAMES.join(', ')}, got "${value}"`)
+  return value
+}
+
+function pageSize(name: string) {
+  return (value: string): number => {
+    const n = positiveInt(name)(value)
+    if (n > MAX_PAGE_SIZE) throw new UsageError(`${name} must be at most ${MAX_PAGE_SIZE}, got ${n}`)
+    return n
+  }
+}
+
+function unixSeconds(name: string) {
+  return (value: string): number => {
+    if (!/^(0|[1-9][0-9]*)$/.test(value))
+      throw new UsageError(`${name} must be a unix time in seconds, got "${value}"`)
+    const n = Number(value)
+    if (n > LARGEST_UNIX_SECONDS)
+      throw new UsageError(`${name} looks like unix milliseconds: give unix seconds (divide by 1000)`)
+    return n
+  }
+}
+
+function cursorOption(value: string): string {
+  if (decodeCursor(value) === undefined) {
+    throw new UsageError('--cursor must be the next_cursor of a previous page, exactly as it was printed')
+  }
+  return value
+}
 
 /** `inquiries list` and the organization's webhook (`webhook set|show|clear`). */
 export function inquiryCommands(program: Command, globals: () => GlobalOptions): void {
@@ -13,17 +61,39 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
 
   inquiries
     .command('list')
-    .description('List the newest inquiries of an organization with their delivery status')
+    .description(
+      'List the inquiries of an organization, newest first, with their delivery status, a page at a time',
+    )
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
-    .option('--limit <n>', 'how many, newest first (default 100)', positiveInt('--limit'), 100)
+    .option('--kind <kind>', `only this kind: ${KIND_NAMES.join(', ')}`, kindOption)
+    .option('--username <username>', 'only inquiries to this expert')
+    .option('--since <seconds>', 'only inquiries received at or after this unix time', unixSeconds('--since'))
+    .option('--until <seconds>', 'only inquiries received before this unix time', unixSeconds('--until'))
+    .option(
+      '--page-size <n>',
+      `inquiries per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+      pageSize('--page-size'),
+    )
+    .addOption(new Option('--limit <n>', 'same as --page-size').argParser(pageSize('--limit')).hideHelp())
+    .option('--cursor <cursor>', 'continue after a previous page (its next_cursor)', cursorOption)
     .option('--json', 'print one JSON object')
-    .action(async (options: { org: number; limit: number; json?: boolean }) => {
-      const rows = await withDatabase(globals(), ({ db }) => listInquiries(db, options.org, options.limit))
-      const list = rows.map(({ inquiry, deliveries }) => ({
+    .action(async (options: ListOptions) => {
+      const page = await withDatabase(globals(), ({ db }) =>
+        readInbox(db, options.org, {
+          kind: options.kind,
+          username: options.username,
+          since: options.since,
+          until: options.until,
+          pageSize: options.pageSize ?? options.limit,
+          cursor: options.cursor,
+        }),
+      )
+      const list = page.items.map(({ inquiry, deliveries }) => ({
         id: inquiry.id,
         kind: inquiry.kind,
         username: inquiry.username,
         created_at: iso(inquiry.created_at),
+        fields: inquiryFields(inquiry),
         delivery: deliveries.map((d) => ({
           channel: d.channel,
           status: d.status,
@@ -32,18 +102,19 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
           next_attempt_at: iso(d.next_attempt_at),
         })),
       }))
-      report(options.json, { inquiries: list }, () =>
-        list.length === 0
-          ? 'No inquiries.'
-          : list
-              .map((inquiry) => {
-                const delivery = inquiry.delivery
-                  .map((d) => `${d.channel} ${d.status}${d.attempts > 1 ? ` (${d.attempts} attempts)` : ''}`)
-                  .join(', ')
-                return `${inquiry.id}\t${inquiry.created_at}\t${inquiry.kind}\t${inquiry.username}\t${delivery}`
-              })
-              .join('\n'),
-      )
+      report(options.json, { inquiries: list, next_cursor: page.next_cursor }, () => {
+        const lines = list.map((inquiry) => {
+          const delivery = inquiry.delivery
+            .map((d) => `${d.channel} ${d.status}${d.attempts > 1 ? ` (${d.attempts} attempts)` : ''}`)
+            .join(', ')
+          return `${inquiry.id}\t${inquiry.created_at}\t${inquiry.kind}\t${inquiry.username}\t${delivery}`
+        })
+        if (lines.length === 0) lines.push(options.cursor ? 'No more inquiries.' : 'No inquiries.')
+        if (page.next_cursor !== null) {
+          lines.push(`More inquiries: add --cursor ${page.next_cursor} to see the next page.`)
+        }
+        return lines.join('\n')
+      })
     })
 
   const webhook = program

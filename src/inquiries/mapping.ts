@@ -1,0 +1,86 @@
+import type { DeliveryRow, InquiryRow } from '../db/schema.js'
+import { INQUIRY_KINDS, isInquiryKind, type KindFieldValue, kindFields } from './kinds.js'
+
+/** Stored rows -> the shapes the inbox, the webhook and the email show. */
+
+const SENDER_COLUMNS = [
+  'firstname',
+  'lastname',
+  'email',
+  'phone',
+  'website',
+  'organization',
+  'message',
+  'location_city',
+  'location_state',
+  'location_country',
+] as const
+
+/** The kind's fields as stored, each present (`null` when the sender left an optional one out). */
+export function kindFieldValues(
+  row: Pick<InquiryRow, 'kind' | 'kind_fields'>,
+): Record<string, KindFieldValue | null> {
+  const stored = JSON.parse(row.kind_fields) as Record<string, KindFieldValue>
+  if (!isInquiryKind(row.kind)) return stored
+  return Object.fromEntries(kindFields(row.kind).map(([name]) => [name, stored[name] ?? null]))
+}
+
+/** Every field the sender filled in: the common ones, then the kind's. Absent ones are `null`. */
+export function inquiryFields(row: InquiryRow): Record<string, KindFieldValue | null> {
+  return {
+    ...Object.fromEntries(SENDER_COLUMNS.map((column) => [column, row[column]])),
+    ...kindFieldValues(row),
+  }
+}
+
+/** One of the kind's fields with its readable label and its value as a person reads it. */
+export interface LabelledField {
+  field: string
+  label: string
+  value: KindFieldValue | null
+  /** The allowed value's label (`tv` -> `TV`), a time as an ISO 8601 date, or the text itself. */
+  text: string | null
+}
+
+export function labelledFields(row: InquiryRow): LabelledField[] {
+  if (!isInquiryKind(row.kind)) return []
+  const values = kindFieldValues(row)
+  return kindFields(row.kind).map(([field, spec]) => {
+    const value = values[field] ?? null
+    const text =
+      value === null
+        ? null
+        : spec.time
+          ? new Date(Number(value) * 1000).toISOString()
+          : (spec.choices?.[String(value)] ?? String(value))
+    return { field, label: spec.label, value, text }
+  })
+}
+
+/** `media` -> `media`, `expertwitness` -> `expert witness`: for "a new ... inquiry". */
+export function kindLabel(kind: string): string {
+  return isInquiryKind(kind) ? INQUIRY_KINDS[kind].label : kind
+}
+
+export interface DeliveryView {
+  channel: string
+  status: string
+  attempts: number
+  last_error: string | null
+}
+
+export function deliveryView(row: DeliveryRow): DeliveryView {
+  return { channel: row.channel, status: row.status, attempts: row.attempts, last_error: row.last_error }
+}
+
+/** An inquiry as the inbox serves it (CONTRACT §11); `created_at` in unix seconds. */
+export function inquiryView(row: InquiryRow, deliveries: DeliveryRow[]) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    username: row.username,
+    created_at: Math.floor(row.created_at / 1000),
+    fields: inquiryFields(row),
+    delivery: deliveries.map(deliveryView),
+  }
+}
