@@ -53,7 +53,7 @@ describeEachDialect(
         })
         assert.equal(response.statusCode, 405)
         assert.equal(envelope(response).error?.code, 'method_not_allowed')
-        assert.equal(response.headers.allow, 'POST')
+        assert.equal(response.headers.allow, 'GET, HEAD, POST')
         assert.deepEqual(corsHeaders(response.headers), [], origin)
       }
     })
@@ -61,7 +61,7 @@ describeEachDialect(
     test('a plain OPTIONS (not a preflight) from a listed origin is still 405 with Allow', async () => {
       const response = await ctx.inject({ method: 'OPTIONS', url: expertsUrl(), headers: { origin: SITE } })
       assert.equal(response.statusCode, 405)
-      assert.equal(response.headers.allow, 'POST')
+      assert.equal(response.headers.allow, 'GET, HEAD, POST')
     })
 
     test('a real response to a listed origin exposes ETag, X-Request-Id, RateLimit-* and Retry-After', async () => {
