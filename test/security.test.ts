@@ -21,7 +21,22 @@ async function expectStatus(ctx: TestContext, request: InjectOptions, status: nu
   return response
 }
 
+/** Routes outside the bearer check: health, the token endpoints, the OpenAPI document and its UI. */
+const PUBLIC = /^(GET|HEAD|POST) \/(healthz|readyz|oauth\/|v2\/oauth\/|v2\/openapi\.json|docs)/
+
 describeEachDialect('shared security suite: every protected route', (ctx) => {
+  test('every registered protected route has an entry in the suite (test/helpers/protected-routes.ts)', () => {
+    const covered = new Set(PROTECTED_ROUTES.flatMap((route) => route.covers))
+    const registered = ctx.routes.filter(
+      ({ route, config }) => !config.methodFallback && !route.startsWith('HEAD ') && !PUBLIC.test(route),
+    )
+    assert.ok(registered.length > 50, 'the harness collected the routes')
+    const missing = registered.map(({ route }) => route).filter((route) => !covered.has(route))
+    assert.deepEqual(missing, [], 'add an entry to PROTECTED_ROUTES for each of these routes')
+    const unknown = [...covered].filter((route) => !registered.some((r) => r.route === route))
+    assert.deepEqual(unknown, [], 'entries for routes that do not exist')
+  })
+
   for (const route of PROTECTED_ROUTES) {
     test(`${route.name} succeeds with the organization's own token (control case)`, async () => {
       const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)

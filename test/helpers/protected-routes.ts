@@ -1,4 +1,6 @@
 import type { InjectOptions } from 'fastify'
+import { PROFILE_KEYS } from '../../src/profiles/read.js'
+import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../../src/profiles/section-fields.js'
 import { importDocument } from './content.js'
 import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
 
@@ -25,6 +27,8 @@ async function createContent(
  */
 export interface ProtectedRoute {
   name: string
+  /** The registered routes (`METHOD /url/:param`) this entry stands for; the suite fails on any route no entry covers. */
+  covers: string[]
   /** Addresses a record (expert, post, question) that belongs to an organization. */
   record: boolean
   build(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions>
@@ -33,6 +37,7 @@ export interface ProtectedRoute {
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET expert',
+    covers: ['GET /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -41,6 +46,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'POST expert',
+    covers: ['POST /v2/organization/:corporation/expert'],
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'POST',
@@ -50,6 +56,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'PUT expert',
+    covers: ['PUT /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'PUT',
@@ -59,6 +66,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'DELETE expert',
+    covers: ['DELETE /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'DELETE',
@@ -68,6 +76,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...(['donor', 'event'] as const).map(
     (kind): ProtectedRoute => ({
       name: `POST ${kind} inquiry`,
+      covers: [`POST /v2/organization/:corporation/inquiry/${kind}`],
       record: false,
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
@@ -78,6 +87,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ),
   {
     name: 'GET spotlight',
+    covers: ['GET /v2/spotlight/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -86,10 +96,235 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET qanda',
+    covers: ['GET /v2/qanda/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
       url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
     }),
   },
+  ...profileWriteRoutes(),
 ]
+
+/** Sends `payload` to `path` as `owner` and returns the response data (for setting up records). */
+async function asOwner(
+  ctx: TestContext,
+  owner: Tenant,
+  method: 'POST' | 'PUT',
+  path: string,
+  payload: object,
+) {
+  const response = await ctx.inject({ method, url: path, headers: owner.auth, payload })
+  if (response.statusCode !== 200) throw new Error(`${method} ${path} failed: ${response.body}`)
+  return response.json().data as { id: number }
+}
+
+/** An expert of `owner` with one article, addressed under `corporation`. */
+async function expertWithArticle(ctx: TestContext, corporation: number, owner: Tenant) {
+  const username = await createExpert(ctx, owner)
+  const { id } = await asOwner(
+    ctx,
+    owner,
+    'POST',
+    `/v2/organization/${owner.orgId}/expert/${username}/article`,
+    {
+      title: 'An article',
+    },
+  )
+  return { base: `/v2/organization/${corporation}/expert/${username}`, id }
+}
+
+/** A published question of `owner` with one answer by one of its experts. */
+async function answeredQuestion(ctx: TestContext, owner: Tenant) {
+  const username = await createExpert(ctx, owner)
+  const { question } = await createContent(ctx, owner)
+  const { id } = await asOwner(ctx, owner, 'POST', `/v2/qanda/${owner.orgId}/${question}/answer`, {
+    username,
+    answer: '<p>An answer.</p>',
+  })
+  return { question, answer: id }
+}
+
+/** The write API (CONTRACT §9): one entry per kind of route, each covering every section it stands for. */
+function profileWriteRoutes(): ProtectedRoute[] {
+  const EXPERT = '/v2/organization/:corporation/expert/:username'
+  const LIST_SECTIONS = STORED_SECTIONS.filter((s) => !SINGLE_SECTIONS.has(s) && !NAME_SECTIONS.has(s))
+  const ELEMENT_SECTIONS = STORED_SECTIONS.filter((s) => !SINGLE_SECTIONS.has(s))
+  const ONE_ELEMENT = [...SINGLE_SECTIONS]
+  return [
+    {
+      name: 'GET profile section',
+      covers: PROFILE_KEYS.map((section) => `GET ${EXPERT}/${section}`),
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `${(await expertWithArticle(ctx, corporation, owner)).base}/article`,
+      }),
+    },
+    {
+      name: 'GET section element',
+      covers: ELEMENT_SECTIONS.map((section) => `GET ${EXPERT}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'GET', url: `${base}/article/${id}` }
+      },
+    },
+    {
+      name: 'POST section element',
+      covers: ELEMENT_SECTIONS.map((section) => `POST ${EXPERT}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await expertWithArticle(ctx, corporation, owner)).base}/link`,
+        payload: { name: 'Lab', url: 'https://lab.example' },
+      }),
+    },
+    {
+      name: 'PUT section element',
+      covers: LIST_SECTIONS.map((section) => `PUT ${EXPERT}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/article/${id}`, payload: { title: 'Renamed' } }
+      },
+    },
+    {
+      name: 'DELETE section element',
+      covers: ELEMENT_SECTIONS.map((section) => `DELETE ${EXPERT}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'DELETE', url: `${base}/article/${id}` }
+      },
+    },
+    {
+      name: 'POST single-element section',
+      covers: ONE_ELEMENT.map((section) => `POST ${EXPERT}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await expertWithArticle(ctx, corporation, owner)).base}/tagline`,
+        payload: { tagline: 'Explains the weather' },
+      }),
+    },
+    {
+      name: 'DELETE single-element section',
+      covers: ONE_ELEMENT.map((section) => `DELETE ${EXPERT}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base } = await expertWithArticle(ctx, corporation, owner)
+        await asOwner(ctx, owner, 'POST', `${base.replace(`/${corporation}/`, `/${owner.orgId}/`)}/tagline`, {
+          tagline: 'To clear',
+        })
+        return { method: 'DELETE', url: `${base}/tagline` }
+      },
+    },
+    {
+      name: 'GET organization',
+      covers: ['GET /v2/organization/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}` }),
+    },
+    {
+      name: 'PUT organization',
+      covers: ['PUT /v2/organization/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}`,
+        payload: { description: 'Changed by the security suite.' },
+      }),
+    },
+    {
+      name: 'POST spotlight',
+      covers: ['POST /v2/spotlight/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'POST',
+        url: `/v2/spotlight/${corporation}`,
+        payload: { title: 'A post', html: '<p>Text</p>' },
+      }),
+    },
+    {
+      name: 'PUT spotlight',
+      covers: ['PUT /v2/spotlight/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner)).spotlight}`,
+        payload: { title: 'Renamed' },
+      }),
+    },
+    {
+      name: 'DELETE spotlight',
+      covers: ['DELETE /v2/spotlight/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'DELETE',
+        url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner)).spotlight}`,
+      }),
+    },
+    {
+      name: 'POST qanda',
+      covers: ['POST /v2/qanda/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'POST',
+        url: `/v2/qanda/${corporation}`,
+        payload: { question: 'A question?' },
+      }),
+    },
+    {
+      name: 'PUT qanda',
+      covers: ['PUT /v2/qanda/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
+        payload: { details: 'More detail.' },
+      }),
+    },
+    {
+      name: 'DELETE qanda',
+      covers: ['DELETE /v2/qanda/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'DELETE',
+        url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
+      }),
+    },
+    {
+      name: 'POST answer',
+      covers: ['POST /v2/qanda/:corporation/:id/answer'],
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}/answer`,
+        payload: { username: await createExpert(ctx, owner), answer: 'An answer.' },
+      }),
+    },
+    {
+      name: 'PUT answer',
+      covers: ['PUT /v2/qanda/:corporation/:id/answer/:answer_id'],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { question, answer } = await answeredQuestion(ctx, owner)
+        return {
+          method: 'PUT',
+          url: `/v2/qanda/${corporation}/${question}/answer/${answer}`,
+          payload: { answer: 'New.' },
+        }
+      },
+    },
+    {
+      name: 'DELETE answer',
+      covers: ['DELETE /v2/qanda/:corporation/:id/answer/:answer_id'],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { question, answer } = await answeredQuestion(ctx, owner)
+        return { method: 'DELETE', url: `/v2/qanda/${corporation}/${question}/answer/${answer}` }
+      },
+    },
+  ]
+}
