@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AppContext } from '../app-context.js'
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { isPositiveId } from '../validation/text.js'
 import { hashToken } from './secrets.js'
@@ -43,7 +44,7 @@ function invalidToken(): ApiError {
  * `:corporation` in the path is the token's organization. A malformed `:corporation` is left to
  * the params schema (400).
  */
-export function requireBearer(app: FastifyInstance, context: AppContext): void {
+export function requireBearer(app: FastifyInstance, context: { principals: PrincipalResolver }): void {
   app.decorateRequest('principal', null as unknown as Principal)
   app.addHook('onRequest', async (request) => {
     const token = bearerToken(request)
@@ -74,7 +75,7 @@ export interface PrincipalResolver {
  * server process) within `cacheMs`. `cacheMs` 0 turns the cache off.
  */
 export function databasePrincipals(
-  context: Pick<AppContext, 'db' | 'now'>,
+  context: { db: Kysely<DB>; now: () => number },
   cacheMs: number,
   maxEntries = 50_000,
 ): PrincipalResolver {
