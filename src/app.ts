@@ -77,11 +77,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: database.db,
     now,
     principals: databasePrincipals({ db: database.db, now }, config.tokenCacheMs),
-    lockout: redis ? redisLockout(redis, config.redisPrefix) : memoryLockout(now),
+    lockout: redis
+      ? redisLockout(redis, config.redisPrefix, (error) =>
+          app.log.warn({ err: error }, 'lock-out store error'),
+        )
+      : memoryLockout(now),
   }
 
   registerConventions(app)
-  registerErrorHandling(app)
+  registerErrorHandling(app, config.bodyLimit)
   registerBodyParsers(app)
   const fallback = methodNotAllowed(app)
   await registerRateLimiting(app, config, redis)

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import type { DB } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { isPositiveId } from '../validation/text.js'
@@ -79,7 +80,7 @@ export function databasePrincipals(
   cacheMs: number,
   maxEntries = 50_000,
 ): PrincipalResolver {
-  const cache = new Map<string, { principal: Principal; until: number }>()
+  const cache = new LRUCache<string, { principal: Principal; until: number }>({ max: maxEntries })
   return {
     async resolve(token) {
       const tokenHash = hashToken(token)
@@ -89,7 +90,6 @@ export function databasePrincipals(
       if (hit) cache.delete(tokenHash)
       const principal = await findPrincipal(context.db, tokenHash, now)
       if (principal && cacheMs > 0) {
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string)
         cache.set(tokenHash, { principal, until: Math.min(now + cacheMs, principal.expiresAt) })
       }
       return principal
