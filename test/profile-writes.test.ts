@@ -475,6 +475,34 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     }
   })
 
+  test('deleting an expert changes the posts that tagged it and the questions it answered', async () => {
+    const gone = await createExpert(ctx, ctx.tenant)
+    const post = await data(
+      await call(ctx, 'POST', `/v2/spotlight/${ctx.tenant.orgId}`, { title: 'T', html: 'x', tagged: [gone] }),
+    )
+    const question = await data(await call(ctx, 'POST', `/v2/qanda/${ctx.tenant.orgId}`, { question: 'Q?' }))
+    await data(
+      await call(ctx, 'POST', `/v2/qanda/${ctx.tenant.orgId}/${question.id}/answer`, {
+        username: gone,
+        answer: 'A',
+      }),
+    )
+    const modified = async (kind: string, id: unknown) =>
+      (
+        (await data(await call(ctx, 'GET', `/v2/${kind}/${ctx.tenant.orgId}/${id}`)))[
+          kind === 'spotlight' ? 'spotlight' : 'question'
+        ] as Element[]
+      )[0]
+    const before = [await modified('spotlight', post.id), await modified('qanda', question.id)]
+    ctx.clock.advance(5000)
+    await data(await call(ctx, 'DELETE', `/v2/organization/${ctx.tenant.orgId}/expert/${gone}`))
+    const after = [await modified('spotlight', post.id), await modified('qanda', question.id)]
+    assert.deepEqual(after[0]?.tagged_experts, [])
+    assert.deepEqual(after[1]?.answers, [])
+    assert.ok(Number(after[0]?.modified) > Number(before[0]?.modified))
+    assert.ok(Number(after[1]?.modified) > Number(before[1]?.modified))
+  })
+
   test('a write through one app instance is seen at once by another on the same database', async () => {
     const database = openDatabase(ctx.testDatabase.url)
     const second = await buildApp({

@@ -286,3 +286,19 @@ export async function deleteAnswers(
   if (ids.length === 0) return
   await db.deleteFrom('answers').where('question_id', '=', questionId).where('id', 'in', ids).execute()
 }
+
+/** Ids of the posts tagging an expert and of the questions it answered (the expert is the organization's). */
+export async function listItemsOfExpert(db: Queryable, expertId: number) {
+  const [posts, questions] = await Promise.all([
+    db
+      .selectFrom('spotlight_experts')
+      .select('spotlight_id as id')
+      .where('expert_id', '=', expertId)
+      .execute(),
+    db.selectFrom('answers').select('question_id as id').where('expert_id', '=', expertId).execute(),
+  ])
+  return {
+    spotlights: [...new Set(posts.map((row) => row.id))],
+    questions: [...new Set(questions.map((row) => row.id))],
+  }
+}

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import { contentChanged } from '../content/changes.js'
+import { listItemsOfExpert } from '../content/repository.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { createAccount, emailConflict, updateAccount } from '../experts/account.js'
@@ -59,8 +61,22 @@ export async function updateExpert(
   )
 }
 
-/** Deletes an expert and its profile sections (inquiries already received are kept). */
-export async function deleteExpert(db: Kysely<DB>, orgId: number, username: string): Promise<void> {
-  const expert = await findExpert(db, orgId, username)
-  if (!expert || !(await deleteExpertRow(db, orgId, expert.id))) throw notFound(`Expert ${username}`)
+/**
+ * Deletes an expert and its profile sections (inquiries already received are kept); the posts that
+ * tagged it and the questions it answered change with it.
+ */
+export async function deleteExpert(
+  db: Kysely<DB>,
+  orgId: number,
+  username: string,
+  now: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const expert = await findExpert(trx, orgId, username)
+    if (!expert) throw notFound(`Expert ${username}`)
+    const items = await listItemsOfExpert(trx, expert.id)
+    if (!(await deleteExpertRow(trx, orgId, expert.id))) throw notFound(`Expert ${username}`)
+    for (const id of items.spotlights) await contentChanged(trx, orgId, 'spotlights', id, now)
+    for (const id of items.questions) await contentChanged(trx, orgId, 'questions', id, now)
+  })
 }
