@@ -50,7 +50,7 @@ export function registerConventions(app: FastifyInstance): void {
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 
 /**
- * Answers 405 with `Allow` on known paths for the methods they lack. Call `collect` before the routes
+ * Answers 405 with `Allow` on known paths for the methods they lack. Call it before the routes
  * are registered and `install` after.
  */
 export function methodNotAllowed(app: FastifyInstance) {
