@@ -1,5 +1,5 @@
 import helmet from '@fastify/helmet'
-import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
 import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databasePrincipals, requireBearer } from './auth/bearer.js'
@@ -30,6 +30,8 @@ export interface AppOptions {
   now?: () => number
   /** A pino destination stream for the request log (tests capture it). */
   logStream?: NodeJS.WritableStream
+  /** Told of every route as it is registered (the security suite checks that each is covered). */
+  onRoute?: (route: RouteOptions) => void
 }
 
 /** A Redis connection that fails fast (limits fail open) and closes with the app. */
@@ -69,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     exposeHeadRoutes: true,
   })
   app.setValidatorCompiler(validatorCompiler)
+  const { onRoute } = options
+  if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app) : undefined
   const context: AppContext = {
     config,
@@ -76,11 +80,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: database.db,
     now,
     principals: databasePrincipals({ db: database.db, now }, config.tokenCacheMs),
-    lockout: redis ? redisLockout(redis, config.redisPrefix) : memoryLockout(now),
+    lockout: redis
+      ? redisLockout(redis, config.redisPrefix, (error) =>
+          app.log.warn({ err: error }, 'lock-out store error'),
+        )
+      : memoryLockout(now),
   }
 
   registerConventions(app)
-  registerErrorHandling(app)
+  registerErrorHandling(app, config.bodyLimit)
   registerBodyParsers(app)
   const fallback = methodNotAllowed(app)
   await registerCors(app, config.corsOrigins)

@@ -22,6 +22,12 @@ export const ConfigSchema = Type.Object({
   tokenTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
   /** How long a verified token is trusted from memory; bounds how late an out-of-process revocation bites. */
   tokenCacheMs: Type.Integer({ minimum: 0, default: 1000 }),
+  /** PostgreSQL connection pool size. */
+  pgPoolSize: Type.Integer({ minimum: 1, default: 10 }),
+  /** PostgreSQL: how long to wait for a new connection before answering 503, in milliseconds. */
+  pgConnectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
+  /** SQLite: how long a write waits for another connection's lock before answering 503, in milliseconds. */
+  sqliteBusyTimeoutMs: Type.Integer({ minimum: 0, default: 5000 }),
   /** Request body limit in bytes (1 MiB by default). */
   bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** Token requests per minute per client id and IP; 0 turns the limit off. */
@@ -63,6 +69,9 @@ const ENV_KEYS: Record<keyof Config, string> = {
   logLevel: 'LOG_LEVEL',
   tokenTtlSeconds: 'EXPERTDIR_TOKEN_TTL_SECONDS',
   tokenCacheMs: 'EXPERTDIR_TOKEN_CACHE_MS',
+  pgPoolSize: 'EXPERTDIR_PG_POOL_SIZE',
+  pgConnectTimeoutMs: 'EXPERTDIR_PG_CONNECT_TIMEOUT_MS',
+  sqliteBusyTimeoutMs: 'EXPERTDIR_SQLITE_BUSY_TIMEOUT_MS',
   bodyLimit: 'EXPERTDIR_BODY_LIMIT',
   rateLimitToken: 'EXPERTDIR_RATE_LIMIT_TOKEN',
   rateLimitApi: 'EXPERTDIR_RATE_LIMIT_API',
@@ -109,4 +118,13 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     throw new Error(`Invalid configuration: ${problems.join('; ')}`)
   }
   return config
+}
+
+/** The database settings of a config, for `openDatabase`. */
+export function databaseOptions(config: Config) {
+  return {
+    poolSize: config.pgPoolSize,
+    connectTimeoutMs: config.pgConnectTimeoutMs,
+    busyTimeoutMs: config.sqliteBusyTimeoutMs,
+  }
 }

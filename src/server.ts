@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
-import type { Config } from './config.js'
+import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { createOutbox } from './delivery/outbox.js'
@@ -21,7 +21,7 @@ export async function startServer(
   config: Config,
   beforeListen?: (database: Database, app: FastifyInstance) => Promise<void>,
 ): Promise<RunningServer> {
-  const database = openDatabase(config.databaseUrl)
+  const database = openDatabase(config.databaseUrl, databaseOptions(config))
   await migrateToLatest(database.db)
   const app = await buildApp({ config, database })
   await beforeListen?.(database, app)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { before, test } from 'node:test'
-import { BODY_ROUTES, ID_PATHS } from './helpers/body-routes.js'
+import { BODY_ROUTES, type BodyRoute, ID_PATHS } from './helpers/body-routes.js'
 import { describeEachDialect, expertBody, type TestContext } from './helpers/harness.js'
 
 /**
@@ -204,7 +204,7 @@ function assertRejected(sent: Sent, status: number, code: string, label: string,
   assert.equal(sent.headers.get('content-type'), 'application/json; charset=utf-8', label)
 }
 
-async function rowCount(ctx: TestContext, table: 'experts' | 'access_tokens' | 'inquiries'): Promise<number> {
+async function rowCount(ctx: TestContext, table: BodyRoute['table']): Promise<number> {
   const { db } = ctx.testDatabase.database
   const row = await db
     .selectFrom(table as 'experts')

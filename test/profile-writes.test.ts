@@ -301,7 +301,7 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     const q = (await data(await call(ctx, 'GET', `/v2/qanda/${ctx.tenant.orgId}/${question.id}`)))
       .question as Element[]
     assert.equal(q[0]?.details, clean)
-    assert.equal((q[0]?.answers as Element[])[0]?.answer, clean)
+    assert.equal((q[0]?.answers as Element[] | undefined)?.[0]?.answer, clean)
     const imported = await importDocument(ctx, ctx.tenant.orgId, {
       spotlights: [{ key: 'dirty', title: 'Imported', html: dirty }],
     })
@@ -334,7 +334,7 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     assert.equal(post?.title, 'Heat waves')
     assert.equal(post?.published_date, 1700000000)
     assert.deepEqual(
-      (post?.tagged_experts as Element[]).map((expert) => expert.username),
+      ((post?.tagged_experts ?? []) as Element[]).map((expert) => expert.username),
       [username],
     )
     assert.equal((read.seo as Element[])[0]?.title, 'Heat waves explained')
@@ -380,7 +380,7 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     )
     let read = (await data(await call(ctx, 'GET', `${url}/${question.id}`))).question as Element[]
     assert.deepEqual(
-      (read[0]?.answers as Element[]).map((a) => [a.id, a.username, a.answer]),
+      ((read[0]?.answers as Element[] | undefined) ?? []).map((a) => [a.id, a.username, a.answer]),
       [[answer.id, username, '<p>Warmer air.</p>']],
     )
     assert.ok(((await profile()).qanda as Element[]).some((element) => element.id === question.id))
@@ -395,7 +395,10 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     await data(await call(ctx, 'PUT', `${url}/${question.id}`, { details: 'Asked by a reader.' }))
     read = (await data(await call(ctx, 'GET', `${url}/${question.id}`))).question as Element[]
     assert.equal(read[0]?.details, 'Asked by a reader.')
-    assert.equal((read[0]?.answers as Element[])[0]?.answer, '<p>Warmer air holds more water.</p>')
+    assert.equal(
+      ((read[0]?.answers as Element[] | undefined) ?? [])[0]?.answer,
+      '<p>Warmer air holds more water.</p>',
+    )
     expectError(await call(ctx, 'DELETE', `${url}/${question.id}/answer/999999`), 404, 'not_found')
     await data(await call(ctx, 'DELETE', `${url}/${question.id}/answer/${answer.id}`))
     assert.ok(!((await profile()).qanda as Element[]).some((element) => element.id === question.id))
@@ -470,6 +473,34 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
       assert.notEqual(await etag(), before, `${method} ${url}`)
       assert.ok(Number(await updatedAt()) > beforeTime, `${method} ${url} bumps updated_at`)
     }
+  })
+
+  test('deleting an expert changes the posts that tagged it and the questions it answered', async () => {
+    const gone = await createExpert(ctx, ctx.tenant)
+    const post = await data(
+      await call(ctx, 'POST', `/v2/spotlight/${ctx.tenant.orgId}`, { title: 'T', html: 'x', tagged: [gone] }),
+    )
+    const question = await data(await call(ctx, 'POST', `/v2/qanda/${ctx.tenant.orgId}`, { question: 'Q?' }))
+    await data(
+      await call(ctx, 'POST', `/v2/qanda/${ctx.tenant.orgId}/${question.id}/answer`, {
+        username: gone,
+        answer: 'A',
+      }),
+    )
+    const modified = async (kind: string, id: unknown) =>
+      (
+        (await data(await call(ctx, 'GET', `/v2/${kind}/${ctx.tenant.orgId}/${id}`)))[
+          kind === 'spotlight' ? 'spotlight' : 'question'
+        ] as Element[]
+      )[0]
+    const before = [await modified('spotlight', post.id), await modified('qanda', question.id)]
+    ctx.clock.advance(5000)
+    await data(await call(ctx, 'DELETE', `/v2/organization/${ctx.tenant.orgId}/expert/${gone}`))
+    const after = [await modified('spotlight', post.id), await modified('qanda', question.id)]
+    assert.deepEqual(after[0]?.tagged_experts, [])
+    assert.deepEqual(after[1]?.answers, [])
+    assert.ok(Number(after[0]?.modified) > Number(before[0]?.modified))
+    assert.ok(Number(after[1]?.modified) > Number(before[1]?.modified))
   })
 
   test('a write through one app instance is seen at once by another on the same database', async () => {

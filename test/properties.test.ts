@@ -9,6 +9,7 @@ import { KIND_NAMES, kindFields } from '../src/inquiries/kinds.js'
 import { inquiryFields } from '../src/inquiries/mapping.js'
 import { findInquiry } from '../src/inquiries/repository.js'
 import { INQUIRY_SCHEMAS } from '../src/inquiries/schemas.js'
+import { sectionBody } from '../src/profiles/section-fields.js'
 import { subdivisionCode } from '../src/validation/geo.js'
 import { type JsonSchema, mutatedBody, type Overrides, validBody } from './helpers/arbitraries.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
@@ -321,6 +322,75 @@ describeEachDialect(
         )
       })
     }
+  },
+  { config: { rateLimitApi: 0 } },
+)
+
+/** The write API's section bodies, from the one schema per section (sampletalk: required and clearable text). */
+const SectionCreate = sectionBody('sampletalk', 'create')
+const acceptsSection = accepts(SectionCreate)
+
+describeEachDialect(
+  'property tests: profile section writes',
+  (ctx) => {
+    let url: string
+    before(async () => {
+      url = `/v2/organization/${ctx.tenant.orgId}/expert/${await createExpert(ctx, ctx.tenant)}/sampletalk`
+    })
+    const stored = async () => {
+      const { db } = ctx.testDatabase.database
+      const row = await db
+        .selectFrom('profile_items')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('org_id', '=', ctx.tenant.orgId)
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    }
+    const cleared = (value: unknown) => {
+      const text = typeof value === 'string' ? value.trim() : value
+      return text === '' || text === undefined ? null : text
+    }
+
+    test('every generated valid section element is stored and served as sent', async () => {
+      await fc.assert(
+        fc.asyncProperty(validBody(SectionCreate as JsonSchema), async (body) => {
+          assert.ok(
+            acceptsSection(body),
+            `generator produced a body the schema rejects: ${JSON.stringify(body)}`,
+          )
+          const response = await ctx.inject({ method: 'POST', url, headers: ctx.tenant.auth, payload: body })
+          const { data } = assertEnvelope(response, body) as { data: { id: number } }
+          assert.equal(response.statusCode, 200, response.body)
+          const read = await ctx.inject({ method: 'GET', url: `${url}/${data.id}`, headers: ctx.tenant.auth })
+          assert.deepEqual(read.json().data.sampletalk, [
+            { id: data.id, title: cleared(body.title), description: cleared(body.description) },
+          ])
+        }),
+        { numRuns: VALID_RUNS },
+      )
+    })
+
+    test('every mutated section element is refused with a 4xx envelope and nothing is stored', async () => {
+      await fc.assert(
+        fc.asyncProperty(mutatedBody(SectionCreate as JsonSchema), async ({ mutation, field, body }) => {
+          assert.ok(
+            !acceptsSection(body),
+            `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
+          )
+          const before = await stored()
+          const response = await ctx.inject({
+            method: 'POST',
+            url,
+            payload: JSON.stringify(body),
+            headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
+          })
+          assertEnvelope(response, body)
+          assert.equal(response.json().error?.code, 'validation_failed', `${mutation}: ${response.body}`)
+          assert.equal(await stored(), before)
+        }),
+        { numRuns: MUTATED_RUNS },
+      )
+    })
   },
   { config: { rateLimitApi: 0 } },
 )

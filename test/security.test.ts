@@ -23,6 +23,13 @@ async function expectStatus(ctx: TestContext, request: InjectOptions, status: nu
   return response
 }
 
+/** Routes outside the bearer check: health, the token endpoints, the OpenAPI document and its UI. */
+const PUBLIC =
+  /^(GET|HEAD|POST|OPTIONS) \/(healthz|readyz|oauth\/|v2\/oauth\/|v2\/openapi\.json|docs|\.well-known\/|\*)/
+
+/** Answers 404 to every request (an inquiry kind that does not exist): test/inquiry-kinds.test.ts covers it. */
+const ALWAYS_404 = new Set(['POST /v2/organization/:corporation/inquiry/:id'])
+
 describeEachDialect('shared security suite: every protected route', (ctx) => {
   /** For each scope, a token holding only it and one holding every other scope. */
   const only = {} as Record<Scope, string>
@@ -36,6 +43,19 @@ describeEachDialect('shared security suite: every protected route', (ctx) => {
         formatScopes(SCOPES.filter((other) => other !== scope)),
       )
     }
+  })
+
+  test('every registered protected route has an entry in the suite (test/helpers/protected-routes.ts)', () => {
+    const covered = new Set(PROTECTED_ROUTES.flatMap((route) => route.covers))
+    const registered = ctx.routes.filter(
+      ({ route, config }) =>
+        !config.methodFallback && !route.startsWith('HEAD ') && !PUBLIC.test(route) && !ALWAYS_404.has(route),
+    )
+    assert.ok(registered.length > 50, 'the harness collected the routes')
+    const missing = registered.map(({ route }) => route).filter((route) => !covered.has(route))
+    assert.deepEqual(missing, [], 'add an entry to PROTECTED_ROUTES for each of these routes')
+    const unknown = [...covered].filter((route) => !registered.some((r) => r.route === route))
+    assert.deepEqual(unknown, [], 'entries for routes that do not exist')
   })
 
   for (const route of PROTECTED_ROUTES) {

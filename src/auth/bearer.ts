@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AppContext } from '../app-context.js'
+import type { Kysely } from 'kysely'
+import { LRUCache } from 'lru-cache'
+import type { DB } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { isPositiveId } from '../validation/text.js'
 import { isScope, SCOPES, type Scope } from './scopes.js'
@@ -54,7 +56,7 @@ function insufficientScope(needed: Scope): ApiError {
  * (400). A route registered here without a known scope stops the app from starting, so that no
  * route can be added without one.
  */
-export function requireBearer(app: FastifyInstance, context: AppContext): void {
+export function requireBearer(app: FastifyInstance, context: { principals: PrincipalResolver }): void {
   app.decorateRequest('principal', null as unknown as Principal)
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope
@@ -96,11 +98,11 @@ export interface PrincipalResolver {
  * server process) within `cacheMs`. `cacheMs` 0 turns the cache off.
  */
 export function databasePrincipals(
-  context: Pick<AppContext, 'db' | 'now'>,
+  context: { db: Kysely<DB>; now: () => number },
   cacheMs: number,
   maxEntries = 50_000,
 ): PrincipalResolver {
-  const cache = new Map<string, { principal: Principal; until: number }>()
+  const cache = new LRUCache<string, { principal: Principal; until: number }>({ max: maxEntries })
   return {
     async resolve(token) {
       const tokenHash = hashToken(token)
@@ -110,7 +112,6 @@ export function databasePrincipals(
       if (hit) cache.delete(tokenHash)
       const principal = await findPrincipal(context.db, tokenHash, now)
       if (principal && cacheMs > 0) {
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string)
         cache.set(tokenHash, { principal, until: Math.min(now + cacheMs, principal.expiresAt) })
       }
       return principal

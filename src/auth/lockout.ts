@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import { LRUCache } from 'lru-cache'
 
 /** After this many consecutive bad secrets for one client id from one IP, that pair is locked out... */
 export const MAX_FAILURES = 10
@@ -14,7 +15,7 @@ export interface Lockout {
 
 /** In-process lock-outs (one server process). Bounded: the oldest entries go first. */
 export function memoryLockout(now: () => number, maxEntries = 100_000): Lockout {
-  const entries = new Map<string, { failures: number; expiresAt: number }>()
+  const entries = new LRUCache<string, { failures: number; expiresAt: number }>({ max: maxEntries })
   const live = (key: string) => {
     const entry = entries.get(key)
     if (entry && entry.expiresAt <= now()) {
@@ -31,9 +32,7 @@ export function memoryLockout(now: () => number, maxEntries = 100_000): Lockout 
       const entry = live(key) ?? { failures: 0, expiresAt: 0 }
       entry.failures += 1
       entry.expiresAt = now() + LOCKOUT_MS
-      entries.delete(key)
       entries.set(key, entry)
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string)
     },
     async reset(key) {
       entries.delete(key)
@@ -45,23 +44,22 @@ export function memoryLockout(now: () => number, maxEntries = 100_000): Lockout 
  * Lock-outs shared by every server process through Redis. Errors let the request through (the token
  * rate limit still bounds guessing) rather than locking every client out while Redis is down.
  */
-export function redisLockout(redis: Redis, prefix: string): Lockout {
+export function redisLockout(redis: Redis, prefix: string, onError: (error: unknown) => void): Lockout {
   const keyOf = (key: string) => `${prefix}lockout:${key}`
+  const logged = (error: unknown) => {
+    onError(error)
+    return undefined
+  }
   return {
     async isLocked(key) {
-      const failures = await redis.get(keyOf(key)).catch(() => null)
+      const failures = await redis.get(keyOf(key)).catch(logged)
       return Number(failures ?? 0) >= MAX_FAILURES
     },
     async recordFailure(key) {
-      await redis
-        .multi()
-        .incr(keyOf(key))
-        .pexpire(keyOf(key), LOCKOUT_MS)
-        .exec()
-        .catch(() => undefined)
+      await redis.multi().incr(keyOf(key)).pexpire(keyOf(key), LOCKOUT_MS).exec().catch(logged)
     },
     async reset(key) {
-      await redis.del(keyOf(key)).catch(() => undefined)
+      await redis.del(keyOf(key)).catch(logged)
     },
   }
 }

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js'
+import { databaseOptions, loadConfig } from '../config.js'
 import { type Database, openDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { isPositiveId } from '../validation/text.js'
@@ -15,8 +15,8 @@ export async function withDatabase<T>(
   options: GlobalOptions,
   work: (database: Database, appliedMigrations: string[]) => Promise<T>,
 ): Promise<T> {
-  const { databaseUrl } = loadConfig(options.db ? { databaseUrl: options.db } : {})
-  const database = openDatabase(databaseUrl)
+  const config = loadConfig(options.db ? { databaseUrl: options.db } : {})
+  const database = openDatabase(config.databaseUrl, databaseOptions(config))
   try {
     const applied = await migrateToLatest(database.db)
     return await work(database, applied)

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { QuestionsTable, SpotlightsTable } from '../db/schema.js'
@@ -104,8 +105,6 @@ export async function listTags(db: Queryable, orgId: number, table: TaggingTable
   return TAG_QUERIES[table](db, orgId, ownerId)
 }
 
-const CHUNK = 500
-
 /** Finds or creates the organization's tags (case-insensitive); lower-cased name -> tag. */
 export async function ensureTags(
   db: Queryable,
@@ -114,26 +113,24 @@ export async function ensureTags(
 ): Promise<Map<string, { id: number; name: string }>> {
   const wanted = new Map<string, string>()
   for (const name of names) if (!wanted.has(name.toLowerCase())) wanted.set(name.toLowerCase(), name)
-  const tags = new Map<string, { id: number; name: string }>()
-  const keys = [...wanted.keys()]
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const rows = await db
+  const found = await inChunks([...wanted.keys()], (keys) =>
+    db
       .selectFrom('content_tags')
       .select(['id', 'name', 'name_key'])
       .where('org_id', '=', orgId)
-      .where('name_key', 'in', keys.slice(i, i + CHUNK))
-      .execute()
-    for (const row of rows) tags.set(row.name_key, { id: row.id, name: row.name })
-  }
-  const missing = [...wanted].filter(([key]) => !tags.has(key))
-  for (let i = 0; i < missing.length; i += CHUNK) {
-    const rows = await db
+      .where('name_key', 'in', keys)
+      .execute(),
+  )
+  const tags = new Map(found.map((row) => [row.name_key, { id: row.id, name: row.name }]))
+  const missing = [...wanted.keys()].filter((key) => !tags.has(key))
+  const created = await inChunks(missing, (keys) =>
+    db
       .insertInto('content_tags')
-      .values(missing.slice(i, i + CHUNK).map(([name_key, name]) => ({ org_id: orgId, name, name_key })))
+      .values(keys.map((name_key) => ({ org_id: orgId, name: wanted.get(name_key) as string, name_key })))
       .returning(['id', 'name', 'name_key'])
-      .execute()
-    for (const row of rows) tags.set(row.name_key, { id: row.id, name: row.name })
-  }
+      .execute(),
+  )
+  for (const row of created) tags.set(row.name_key, { id: row.id, name: row.name })
   return tags
 }
 
@@ -288,4 +285,20 @@ export async function deleteAnswers(
 ): Promise<void> {
   if (ids.length === 0) return
   await db.deleteFrom('answers').where('question_id', '=', questionId).where('id', 'in', ids).execute()
+}
+
+/** Ids of the posts tagging an expert and of the questions it answered (the expert is the organization's). */
+export async function listItemsOfExpert(db: Queryable, expertId: number) {
+  const [posts, questions] = await Promise.all([
+    db
+      .selectFrom('spotlight_experts')
+      .select('spotlight_id as id')
+      .where('expert_id', '=', expertId)
+      .execute(),
+    db.selectFrom('answers').select('question_id as id').where('expert_id', '=', expertId).execute(),
+  ])
+  return {
+    spotlights: [...new Set(posts.map((row) => row.id))],
+    questions: [...new Set(questions.map((row) => row.id))],
+  }
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql, type Transaction } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import type { DB } from './schema.js'
 
@@ -24,14 +25,15 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url)
 }
 
+/** Settings come from the config (src/config.ts); these defaults serve tests and tools. */
 export interface DatabaseOptions {
+  /** PostgreSQL: connection pool size. */
+  poolSize?: number
   /** PostgreSQL: how long to wait for a new connection before failing (503) rather than hanging. */
   connectTimeoutMs?: number
   /** SQLite: how long a write waits for another connection's lock before failing (503). */
   busyTimeoutMs?: number
 }
-
-const envNumber = (name: string, fallback: number) => Number(process.env[name] || fallback)
 
 /**
  * Opens the database named by `url`: a `postgres://` URL or an SQLite file path
@@ -47,8 +49,8 @@ const NUMERIC_OID = 1700
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
-    max: Number(process.env.EXPERTDIR_PG_POOL_SIZE ?? 10),
-    connectionTimeoutMillis: options.connectTimeoutMs ?? envNumber('EXPERTDIR_PG_CONNECT_TIMEOUT_MS', 5000),
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     // Our bigint columns hold unix milliseconds and ids, all below 2^53.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -90,9 +92,7 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   // FULL: a commit is on disk before we answer, so an acknowledged inquiry survives even a power cut.
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma(
-    `busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? envNumber('EXPERTDIR_SQLITE_BUSY_TIMEOUT_MS', 5000))}`,
-  )
+  sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) })
   return {
     db,
@@ -113,14 +113,13 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
  * Kysely runs one query at a time on its single SQLite connection.
  */
 function reusingStatements(sqlite: SQLite.Database, maxStatements = 1000): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>()
+  const statements = new LRUCache<string, SQLite.Statement>({ max: maxStatements })
   return {
     close: () => sqlite.close(),
     prepare(sql) {
       let statement = statements.get(sql)
       if (!statement) {
         statement = sqlite.prepare(sql)
-        if (statements.size >= maxStatements) statements.delete(statements.keys().next().value as string)
         statements.set(sql, statement)
       }
       return statement

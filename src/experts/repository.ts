@@ -1,3 +1,4 @@
+import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow } from '../db/schema.js'
 
@@ -78,18 +79,15 @@ export async function findExpertIds(
   orgId: number,
   usernames: readonly string[],
 ): Promise<Map<string, number>> {
-  const found = new Map<string, number>()
-  const unique = [...new Set(usernames)]
-  for (let i = 0; i < unique.length; i += 500) {
-    const rows = await db
+  const rows = await inChunks(usernames, (chunk) =>
+    db
       .selectFrom('experts')
       .select(['id', 'username'])
       .where('org_id', '=', orgId)
-      .where('username', 'in', unique.slice(i, i + 500))
-      .execute()
-    for (const row of rows) found.set(row.username, row.id)
-  }
-  return found
+      .where('username', 'in', chunk)
+      .execute(),
+  )
+  return new Map(rows.map((row) => [row.username, row.id]))
 }
 
 /** The organization's experts whose id is among `ids`. */
@@ -98,38 +96,19 @@ export async function findExpertsById(
   orgId: number,
   ids: readonly number[],
 ): Promise<ExpertRow[]> {
-  const rows: ExpertRow[] = []
-  const unique = [...new Set(ids)]
-  for (let i = 0; i < unique.length; i += 500) {
-    rows.push(
-      ...(await db
-        .selectFrom('experts')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', 'in', unique.slice(i, i + 500))
-        .execute()),
-    )
-  }
-  return rows
+  return inChunks(ids, (chunk) =>
+    db.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('id', 'in', chunk).execute(),
+  )
 }
 
 /** The organization's experts whose email key is among `emailKeys`. */
-export async function findExpertsByEmail(
-  db: Queryable,
-  orgId: number,
-  emailKeys: readonly string[],
-): Promise<Pick<ExpertRow, 'id' | 'username' | 'email_key'>[]> {
-  const rows: Pick<ExpertRow, 'id' | 'username' | 'email_key'>[] = []
-  const unique = [...new Set(emailKeys)]
-  for (let i = 0; i < unique.length; i += 500) {
-    rows.push(
-      ...(await db
-        .selectFrom('experts')
-        .select(['id', 'username', 'email_key'])
-        .where('org_id', '=', orgId)
-        .where('email_key', 'in', unique.slice(i, i + 500))
-        .execute()),
-    )
-  }
-  return rows
+export async function findExpertsByEmail(db: Queryable, orgId: number, emailKeys: readonly string[]) {
+  return inChunks(emailKeys, (chunk) =>
+    db
+      .selectFrom('experts')
+      .select(['id', 'username', 'email_key'])
+      .where('org_id', '=', orgId)
+      .where('email_key', 'in', chunk)
+      .execute(),
+  )
 }

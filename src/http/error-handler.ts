@@ -5,7 +5,6 @@ import { ApiError, type ErrorCode } from './errors.js'
 
 /** Fastify's own errors (body parsing, limits) mapped onto the catalogue. */
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is larger than the 1 MiB limit.'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [
     'unsupported_media_type',
     'Send the body as application/json or application/x-www-form-urlencoded.',
@@ -30,9 +29,23 @@ const STATUS_CODES: Record<number, [ErrorCode, string]> = {
   431: ['request_header_fields_too_large', 'The request headers are too large.'],
 }
 
-export function toApiError(error: FastifyError | Error): ApiError {
+/** `1048576` -> `1 MiB`, `2000` -> `2000 bytes`. */
+function sizeOf(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`
+  return `${bytes} bytes`
+}
+
+export function toApiError(error: FastifyError | Error, bodyLimit?: number): ApiError {
   if (error instanceof ApiError) return error
   const fastifyError = error as FastifyError
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new ApiError(
+      'payload_too_large',
+      bodyLimit
+        ? `The request body is larger than the ${sizeOf(bodyLimit)} limit.`
+        : 'The request body is too large.',
+    )
   const known =
     FASTIFY_CODES[fastifyError.code] ??
     FRAMEWORK_CODES[fastifyError.code] ??
@@ -117,9 +130,10 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   return sendError(toApiError(error), request, reply)
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** The error handler and the not-found handler; `bodyLimit` (bytes) is named in 413 messages. */
+export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = asRouteError(toApiError(error), request)
+    const apiError = asRouteError(toApiError(error, bodyLimit), request)
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
     return sendError(apiError, request, reply)
   })

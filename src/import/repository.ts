@@ -1,15 +1,7 @@
+import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 
 /** Import keys of experts, so that a re-import updates instead of duplicating. */
-
-const CHUNK = 500
-
-async function inChunks<T, R>(values: readonly T[], run: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
-  const out: R[] = []
-  const unique = [...new Set(values)]
-  for (let i = 0; i < unique.length; i += CHUNK) out.push(...(await run(unique.slice(i, i + CHUNK))))
-  return out
-}
 
 /** Import key -> expert id, for the keys among `keys` already linked. */
 export async function findImportKeys(db: Queryable, orgId: number, keys: readonly string[]) {

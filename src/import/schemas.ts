@@ -1,6 +1,8 @@
 import { type TSchema, Type } from 'typebox'
 import { Key, LongText, ShortText, UnixSeconds, Url } from '../content/fields.js'
+import { SeoInput } from '../content/schemas.js'
 import { ExpertCreate } from '../experts/schemas.js'
+import { ORGANIZATION_FIELDS } from '../profiles/organization.js'
 import {
   AvatarInput,
   isStoredSection,
@@ -8,7 +10,7 @@ import {
   STORED_SECTIONS,
   sectionInput,
 } from '../profiles/section-fields.js'
-import { CountryCode, Flag, StateCode } from '../validation/text.js'
+import { Flag } from '../validation/text.js'
 
 const SUBDIVISION = { country: 'location_country', state: 'location_state', requireCountry: true }
 const nullable = (schema: TSchema) => Type.Optional(Type.Union([schema, Type.Null()]))
@@ -41,24 +43,13 @@ export const ImportExpert = Type.Object(
   { additionalProperties: false, 'x-subdivision': SUBDIVISION },
 )
 
-const ImportSeo = Type.Object(
-  {
-    title: nullable(ShortText('Page title', 500)),
-    description: nullable(LongText('Meta description', 1000)),
-    keywords: nullable(ShortText('Keywords, comma-separated', 1000)),
-    image: nullable(Url('Share image')),
-    canonical_url: nullable(Url('Canonical URL')),
-  },
-  { additionalProperties: false },
-)
-
 const Tags = Type.Array(ShortText('Tag', 100), { maxItems: 100 })
 const ExpertRef = Key('An expert: the key of an imported expert, or the username of an existing one')
 const publication = {
   published: Type.Optional(Flag('Published flag (default 0)')),
   published_date: nullable(UnixSeconds('Publication time')),
   tags: Type.Optional(Tags),
-  seo: Type.Optional(ImportSeo),
+  seo: Type.Optional(SeoInput),
 }
 
 /** A post: its html, the experts it tags, its tags and SEO record. */
@@ -98,22 +89,7 @@ export const ImportQuestion = Type.Object(
 
 /** The organization's public profile (the corporationprofile and corporationsocial sections). */
 export const ImportOrganization = Type.Object(
-  {
-    description: nullable(LongText('Description', 20_000)),
-    website: nullable(Url('Website')),
-    location_city: nullable(ShortText('City')),
-    location_state: nullable(StateCode('State/province')),
-    location_country: nullable(CountryCode('Country')),
-    location_postal: nullable(ShortText('ZIP/postal code', 16)),
-    location_address: nullable(ShortText('Address')),
-    location_building: nullable(ShortText('Building')),
-    location_room: nullable(ShortText('Room')),
-    twitter: nullable(Url('X / Twitter')),
-    facebook: nullable(Url('Facebook')),
-    linkedin: nullable(Url('LinkedIn')),
-    instagram: nullable(Url('Instagram')),
-    youtube: nullable(Url('YouTube')),
-  },
+  Object.fromEntries(Object.entries(ORGANIZATION_FIELDS).map(([name, schema]) => [name, nullable(schema)])),
   { additionalProperties: false, 'x-subdivision': SUBDIVISION },
 )
 

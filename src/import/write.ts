@@ -170,54 +170,53 @@ const seoOf = (seo: SpotlightRecord['seo']) => ({
   canonical_url: seo?.canonical_url ?? null,
 })
 
-const publicationOf = (record: SpotlightRecord | QuestionRecord) => ({
+const publicationOf = (record: SpotlightRecord | QuestionRecord): ItemWrite => ({
   published: record.published ?? 0,
   published_date: (record.published_date as number | null | undefined) ?? null,
-  seo: seoOf(record.seo),
+  seo: seoOf(record.seo) as ItemWrite['seo'],
   tags: record.tags ?? [],
 })
 
-async function writeSpotlight(
+/** A post or a question by its import key, through the same service as the API. */
+async function writeItem(
   trx: Trx,
   orgId: number,
-  record: SpotlightRecord,
+  table: 'spotlights' | 'questions',
+  record: SpotlightRecord | QuestionRecord,
   expertId: (ref: string) => number,
   now: number,
 ) {
-  const existing = await findContentByKey(trx, orgId, 'spotlights', record.key)
-  const fields = {
-    title: record.title,
-    html: record.html,
-    featured_image: record.featured_image ?? null,
-    expertIds: (record.experts ?? []).map(expertId),
-    ...publicationOf(record),
-  } as ItemWrite
-  const { id, changed } = await saveItem(trx, orgId, 'spotlights', existing, fields, now, record.key)
-  return { id, outcome: outcomeOf(!existing, changed) }
-}
-
-async function writeQuestion(
-  trx: Trx,
-  orgId: number,
-  record: QuestionRecord,
-  expertId: (ref: string) => number,
-  now: number,
-) {
-  const existing = await findContentByKey(trx, orgId, 'questions', record.key)
-  const fields = {
-    question: record.question,
-    details: record.details ?? null,
-    ...publicationOf(record),
-  } as ItemWrite
-  const { id, changed } = await saveItem(trx, orgId, 'questions', existing, fields, now, record.key)
-  const answers = (record.answers ?? []).map((answer, position) => ({
-    key: answer.key ?? `#${position}`,
-    expertId: expertId(answer.expert),
-    answer: answer.answer,
-    ...(answer.created !== undefined ? { createdAt: answer.created * 1000 } : {}),
-  }))
-  const answersChanged = await replaceAnswers(trx, orgId, id, answers, now)
-  return { id, outcome: outcomeOf(!existing, changed || answersChanged) }
+  const existing = await findContentByKey(trx, orgId, table, record.key)
+  const fields = (
+    'html' in record
+      ? {
+          title: record.title,
+          html: record.html,
+          featured_image: record.featured_image ?? null,
+          expertIds: (record.experts ?? []).map(expertId),
+        }
+      : { question: record.question, details: record.details ?? null }
+  ) as ItemWrite
+  const saved = await saveItem(
+    trx,
+    orgId,
+    table,
+    existing,
+    { ...fields, ...publicationOf(record) },
+    now,
+    record.key,
+  )
+  let answersChanged = false
+  if (table === 'questions') {
+    const answers = ((record as QuestionRecord).answers ?? []).map((answer, position) => ({
+      key: answer.key ?? `#${position}`,
+      expertId: expertId(answer.expert),
+      answer: answer.answer,
+      ...(answer.created !== undefined ? { createdAt: answer.created * 1000 } : {}),
+    }))
+    answersChanged = await replaceAnswers(trx, orgId, saved.id, answers, now)
+  }
+  return { id: saved.id, outcome: outcomeOf(!existing, saved.changed || answersChanged) }
 }
 
 /**
@@ -252,13 +251,13 @@ export async function writePlan(
   }
   const expertId = (ref: string) => (fileExperts.get(ref) ?? resolution.references.get(ref)) as number
   for (const { record } of plan.spotlights) {
-    const written = await writeSpotlight(trx, orgId, record, expertId, now)
+    const written = await writeItem(trx, orgId, 'spotlights', record, expertId, now)
     result.spotlights[written.outcome]++
     result.ids.spotlights.push(written.id)
     onRecord()
   }
   for (const { record } of plan.questions) {
-    const written = await writeQuestion(trx, orgId, record, expertId, now)
+    const written = await writeItem(trx, orgId, 'questions', record, expertId, now)
     result.questions[written.outcome]++
     result.ids.questions.push(written.id)
     onRecord()

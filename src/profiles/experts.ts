@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely'
+import { contentChanged } from '../content/changes.js'
+import { listItemsOfExpert } from '../content/repository.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { createAccount, emailConflict, updateAccount } from '../experts/account.js'
 import { deleteExpertRow, findExpert, findExpertByEmail } from '../experts/repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from '../experts/schemas.js'
 import { notFound } from '../http/errors.js'
-import { removeExpertSearch } from '../search/maintenance.js'
+import { refreshSpotlightSearch, removeExpertSearch } from '../search/maintenance.js'
 import { profileChanged } from './changes.js'
 
 /** A concurrent write took the email between our check and our write: answer 409, not 500. */
@@ -60,13 +62,26 @@ export async function updateExpert(
   )
 }
 
-/** Deletes an expert and its profile sections (inquiries already received are kept). */
-export async function deleteExpert(db: Kysely<DB>, orgId: number, username: string): Promise<void> {
-  const deleted = await db.transaction().execute(async (trx) => {
+/**
+ * Deletes an expert and its profile sections (inquiries already received are kept); the posts that
+ * tagged it and the questions it answered change with it.
+ */
+export async function deleteExpert(
+  db: Kysely<DB>,
+  orgId: number,
+  username: string,
+  now: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
     const expert = await findExpert(trx, orgId, username)
-    if (!expert) return false
+    if (!expert) throw notFound(`Expert ${username}`)
+    const items = await listItemsOfExpert(trx, expert.id)
     await removeExpertSearch(trx, orgId, expert.id)
-    return deleteExpertRow(trx, orgId, expert.id)
+    if (!(await deleteExpertRow(trx, orgId, expert.id))) throw notFound(`Expert ${username}`)
+    for (const id of items.spotlights) {
+      await contentChanged(trx, orgId, 'spotlights', id, now)
+      await refreshSpotlightSearch(trx, orgId, id)
+    }
+    for (const id of items.questions) await contentChanged(trx, orgId, 'questions', id, now)
   })
-  if (!deleted) throw notFound(`Expert ${username}`)
 }

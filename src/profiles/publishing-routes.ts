@@ -22,16 +22,7 @@ import {
 } from '../content/schemas.js'
 import { CorporationParams } from '../experts/schemas.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import {
-  addAnswer,
-  changeAnswer,
-  createPost,
-  createQuestion,
-  deleteItem,
-  removeAnswer,
-  updatePost,
-  updateQuestion,
-} from './publishing.js'
+import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
 
 type Corporation = { corporation: number }
 type ItemPath = Corporation & { id: number }
@@ -58,7 +49,8 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
       },
       config: write,
     },
-    async (request) => ok({ id: await createPost(db, request.params.corporation, request.body, now()) }),
+    async (request) =>
+      ok({ id: await createItem(db, request.params.corporation, 'spotlights', request.body, now()) }),
   )
 
   app.put<{ Params: ItemPath; Body: PostUpdateInput }>(
@@ -76,7 +68,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok({ id, updated: await updatePost(db, corporation, id, request.body, now()) })
+      return ok({ id, updated: await updateItem(db, corporation, 'spotlights', id, request.body, now()) })
     },
   )
 
@@ -112,7 +104,8 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
       },
       config: write,
     },
-    async (request) => ok({ id: await createQuestion(db, request.params.corporation, request.body, now()) }),
+    async (request) =>
+      ok({ id: await createItem(db, request.params.corporation, 'questions', request.body, now()) }),
   )
 
   app.put<{ Params: ItemPath; Body: QuestionUpdateInput }>(
@@ -130,7 +123,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok({ id, updated: await updateQuestion(db, corporation, id, request.body, now()) })
+      return ok({ id, updated: await updateItem(db, corporation, 'questions', id, request.body, now()) })
     },
   )
 

@@ -191,48 +191,40 @@ async function findItem(db: Queryable, orgId: number, table: ContentTable, id: n
   return row as unknown as Record<string, unknown>
 }
 
-function postFields(input: PostUpdateInput, expertIds?: number[]): ItemWrite {
-  const { tagged: _tagged, ...rest } = input
-  return { ...(rest as ItemWrite), ...(expertIds ? { expertIds } : {}) }
+/** A post or question write as the service takes it: a post's `tagged` usernames become expert ids. */
+async function fieldsOf(trx: Queryable, orgId: number, input: PostUpdateInput | QuestionUpdateInput) {
+  if (!('tagged' in input) || input.tagged === undefined) return input as ItemWrite
+  const { tagged, ...rest } = input as PostUpdateInput
+  return { ...(rest as ItemWrite), expertIds: await expertIdsOf(trx, orgId, tagged ?? [], 'tagged') }
 }
 
-export async function createPost(db: Kysely<DB>, orgId: number, input: PostCreateInput, now: number) {
+/** Creates a post (`spotlights`) or a question; returns its id. */
+export async function createItem(
+  db: Kysely<DB>,
+  orgId: number,
+  table: ContentTable,
+  input: PostCreateInput | QuestionCreateInput,
+  now: number,
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const expertIds = input.tagged ? await expertIdsOf(trx, orgId, input.tagged, 'tagged') : undefined
-    return (await saveItem(trx, orgId, 'spotlights', undefined, postFields(input, expertIds), now)).id
+    const fields = await fieldsOf(trx, orgId, input)
+    return (await saveItem(trx, orgId, table, undefined, fields, now)).id
   })
 }
 
-export async function updatePost(
+/** Applies a partial update to a post or question; returns whether anything changed. */
+export async function updateItem(
   db: Kysely<DB>,
   orgId: number,
+  table: ContentTable,
   id: number,
-  input: PostUpdateInput,
+  input: PostUpdateInput | QuestionUpdateInput,
   now: number,
-) {
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const existing = await findItem(trx, orgId, 'spotlights', id)
-    const expertIds = input.tagged ? await expertIdsOf(trx, orgId, input.tagged, 'tagged') : undefined
-    return (await saveItem(trx, orgId, 'spotlights', existing, postFields(input, expertIds), now)).changed
-  })
-}
-
-export async function createQuestion(db: Kysely<DB>, orgId: number, input: QuestionCreateInput, now: number) {
-  return db
-    .transaction()
-    .execute(async (trx) => (await saveItem(trx, orgId, 'questions', undefined, input as ItemWrite, now)).id)
-}
-
-export async function updateQuestion(
-  db: Kysely<DB>,
-  orgId: number,
-  id: number,
-  input: QuestionUpdateInput,
-  now: number,
-) {
-  return db.transaction().execute(async (trx) => {
-    const existing = await findItem(trx, orgId, 'questions', id)
-    return (await saveItem(trx, orgId, 'questions', existing, input as ItemWrite, now)).changed
+    const existing = await findItem(trx, orgId, table, id)
+    const fields = await fieldsOf(trx, orgId, input)
+    return (await saveItem(trx, orgId, table, existing, fields, now)).changed
   })
 }
 

@@ -66,8 +66,7 @@ function renameAliases(section: StoredSection) {
 }
 
 /** A name set's `{name}` is stored as the section's own field (`tag` for tags). */
-const inputOf = (section: StoredSection, body: Body): Body =>
-  section === 'tag' && NAME_SECTIONS.has(section) ? { tag: body.name } : body
+const inputOf = (section: StoredSection, body: Body): Body => (section === 'tag' ? { tag: body.name } : body)
 
 /** Sections served but not written here (CONTRACT §9): GET only, any other method 405. */
 const READ_ONLY = PROFILE_KEYS.filter((key) => !STORED_SECTIONS.includes(key as StoredSection))
@@ -146,7 +145,7 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
       config: { scope: 'write' },
     },
     async (request) => {
-      await deleteExpert(db, request.params.corporation, request.params.username)
+      await deleteExpert(db, request.params.corporation, request.params.username, context.now())
       return ok({ deleted: true, username: request.params.username })
     },
   )

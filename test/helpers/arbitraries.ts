@@ -16,6 +16,8 @@ export interface JsonSchema {
   allOf?: JsonSchema[]
   not?: unknown
   minProperties?: number
+  anyOf?: JsonSchema[]
+  const?: unknown
   'x-subdivision'?: { country: string; state: string; requireCountry?: boolean }
 }
 
@@ -104,6 +106,9 @@ function integerArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
 
 /** A value the field schema accepts. */
 export function validValue(schema: JsonSchema): fc.Arbitrary<unknown> {
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map(validValue))
+  if (schema.const !== undefined) return fc.constant(schema.const)
+  if (schema.type === 'null') return fc.constant(null)
   if (schema.enum) return fc.constantFrom(...schema.enum)
   if (schema.type === 'string') return stringArbitrary(schema)
   if (schema.type === 'integer') return integerArbitrary(schema)
@@ -195,7 +200,12 @@ export function mutatedBody(
   overrides: Overrides = {},
 ): fc.Arbitrary<{ mutation: Mutation; field?: string; body: unknown }> {
   const properties = schema.properties ?? {}
-  const prop = (key: string) => properties[key] as JsonSchema
+  /** A clearable field (`value | "" | null`) is mutated as its value's schema; `""` and null stay valid. */
+  const prop = (key: string) => {
+    const field = properties[key] as JsonSchema
+    return field.anyOf?.find((branch) => branch.type !== 'null' && branch.const === undefined) ?? field
+  }
+  const clearable = (key: string) => (properties[key] as JsonSchema).anyOf !== undefined
   const keys = Object.keys(properties).filter((key) => prop(key).not === undefined)
   const strings = keys.filter((key) => prop(key).type === 'string' || prop(key).enum)
   const required = schema.required ?? []
@@ -212,7 +222,13 @@ export function mutatedBody(
     fc.tuple(base, value).map(([body, v]) => ({ mutation, field, body: { ...body, [field]: v } }))
 
   const mutations: fc.Arbitrary<{ mutation: Mutation; field?: string; body: unknown }>[] = [
-    pick(keys).chain((field) => set(field, wrongType(prop(field)), 'wrong type')),
+    pick(keys).chain((field) =>
+      set(
+        field,
+        wrongType(prop(field)).filter((value) => !clearable(field) || (value !== null && value !== '')),
+        'wrong type',
+      ),
+    ),
     pick(strings).chain((field) =>
       set(
         field,

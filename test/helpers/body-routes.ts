@@ -1,5 +1,15 @@
 import { createExpert, type TestContext } from './harness.js'
 
+/** POSTs `payload` as the main tenant and returns the new id. */
+async function created(ctx: TestContext, url: string, payload: object): Promise<number> {
+  const response = await ctx.inject({ method: 'POST', url, headers: ctx.tenant.auth, payload })
+  if (response.statusCode !== 200) throw new Error(`POST ${url} failed: ${response.body}`)
+  return response.json().data.id
+}
+
+const expertUrl = async (ctx: TestContext) =>
+  `/v2/organization/${ctx.tenant.orgId}/expert/${await createExpert(ctx, ctx.tenant)}`
+
 /** Every route that takes a body, with the URL to send to (for the abuse suite). */
 export interface BodyRoute {
   name: string
@@ -10,7 +20,15 @@ export interface BodyRoute {
   /** The code of a malformed body here (`invalid_request` on the OAuth endpoints, RFC 6749). */
   malformed: 'validation_failed' | 'invalid_request'
   /** The table the route writes to, to prove a rejected request wrote nothing. */
-  table: 'experts' | 'access_tokens' | 'inquiries'
+  table:
+    | 'experts'
+    | 'access_tokens'
+    | 'inquiries'
+    | 'profile_items'
+    | 'organization_profiles'
+    | 'spotlights'
+    | 'questions'
+    | 'answers'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -60,7 +78,69 @@ export const BODY_ROUTES: BodyRoute[] = [
       table: 'inquiries',
     }),
   ),
+  ...writeRoutes(),
 ]
+
+function writeRoutes(): BodyRoute[] {
+  const route = (
+    name: string,
+    method: 'POST' | 'PUT',
+    table: BodyRoute['table'],
+    url: (ctx: TestContext) => Promise<string>,
+  ): BodyRoute => ({ name, method, auth: true, url, malformed: 'validation_failed', table })
+  const post = async (ctx: TestContext) =>
+    created(ctx, `/v2/spotlight/${ctx.tenant.orgId}`, { title: 'P', html: 'x' })
+  const question = async (ctx: TestContext) =>
+    created(ctx, `/v2/qanda/${ctx.tenant.orgId}`, { question: 'Q?' })
+  return [
+    route('POST section element', 'POST', 'profile_items', async (ctx) => `${await expertUrl(ctx)}/article`),
+    route('PUT section element', 'PUT', 'profile_items', async (ctx) => {
+      const base = await expertUrl(ctx)
+      return `${base}/article/${await created(ctx, `${base}/article`, { title: 'A' })}`
+    }),
+    route(
+      'POST single-element section',
+      'POST',
+      'profile_items',
+      async (ctx) => `${await expertUrl(ctx)}/biography`,
+    ),
+    route(
+      'PUT organization',
+      'PUT',
+      'organization_profiles',
+      async (ctx) => `/v2/organization/${ctx.tenant.orgId}`,
+    ),
+    route('POST spotlight', 'POST', 'spotlights', async (ctx) => `/v2/spotlight/${ctx.tenant.orgId}`),
+    route(
+      'PUT spotlight',
+      'PUT',
+      'spotlights',
+      async (ctx) => `/v2/spotlight/${ctx.tenant.orgId}/${await post(ctx)}`,
+    ),
+    route('POST qanda', 'POST', 'questions', async (ctx) => `/v2/qanda/${ctx.tenant.orgId}`),
+    route(
+      'PUT qanda',
+      'PUT',
+      'questions',
+      async (ctx) => `/v2/qanda/${ctx.tenant.orgId}/${await question(ctx)}`,
+    ),
+    route(
+      'POST answer',
+      'POST',
+      'answers',
+      async (ctx) => `/v2/qanda/${ctx.tenant.orgId}/${await question(ctx)}/answer`,
+    ),
+    route('PUT answer', 'PUT', 'answers', async (ctx) => {
+      const id = await question(ctx)
+      const username = (await expertUrl(ctx)).split('/').pop()
+      const answer = await created(ctx, `/v2/qanda/${ctx.tenant.orgId}/${id}/answer`, {
+        username,
+        answer: 'A',
+      })
+      return `/v2/qanda/${ctx.tenant.orgId}/${id}/answer/${answer}`
+    }),
+  ]
+}
 
 /** Paths with a `:corporation` (and maybe a numeric `:id`) segment; `{id}` marks where a bad id goes. */
 export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }[] = [
@@ -77,4 +157,11 @@ export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   { name: 'GET inquiries', method: 'GET', path: '/v2/organization/{id}/inquiry' },
   { name: 'GET inquiry (corporation)', method: 'GET', path: '/v2/organization/{id}/inquiry/1' },
   { name: 'GET inquiry (id)', method: 'GET', path: '/v2/organization/1/inquiry/{id}' },
+  { name: 'PUT organization', method: 'PUT', path: '/v2/organization/{id}' },
+  { name: 'GET section element (id)', method: 'GET', path: '/v2/organization/1/expert/someone/article/{id}' },
+  { name: 'PUT section element (id)', method: 'PUT', path: '/v2/organization/1/expert/someone/article/{id}' },
+  { name: 'POST spotlight (corporation)', method: 'POST', path: '/v2/spotlight/{id}' },
+  { name: 'DELETE spotlight (id)', method: 'DELETE', path: '/v2/spotlight/1/{id}' },
+  { name: 'PUT qanda (id)', method: 'PUT', path: '/v2/qanda/1/{id}' },
+  { name: 'DELETE answer (id)', method: 'DELETE', path: '/v2/qanda/1/1/answer/{id}' },
 ]

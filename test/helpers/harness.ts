@@ -39,6 +39,8 @@ export interface TestContext {
   other: Tenant
   /** Log lines the app wrote. */
   logs: string[]
+  /** Every route the app registered, as `METHOD /url`, with its config. */
+  routes: { route: string; config: Record<string, unknown> }[]
   inject(options: InjectOptions): Promise<LightMyRequestResponse>
   /** Creates an organization with a client and a live token. */
   addTenant(name?: string): Promise<Tenant>
@@ -70,7 +72,7 @@ export function describeEachDialect(
   describe(name, () => {
     for (const { dialect, skip } of DIALECTS) {
       describe(dialect, { skip }, () => {
-        const ctx = { dialect, logs: [] as string[] } as unknown as TestContext
+        const ctx = { dialect, logs: [] as string[], routes: [] } as unknown as TestContext
         before(async () => {
           ctx.clock = new TestClock()
           ctx.testDatabase = await createTestDatabase(dialect)
@@ -80,6 +82,13 @@ export function describeEachDialect(
             database: ctx.testDatabase.database,
             now: ctx.clock.now,
             logStream: { write: (line: string) => ctx.logs.push(line) } as unknown as NodeJS.WritableStream,
+            onRoute: (route) => {
+              for (const method of [route.method].flat())
+                ctx.routes.push({
+                  route: `${method} ${route.url}`,
+                  config: (route.config ?? {}) as Record<string, unknown>,
+                })
+            },
           })
           ctx.inject = (injectOptions) => ctx.app.inject(injectOptions)
           ctx.addTenant = async (orgName = 'Tenant') => {

@@ -1,5 +1,7 @@
 import type { InjectOptions } from 'fastify'
 import type { Scope } from '../../src/auth/scopes.js'
+import { PROFILE_KEYS } from '../../src/profiles/read.js'
+import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../../src/profiles/section-fields.js'
 import { importDocument } from './content.js'
 import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
 
@@ -38,6 +40,8 @@ async function createContent(
  */
 export interface ProtectedRoute {
   name: string
+  /** The registered routes (`METHOD /url/:param`) this entry stands for; the suite fails on any route no entry covers. */
+  covers: string[]
   /** Addresses a record (expert, post, question) that belongs to an organization. */
   record: boolean
   /** The scope a token needs here (CONTRACT §13); the suite checks the route asks for exactly it. */
@@ -49,6 +53,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET expert',
     scope: 'read',
+    covers: ['GET /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -58,6 +63,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'POST expert',
     scope: 'write',
+    covers: ['POST /v2/organization/:corporation/expert'],
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'POST',
@@ -68,6 +74,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'PUT expert',
     scope: 'write',
+    covers: ['PUT /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'PUT',
@@ -78,6 +85,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'DELETE expert',
     scope: 'write',
+    covers: ['DELETE /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'DELETE',
@@ -88,6 +96,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     (kind): ProtectedRoute => ({
       name: `POST ${kind} inquiry`,
       scope: 'inquiries:create',
+      covers: [`POST /v2/organization/:corporation/inquiry/${kind}`],
       record: false,
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
@@ -99,6 +108,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET spotlight',
     scope: 'read',
+    covers: ['GET /v2/spotlight/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -108,6 +118,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET qanda',
     scope: 'read',
+    covers: ['GET /v2/qanda/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
@@ -116,6 +127,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET expert search',
+    covers: ['GET /v2/organization/:corporation/expert'],
     scope: 'read',
     record: false,
     build: async (_ctx, corporation) => ({
@@ -125,6 +137,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET spotlight search',
+    covers: ['GET /v2/spotlight/:corporation/search'],
     scope: 'read',
     record: false,
     build: async (_ctx, corporation) => ({
@@ -134,6 +147,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET qanda search',
+    covers: ['GET /v2/qanda/:corporation/search'],
     scope: 'read',
     record: false,
     build: async (_ctx, corporation) => ({
@@ -144,6 +158,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...(['general', 'media', 'partnership', 'admission', 'research', 'business', 'expertwitness'] as const).map(
     (kind): ProtectedRoute => ({
       name: `POST ${kind} inquiry`,
+      covers: [`POST /v2/organization/:corporation/inquiry/${kind}`],
       scope: 'inquiries:create',
       record: false,
       build: async (ctx, corporation, owner) => ({
@@ -155,6 +170,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ),
   {
     name: 'GET inquiries',
+    covers: ['GET /v2/organization/:corporation/inquiry'],
     scope: 'inquiries:read',
     record: false,
     build: async (_ctx, corporation) => ({
@@ -164,6 +180,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   },
   {
     name: 'GET inquiry',
+    covers: ['GET /v2/organization/:corporation/inquiry/:id'],
     scope: 'inquiries:read',
     record: true,
     build: async (ctx, corporation, owner) => ({
@@ -171,4 +188,246 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       url: `/v2/organization/${corporation}/inquiry/${await createInquiryOf(ctx, owner)}`,
     }),
   },
+  ...profileWriteRoutes(),
 ]
+
+/** Sends `payload` to `path` as `owner` and returns the response data (for setting up records). */
+async function asOwner(
+  ctx: TestContext,
+  owner: Tenant,
+  method: 'POST' | 'PUT',
+  path: string,
+  payload: object,
+) {
+  const response = await ctx.inject({ method, url: path, headers: owner.auth, payload })
+  if (response.statusCode !== 200) throw new Error(`${method} ${path} failed: ${response.body}`)
+  return response.json().data as { id: number }
+}
+
+/** An expert of `owner` with one article, addressed under `corporation`. */
+async function expertWithArticle(ctx: TestContext, corporation: number, owner: Tenant) {
+  const username = await createExpert(ctx, owner)
+  const { id } = await asOwner(
+    ctx,
+    owner,
+    'POST',
+    `/v2/organization/${owner.orgId}/expert/${username}/article`,
+    {
+      title: 'An article',
+    },
+  )
+  return { base: `/v2/organization/${corporation}/expert/${username}`, id }
+}
+
+/** A published question of `owner` with one answer by one of its experts. */
+async function answeredQuestion(ctx: TestContext, owner: Tenant) {
+  const username = await createExpert(ctx, owner)
+  const { question } = await createContent(ctx, owner)
+  const { id } = await asOwner(ctx, owner, 'POST', `/v2/qanda/${owner.orgId}/${question}/answer`, {
+    username,
+    answer: '<p>An answer.</p>',
+  })
+  return { question, answer: id }
+}
+
+/** The write API (CONTRACT §9): one entry per kind of route, each covering every section it stands for. */
+function profileWriteRoutes(): ProtectedRoute[] {
+  const EXPERT = '/v2/organization/:corporation/expert/:username'
+  const LIST_SECTIONS = STORED_SECTIONS.filter((s) => !SINGLE_SECTIONS.has(s) && !NAME_SECTIONS.has(s))
+  const ELEMENT_SECTIONS = STORED_SECTIONS.filter((s) => !SINGLE_SECTIONS.has(s))
+  const ONE_ELEMENT = [...SINGLE_SECTIONS]
+  return [
+    {
+      name: 'GET profile section',
+      scope: 'read',
+      covers: PROFILE_KEYS.map((section) => `GET ${EXPERT}/${section}`),
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `${(await expertWithArticle(ctx, corporation, owner)).base}/article`,
+      }),
+    },
+    {
+      name: 'GET section element',
+      scope: 'read',
+      covers: ELEMENT_SECTIONS.map((section) => `GET ${EXPERT}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'GET', url: `${base}/article/${id}` }
+      },
+    },
+    {
+      name: 'POST section element',
+      scope: 'write',
+      covers: ELEMENT_SECTIONS.map((section) => `POST ${EXPERT}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await expertWithArticle(ctx, corporation, owner)).base}/link`,
+        payload: { name: 'Lab', url: 'https://lab.example' },
+      }),
+    },
+    {
+      name: 'PUT section element',
+      scope: 'write',
+      covers: LIST_SECTIONS.map((section) => `PUT ${EXPERT}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/article/${id}`, payload: { title: 'Renamed' } }
+      },
+    },
+    {
+      name: 'DELETE section element',
+      scope: 'write',
+      covers: ELEMENT_SECTIONS.map((section) => `DELETE ${EXPERT}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'DELETE', url: `${base}/article/${id}` }
+      },
+    },
+    {
+      name: 'POST single-element section',
+      scope: 'write',
+      covers: ONE_ELEMENT.map((section) => `POST ${EXPERT}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await expertWithArticle(ctx, corporation, owner)).base}/tagline`,
+        payload: { tagline: 'Explains the weather' },
+      }),
+    },
+    {
+      name: 'DELETE single-element section',
+      scope: 'write',
+      covers: ONE_ELEMENT.map((section) => `DELETE ${EXPERT}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base } = await expertWithArticle(ctx, corporation, owner)
+        await asOwner(ctx, owner, 'POST', `${base.replace(`/${corporation}/`, `/${owner.orgId}/`)}/tagline`, {
+          tagline: 'To clear',
+        })
+        return { method: 'DELETE', url: `${base}/tagline` }
+      },
+    },
+    {
+      name: 'GET organization',
+      scope: 'read',
+      covers: ['GET /v2/organization/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}` }),
+    },
+    {
+      name: 'PUT organization',
+      scope: 'write',
+      covers: ['PUT /v2/organization/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}`,
+        payload: { description: 'Changed by the security suite.' },
+      }),
+    },
+    {
+      name: 'POST spotlight',
+      scope: 'write',
+      covers: ['POST /v2/spotlight/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'POST',
+        url: `/v2/spotlight/${corporation}`,
+        payload: { title: 'A post', html: '<p>Text</p>' },
+      }),
+    },
+    {
+      name: 'PUT spotlight',
+      scope: 'write',
+      covers: ['PUT /v2/spotlight/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner)).spotlight}`,
+        payload: { title: 'Renamed' },
+      }),
+    },
+    {
+      name: 'DELETE spotlight',
+      scope: 'write',
+      covers: ['DELETE /v2/spotlight/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'DELETE',
+        url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner)).spotlight}`,
+      }),
+    },
+    {
+      name: 'POST qanda',
+      scope: 'write',
+      covers: ['POST /v2/qanda/:corporation'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'POST',
+        url: `/v2/qanda/${corporation}`,
+        payload: { question: 'A question?' },
+      }),
+    },
+    {
+      name: 'PUT qanda',
+      scope: 'write',
+      covers: ['PUT /v2/qanda/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
+        payload: { details: 'More detail.' },
+      }),
+    },
+    {
+      name: 'DELETE qanda',
+      scope: 'write',
+      covers: ['DELETE /v2/qanda/:corporation/:id'],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'DELETE',
+        url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
+      }),
+    },
+    {
+      name: 'POST answer',
+      scope: 'write',
+      covers: ['POST /v2/qanda/:corporation/:id/answer'],
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}/answer`,
+        payload: { username: await createExpert(ctx, owner), answer: 'An answer.' },
+      }),
+    },
+    {
+      name: 'PUT answer',
+      scope: 'write',
+      covers: ['PUT /v2/qanda/:corporation/:id/answer/:answer_id'],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { question, answer } = await answeredQuestion(ctx, owner)
+        return {
+          method: 'PUT',
+          url: `/v2/qanda/${corporation}/${question}/answer/${answer}`,
+          payload: { answer: 'New.' },
+        }
+      },
+    },
+    {
+      name: 'DELETE answer',
+      scope: 'write',
+      covers: ['DELETE /v2/qanda/:corporation/:id/answer/:answer_id'],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { question, answer } = await answeredQuestion(ctx, owner)
+        return { method: 'DELETE', url: `/v2/qanda/${corporation}/${question}/answer/${answer}` }
+      },
+    },
+  ]
+}
