@@ -170,6 +170,8 @@ export async function countExpertMatches(
     facets.some((other) => other !== facet && filtered(other))
   const matchSet = (omit?: ExpertFacet) =>
     sql`select s.expert_id from expert_search s where ${and(expertConditions(dialect, orgId, criteria, omit ? { omit } : {}))}`
+  // SQLite's CROSS JOIN keeps the match set as the outer loop (facet rows found by key, not scanned).
+  const matchJoin = dialect === 'sqlite' ? sql`cross join` : sql`,`
   const ctes = [sql`m as materialized (${matchSet()})`]
   const branches = [sql`select 'total' as facet, '' as value_key, '' as key, count(*) as n from m`]
   const fromCounters: ExpertFacet[] = []
@@ -182,8 +184,8 @@ export async function countExpertMatches(
     if (source !== 'm') ctes.push(sql`${sql.id(source)} as materialized (${matchSet(facet)})`)
     branches.push(sql`select * from (select ${sql.lit(facet)} as facet, f.value_key,
       min(${keyOf(dialect, sql`f.value`)}) as key, count(*) as n
-      from ${sql.table(source)} x join expert_facets f on f.expert_id = x.expert_id
-      where ${ofOrganization('f.org_id', orgId)} and f.facet = ${facet}
+      from ${sql.table(source)} x ${matchJoin} expert_facets f
+      where f.expert_id = x.expert_id and ${ofOrganization('f.org_id', orgId)} and f.facet = ${facet}
       group by f.value_key order by n desc, key limit ${FACET_LIMIT}) as ${sql.id(`top_${facet}`)}`)
   }
   const [{ rows }, ...counted] = await Promise.all([
