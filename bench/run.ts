@@ -10,6 +10,8 @@
  *   --scale          also compare the profile read at 1,000 and 100,000 experts
  *   --quick          small dataset and 2 s measurements (a smoke run)
  *   --cpu-prof       run the app with --cpu-prof (profiles in bench/profiles/)
+ *   --search-only    only the search measurements (otherwise they follow the route measurements)
+ *   --no-search      skip the search measurements
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -33,6 +35,7 @@ import pg from 'pg'
 import { isPostgresUrl, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { buildDataset, type Dataset, type DatasetSizes } from './dataset.js'
+import { buildSearchDataset, type SearchDataset } from './search-dataset.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values: flags } = parseArgs({
@@ -44,6 +47,8 @@ const { values: flags } = parseArgs({
     scale: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
+    'search-only': { type: 'boolean', default: false },
+    'no-search': { type: 'boolean', default: false },
   },
 })
 const quick = flags.quick ?? false
@@ -254,7 +259,7 @@ async function getJson(url: string, init: RequestInit = {}): Promise<{ status: n
   return { status: response.status, text: await response.text() }
 }
 
-async function issueToken(base: string, dataset: Dataset): Promise<string> {
+async function issueToken(base: string, dataset: Pick<Dataset, 'client'>): Promise<string> {
   const { status, text } = await getJson(`${base}/v2/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -264,7 +269,7 @@ async function issueToken(base: string, dataset: Dataset): Promise<string> {
   return (JSON.parse(text) as { data: { accessToken: string } }).data.accessToken
 }
 
-function tokenForm(dataset: Dataset): string {
+function tokenForm(dataset: Pick<Dataset, 'client'>): string {
   return new URLSearchParams({
     grant_type: 'client_credentials',
     client_id: dataset.client.client_id,
@@ -477,6 +482,15 @@ async function profileAt(sizes: DatasetSizes, rate: number) {
 }
 
 async function main(): Promise<void> {
+  const report: Record<string, unknown> = flags['search-only'] ? {} : await routesBench()
+  if (!flags['no-search']) report.search = await searchBench()
+  const out = join(here, 'results.json')
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
+  log(`written ${out}`)
+}
+
+async function routesBench(): Promise<Record<string, unknown>> {
   const sizes: DatasetSizes = quick
     ? { fullExperts: 500, lightExperts: 0, posts: 100, questions: 100 }
     : { fullExperts: 10_000, lightExperts: 0, posts: 1000, questions: 1000 }
@@ -547,10 +561,151 @@ async function main(): Promise<void> {
         `${large.experts} experts p50 ${large.p50} ms p99 ${large.p99} ms; ratio ${(report.scale as { p50Ratio: number }).p50Ratio}`,
     )
   }
-  const out = join(here, 'results.json')
-  mkdirSync(dirname(out), { recursive: true })
-  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
-  log(`written ${out}`)
+  return report
+}
+
+// --- search ----------------------------------------------------------------------------------------
+
+/** The five search requests of docs/performance.md, each a path generator (varied values, same shape). */
+function searchQueries(dataset: SearchDataset): { name: string; path: (i: number) => string }[] {
+  const base = `/v2/organization/${dataset.orgId}/expert`
+  const at = <T>(list: readonly T[], i: number) => list[i % list.length] as T
+  const q = (value: string) => `${base}?q=${encodeURIComponent(value)}`
+  return [
+    { name: '(a) surname', path: (i) => q(at(dataset.surnames, i)) },
+    { name: '(b) one-word topic', path: (i) => q(at(dataset.disciplines, i).toLowerCase()) },
+    { name: '(c) two-letter prefix', path: (i) => q(at(['ma', 'ka', 're', 'st', 'lo', 'de'], i)) },
+    {
+      name: '(d) three facet filters',
+      path: (i) => {
+        const { countries, topics, industries } = dataset.filters
+        const params = new URLSearchParams({
+          countries: at(countries, i),
+          topics: at(topics, i * 7),
+          industries: at(industries, i * 3),
+        })
+        return `${base}?${params}`
+      },
+    },
+    { name: '(e) no parameters', path: () => base },
+  ]
+}
+
+/** Runs `paths` against `base`; each request takes the next path. */
+function cannonPaths(
+  base: string,
+  auth: string,
+  paths: (i: number) => string,
+  seconds: number,
+  conns: number,
+) {
+  let i = 0
+  return autocannon({
+    url: `${base}${paths(0)}`,
+    headers: { authorization: auth },
+    connections: conns,
+    duration: seconds,
+    timeout: 30,
+    requests: [{ setupRequest: (request: object) => ({ ...request, path: paths(i++) }) }],
+  })
+}
+
+/**
+ * Search at 1,000 and 100,000 experts: p50/p99 of each request with one connection (service time, no
+ * queueing) and, at 1,000 experts, requests/s at saturation against the bare baseline serving the
+ * bytes of the unfiltered search response.
+ */
+async function searchBench(): Promise<Record<string, unknown>> {
+  const sizes = quick ? [1000] : [1000, 100_000]
+  const runs: Record<string, unknown>[] = []
+  for (const size of sizes) {
+    const database = await freshDatabase(flags.db)
+    try {
+      log(`search: generating ${size} experts on ${database.dialect}...`)
+      const handle = openDatabase(database.url)
+      let dataset: SearchDataset
+      try {
+        await migrateToLatest(handle.db)
+        dataset = await buildSearchDataset(handle.db, size, Date.now())
+        await handle.refreshStatistics()
+      } finally {
+        await handle.close()
+      }
+      log(`search: ${size} experts indexed in ${dataset.seconds.toFixed(1)} s`)
+      const app = await startApp(database.url)
+      try {
+        const auth = `Bearer ${await issueToken(app.url, dataset)}`
+        const latency: Record<string, unknown>[] = []
+        for (const query of searchQueries(dataset)) {
+          const check = await getJson(`${app.url}${query.path(0)}`, { headers: { authorization: auth } })
+          if (check.status !== 200)
+            throw new Error(`${query.name}: ${check.status} ${check.text.slice(0, 200)}`)
+          await cannonPaths(app.url, auth, query.path, warmup, 1)
+          const result = await cannonPaths(app.url, auth, query.path, duration, 1)
+          const total = (JSON.parse(check.text) as { data: { total: number } }).data.total
+          latency.push({
+            query: query.name,
+            total,
+            p50: result.latency.p50,
+            p99: result.latency.p99,
+            non2xx: result.non2xx,
+          })
+          log(
+            `search ${size}: ${query.name} (${total} matches) p50 ${result.latency.p50} ms p99 ${result.latency.p99} ms`,
+          )
+        }
+        const run: Record<string, unknown> = {
+          experts: size,
+          dialect: database.dialect,
+          indexSeconds: round(dataset.seconds),
+          latency,
+        }
+        if (size === sizes[0]) run.throughput = await searchThroughput(app.url, auth, dataset)
+        runs.push(run)
+      } finally {
+        await app.stop()
+      }
+    } finally {
+      await database.drop()
+    }
+  }
+  console.log(
+    `\nsearch (${duration} s per measurement; latency with 1 connection, throughput with ${connections})`,
+  )
+  for (const run of runs) {
+    for (const row of run.latency as { query: string; total: number; p50: number; p99: number }[])
+      console.log(
+        `${run.experts} experts  ${row.query.padEnd(26)} ${String(row.total).padStart(7)} matches  p50 ${row.p50} ms  p99 ${row.p99} ms`,
+      )
+    for (const row of (run.throughput ?? []) as { query: string; rps: number; ratio: number }[])
+      console.log(`${run.experts} experts  ${row.query.padEnd(26)} ${row.rps} req/s  ${row.ratio}x baseline`)
+  }
+  return { runs }
+}
+
+async function searchThroughput(appUrl: string, auth: string, dataset: SearchDataset) {
+  const queries = searchQueries(dataset)
+  const unfiltered = queries[queries.length - 1] as (typeof queries)[number]
+  const body = await getJson(`${appUrl}${unfiltered.path(0)}`, { headers: { authorization: auth } })
+  const bodyDir = mkdtempSync(join(os.tmpdir(), 'expertdir-bench-search-'))
+  const bodyFile = join(bodyDir, 'search.json')
+  writeFileSync(bodyFile, body.text)
+  const baseline = await startChild('baseline.ts', [bodyFile], {})
+  try {
+    const baseSat = await saturate(baseline.url, { name: 'baseline', request: { method: 'GET', path: '/' } })
+    const rows: Record<string, unknown>[] = [{ query: 'baseline (node:http)', rps: baseSat.rps, ratio: 1 }]
+    for (const query of queries) {
+      await cannonPaths(appUrl, auth, query.path, warmup, connections)
+      const result = await cannonPaths(appUrl, auth, query.path, duration, connections)
+      const rps = round(result.requests.average, 0)
+      rows.push({ query: query.name, rps, ratio: round(rps / baseSat.rps, 3), non2xx: result.non2xx })
+      log(`search throughput: ${query.name} ${rps} req/s`)
+    }
+    return rows
+  } finally {
+    await baseline.stop()
+    rmSync(bodyDir, { recursive: true, force: true })
+  }
 }
 
 main().then(

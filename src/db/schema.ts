@@ -265,6 +265,7 @@ export interface ContentTaggingsTable {
 export interface SearchTables {
   expert_search: ExpertSearchTable
   expert_facets: ExpertFacetsTable
+  expert_facet_counts: ExpertFacetCountsTable
   spotlight_search: SpotlightSearchTable
   question_search: QuestionSearchTable
 }
@@ -307,6 +308,17 @@ export interface ExpertFacetsTable {
   org_id: number
   is_published: number
   is_private: number
+}
+
+/** Experts per facet value and flags, kept by triggers on expert_facets. */
+export interface ExpertFacetCountsTable {
+  org_id: number
+  facet: SearchFacet
+  value_key: string
+  is_private: number
+  is_published: number
+  value: string
+  count: number
 }
 
 interface ContentSearchRow {

@@ -1,3 +1,4 @@
+import { type SqlBool, sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type {
   ExpertFacetsTable,
@@ -8,6 +9,13 @@ import type {
 } from '../db/schema.js'
 
 /** Index maintenance queries: read what an index row derives from, replace index rows. Every one takes the organization. */
+
+/**
+ * `org_id = ?` as a plain filter. Where the rows are picked by a list of keys, SQLite would otherwise
+ * use an index led by `org_id` and read every row of the organization (the unary `+` keeps the column
+ * out of index selection; PostgreSQL reads it as the same comparison).
+ */
+export const ofOrganization = (column: string, orgId: number) => sql<SqlBool>`+${sql.ref(column)} = ${orgId}`
 
 /** Rows per INSERT: under SQLite's 32,766 bound parameters. */
 const rowsPerInsert = (columns: number) => Math.floor(30_000 / columns)
@@ -28,7 +36,7 @@ export async function listExpertIds(db: Queryable, orgId: number, afterId: numbe
   const rows = await db
     .selectFrom('experts')
     .select('id')
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
@@ -37,14 +45,19 @@ export async function listExpertIds(db: Queryable, orgId: number, afterId: numbe
 }
 
 export async function readExpertsForIndex(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
-  return db.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).execute()
+  return db
+    .selectFrom('experts')
+    .selectAll()
+    .where(ofOrganization('org_id', orgId))
+    .where('id', 'in', ids)
+    .execute()
 }
 
 export async function readItemsForIndex(db: Queryable, orgId: number, expertIds: number[]) {
   return db
     .selectFrom('profile_items')
     .select(['expert_id', 'section', 'data'])
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('expert_id', 'in', expertIds)
     .orderBy('expert_id')
     .orderBy('section')
@@ -67,12 +80,12 @@ export async function replaceExpertRows(
 export async function deleteExpertRows(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
   await db
     .deleteFrom('expert_facets')
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('expert_id', 'in', expertIds)
     .execute()
   await db
     .deleteFrom('expert_search')
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('expert_id', 'in', expertIds)
     .execute()
 }
@@ -92,7 +105,7 @@ export async function listContentIds(
   const rows = await db
     .selectFrom(table as 'spotlights')
     .select('id')
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
@@ -104,7 +117,7 @@ export async function readSpotlightsForIndex(db: Queryable, orgId: number, ids: 
   return db
     .selectFrom('spotlights')
     .select(['id', 'org_id', 'title', 'html', 'published', 'published_at', 'created_at'])
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('id', 'in', ids)
     .execute()
 }
@@ -127,7 +140,7 @@ export async function readQuestionsForIndex(db: Queryable, orgId: number, ids: n
   return db
     .selectFrom('questions')
     .select(['id', 'org_id', 'question', 'details', 'published', 'published_at', 'created_at'])
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('id', 'in', ids)
     .execute()
 }
@@ -168,6 +181,10 @@ export async function replaceQuestionRows(
   ids: number[],
   rows: QuestionSearchTable[],
 ): Promise<void> {
-  await db.deleteFrom('question_search').where('org_id', '=', orgId).where('question_id', 'in', ids).execute()
+  await db
+    .deleteFrom('question_search')
+    .where(ofOrganization('org_id', orgId))
+    .where('question_id', 'in', ids)
+    .execute()
   await insertRows(db, 'question_search', rows as unknown as Record<string, unknown>[])
 }

@@ -1,6 +1,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ExpertRow } from '../db/schema.js'
+import { ofOrganization } from './index-repository.js'
 import type { ExpertFacet } from './schemas.js'
 import { fts5Query, tsQuery } from './text.js'
 
@@ -125,50 +126,100 @@ export async function searchExpertIds(
   return rows.map((row) => Number(row.expert_id))
 }
 
-export async function countExperts(
-  db: Queryable,
-  dialect: DialectName,
-  orgId: number,
-  criteria: ExpertCriteria,
-): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from expert_search s
-    where ${and(expertConditions(dialect, orgId, criteria))}`.execute(db)
-  return Number(rows[0]?.n ?? 0)
-}
-
-/**
- * Counts per value of `facet` over the matches, ignoring the facet's own filter. With no text, no
- * other facet and no company filter, the counts come from the facet table's index alone.
- */
-export async function countExpertFacet(
+/** Counts over every value of a facet, from the counter table: for a facet whose matches are narrowed by access and status only. */
+async function countFacetFromCounters(
   db: Queryable,
   dialect: DialectName,
   orgId: number,
   criteria: ExpertCriteria,
   facet: ExpertFacet,
 ): Promise<Bucket[]> {
-  const narrowed =
+  const conditions: Condition[] = [
+    sql`c.org_id = ${orgId}`,
+    sql`c.facet = ${facet}`,
+    ...flagConditions('c', criteria),
+  ]
+  const { rows } = await sql<{ key: string; total_count: number | string }>`
+    select c.value_key, min(${keyOf(dialect, sql`c.value`)}) as key, sum(c.count) as total_count
+    from expert_facet_counts c where ${and(conditions)}
+    group by c.value_key having sum(c.count) > 0
+    order by total_count desc, key limit ${FACET_LIMIT}`.execute(db)
+  return rows.map((row) => ({ key: row.key, count: Number(row.total_count) }))
+}
+
+const byCountThenKey = (a: Bucket, b: Bucket) =>
+  b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+
+/**
+ * The exact total and every facet's counts. Facets narrowed by more than access and status read the
+ * match set from one statement whose common table expressions are each evaluated once: `m`, all the
+ * filters, serves the total and the unfiltered facets; a filtered facet gets its own set without its
+ * filter (the disjunctive rule). The other facets read the counter table.
+ */
+export async function countExpertMatches(
+  db: Queryable,
+  dialect: DialectName,
+  orgId: number,
+  criteria: ExpertCriteria,
+  facets: readonly ExpertFacet[],
+): Promise<{ total: number; aggregations: Record<ExpertFacet, Bucket[]> }> {
+  const filtered = (facet: ExpertFacet) => (criteria.facets[facet]?.length ?? 0) > 0
+  const narrowed = (facet: ExpertFacet) =>
     criteria.text !== undefined ||
     criteria.companies.length > 0 ||
-    Object.entries(criteria.facets).some(([name, values]) => name !== facet && values && values.length > 0)
-  const conditions: Condition[] = [
-    sql`f.org_id = ${orgId}`,
-    sql`f.facet = ${facet}`,
-    ...flagConditions('f', criteria),
-  ]
-  if (narrowed)
-    conditions.push(sql`f.expert_id in (select s.expert_id from expert_search s
-      where ${and(expertConditions(dialect, orgId, criteria, { omit: facet }))})`)
-  const { rows } = await sql<{ key: string; count: number | string }>`
-    select f.value_key, min(${keyOf(dialect, sql`f.value`)}) as key, count(*) as count from expert_facets f
-    where ${and(conditions)}
-    group by f.value_key order by count desc, key limit ${FACET_LIMIT}`.execute(db)
-  return toBuckets(rows)
+    facets.some((other) => other !== facet && filtered(other))
+  const matchSet = (omit?: ExpertFacet) =>
+    sql`select s.expert_id from expert_search s where ${and(expertConditions(dialect, orgId, criteria, omit ? { omit } : {}))}`
+  // SQLite's CROSS JOIN keeps the match set as the outer loop (facet rows found by key, not scanned).
+  const matchJoin = dialect === 'sqlite' ? sql`cross join` : sql`,`
+  const ctes = [sql`m as materialized (${matchSet()})`]
+  const branches = [sql`select 'total' as facet, '' as value_key, '' as key, count(*) as n from m`]
+  const fromCounters: ExpertFacet[] = []
+  for (const facet of facets) {
+    if (!narrowed(facet)) {
+      fromCounters.push(facet)
+      continue
+    }
+    const source = filtered(facet) ? `m_${facet}` : 'm'
+    if (source !== 'm') ctes.push(sql`${sql.id(source)} as materialized (${matchSet(facet)})`)
+    branches.push(sql`select * from (select ${sql.lit(facet)} as facet, f.value_key,
+      min(${keyOf(dialect, sql`f.value`)}) as key, count(*) as n
+      from ${sql.table(source)} x ${matchJoin} expert_facets f
+      where f.expert_id = x.expert_id and ${ofOrganization('f.org_id', orgId)} and f.facet = ${facet}
+      group by f.value_key order by n desc, key limit ${FACET_LIMIT}) as ${sql.id(`top_${facet}`)}`)
+  }
+  const [{ rows }, ...counted] = await Promise.all([
+    sql<{
+      facet: string
+      key: string
+      n: number | string
+    }>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)}`.execute(db),
+    ...fromCounters.map((facet) => countFacetFromCounters(db, dialect, orgId, criteria, facet)),
+  ])
+  const aggregations = Object.fromEntries(facets.map((facet) => [facet, [] as Bucket[]])) as Record<
+    ExpertFacet,
+    Bucket[]
+  >
+  let total = 0
+  for (const row of rows) {
+    if (row.facet === 'total') total = Number(row.n)
+    else aggregations[row.facet as ExpertFacet].push({ key: row.key, count: Number(row.n) })
+  }
+  fromCounters.forEach((facet, i) => {
+    aggregations[facet] = counted[i] as Bucket[]
+  })
+  for (const facet of facets) aggregations[facet].sort(byCountThenKey)
+  return { total, aggregations }
 }
 
 export async function readExpertsByIds(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
   if (ids.length === 0) return []
-  return db.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).execute()
+  return db
+    .selectFrom('experts')
+    .selectAll()
+    .where(ofOrganization('org_id', orgId))
+    .where('id', 'in', ids)
+    .execute()
 }
 
 /** The items a list entry shows: topics, avatar, tagline. */
@@ -177,7 +228,7 @@ export async function readListItems(db: Queryable, orgId: number, expertIds: num
   return db
     .selectFrom('profile_items')
     .select(['expert_id', 'section', 'data'])
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('expert_id', 'in', expertIds)
     .where('section', 'in', ['topic', 'avatar', 'tagline'])
     .orderBy('expert_id')
@@ -347,7 +398,7 @@ export async function readSpotlightsByIds(db: Queryable, orgId: number, ids: num
   return db
     .selectFrom('spotlights')
     .select(['id', 'title', 'html', 'featured_image', 'published', 'published_at', 'created_at'])
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('id', 'in', ids)
     .execute()
 }
@@ -357,7 +408,7 @@ export async function readQuestionsByIds(db: Queryable, orgId: number, ids: numb
   return db
     .selectFrom('questions')
     .select(['id', 'question', 'published', 'published_at', 'created_at'])
-    .where('org_id', '=', orgId)
+    .where(ofOrganization('org_id', orgId))
     .where('id', 'in', ids)
     .execute()
 }

@@ -5,8 +5,7 @@ import {
   type ContentCriteria,
   countContent,
   countContentFacets,
-  countExpertFacet,
-  countExperts,
+  countExpertMatches,
   type ExpertCriteria,
   type ExpertSort,
   QUESTION_INDEX,
@@ -24,7 +23,6 @@ import {
 } from './repository.js'
 import {
   EXPERT_FACETS,
-  type ExpertFacet,
   type ExpertSearchInput,
   type QuestionSearchInput,
   type SpotlightSearchInput,
@@ -77,10 +75,9 @@ export async function searchExperts(target: SearchTarget, orgId: number, input: 
     companies: keys(input.companies),
   }
   const sort: ExpertSort = input.sort ?? (text ? 'relevance' : 'name')
-  const [ids, total, ...facetCounts] = await Promise.all([
+  const [ids, { total, aggregations }] = await Promise.all([
     searchExpertIds(db, dialect, orgId, criteria, sort, paging(input)),
-    countExperts(db, dialect, orgId, criteria),
-    ...EXPERT_FACETS.map((facet) => countExpertFacet(db, dialect, orgId, criteria, facet)),
+    countExpertMatches(db, dialect, orgId, criteria, EXPERT_FACETS),
   ])
   const [experts, items] = await Promise.all([
     readExpertsByIds(db, orgId, ids),
@@ -92,10 +89,7 @@ export async function searchExperts(target: SearchTarget, orgId: number, input: 
   return {
     experts: inOrder(ids, experts).map((expert) => expertListItem(expert, itemsOf.get(expert.id) ?? [])),
     total,
-    aggregations: Object.fromEntries(EXPERT_FACETS.map((facet, i) => [facet, facetCounts[i]])) as Record<
-      ExpertFacet,
-      { key: string; count: number }[]
-    >,
+    aggregations,
   }
 }
 

@@ -87,8 +87,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['org_id', 'company_key'])
     .execute()
 
-  // One row per expert and distinct facet value; the flags are copied so that counts filtered only by
-  // access and status are read from this table's index alone.
+  // One row per expert and distinct facet value, with the expert's flags (kept for the counts below).
   let facets = db.schema
     .createTable('expert_facets')
     .addColumn('expert_id', bigint(db), (col) => col.notNull().references('experts.id').onDelete('cascade'))
@@ -104,8 +103,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex('expert_facets_value')
     .on('expert_facets')
-    .columns(['org_id', 'facet', 'value_key', 'is_private', 'is_published', 'expert_id'])
+    .columns(['org_id', 'facet', 'value_key', 'expert_id'])
     .execute()
+
+  // Experts per facet value and flag combination, kept by triggers on expert_facets (cascaded deletes
+  // included): the counts of a search filtered only by access and status, read without a scan.
+  await db.schema
+    .createTable('expert_facet_counts')
+    .addColumn('org_id', bigint(db), orgColumn)
+    .addColumn('facet', 'text', (col) => col.notNull())
+    .addColumn('value_key', 'text', (col) => col.notNull())
+    .addColumn('is_private', 'integer', (col) => col.notNull())
+    .addColumn('is_published', 'integer', (col) => col.notNull())
+    .addColumn('value', 'text', (col) => col.notNull())
+    .addColumn('count', 'integer', (col) => col.notNull())
+    .addPrimaryKeyConstraint('expert_facet_counts_pk', [
+      'org_id',
+      'facet',
+      'value_key',
+      'is_private',
+      'is_published',
+    ])
+    .execute()
+  await (pg ? countFacetsInPostgres(db) : countFacetsInSqlite(db))
 
   for (const [table, owner] of [
     ['spotlight_search', 'spotlights'],
@@ -192,6 +212,45 @@ async function addFts5Index(db: Kysely<unknown>, table: keyof typeof TEXT_COLUMN
   for (const statement of statements) await sql.raw(statement).execute(db)
 }
 
+const FACET_KEY = ['org_id', 'facet', 'value_key', 'is_private', 'is_published']
+const matchesRow = (row: 'new' | 'old') =>
+  FACET_KEY.map((column) => `${column} = ${row}.${column}`).join(' and ')
+
+async function countFacetsInSqlite(db: Kysely<unknown>): Promise<void> {
+  const columns = FACET_KEY.join(', ')
+  const values = FACET_KEY.map((column) => `new.${column}`).join(', ')
+  await sql
+    .raw(`create trigger expert_facets_count_ai after insert on expert_facets begin
+      insert or ignore into expert_facet_counts (${columns}, value, count) values (${values}, new.value, 0);
+      update expert_facet_counts set count = count + 1 where ${matchesRow('new')}; end`)
+    .execute(db)
+  await sql
+    .raw(`create trigger expert_facets_count_ad after delete on expert_facets begin
+      update expert_facet_counts set count = count - 1 where ${matchesRow('old')}; end`)
+    .execute(db)
+}
+
+async function countFacetsInPostgres(db: Kysely<unknown>): Promise<void> {
+  const columns = FACET_KEY.join(', ')
+  const values = FACET_KEY.map((column) => `new.${column}`).join(', ')
+  await sql
+    .raw(`create function expert_facets_count() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'INSERT' then
+        insert into expert_facet_counts as c (${columns}, value, count) values (${values}, new.value, 1)
+          on conflict (${columns}) do update set count = c.count + 1;
+        return new;
+      end if;
+      update expert_facet_counts set count = count - 1 where ${matchesRow('old')};
+      return old;
+    end $$`)
+    .execute(db)
+  await sql
+    .raw(`create trigger expert_facets_count after insert or delete on expert_facets
+      for each row execute function expert_facets_count()`)
+    .execute(db)
+}
+
 export async function down(db: Kysely<unknown>): Promise<void> {
   const pg = isPostgres(db)
   for (const table of Object.keys(TEXT_COLUMNS)) {
@@ -199,5 +258,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await db.schema.dropTable(table).execute()
   }
   await db.schema.dropTable('expert_facets').execute()
+  await db.schema.dropTable('expert_facet_counts').execute()
+  if (pg) await sql`drop function if exists expert_facets_count()`.execute(db)
   if (pg) await sql`drop function if exists expertdir_unaccent(text)`.execute(db)
 }
