@@ -230,25 +230,44 @@ async function countFacetsInSqlite(db: Kysely<unknown>): Promise<void> {
     .execute(db)
 }
 
+/**
+ * PostgreSQL: statement-level triggers add up each statement's rows per value first, then change each
+ * counter once, in key order. Row-level counting would update a hot counter row once per expert (a
+ * long version chain inside one bulk transaction) and let two writers lock counters in opposite
+ * orders (a deadlock). A delete only updates: when an organization is deleted its counters may
+ * already be gone.
+ */
 async function countFacetsInPostgres(db: Kysely<unknown>): Promise<void> {
   const columns = FACET_KEY.join(', ')
-  const values = FACET_KEY.map((column) => `new.${column}`).join(', ')
+  const sameKey = FACET_KEY.map((column) => `c.${column} = d.${column}`).join(' and ')
   await sql
-    .raw(`create function expert_facets_count() returns trigger language plpgsql as $$
+    .raw(`create function expert_facets_count_insert() returns trigger language plpgsql as $$
     begin
-      if tg_op = 'INSERT' then
-        insert into expert_facet_counts as c (${columns}, value, count) values (${values}, new.value, 1)
-          on conflict (${columns}) do update set count = c.count + 1;
-        return new;
-      end if;
-      update expert_facet_counts set count = count - 1 where ${matchesRow('old')};
-      return old;
+      insert into expert_facet_counts as c (${columns}, value, count)
+        select ${columns}, min(value), count(*) from added group by ${columns} order by ${columns}
+        on conflict (${columns}) do update set count = c.count + excluded.count;
+      return null;
     end $$`)
     .execute(db)
   await sql
-    .raw(`create trigger expert_facets_count after insert or delete on expert_facets
-      for each row execute function expert_facets_count()`)
+    .raw(`create function expert_facets_count_delete() returns trigger language plpgsql as $$
+    begin
+      perform 1 from expert_facet_counts c join (select distinct ${columns} from removed) d using (${columns})
+        order by ${FACET_KEY.map((column) => `c.${column}`).join(', ')} for update of c;
+      update expert_facet_counts c set count = c.count - d.n
+        from (select ${columns}, count(*) as n from removed group by ${columns}) d where ${sameKey};
+      return null;
+    end $$`)
     .execute(db)
+  for (const [operation, rows] of [
+    ['insert', 'new table as added'],
+    ['delete', 'old table as removed'],
+  ] as const) {
+    await sql
+      .raw(`create trigger expert_facets_count_${operation} after ${operation} on expert_facets
+        referencing ${rows} for each statement execute function expert_facets_count_${operation}()`)
+      .execute(db)
+  }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -259,6 +278,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   }
   await db.schema.dropTable('expert_facets').execute()
   await db.schema.dropTable('expert_facet_counts').execute()
-  if (pg) await sql`drop function if exists expert_facets_count()`.execute(db)
+  if (pg) await sql`drop function if exists expert_facets_count_insert()`.execute(db)
+  if (pg) await sql`drop function if exists expert_facets_count_delete()`.execute(db)
   if (pg) await sql`drop function if exists expertdir_unaccent(text)`.execute(db)
 }
