@@ -74,7 +74,5 @@ declare module 'fastify' {
     oauth?: boolean
     /** A 405 fallback route added for a path's missing methods. */
     methodFallback?: boolean
-    /** The OAuth scope a token needs for this route (CONTRACT §13). */
-    scope?: 'read' | 'write' | 'inquiries:create' | 'inquiries:read'
   }
 }

@@ -16,13 +16,6 @@ export const SCOPES = {
 
 export type Scope = keyof typeof SCOPES
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The OAuth scope a token needs for this route (CONTRACT §13); also documented in OpenAPI. */
-    scope?: 'read' | 'write' | 'inquiries:create' | 'inquiries:read'
-  }
-}
-
 const TAG_DESCRIPTIONS: Record<string, string> = {
   auth: 'OAuth 2.0 client-credentials tokens and their revocation',
   experts: 'Expert profiles: read, create, update, delete',
