@@ -50,6 +50,14 @@ export const BODY_ROUTES: BodyRoute[] = [
     malformed: 'invalid_request',
     table: 'access_tokens',
   },
+  {
+    name: 'POST revoke',
+    method: 'POST',
+    auth: false,
+    url: async () => '/v2/oauth/revoke',
+    malformed: 'invalid_request',
+    table: 'access_tokens',
+  },
 ]
 
 /** Paths with a `:corporation` (and maybe a numeric `:id`) segment; `{id}` marks where a bad id goes. */
