@@ -68,6 +68,14 @@ export const BODY_ROUTES: BodyRoute[] = [
     malformed: 'invalid_request',
     table: 'access_tokens',
   },
+  {
+    name: 'POST revoke',
+    method: 'POST',
+    auth: false,
+    url: async () => '/v2/oauth/revoke',
+    malformed: 'invalid_request',
+    table: 'access_tokens',
+  },
   ...(['general', 'media', 'partnership', 'admission', 'research', 'business', 'expertwitness'] as const).map(
     (kind): BodyRoute => ({
       name: `POST ${kind} inquiry`,
