@@ -1121,6 +1121,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No bearer token (`unauthorized`), or an unknown, expired or revoked one (`invalid_token`) */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The token's organization is not `:corporation` (`forbidden`), or the token lacks the operation's scope */
+        Forbidden: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request could not be served as sent (for example 408 `request_timeout`, 431 `request_header_fields_too_large`) */
         ClientError: {
             headers: {
@@ -1158,6 +1180,8 @@ export interface components {
         "Retry-After": number;
         /** @description Strong validator of the representation; send it back as If-None-Match */
         ETag: string;
+        /** @description The authentication challenge: `Bearer realm="expertdir"`, with `error` when a token was sent */
+        "WWW-Authenticate": string;
         /** @description Present when the response replays the first result of this Idempotency-Key */
         "Idempotent-Replayed": "true";
     };
@@ -1350,6 +1374,8 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -1400,6 +1426,8 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -1445,6 +1473,8 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -1493,6 +1523,8 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -1540,6 +1572,8 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -1587,6 +1621,8 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -1639,6 +1675,8 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -1691,6 +1729,8 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
