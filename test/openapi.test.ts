@@ -151,7 +151,7 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
     )
   })
 
-  test('headers and the 304/429/503 responses are documented', () => {
+  test('headers and the 304/401/403/429/503 responses are documented', () => {
     for (const { path, method, operation } of operationsOf(document)) {
       const where = `${method.toUpperCase()} ${path}`
       const ok = operation.responses['200']
@@ -160,6 +160,10 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
       if (path.startsWith('/v2/')) {
         assert.equal(operation.responses['429'].$ref, '#/components/responses/TooManyRequests', where)
         assert.ok(ok.headers['RateLimit-Remaining'], `${where} RateLimit-Remaining`)
+      }
+      if (!openPath(path)) {
+        assert.equal(operation.responses['401'].$ref, '#/components/responses/Unauthorized', where)
+        assert.equal(operation.responses['403'].$ref, '#/components/responses/Forbidden', where)
       }
       if (method === 'get' && !openPath(path)) {
         assert.ok(ok.headers.ETag, `${where} ETag`)

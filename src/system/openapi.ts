@@ -41,6 +41,12 @@ const HEADERS = {
   'RateLimit-Reset': header('Seconds until the window resets', { type: 'integer' }),
   'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }),
   ETag: header('Strong validator of the representation; send it back as If-None-Match', { type: 'string' }),
+  'WWW-Authenticate': header(
+    'The authentication challenge: `Bearer realm="expertdir"`, with `error` when a token was sent',
+    {
+      type: 'string',
+    },
+  ),
   'Idempotent-Replayed': header(
     'Present when the response replays the first result of this Idempotency-Key',
     {
@@ -68,6 +74,23 @@ const RESPONSES = {
     headers: {
       'Retry-After': ref('headers', 'Retry-After'),
       ...RATE_LIMIT_HEADERS,
+      'X-Request-Id': ref('headers', 'X-Request-Id'),
+    },
+    content: errorContent,
+  },
+  Unauthorized: {
+    description: 'No bearer token (`unauthorized`), or an unknown, expired or revoked one (`invalid_token`)',
+    headers: {
+      'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
+      'X-Request-Id': ref('headers', 'X-Request-Id'),
+    },
+    content: errorContent,
+  },
+  Forbidden: {
+    description:
+      "The token's organization is not `:corporation` (`forbidden`), or the token lacks the operation's scope",
+    headers: {
+      'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
       'X-Request-Id': ref('headers', 'X-Request-Id'),
     },
     content: errorContent,
@@ -178,6 +201,10 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
       }
     }
     if (bearer && method === 'get') responses['304'] = ref('responses', 'NotModified')
+    if (bearer) {
+      responses['401'] = ref('responses', 'Unauthorized')
+      responses['403'] = ref('responses', 'Forbidden')
+    }
     if (!Object.keys(responses).some((status) => status.startsWith('4'))) {
       responses['4XX'] = ref('responses', 'ClientError')
     }
