@@ -2,7 +2,6 @@ import { type SqlBool, sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type {
   ExpertFacetsTable,
-  ExpertRow,
   ExpertSearchTable,
   QuestionSearchTable,
   SpotlightSearchTable,
@@ -42,15 +41,6 @@ export async function listExpertIds(db: Queryable, orgId: number, afterId: numbe
     .limit(limit)
     .execute()
   return rows.map((row) => row.id)
-}
-
-export async function readExpertsForIndex(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
-  return db
-    .selectFrom('experts')
-    .selectAll()
-    .where(ofOrganization('org_id', orgId))
-    .where('id', 'in', ids)
-    .execute()
 }
 
 export async function readItemsForIndex(db: Queryable, orgId: number, expertIds: number[]) {

@@ -6,7 +6,6 @@ import {
   listExpertIds,
   questionsAnsweredBy,
   readAnswersForIndex,
-  readExpertsForIndex,
   readItemsForIndex,
   readQuestionsForIndex,
   readSpotlightsForIndex,
@@ -15,6 +14,7 @@ import {
   replaceSpotlightRows,
   setExpertsModified,
 } from './index-repository.js'
+import { readExpertsByIds } from './repository.js'
 
 /**
  * Keeping the search index current. Every write path calls these in its own transaction, after
@@ -33,7 +33,7 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
 
 async function indexExperts(db: Queryable, orgId: number, ids: number[]): Promise<void> {
   if (ids.length === 0) return
-  const experts = await readExpertsForIndex(db, orgId, ids)
+  const experts = await readExpertsByIds(db, orgId, ids)
   const items = groupBy(await readItemsForIndex(db, orgId, ids), (item) => item.expert_id)
   const documents = experts.map((expert) =>
     expertDocument(expert, (items.get(expert.id) ?? []) as IndexedItem[]),
