@@ -34,6 +34,7 @@ import autocannon, { type Options, type Result } from 'autocannon'
 import pg from 'pg'
 import { isPostgresUrl, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { bumpExpertSearchVersion } from '../src/search/index-repository.js'
 import { buildDataset, type Dataset, type DatasetSizes } from './dataset.js'
 import { buildSearchDataset, type SearchDataset } from './search-dataset.js'
 
@@ -643,15 +644,18 @@ async function searchBench(): Promise<Record<string, unknown>> {
           await cannonPaths(app.url, auth, query.path, warmup, 1)
           const result = await cannonPaths(app.url, auth, query.path, duration, 1)
           const total = (JSON.parse(check.text) as { data: { total: number } }).data.total
+          const cold = await coldLatency(database.url, app.url, auth, dataset, query.path)
           latency.push({
             query: query.name,
             total,
             p50: result.latency.p50,
             p99: result.latency.p99,
             non2xx: result.non2xx,
+            cold,
           })
           log(
-            `search ${size}: ${query.name} (${total} matches) p50 ${result.latency.p50} ms p99 ${result.latency.p99} ms`,
+            `search ${size}: ${query.name} (${total} matches) p50 ${result.latency.p50} ms p99 ${result.latency.p99} ms; ` +
+              `after a write: p50 ${cold.p50} ms max ${cold.max} ms (${cold.samples} requests)`,
           )
         }
         const run: Record<string, unknown> = {
@@ -673,14 +677,55 @@ async function searchBench(): Promise<Record<string, unknown>> {
     `\nsearch (${duration} s per measurement; latency with 1 connection, throughput with ${connections})`,
   )
   for (const run of runs) {
-    for (const row of run.latency as { query: string; total: number; p50: number; p99: number }[])
+    for (const row of run.latency as {
+      query: string
+      total: number
+      p50: number
+      p99: number
+      cold: { p50: number; max: number }
+    }[])
       console.log(
-        `${run.experts} experts  ${row.query.padEnd(26)} ${String(row.total).padStart(7)} matches  p50 ${row.p50} ms  p99 ${row.p99} ms`,
+        `${run.experts} experts  ${row.query.padEnd(26)} ${String(row.total).padStart(7)} matches  p50 ${row.p50} ms  p99 ${row.p99} ms` +
+          `  after a write: p50 ${row.cold.p50} ms  max ${row.cold.max} ms`,
       )
     for (const row of (run.throughput ?? []) as { query: string; rps: number; ratio: number }[])
       console.log(`${run.experts} experts  ${row.query.padEnd(26)} ${row.rps} req/s  ${row.ratio}x baseline`)
   }
   return { runs }
+}
+
+/**
+ * The latency of a request whose results are not kept yet: each request follows a raise of the
+ * organization's index version (what any write to its experts does), so the app evaluates it afresh.
+ * Sequential, one connection; up to 20 requests or the run's duration.
+ */
+async function coldLatency(
+  databaseUrl: string,
+  appUrl: string,
+  auth: string,
+  dataset: SearchDataset,
+  path: (i: number) => string,
+) {
+  const handle = openDatabase(databaseUrl)
+  const times: number[] = []
+  try {
+    const deadline = performance.now() + duration * 1000
+    for (let i = 0; i < 20 && (times.length < 5 || performance.now() < deadline); i++) {
+      await bumpExpertSearchVersion(handle.db, dataset.orgId)
+      const started = performance.now()
+      const response = await getJson(`${appUrl}${path(i)}`, { headers: { authorization: auth } })
+      times.push(performance.now() - started)
+      if (response.status !== 200) throw new Error(`cold search: ${response.status}`)
+    }
+  } finally {
+    await handle.close()
+  }
+  times.sort((a, b) => a - b)
+  return {
+    samples: times.length,
+    p50: round(times[Math.floor(times.length / 2)] ?? 0, 0),
+    max: round(times[times.length - 1] ?? 0, 0),
+  }
 }
 
 async function searchThroughput(appUrl: string, auth: string, dataset: SearchDataset) {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
+import { buildApp } from '../src/app.js'
+import { openDatabase } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { importDocument } from './helpers/content.js'
-import { createExpert, describeEachDialect, envelope, type Tenant } from './helpers/harness.js'
+import { createExpert, describeEachDialect, envelope, expertBody, type Tenant } from './helpers/harness.js'
 
 interface ExpertFixture {
   key: string
@@ -374,6 +376,40 @@ describeEachDialect('search', (ctx) => {
       data.aggregations.countries?.some((bucket) => bucket.key === 'SE'),
       false,
     )
+  })
+
+  test('a write through another process changes the next search here at once (kept results are per index version)', async () => {
+    // A second app on its own connection to the same database: what a second process sees.
+    const otherHandle = openDatabase(ctx.testDatabase.url)
+    const otherApp = await buildApp({ config: ctx.config, database: otherHandle, now: ctx.clock.now })
+    try {
+      const query = 'q=kepler&countries=nz'
+      for (let i = 0; i < 2; i++) assert.equal((await experts(query)).total, 0)
+      const created = await otherApp.inject({
+        method: 'POST',
+        url: `/v2/organization/${ctx.tenant.orgId}/expert`,
+        headers: ctx.tenant.auth,
+        payload: expertBody({ firstname: 'Johannes', lastname: 'Kepler', location_country: 'NZ' }),
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const after = await experts(query)
+      assert.deepEqual(
+        after.experts.map((expert) => expert.fullname),
+        ['Johannes Kepler'],
+      )
+      assert.deepEqual(after.aggregations.countries, [{ key: 'NZ', count: 1 }])
+      const username = (envelope(created).data as { username: string }).username
+      const deleted = await otherApp.inject({
+        method: 'DELETE',
+        url: `/v2/organization/${ctx.tenant.orgId}/expert/${username}`,
+        headers: ctx.tenant.auth,
+      })
+      assert.equal(deleted.statusCode, 200, deleted.body)
+      assert.equal((await experts(query)).total, 0)
+    } finally {
+      await otherApp.close()
+      await otherHandle.close()
+    }
   })
 
   test('the index follows a re-import: sections added and removed, facts changed', async () => {

@@ -266,6 +266,7 @@ export interface SearchTables {
   expert_search: ExpertSearchTable
   expert_facets: ExpertFacetsTable
   expert_facet_counts: ExpertFacetCountsTable
+  expert_search_versions: ExpertSearchVersionsTable
   spotlight_search: SpotlightSearchTable
   question_search: QuestionSearchTable
 }
@@ -319,6 +320,12 @@ export interface ExpertFacetCountsTable {
   is_published: number
   value: string
   count: number
+}
+
+/** Raised with every change to an organization's expert index (migration 0011_search_versions). */
+export interface ExpertSearchVersionsTable {
+  org_id: number
+  version: number
 }
 
 interface ContentSearchRow {

@@ -31,6 +31,27 @@ async function insertRows<
       .execute()
 }
 
+/** Raises the organization's expert index version (src/search/result-cache.ts): first, so concurrent writers queue on it. */
+export async function bumpExpertSearchVersion(db: Queryable, orgId: number): Promise<void> {
+  await db
+    .insertInto('expert_search_versions')
+    .values({ org_id: orgId, version: 1 })
+    .onConflict((conflict) =>
+      conflict.column('org_id').doUpdateSet({ version: sql`expert_search_versions.version + 1` }),
+    )
+    .execute()
+}
+
+/** The organization's expert index version: 0 until its index first changes. */
+export async function readExpertSearchVersion(db: Queryable, orgId: number): Promise<number> {
+  const row = await db
+    .selectFrom('expert_search_versions')
+    .select('version')
+    .where('org_id', '=', orgId)
+    .executeTakeFirst()
+  return Number(row?.version ?? 0)
+}
+
 export async function listExpertIds(db: Queryable, orgId: number, afterId: number, limit: number) {
   const rows = await db
     .selectFrom('experts')

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.js'
 import { expertDocument, type IndexedItem, questionDocument, spotlightDocument } from './documents.js'
 import {
+  bumpExpertSearchVersion,
   deleteExpertRows,
   listContentIds,
   listExpertIds,
@@ -18,7 +19,8 @@ import { readExpertsByIds } from './repository.js'
 
 /**
  * Keeping the search index current. Every write path calls these in its own transaction, after
- * its write, so the index never disagrees with a committed state. Each rebuilds the index rows
+ * its write, so the index never disagrees with a committed state; each raises the organization's
+ * index version in that transaction, which retires the search results kept under the old one. Each rebuilds the index rows
  * from the tables (it does not trust the caller's idea of what changed), so calling one too often
  * is only a cost, never an error.
  */
@@ -72,17 +74,20 @@ async function indexQuestions(db: Queryable, orgId: number, ids: number[], excep
 
 /** Rebuilds one expert's index row and facet values (or removes them if the expert is gone). */
 export async function refreshExpertSearch(db: Queryable, orgId: number, expertId: number): Promise<void> {
+  await bumpExpertSearchVersion(db, orgId)
   await indexExperts(db, orgId, [expertId])
 }
 
 /** As refreshExpertSearch, for many experts at once (an import). */
 export async function refreshExpertsSearch(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
+  if (expertIds.length > 0) await bumpExpertSearchVersion(db, orgId)
   for (let i = 0; i < expertIds.length; i += BATCH)
     await indexExperts(db, orgId, expertIds.slice(i, i + BATCH))
 }
 
 /** Every expert of the organization changed without a change to what is searched (the organization profile). */
 export async function touchExpertsSearch(db: Queryable, orgId: number, now: number): Promise<void> {
+  await bumpExpertSearchVersion(db, orgId)
   await setExpertsModified(db, orgId, now)
 }
 
@@ -91,6 +96,7 @@ export async function touchExpertsSearch(db: Queryable, orgId: number, now: numb
  * are re-indexed without its answers (which the delete removes with it).
  */
 export async function removeExpertSearch(db: Queryable, orgId: number, expertId: number): Promise<void> {
+  await bumpExpertSearchVersion(db, orgId)
   await deleteExpertRows(db, orgId, [expertId])
   await indexQuestions(db, orgId, await questionsAnsweredBy(db, orgId, expertId), expertId)
 }
@@ -109,7 +115,11 @@ export async function refreshQuestionSearch(db: Queryable, orgId: number, questi
   await indexQuestions(db, orgId, [questionId])
 }
 
-/** Rebuilds the whole index of an organization, in batches (the migration, a bulk load). */
+/**
+ * Rebuilds the whole index of an organization, in batches (the migration, a bulk load before the
+ * organization is searched). It leaves the index version alone: migration 0006 runs it before the
+ * version table exists.
+ */
 export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<void> {
   for (let after = 0; ; ) {
     const ids = await listExpertIds(db, orgId, after, BATCH)

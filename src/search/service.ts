@@ -1,5 +1,6 @@
 import type { DialectName, Queryable } from '../db/database.js'
 import { validationError } from '../http/errors.js'
+import { readExpertSearchVersion } from './index-repository.js'
 import { expertListItem, questionListItem, spotlightListItem } from './mapping.js'
 import {
   type ContentCriteria,
@@ -21,6 +22,7 @@ import {
   searchExpertIds,
   type TextQuery,
 } from './repository.js'
+import { cacheOf } from './result-cache.js'
 import {
   EXPERT_FACETS,
   type ExpertSearchInput,
@@ -75,9 +77,16 @@ export async function searchExperts(target: SearchTarget, orgId: number, input: 
     companies: keys(input.companies),
   }
   const sort: ExpertSort = input.sort ?? (text ? 'relevance' : 'name')
+  const page = paging(input)
+  // The page and the counts depend only on the index (the list entries are read fresh below), so
+  // they are kept under the index version; every page and sort of a query shares one count.
+  const cache = cacheOf(db)
+  const matches = `${orgId}:${await readExpertSearchVersion(db, orgId)}:${JSON.stringify(criteria)}`
   const [ids, { total, aggregations }] = await Promise.all([
-    searchExpertIds(db, dialect, orgId, criteria, sort, paging(input)),
-    countExpertMatches(db, dialect, orgId, criteria, EXPERT_FACETS),
+    cache.get(`${matches}:${sort}:${page.limit}:${page.offset}`, () =>
+      searchExpertIds(db, dialect, orgId, criteria, sort, page),
+    ),
+    cache.get(matches, () => countExpertMatches(db, dialect, orgId, criteria, EXPERT_FACETS)),
   ])
   const [experts, items] = await Promise.all([
     readExpertsByIds(db, orgId, ids),
