@@ -1,5 +1,6 @@
 import { type SqlBool, sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
+import { reusableQuery } from '../db/reusable-query.js'
 import type {
   ExpertFacetsTable,
   ExpertSearchTable,
@@ -42,13 +43,13 @@ export async function bumpExpertSearchVersion(db: Queryable, orgId: number): Pro
     .execute()
 }
 
-/** The organization's expert index version: 0 until its index first changes. */
+const versionQuery = reusableQuery((db: Queryable, orgId: number) =>
+  db.selectFrom('expert_search_versions').select('version').where('org_id', '=', orgId),
+)
+
+/** The organization's expert index version (read on every search): 0 until its index first changes. */
 export async function readExpertSearchVersion(db: Queryable, orgId: number): Promise<number> {
-  const row = await db
-    .selectFrom('expert_search_versions')
-    .select('version')
-    .where('org_id', '=', orgId)
-    .executeTakeFirst()
+  const [row] = await versionQuery(db, orgId)
   return Number(row?.version ?? 0)
 }
 

@@ -8,20 +8,26 @@
 const MAX_ENTRIES = 2_000
 
 export class VersionedCache {
-  readonly #entries = new Map<string, unknown>()
+  readonly #entries = new Map<string, Promise<unknown>>()
 
   constructor(private readonly maxEntries = MAX_ENTRIES) {}
 
-  /** The value under `key`, else `compute()`'s, kept (least recently used entries go first). */
-  async get<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    if (this.#entries.has(key)) {
-      const value = this.#entries.get(key) as T
+  /**
+   * The value under `key`, else `compute()`'s, kept (least recently used entries go first). Requests
+   * arriving while it is computed share the one computation; a failed one is not kept.
+   */
+  get<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const kept = this.#entries.get(key) as Promise<T> | undefined
+    if (kept) {
       this.#entries.delete(key)
-      this.#entries.set(key, value)
-      return value
+      this.#entries.set(key, kept)
+      return kept
     }
-    const value = await compute()
+    const value = compute()
     this.#entries.set(key, value)
+    value.catch(() => {
+      if (this.#entries.get(key) === value) this.#entries.delete(key)
+    })
     if (this.#entries.size > this.maxEntries) {
       const oldest = this.#entries.keys().next().value
       if (oldest !== undefined) this.#entries.delete(oldest)
