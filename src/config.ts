@@ -61,6 +61,12 @@ export const ConfigSchema = Type.Object({
    * address. Set it behind a proxy.
    */
   publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
+  /**
+   * Proxies whose `X-Forwarded-For` / `-Proto` / `-Host` are believed (Fastify's `trustProxy`): a
+   * comma-separated list of addresses or CIDR ranges; "" (default) believes none, so behind a proxy
+   * every client would look like the proxy to the rate limits and lock-outs.
+   */
+  trustProxy: Type.String({ default: '' }),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
 })
@@ -91,6 +97,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   deliveryLeaseMs: 'EXPERTDIR_DELIVERY_LEASE_MS',
   publicUrl: 'EXPERTDIR_PUBLIC_URL',
   corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
+  trustProxy: 'EXPERTDIR_TRUST_PROXY',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */
