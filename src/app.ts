@@ -69,6 +69,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors,
     return503OnClosing: false,
     exposeHeadRoutes: true,
+    ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
   const { onRoute } = options

@@ -51,11 +51,22 @@ export const ConfigSchema = Type.Object({
   /** How often the outbox worker looks for due deliveries, in milliseconds. */
   deliveryPollMs: Type.Integer({ minimum: 10, default: 1000 }),
   /**
+   * How long a worker's claim on a delivery lasts unless renewed, in milliseconds: a process that dies
+   * mid-delivery delays that delivery by at most this much.
+   */
+  deliveryLeaseMs: Type.Integer({ minimum: 1000, default: 100_000 }),
+  /**
    * The service's public base URL (`https://api.example.org`), for the URLs it publishes (OAuth
    * metadata, OpenAPI `servers` and token URL); unset: taken from the request or the listening
    * address. Set it behind a proxy.
    */
   publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
+  /**
+   * Proxies whose `X-Forwarded-For` / `-Proto` / `-Host` are believed (Fastify's `trustProxy`): a
+   * comma-separated list of addresses or CIDR ranges; "" (default) believes none, so behind a proxy
+   * every client would look like the proxy to the rate limits and lock-outs.
+   */
+  trustProxy: Type.String({ default: '' }),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
 })
@@ -83,8 +94,10 @@ const ENV_KEYS: Record<keyof Config, string> = {
   deliveryMaxAttempts: 'EXPERTDIR_DELIVERY_MAX_ATTEMPTS',
   deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',
   deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
+  deliveryLeaseMs: 'EXPERTDIR_DELIVERY_LEASE_MS',
   publicUrl: 'EXPERTDIR_PUBLIC_URL',
   corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
+  trustProxy: 'EXPERTDIR_TRUST_PROXY',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander'
+import { backupCommands } from './commands/backup.js'
 import { clientCommands } from './commands/clients.js'
 import { contentCommands } from './commands/content.js'
 import { inquiryCommands } from './commands/inquiries.js'
@@ -26,6 +27,7 @@ organizationCommands(program, globals)
 clientCommands(program, globals)
 contentCommands(program, globals)
 inquiryCommands(program, globals)
+backupCommands(program, globals)
 for (const command of program.commands) command.exitOverride()
 
 try {

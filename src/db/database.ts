@@ -84,8 +84,13 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   }
 }
 
+/** The file path of an SQLite database URL (`./x.sqlite`, `sqlite:x.sqlite`, `:memory:`). */
+export function sqlitePath(url: string): string {
+  return url.replace(/^sqlite:(\/\/)?/, '')
+}
+
 function openSqlite(url: string, options: DatabaseOptions): Database {
-  const path = url.replace(/^sqlite:(\/\/)?/, '')
+  const path = sqlitePath(url)
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true })
   const sqlite = new SQLite(path)
   sqlite.pragma('journal_mode = WAL')

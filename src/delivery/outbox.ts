@@ -4,12 +4,21 @@ import type { Database } from '../db/database.js'
 import type { DeliveryRow } from '../db/schema.js'
 import { findInquiry } from '../inquiries/repository.js'
 import { createEmailChannel, type EmailChannel } from './email.js'
-import { claimDueDeliveries, completeDelivery, type DeliveryOutcome, findWebhook } from './repository.js'
+import {
+  claimDueDeliveries,
+  completeDelivery,
+  type DeliveryOutcome,
+  findWebhook,
+  renewLeases,
+} from './repository.js'
 import { DeliveryError, sendWebhook, WEBHOOK_TIMEOUT_MS } from './webhook.js'
 
 /** The longest wait between two attempts. */
 export const MAX_BACKOFF_MS = 60 * 60 * 1000
-/** A claimed delivery is another worker's to retry only after this; far above the send timeouts. */
+/**
+ * A claimed delivery is another worker's to retry only after this, unless its worker renews the
+ * lease (it does, every third of it, while the attempt runs). The default is far above the send timeouts.
+ */
 export const LEASE_MS = 10 * WEBHOOK_TIMEOUT_MS
 const BATCH = 10
 
@@ -25,7 +34,8 @@ export interface OutboxOptions {
   config: Pick<
     Config,
     'smtpUrl' | 'mailFrom' | 'deliveryMaxAttempts' | 'deliveryBackoffMs' | 'deliveryPollMs'
-  >
+  > &
+    Partial<Pick<Config, 'deliveryLeaseMs'>>
   /** Unix milliseconds; injectable so tests drive retries without waiting. */
   now?: () => number
   log?: Log
@@ -66,6 +76,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const { db } = database
   const now = options.now ?? Date.now
   const log = options.log ?? silent
+  const leaseMs = config.deliveryLeaseMs ?? LEASE_MS
   const email: EmailChannel | undefined = createEmailChannel(config.smtpUrl, config.mailFrom)
 
   const skipped = (last_error: string) => ({ status: 'skipped' as const, next_attempt_at: null, last_error })
@@ -122,17 +133,35 @@ export function createOutbox(options: OutboxOptions): Outbox {
     else log.info(entry, 'delivery finished')
   }
 
+  /**
+   * While a slow attempt runs, keeps the claim alive so that no other process takes it over and
+   * delivers twice; a process that dies stops renewing and its claim lapses after one lease.
+   */
+  function keepLeases(ids: number[], token: string): () => void {
+    const timer = setInterval(() => {
+      renewLeases(db, ids, token, now() + leaseMs).catch((error: unknown) =>
+        log.warn({ err: error }, 'could not renew delivery leases'),
+      )
+    }, leaseMs / 3)
+    timer.unref()
+    return () => clearInterval(timer)
+  }
+
   async function processOnce(): Promise<OutboxRun> {
     const token = randomUUID()
     const rows = await claimDueDeliveries(db, database.dialect, {
       now: now(),
-      leaseMs: LEASE_MS,
+      leaseMs,
       limit: BATCH,
       token,
     })
     const run: OutboxRun = { claimed: rows.length, delivered: 0, retrying: 0, failed: 0, skipped: 0 }
     if (rows.length === 0) return run
-    const outcomes = await Promise.all(rows.map(settle))
+    const stopRenewing = keepLeases(
+      rows.map((row) => row.id),
+      token,
+    )
+    const outcomes = await Promise.all(rows.map(settle)).finally(stopRenewing)
     // One commit for the whole batch: a commit costs a disk flush. A crash before it means the batch is
     // attempted again after its lease, which at-least-once delivery allows (receivers dedupe by delivery id).
     const recorded = await db.transaction().execute(async (trx) => {

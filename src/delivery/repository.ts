@@ -43,6 +43,23 @@ export async function claimDueDeliveries(
     .execute()
 }
 
+/** Extends this worker's lease on `ids` while it is still attempting them; returns how many it still holds. */
+export async function renewLeases(
+  db: Queryable,
+  ids: number[],
+  token: string,
+  lockedUntil: number,
+): Promise<number> {
+  if (ids.length === 0) return 0
+  const result = await db
+    .updateTable('inquiry_deliveries')
+    .set({ locked_until: lockedUntil })
+    .where('id', 'in', ids)
+    .where('lock_token', '=', token)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
 export interface DeliveryOutcome {
   status: DeliveryStatus
   next_attempt_at: number | null

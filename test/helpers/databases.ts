@@ -50,13 +50,19 @@ export interface TestDatabase {
   drop(): Promise<void>
 }
 
-/** A fresh, migrated database of `dialect`: a temp SQLite file or a new PostgreSQL database. */
-export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database of `dialect`: a temp SQLite file or a new PostgreSQL database.
+ * `migrate: false` leaves it empty (tests of how processes migrate it).
+ */
+export async function createTestDatabase(
+  dialect: DialectName,
+  { migrate = true }: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'expertdir-test-'))
     const url = join(dir, 'test.sqlite')
     const database = openDatabase(url)
-    await migrateToLatest(database.db)
+    if (migrate) await migrateToLatest(database.db)
     return {
       url,
       database,
@@ -74,7 +80,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   const url = new URL(POSTGRES_ADMIN_URL)
   url.pathname = `/${name}`
   const database = openDatabase(url.toString())
-  await migrateToLatest(database.db)
+  if (migrate) await migrateToLatest(database.db)
   return {
     url: url.toString(),
     database,

@@ -5,8 +5,10 @@ import { SMTPServer } from 'smtp-server'
 
 /** A real HTTP webhook endpoint on 127.0.0.1 that records every request and can play down. */
 export class WebhookReceiver {
-  /** `ok`: 204; `fail`: 500. */
-  mode: 'ok' | 'fail' = 'ok'
+  /** `ok`: 204; `fail`: 500; `hang`: never answers (recorded with status 0). */
+  mode: 'ok' | 'fail' | 'hang' = 'ok'
+  /** Answers this much later (a slow receiver). */
+  delayMs = 0
   /** Every request that reached the endpoint, with its status. */
   requests: { headers: IncomingHttpHeaders; body: string; status: number }[] = []
   port = 0
@@ -18,7 +20,7 @@ export class WebhookReceiver {
 
   /** Successful deliveries only. */
   get delivered() {
-    return this.requests.filter((request) => request.status < 300)
+    return this.requests.filter((request) => request.status >= 200 && request.status < 300)
   }
 
   async start(port = this.port): Promise<void> {
@@ -26,9 +28,19 @@ export class WebhookReceiver {
       const chunks: Buffer[] = []
       request.on('data', (chunk: Buffer) => chunks.push(chunk))
       request.on('end', () => {
+        if (this.mode === 'hang') {
+          this.requests.push({
+            headers: request.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            status: 0,
+          })
+          return
+        }
         const status = this.mode === 'ok' ? 204 : 500
         this.requests.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), status })
-        response.writeHead(status).end()
+        const answer = () => response.writeHead(status).end()
+        if (this.delayMs > 0) setTimeout(answer, this.delayMs)
+        else answer()
       })
     })
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve))

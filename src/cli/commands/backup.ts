@@ -1,0 +1,57 @@
+import cliProgress from 'cli-progress'
+import type { Command } from 'commander'
+import { loadConfig } from '../../config.js'
+import { BackupRefused, backupSqlite } from '../../db/backup.js'
+import { CliError, type GlobalOptions, report } from '../output.js'
+
+/** `expertdir backup FILE`: an online copy of the SQLite database (PostgreSQL: pg_dump). */
+export function backupCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('backup')
+    .description('Copy the SQLite database to FILE while it serves (PostgreSQL: use pg_dump)')
+    .argument('<file>', 'the file to write the copy to')
+    .option('--force', 'replace FILE if it exists')
+    .option('--json', 'print one JSON object')
+    .action(async (file: string, options: { force?: boolean; json?: boolean }) => {
+      const { db } = globals()
+      const config = loadConfig(db ? { databaseUrl: db } : {})
+      const bar =
+        process.stderr.isTTY && !options.json
+          ? new cliProgress.SingleBar(
+              {
+                stream: process.stderr,
+                format: 'backing up [{bar}] {percentage}% of {total} pages',
+                hideCursor: true,
+              },
+              cliProgress.Presets.shades_classic,
+            )
+          : undefined
+      let started = false
+      const began = Date.now()
+      try {
+        // No migration first: a backup taken before an upgrade must be of the database as it is.
+        const result = await backupSqlite(config.databaseUrl, file, {
+          overwrite: options.force === true,
+          busyTimeoutMs: config.sqliteBusyTimeoutMs,
+          onProgress: ({ totalPages, remainingPages }) => {
+            if (!started) bar?.start(totalPages, 0)
+            started = true
+            bar?.setTotal(totalPages)
+            bar?.update(totalPages - remainingPages)
+          },
+        })
+        bar?.stop()
+        const durationMs = Date.now() - began
+        report(
+          options.json,
+          { ...result, duration_ms: durationMs },
+          () =>
+            `Backed up ${result.pages} pages (${result.bytes} bytes) to ${result.file} in ${durationMs} ms.`,
+        )
+      } catch (error) {
+        bar?.stop()
+        if (error instanceof BackupRefused) throw new CliError(error.message)
+        throw error
+      }
+    })
+}
