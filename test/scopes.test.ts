@@ -53,7 +53,7 @@ describeEachDialect('scopes on every route kind', (ctx) => {
 
   test('the token cache carries each token’s scopes', async () => {
     const token = await scopedToken(ctx.app, ctx.tenant.client, 'read')
-    const principals = databasePrincipals({ db: ctx.testDatabase.database.db, now: ctx.clock.now }, 60_000)
+    const principals = databasePrincipals({ database: ctx.testDatabase.database, now: ctx.clock.now }, 60_000)
     const first = await principals.resolve(token)
     assert.deepEqual(first?.scopes, ['read'])
     await ctx.testDatabase.database.db

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
-import type { DB } from '../db/schema.js'
+import type { Database } from '../db/database.js'
 import { ApiError } from '../http/errors.js'
 import { isPositiveId } from '../validation/text.js'
 import { isScope, SCOPES, type Scope } from './scopes.js'
@@ -98,7 +97,7 @@ export interface PrincipalResolver {
  * server process) within `cacheMs`. `cacheMs` 0 turns the cache off.
  */
 export function databasePrincipals(
-  context: { db: Kysely<DB>; now: () => number },
+  context: { database: Database; now: () => number },
   cacheMs: number,
   maxEntries = 50_000,
 ): PrincipalResolver {
@@ -110,7 +109,7 @@ export function databasePrincipals(
       const hit = cache.get(tokenHash)
       if (hit && hit.until > now) return hit.principal
       if (hit) cache.delete(tokenHash)
-      const principal = await findPrincipal(context.db, tokenHash, now)
+      const principal = await findPrincipal(context.database, tokenHash, now)
       if (principal && cacheMs > 0) {
         cache.set(tokenHash, { principal, until: Math.min(now + cacheMs, principal.expiresAt) })
       }
