@@ -79,7 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     database,
     db: database.db,
     now,
-    principals: databasePrincipals({ database, now }, config.tokenCacheMs),
+    principals: databasePrincipals({ database, now }),
     lockout: redis
       ? redisLockout(redis, config.redisPrefix, (error) =>
           app.log.warn({ err: error }, 'lock-out store error'),
