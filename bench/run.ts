@@ -243,9 +243,21 @@ async function cannon(base: string, target: Target, seconds: number, overallRate
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits
 
+/**
+ * Waits until the server has answered what a saturating run left in flight (autocannon stops sending
+ * when its time is up, not when the server has caught up): one more request, queued behind them.
+ */
+async function drain(base: string): Promise<void> {
+  await fetch(`${base}/healthz`).then(
+    (response) => response.arrayBuffer(),
+    () => undefined,
+  )
+}
+
 async function saturate(base: string, target: Target) {
   await cannon(base, target, warmup)
   const result = await cannon(base, target, duration)
+  await drain(base)
   return {
     rps: round(result.requests.average, 0),
     p50: result.latency.p50,
@@ -257,6 +269,7 @@ async function saturate(base: string, target: Target) {
 
 async function atRate(base: string, target: Target, rate: number) {
   const result = await cannon(base, target, duration, rate)
+  await drain(base)
   return {
     rps: round(result.requests.average, 0),
     p50: result.latency.p50,
@@ -589,6 +602,7 @@ async function profileAt(sizes: DatasetSizes, rate: number) {
       const token = await issueToken(app.url, dataset)
       const profile = targets(dataset, token)[0] as Target
       await cannon(app.url, profile, warmup)
+      await drain(app.url)
       const fixed = await atRate(app.url, profile, rate)
       return { experts: dataset.counts.experts, profileItems: dataset.counts.profileItems, rate, ...fixed }
     } finally {
