@@ -1,5 +1,6 @@
 /**
- * The app under test, in its own process: `startServer` as `expertdir serve` runs it (delivery worker
+ * The app under test from the sources (`npm run bench -- --tsx`; by default the bench runs the
+ * compiled app, `app-server.mjs`), in its own process: `startServer` as `expertdir serve` runs it (delivery worker
  * and housekeeping included), on a free loopback port. Configuration comes from the environment
  * (the bench sets the database, rate limits off and a quiet log). Prints its URL as one JSON line.
  */

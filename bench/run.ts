@@ -10,10 +10,13 @@
  *   --scale          also compare the profile read at 1,000 and 100,000 experts
  *   --quick          small dataset and 2 s measurements (a smoke run)
  *   --cpu-prof       run the app with --cpu-prof (profiles in bench/profiles/)
+ *   --tsx            run the app from the sources through tsx instead of building it first (faster to
+ *                    start; its memory and profiles then include the TypeScript loader)
  *   --search-only    only the search measurements (otherwise they follow the route measurements)
  *   --no-search      skip the search measurements
+ *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, inquiry, token)
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import {
   closeSync,
@@ -21,6 +24,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -48,6 +52,8 @@ const { values: flags } = parseArgs({
     scale: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
+    tsx: { type: 'boolean', default: false },
+    routes: { type: 'string' },
     'search-only': { type: 'boolean', default: false },
     'no-search': { type: 'boolean', default: false },
   },
@@ -57,6 +63,11 @@ const duration = Number(flags.duration ?? (quick ? 2 : 5))
 const connections = Number(flags.connections ?? 100)
 const rateConnections = Number(flags['rate-connections'] ?? 20)
 const warmup = quick ? 1 : 2
+/** `--routes profile,qanda`: only the routes whose names contain one of these words. */
+const routeFilter = (flags.routes ?? '')
+  .toLowerCase()
+  .split(',')
+  .map((part) => part.trim())
 
 // --- databases -------------------------------------------------------------------------------------
 
@@ -124,7 +135,8 @@ async function startChild(
   env: NodeJS.ProcessEnv,
   nodeFlags: string[] = [],
 ): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(here, script), ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
+  const child = spawn(process.execPath, [...nodeFlags, ...loader, join(here, script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -161,7 +173,7 @@ async function startChild(
 function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Child> {
   const nodeFlags = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []
   return startChild(
-    'app-server.ts',
+    flags.tsx ? 'app-server.ts' : 'app-server.mjs',
     [],
     {
       DATABASE_URL: databaseUrl,
@@ -180,6 +192,8 @@ function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promis
 
 interface Target {
   name: string
+  /** The baseline path serving this route's bytes (writes: the profile's). */
+  baselinePath: 'profile' | 'spotlight' | 'qanda'
   request: Omit<Options, 'url' | 'connections' | 'duration'> & { path: string }
   /** A distinct body per request (autocannon's own `[<id>]` replacement miscounts Content-Length). */
   makeBody?: () => string
@@ -193,6 +207,9 @@ interface Measurement {
   route: string
   method: string
   path: string
+  /** The bare baseline's saturation rate measured just before this route, serving the route's bytes. */
+  baselineRps: number
+  baselinePath: Target['baselinePath']
   saturation: { rps: number; p50: number; p99: number; non2xx: number; errors: number }
   fixedRate: {
     rate: number
@@ -205,6 +222,8 @@ interface Measurement {
   /** For a read that cannot sustain the baseline-based rate: latency at half its own saturation rate. */
   ownRate?: { rate: number; p50: number; p99: number; rps: number; non2xx: number }
   ratio: number
+  /** Peak resident set of the app process during this route's measurements, in MiB. */
+  rssPeakMiB?: number
 }
 
 async function cannon(base: string, target: Target, seconds: number, overallRate?: number): Promise<Result> {
@@ -225,9 +244,21 @@ async function cannon(base: string, target: Target, seconds: number, overallRate
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits
 
+/**
+ * Waits until the server has answered what a saturating run left in flight (autocannon stops sending
+ * when its time is up, not when the server has caught up): one more request, queued behind them.
+ */
+async function drain(base: string): Promise<void> {
+  await fetch(`${base}/healthz`).then(
+    (response) => response.arrayBuffer(),
+    () => undefined,
+  )
+}
+
 async function saturate(base: string, target: Target) {
   await cannon(base, target, warmup)
   const result = await cannon(base, target, duration)
+  await drain(base)
   return {
     rps: round(result.requests.average, 0),
     p50: result.latency.p50,
@@ -239,6 +270,7 @@ async function saturate(base: string, target: Target) {
 
 async function atRate(base: string, target: Target, rate: number) {
   const result = await cannon(base, target, duration, rate)
+  await drain(base)
   return {
     rps: round(result.requests.average, 0),
     p50: result.latency.p50,
@@ -286,18 +318,22 @@ function targets(dataset: Dataset, token: string): Target[] {
   return [
     {
       name: 'GET expert profile',
+      baselinePath: 'profile',
       request: { method: 'GET', path: `/v2/organization/${org}/expert/${dataset.username}`, headers: auth },
     },
     {
       name: 'GET spotlight',
+      baselinePath: 'spotlight',
       request: { method: 'GET', path: `/v2/spotlight/${org}/${dataset.spotlightId}`, headers: auth },
     },
     {
       name: 'GET qanda',
+      baselinePath: 'qanda',
       request: { method: 'GET', path: `/v2/qanda/${org}/${dataset.questionId}`, headers: auth },
     },
     {
       name: 'POST inquiry (donor)',
+      baselinePath: 'profile',
       ownRate: true,
       request: {
         method: 'POST',
@@ -320,6 +356,7 @@ function targets(dataset: Dataset, token: string): Target[] {
     },
     {
       name: 'POST token',
+      baselinePath: 'profile',
       ownRate: true,
       connections: 8,
       request: {
@@ -368,6 +405,7 @@ function log(message: string): void {
 function table(rows: Measurement[]): string {
   const header = [
     'route',
+    'baseline req/s',
     'req/s',
     'x baseline',
     'fixed rate/s',
@@ -377,10 +415,12 @@ function table(rows: Measurement[]): string {
     'own half rate/s',
     'p50',
     'p99',
+    'RSS MiB',
     'non-2xx',
   ]
   const lines = rows.map((row) => [
     row.route,
+    String(row.baselineRps),
     String(row.saturation.rps),
     row.ratio.toFixed(2),
     `${row.fixedRate.rate}${row.fixedRate.basis === 'own' ? ' (own)' : ''}`,
@@ -390,6 +430,7 @@ function table(rows: Measurement[]): string {
     row.ownRate ? String(row.ownRate.rate) : '',
     row.ownRate ? String(row.ownRate.p50) : '',
     row.ownRate ? String(row.ownRate.p99) : '',
+    row.rssPeakMiB === undefined ? '' : String(row.rssPeakMiB),
     String(row.saturation.non2xx + (row.ownRate?.non2xx ?? 0) + row.fixedRate.non2xx + row.saturation.errors),
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => (line[i] as string).length)))
@@ -397,64 +438,154 @@ function table(rows: Measurement[]): string {
   return [format(header), format(widths.map((w) => '-'.repeat(w))), ...lines.map(format)].join('\n')
 }
 
+/**
+ * The app process's resident set (VmRSS), sampled every `everyMs` from /proc: its peak over the whole
+ * run and over the current window (one route's measurements). Undefined where /proc is missing.
+ */
+function rssSampler(pid: number | undefined, everyMs = 200) {
+  let peak = 0
+  let windowPeak = 0
+  const read = () => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+      if (!match) return
+      const mib = Number(match[1]) / 1024
+      peak = Math.max(peak, mib)
+      windowPeak = Math.max(windowPeak, mib)
+    } catch {
+      // not Linux, or the process is gone
+    }
+  }
+  read()
+  const timer = setInterval(read, everyMs)
+  timer.unref()
+  const value = (mib: number) => (mib > 0 ? round(mib) : undefined)
+  return {
+    /** The window's peak in MiB; starts a new window. */
+    endWindow() {
+      read()
+      const result = value(windowPeak)
+      windowPeak = 0
+      return result
+    },
+    stop() {
+      clearInterval(timer)
+      return value(peak)
+    },
+  }
+}
+
+/** The issue's goals for the reads, checked against this run. */
+function goals(dialect: 'sqlite' | 'postgres', rows: Measurement[], rssPeakMiB: number | undefined): string {
+  const ratios: Record<string, number> =
+    dialect === 'sqlite'
+      ? { 'GET expert profile': 0.6, 'GET spotlight': 0.7, 'GET qanda': 0.7 }
+      : { 'GET expert profile': 0.35, 'GET spotlight': 0.45, 'GET qanda': 0.45 }
+  const verdict = (met: boolean) => (met ? 'met' : 'MISSED')
+  const lines: string[] = []
+  for (const row of rows) {
+    const goal = ratios[row.route]
+    if (goal === undefined) continue
+    lines.push(`${row.route}: ${row.ratio}x (goal ${goal}x) ${verdict(row.ratio >= goal)}`)
+    if (dialect === 'sqlite') {
+      const kept = row.fixedRate.rps >= row.fixedRate.rate * 0.95
+      lines.push(
+        `${row.route}: p99 ${row.fixedRate.p99} ms at ${row.fixedRate.rate}/s, half the bare rate ` +
+          `(${kept ? 'kept up' : `only ${row.fixedRate.rps}/s achieved`}; goal < 25 ms) ${verdict(kept && row.fixedRate.p99 < 25)}`,
+      )
+    }
+  }
+  if (rssPeakMiB !== undefined)
+    lines.push(`peak RSS ${rssPeakMiB} MiB (goal < 150) ${verdict(rssPeakMiB < 150)}`)
+  return `goals (${dialect}):\n  ${lines.join('\n  ')}`
+}
+
 async function measureRoutes(dataset: Dataset, databaseUrl: string) {
   const app = await startApp(databaseUrl)
   let baseline: Child | undefined
   const bodyDir = mkdtempSync(join(os.tmpdir(), 'expertdir-bench-body-'))
+  const rss = rssSampler(app.process.pid)
   try {
     const token = await issueToken(app.url, dataset)
-    const list = targets(dataset, token)
-    const profile = list[0] as Target
-    const real = await getJson(`${app.url}${profile.request.path}`, { headers: profile.request.headers })
-    if (real.status !== 200) throw new Error(`profile read failed: ${real.status} ${real.text.slice(0, 200)}`)
-    const bodyFile = join(bodyDir, 'profile.json')
-    writeFileSync(bodyFile, real.text)
-    const bodyBytes = Buffer.byteLength(real.text)
-    for (const target of list.slice(1, 3)) {
-      const check = await getJson(`${app.url}${target.request.path}`, { headers: target.request.headers })
-      if (check.status !== 200)
-        throw new Error(`${target.name} failed: ${check.status} ${check.text.slice(0, 200)}`)
+    const all = targets(dataset, token)
+    // Each read's baseline serves that read's own bytes.
+    const bodies: string[] = []
+    let bodyBytes = 0
+    for (const target of all.filter((target) => target.request.method === 'GET')) {
+      const read = await getJson(`${app.url}${target.request.path}`, { headers: target.request.headers })
+      if (read.status !== 200)
+        throw new Error(`${target.name} failed: ${read.status} ${read.text.slice(0, 200)}`)
+      const file = join(bodyDir, `${target.baselinePath}.json`)
+      writeFileSync(file, read.text)
+      bodies.push(`${target.baselinePath}=${file}`)
+      if (target.baselinePath === 'profile') bodyBytes = Buffer.byteLength(read.text)
     }
-
-    baseline = await startChild('baseline.ts', [bodyFile], {})
-    const baselineTarget: Target = { name: 'baseline (node:http)', request: { method: 'GET', path: '/' } }
-    log(`baseline: ${bodyBytes} bytes per response`)
+    const list = all.filter((target) => routeFilter.some((part) => target.name.toLowerCase().includes(part)))
+    baseline = await startChild('baseline.ts', bodies, {})
+    const baselineTarget: Target = {
+      name: 'baseline (node:http)',
+      baselinePath: 'profile',
+      request: { method: 'GET', path: '/profile' },
+    }
+    log(`baseline: ${bodyBytes} bytes per profile response`)
     const baseSat = await saturate(baseline.url, baselineTarget)
     const fixedRate = Math.max(1, Math.round(baseSat.rps / 2))
     log(`baseline: ${baseSat.rps} req/s; fixed rate ${fixedRate}/s`)
     const baseFixed = await atRate(baseline.url, baselineTarget, fixedRate)
-    await baseline.stop()
-    baseline = undefined
     const rows: Measurement[] = [
       {
         route: baselineTarget.name,
         method: 'GET',
         path: '/',
+        baselineRps: baseSat.rps,
+        baselinePath: 'profile',
         saturation: baseSat,
         fixedRate: { rate: fixedRate, basis: 'baseline', ...baseFixed },
         ratio: 1,
       },
     ]
+    rss.endWindow()
     for (const target of list) {
-      log(`${target.name}: saturation...`)
+      // The baseline again just before the route, serving the route's bytes: the ratio compares two
+      // measurements taken a few seconds apart, whatever else the machine is doing.
+      const adjacent = await saturate(baseline.url, {
+        ...baselineTarget,
+        request: { method: 'GET', path: `/${target.baselinePath}` },
+      })
+      log(`${target.name}: baseline ${adjacent.rps} req/s; saturation...`)
       const saturation = await saturate(app.url, target)
-      const rate = target.ownRate ? Math.max(1, Math.round(saturation.rps / 2)) : fixedRate
+      // Latency at half the bare server's rate, the bare server serving the same bytes (reads).
+      const rate = target.ownRate
+        ? Math.max(1, Math.round(saturation.rps / 2))
+        : Math.max(1, Math.round(adjacent.rps / 2))
       log(`${target.name}: ${saturation.rps} req/s; at ${rate}/s...`)
       const fixed = await atRate(app.url, target, rate)
       rows.push({
         route: target.name,
         method: target.request.method ?? 'GET',
         path: target.request.path,
+        baselineRps: adjacent.rps,
+        baselinePath: target.baselinePath,
         saturation,
         fixedRate: { rate, basis: target.ownRate ? 'own' : 'baseline', ...fixed },
         ...(await ownRateIfSlower(app.url, target, saturation.rps, rate)),
-        ratio: round(saturation.rps / baseSat.rps, 3),
+        ratio: round(saturation.rps / adjacent.rps, 3),
+        rssPeakMiB: rss.endWindow(),
       })
     }
-    await app.stop()
-
-    return { rows, bodyBytes }
+    const baselineRuns = rows.filter((row) => row.baselinePath === 'profile').map((row) => row.baselineRps)
+    const noise = {
+      baselineMinRps: Math.min(...baselineRuns),
+      baselineMaxRps: Math.max(...baselineRuns),
+      /** (max - min) / max of the bare server's runs on the profile's bytes during this run: the machine's noise. */
+      baselineSpread: round(
+        (Math.max(...baselineRuns) - Math.min(...baselineRuns)) / Math.max(...baselineRuns),
+        2,
+      ),
+    }
+    return { rows, bodyBytes, rssPeakMiB: rss.stop(), noise }
   } finally {
+    rss.stop()
     await baseline?.stop()
     await app.stop()
     rmSync(bodyDir, { recursive: true, force: true })
@@ -472,6 +603,7 @@ async function profileAt(sizes: DatasetSizes, rate: number) {
       const token = await issueToken(app.url, dataset)
       const profile = targets(dataset, token)[0] as Target
       await cannon(app.url, profile, warmup)
+      await drain(app.url)
       const fixed = await atRate(app.url, profile, rate)
       return { experts: dataset.counts.experts, profileItems: dataset.counts.profileItems, rate, ...fixed }
     } finally {
@@ -482,7 +614,23 @@ async function profileAt(sizes: DatasetSizes, rate: number) {
   }
 }
 
+/** Compiles the app as `npm start` does, so that the measured process runs plain JavaScript. */
+function build(): void {
+  if (flags.tsx) return
+  log('building the app (tsc -p tsconfig.build.json)...')
+  const result = spawnSync(
+    process.execPath,
+    [join(here, '../node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: join(here, '..'),
+      stdio: 'inherit',
+    },
+  )
+  if (result.status !== 0) throw new Error('the build failed')
+}
+
 async function main(): Promise<void> {
+  build()
   const report: Record<string, unknown> = flags['search-only'] ? {} : await routesBench()
   if (!flags['no-search']) report.search = await searchBench()
   const out = join(here, 'results.json')
@@ -507,7 +655,7 @@ async function routesBench(): Promise<Record<string, unknown>> {
     )
     const fsync = database.dialect === 'sqlite' ? fsyncLatency(dirname(database.url)) : undefined
     if (fsync) log(`fsync: ${JSON.stringify(fsync)}`)
-    const { rows, bodyBytes } = await measureRoutes(dataset, database.url)
+    const { rows, bodyBytes, rssPeakMiB, noise } = await measureRoutes(dataset, database.url)
     report = {
       started,
       machine: {
@@ -527,12 +675,19 @@ async function routesBench(): Promise<Record<string, unknown>> {
       profileBodyBytes: bodyBytes,
       fsync,
       results: rows,
+      rssPeakMiB,
+      noise,
     }
     console.log(
       `\n${database.dialect}, ${connections} connections at saturation, ${rateConnections} at a fixed rate, ` +
         `${duration} s per measurement`,
     )
     console.log(table(rows))
+    console.log(
+      `app peak RSS ${rssPeakMiB ?? '?'} MiB; bare baseline ${noise.baselineMinRps}-${noise.baselineMaxRps} req/s ` +
+        `on the profile's bytes across the run (spread ${Math.round(noise.baselineSpread * 100)}%)`,
+    )
+    console.log(goals(database.dialect, rows, rssPeakMiB))
     if (fsync)
       console.log(`fsync (4 KiB, database directory): mean ${fsync.meanMs} ms, p99 ${fsync.p99Ms} ms`)
   } finally {
@@ -541,7 +696,8 @@ async function routesBench(): Promise<Record<string, unknown>> {
 
   if (flags.scale) {
     // Service latency, not queueing: half the rate the profile read sustained in the main run.
-    const profile = (report.results as Measurement[])[1] as Measurement
+    const profile = (report.results as Measurement[]).find((row) => row.route === 'GET expert profile')
+    if (!profile) throw new Error('--scale needs the profile route')
     const rate = Math.max(1, Math.round(profile.saturation.rps / 2))
     const small = await profileAt({ fullExperts: 1000, lightExperts: 0, posts: 1000, questions: 1000 }, rate)
     const large = await profileAt(
@@ -737,7 +893,11 @@ async function searchThroughput(appUrl: string, auth: string, dataset: SearchDat
   writeFileSync(bodyFile, body.text)
   const baseline = await startChild('baseline.ts', [bodyFile], {})
   try {
-    const baseSat = await saturate(baseline.url, { name: 'baseline', request: { method: 'GET', path: '/' } })
+    const baseSat = await saturate(baseline.url, {
+      name: 'baseline',
+      baselinePath: 'profile',
+      request: { method: 'GET', path: '/' },
+    })
     const rows: Record<string, unknown>[] = [{ query: 'baseline (node:http)', rps: baseSat.rps, ratio: 1 }]
     for (const query of queries) {
       await cannonPaths(appUrl, auth, query.path, warmup, connections)

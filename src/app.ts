@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet'
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
 import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
@@ -15,6 +14,7 @@ import { registerCors } from './http/cors.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
+import { securityHeaders } from './http/security-headers.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { publishingRoutes } from './profiles/publishing-routes.js'
@@ -80,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     database,
     db: database.db,
     now,
-    principals: databasePrincipals({ db: database.db, now }, config.tokenCacheMs),
+    principals: databasePrincipals({ database, now }),
     lockout: redis
       ? redisLockout(redis, config.redisPrefix, (error) =>
           app.log.warn({ err: error }, 'lock-out store error'),
@@ -88,16 +88,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       : memoryLockout(now),
   }
 
-  registerConventions(app)
+  registerConventions(app, securityHeaders())
   registerErrorHandling(app, config.bodyLimit)
   registerBodyParsers(app)
   const fallback = methodNotAllowed(app)
   await registerCors(app, config.corsOrigins)
   await registerRateLimiting(app, config, redis)
-  await app.register(helmet, {
-    global: true,
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"] } },
-  })
   await registerOpenApi(app, config)
 
   await app.register(async (open) => {

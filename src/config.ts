@@ -20,8 +20,6 @@ export const ConfigSchema = Type.Object({
   ),
   /** Access token lifetime in seconds (seed: 30 days). */
   tokenTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
-  /** How long a verified token is trusted from memory; bounds how late an out-of-process revocation bites. */
-  tokenCacheMs: Type.Integer({ minimum: 0, default: 1000 }),
   /** PostgreSQL connection pool size. */
   pgPoolSize: Type.Integer({ minimum: 1, default: 10 }),
   /** PostgreSQL: how long to wait for a new connection before answering 503, in milliseconds. */
@@ -79,7 +77,6 @@ const ENV_KEYS: Record<keyof Config, string> = {
   databaseUrl: 'DATABASE_URL',
   logLevel: 'LOG_LEVEL',
   tokenTtlSeconds: 'EXPERTDIR_TOKEN_TTL_SECONDS',
-  tokenCacheMs: 'EXPERTDIR_TOKEN_CACHE_MS',
   pgPoolSize: 'EXPERTDIR_PG_POOL_SIZE',
   pgConnectTimeoutMs: 'EXPERTDIR_PG_CONNECT_TIMEOUT_MS',
   sqliteBusyTimeoutMs: 'EXPERTDIR_SQLITE_BUSY_TIMEOUT_MS',

@@ -76,10 +76,7 @@ describe('Database faults', () => {
         // Short waits so that a fault answers 503 quickly instead of after the 5 s production default.
         database = openDatabase(url, { connectTimeoutMs: 500, busyTimeoutMs: 100 })
         // No token cache: every request verifies its token in the database, so that path is faulted too.
-        const config = loadConfig(
-          { logLevel: 'silent', tokenCacheMs: 0, rateLimitApi: 0, rateLimitToken: 0 },
-          {},
-        )
+        const config = loadConfig({ logLevel: 'silent', rateLimitApi: 0, rateLimitToken: 0 }, {})
         app = await buildApp({ config, database })
         auth = { authorization: `Bearer ${await requestToken(app, setup.client)}` }
       })

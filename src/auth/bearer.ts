@@ -1,7 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Kysely } from 'kysely'
-import { LRUCache } from 'lru-cache'
-import type { DB } from '../db/schema.js'
+import type { Database } from '../db/database.js'
 import { ApiError } from '../http/errors.js'
 import { isPositiveId } from '../validation/text.js'
 import { isScope, SCOPES, type Scope } from './scopes.js'
@@ -87,37 +85,15 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
 /** Resolves bearer tokens to principals. */
 export interface PrincipalResolver {
   resolve(token: string): Promise<Principal | undefined>
-  /** Drops what is known of a token (after its revocation). */
-  forget(tokenHash: string): void
 }
 
 /**
- * Resolves tokens with one indexed query, and keeps hot ones in memory for `cacheMs` so that most
- * requests make no database round trip. A cached entry never outlives its token's expiry; a revocation
- * through this process's API takes effect at once (`forget`), one made elsewhere (the CLI, another
- * server process) within `cacheMs`. `cacheMs` 0 turns the cache off.
+ * Resolves every token with one query (token, client and organization by key: one round trip, a
+ * named prepared statement on PostgreSQL). Nothing is kept in memory: a revocation made anywhere
+ * (the revocation endpoint, the CLI, another server process) is honoured by the very next request.
  */
-export function databasePrincipals(
-  context: { db: Kysely<DB>; now: () => number },
-  cacheMs: number,
-  maxEntries = 50_000,
-): PrincipalResolver {
-  const cache = new LRUCache<string, { principal: Principal; until: number }>({ max: maxEntries })
+export function databasePrincipals(context: { database: Database; now: () => number }): PrincipalResolver {
   return {
-    async resolve(token) {
-      const tokenHash = hashToken(token)
-      const now = context.now()
-      const hit = cache.get(tokenHash)
-      if (hit && hit.until > now) return hit.principal
-      if (hit) cache.delete(tokenHash)
-      const principal = await findPrincipal(context.db, tokenHash, now)
-      if (principal && cacheMs > 0) {
-        cache.set(tokenHash, { principal, until: Math.min(now + cacheMs, principal.expiresAt) })
-      }
-      return principal
-    },
-    forget(tokenHash) {
-      cache.delete(tokenHash)
-    },
+    resolve: (token) => findPrincipal(context.database, hashToken(token), context.now()),
   }
 }

@@ -181,7 +181,6 @@ export async function tokenRoutes(app: FastifyInstance, context: AppContext): Pr
       const client = await authenticateClient(context, request)
       const tokenHash = hashToken(token)
       await revokeToken(context.db, client.client_id, tokenHash)
-      context.principals.forget(tokenHash)
       return ok({})
     },
   )

@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/database.js'
+import type { Database, Queryable } from '../db/database.js'
+import { preparedQuery } from '../db/prepared.js'
 import { formatScopes, type Scope, storedScopes } from './scopes.js'
 import { hashToken, randomToken } from './secrets.js'
 
@@ -41,25 +42,39 @@ export async function issueToken(
   return { accessToken, expiresAt }
 }
 
-/** The principal of a live token (known, unexpired, client not revoked), by the token's hash. */
+/**
+ * The token check: token, client and organization in one statement, by the token's primary key.
+ * A revoked client, an expired or deleted token, or a token whose client belongs elsewhere finds no row.
+ */
+const PRINCIPAL_SQL = `select t.org_id, t.client_id, t.expires_at, t.scope
+from access_tokens t
+join clients c on c.client_id = t.client_id
+join organizations o on o.id = c.org_id
+where t.token_hash = $1 and t.expires_at > $2 and c.revoked_at is null and c.org_id = t.org_id`
+
+interface PrincipalRow {
+  org_id: number
+  client_id: string
+  expires_at: number
+  scope: string
+}
+
+/** The principal of a live token (known, unexpired, client not revoked), by the token's hash: one round trip. */
 export async function findPrincipal(
-  db: Queryable,
+  database: Database,
   tokenHash: string,
   now: number,
 ): Promise<Principal | undefined> {
-  const row = await db
-    .selectFrom('access_tokens as t')
-    .innerJoin('clients as c', 'c.client_id', 't.client_id')
-    .select(['t.org_id', 't.client_id', 't.expires_at', 't.scope'])
-    .where('t.token_hash', '=', tokenHash)
-    .where('c.revoked_at', 'is', null)
-    .executeTakeFirst()
-  if (!row || row.expires_at <= now) return undefined
+  const [row] = await preparedQuery<PrincipalRow>(database, 'expertdir_principal', PRINCIPAL_SQL, [
+    tokenHash,
+    now,
+  ])
+  if (!row) return undefined
   return {
-    orgId: row.org_id,
+    orgId: Number(row.org_id),
     clientId: row.client_id,
     tokenHash,
-    expiresAt: row.expires_at,
+    expiresAt: Number(row.expires_at),
     scopes: storedScopes(row.scope),
   }
 }

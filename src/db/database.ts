@@ -14,6 +14,8 @@ export type Queryable = Kysely<DB> | Transaction<DB>
 export interface Database {
   readonly db: Kysely<DB>
   readonly dialect: DialectName
+  /** PostgreSQL: the connection pool under `db`, for named prepared statements (`src/db/prepared.ts`). */
+  readonly postgresPool?: pg.Pool
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>
   /** Refreshes the planner's statistics (after a bulk load). */
@@ -69,6 +71,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   return {
     db,
     dialect: 'postgres',
+    postgresPool: pool,
     async ping() {
       const client = await pool.connect()
       try {

@@ -4,6 +4,13 @@ import type { FastifyInstance } from 'fastify'
 import { sendError } from './error-handler.js'
 import { ApiError } from './errors.js'
 
+/** pino's level numbers: the request line is written at `info`. */
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 }
+
+function logsInfo(level: string): boolean {
+  return (LEVELS[level] ?? Number.POSITIVE_INFINITY) <= 30
+}
+
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** Echo a client's `X-Request-Id` when it is safe to log, else make one. */
@@ -12,10 +19,14 @@ export function requestIdOf(header: string | string[] | undefined): string {
 }
 
 /**
- * Request id header, one structured log line per request, 503 while closing, and the tracking
- * of which methods each path has (for 405s).
+ * One onRequest hook for what every response carries: the static security headers (computed once)
+ * and the request id; 503 while closing. One structured log line per request, with no hook at all
+ * when the configured level drops it. Also tracks which methods each path has (for 405s).
  */
-export function registerConventions(app: FastifyInstance): void {
+export function registerConventions(
+  app: FastifyInstance,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   let closing = false
   // Connections that already carried a request. While closing, only their further (keep-alive)
   // requests are refused: a connection's first request was accepted before the close and is served.
@@ -23,19 +34,28 @@ export function registerConventions(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(headers)
     reply.header('x-request-id', request.id)
     const socket = request.raw.socket
-    const again = reused.has(socket)
-    reused.add(socket)
-    if (closing && again) {
-      reply.header('connection', 'close')
-      throw new ApiError('unavailable', 'The service is shutting down; retry shortly.', {
-        headers: { 'retry-after': '1' },
-      })
+    if (!reused.has(socket)) {
+      reused.add(socket)
+      done()
+      return
     }
+    if (!closing) {
+      done()
+      return
+    }
+    reply.header('connection', 'close')
+    done(
+      new ApiError('unavailable', 'The service is shutting down; retry shortly.', {
+        headers: { 'retry-after': '1' },
+      }),
+    )
   })
-  app.addHook('onResponse', async (request, reply) => {
+  if (!logsInfo(app.log.level)) return
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         method: request.method,
@@ -45,6 +65,7 @@ export function registerConventions(app: FastifyInstance): void {
       },
       'request',
     )
+    done()
   })
 }
 

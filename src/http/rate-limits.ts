@@ -16,6 +16,8 @@ export async function registerRateLimiting(
   config: Config,
   redis?: Redis,
 ): Promise<void> {
+  // Both limits off: no plugin, no hooks.
+  if (config.rateLimitApi === 0 && config.rateLimitToken === 0) return
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
