@@ -57,6 +57,8 @@ export const ConfigSchema = Type.Object({
    */
   publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
+  /** Serve Prometheus metrics at `/metrics` (EXPERTDIR_METRICS=1); off by default. */
+  metrics: Type.Boolean({ default: false }),
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
 })
 
@@ -85,6 +87,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
   publicUrl: 'EXPERTDIR_PUBLIC_URL',
   corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
+  metrics: 'EXPERTDIR_METRICS',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */
