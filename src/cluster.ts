@@ -62,7 +62,10 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     const deaths = Date.now() - at < STABLE_AFTER_MS ? (quickDeaths.get(slot) ?? 0) + 1 : 0
     quickDeaths.set(slot, deaths)
     const delay = deaths === 0 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 250 * 2 ** (deaths - 1))
-    log.error({ worker: slot, worker_pid: worker.process.pid, code, signal, restart_in_ms: delay }, 'worker died')
+    log.error(
+      { worker: slot, worker_pid: worker.process.pid, code, signal, restart_in_ms: delay },
+      'worker died',
+    )
     setTimeout(() => {
       if (!stopping) fork(slot)
     }, delay).unref()

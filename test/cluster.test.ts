@@ -45,7 +45,7 @@ function samples(text: string, name: string, label: string): number {
   return sum
 }
 
-describe('serve --workers 2', () => {
+describe('serve --workers 2', { concurrency: true }, () => {
   for (const { dialect, skip } of DIALECTS) {
     test(`serves from two workers, replaces a killed one, drains on SIGTERM and exits 0 (${dialect})`, {
       skip,
