@@ -12,6 +12,8 @@
  *   --cpu-prof       run the app with --cpu-prof (profiles in bench/profiles/)
  *   --search-only    only the search measurements (otherwise they follow the route measurements)
  *   --no-search      skip the search measurements
+ *   --workers N      also measure the profile read on `serve --workers N` against N bare baseline
+ *                    servers sharing the port (node:cluster), next to the single-process figures
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -49,6 +51,7 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     'search-only': { type: 'boolean', default: false },
     'no-search': { type: 'boolean', default: false },
+    workers: { type: 'string' },
   },
 })
 const quick = flags.quick ?? false
@@ -56,6 +59,7 @@ const duration = Number(flags.duration ?? (quick ? 2 : 5))
 const connections = Number(flags.connections ?? 100)
 const rateConnections = Number(flags['rate-connections'] ?? 20)
 const warmup = quick ? 1 : 2
+const workers = Number(flags.workers ?? 1)
 
 // --- databases -------------------------------------------------------------------------------------
 
@@ -157,11 +161,11 @@ async function startChild(
   }
 }
 
-function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Child> {
+function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, processes = 1): Promise<Child> {
   const nodeFlags = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []
   return startChild(
     'app-server.ts',
-    [],
+    processes > 1 ? ['--workers', String(processes)] : [],
     {
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
@@ -451,13 +455,46 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
       })
     }
     await app.stop()
-
-    return { rows, bodyBytes }
+    const cluster = workers > 1 ? await measureWorkers(databaseUrl, bodyFile, profile, rows) : undefined
+    return { rows, bodyBytes, cluster }
   } finally {
     await baseline?.stop()
     await app.stop()
     rmSync(bodyDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * The profile read on `serve --workers N` at saturation, next to the single process and to the bare
+ * baseline on one process and on N (node:cluster). autocannon runs in this process on the same machine.
+ */
+async function measureWorkers(databaseUrl: string, bodyFile: string, profile: Target, rows: Measurement[]) {
+  const single = { baseline: rows[0]?.saturation.rps ?? 0, app: rows[1]?.saturation.rps ?? 0 }
+  const baseline = await startChild('baseline.ts', [bodyFile, String(workers)], {})
+  let baselineRps: number
+  try {
+    baselineRps = (await saturate(baseline.url, { name: 'baseline', request: { method: 'GET', path: '/' } }))
+      .rps
+  } finally {
+    await baseline.stop()
+  }
+  const app = await startApp(databaseUrl, {}, workers)
+  let appSat: Awaited<ReturnType<typeof saturate>>
+  try {
+    appSat = await saturate(app.url, profile)
+  } finally {
+    await app.stop()
+  }
+  const result = {
+    workers,
+    cpus: os.cpus().length,
+    profileRead: { singleProcess: single.app, workers: appSat.rps, p99: appSat.p99, non2xx: appSat.non2xx },
+    baseline: { singleProcess: single.baseline, workers: baselineRps },
+    speedup: round(appSat.rps / Math.max(single.app, 1), 2),
+    ofWorkersBaseline: round(appSat.rps / Math.max(baselineRps, 1), 3),
+  }
+  log(`workers: ${JSON.stringify(result)}`)
+  return result
 }
 
 /** Profile read latency at a fixed rate on a database of `sizes`. */
@@ -506,7 +543,7 @@ async function routesBench(): Promise<Record<string, unknown>> {
     )
     const fsync = database.dialect === 'sqlite' ? fsyncLatency(dirname(database.url)) : undefined
     if (fsync) log(`fsync: ${JSON.stringify(fsync)}`)
-    const { rows, bodyBytes } = await measureRoutes(dataset, database.url)
+    const { rows, bodyBytes, cluster } = await measureRoutes(dataset, database.url)
     report = {
       started,
       machine: {
@@ -526,12 +563,20 @@ async function routesBench(): Promise<Record<string, unknown>> {
       profileBodyBytes: bodyBytes,
       fsync,
       results: rows,
+      ...(cluster ? { workers: cluster } : {}),
     }
     console.log(
       `\n${database.dialect}, ${connections} connections at saturation, ${rateConnections} at a fixed rate, ` +
         `${duration} s per measurement`,
     )
     console.log(table(rows))
+    if (cluster)
+      console.log(
+        `\nprofile read, ${cluster.workers} workers: ${cluster.profileRead.workers} req/s ` +
+          `(1 process: ${cluster.profileRead.singleProcess}, ${cluster.speedup}x); bare baseline ` +
+          `${cluster.baseline.workers} req/s on ${cluster.workers} workers (1 process: ${cluster.baseline.singleProcess}); ` +
+          `${cluster.ofWorkersBaseline}x of it, on ${cluster.cpus} CPUs shared with autocannon`,
+      )
     if (fsync)
       console.log(`fsync (4 KiB, database directory): mean ${fsync.meanMs} ms, p99 ${fsync.p99Ms} ms`)
   } finally {

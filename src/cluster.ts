@@ -15,8 +15,8 @@ export interface ClusterOptions {
   workers: number
   /** Runs once on the migrated database before any worker starts (demo seeding). */
   prepare?: (database: Database) => Promise<void>
-  /** Called once every worker listens. */
-  onListening?: () => void
+  /** Called once every worker listens, with the port they share. */
+  onListening?: (port: number) => void
 }
 
 /**
@@ -52,8 +52,8 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
   }
 
   let listening = 0
-  cluster.on('listening', () => {
-    if (++listening === options.workers) options.onListening?.()
+  cluster.on('listening', (_worker, address) => {
+    if (++listening === options.workers) options.onListening?.(address.port)
   })
   cluster.on('exit', (worker, code, signal) => {
     const { slot, at } = started.get(worker) ?? { slot: 0, at: 0 }
