@@ -133,7 +133,7 @@ async function startChild(
   })
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000)
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within 180 s`)), 180_000)
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)))
     lines.on('line', (line) => {
       try {
