@@ -15,6 +15,8 @@
  *   --search-only    only the search measurements (otherwise they follow the route measurements)
  *   --no-search      skip the search measurements
  *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, inquiry, token)
+ *   --workers N      also measure the profile read on `serve --workers N` against N bare baseline
+ *                    servers sharing the port (node:cluster), next to the single-process figures
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -56,6 +58,7 @@ const { values: flags } = parseArgs({
     routes: { type: 'string' },
     'search-only': { type: 'boolean', default: false },
     'no-search': { type: 'boolean', default: false },
+    workers: { type: 'string' },
   },
 })
 const quick = flags.quick ?? false
@@ -68,6 +71,7 @@ const routeFilter = (flags.routes ?? '')
   .toLowerCase()
   .split(',')
   .map((part) => part.trim())
+const workers = Number(flags.workers ?? 1)
 
 // --- databases -------------------------------------------------------------------------------------
 
@@ -142,7 +146,7 @@ async function startChild(
   })
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000)
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within 180 s`)), 180_000)
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)))
     lines.on('line', (line) => {
       try {
@@ -170,11 +174,11 @@ async function startChild(
   }
 }
 
-function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Child> {
+function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, processes = 1): Promise<Child> {
   const nodeFlags = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []
   return startChild(
     flags.tsx ? 'app-server.ts' : 'app-server.mjs',
-    [],
+    processes > 1 ? ['--workers', String(processes)] : [],
     {
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
@@ -583,13 +587,55 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         2,
       ),
     }
-    return { rows, bodyBytes, rssPeakMiB: rss.stop(), noise }
+    const rssPeakMiB = rss.stop()
+    await app.stop()
+    const cluster =
+      workers > 1 ? await measureWorkers(databaseUrl, bodies, all[0] as Target, rows) : undefined
+    return { rows, bodyBytes, rssPeakMiB, noise, cluster }
   } finally {
     rss.stop()
     await baseline?.stop()
     await app.stop()
     rmSync(bodyDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * The profile read on `serve --workers N` at saturation, next to the single process and to the bare
+ * baseline on one process and on N (node:cluster). autocannon runs in this process on the same machine.
+ */
+async function measureWorkers(databaseUrl: string, bodies: string[], profile: Target, rows: Measurement[]) {
+  const single = { baseline: rows[0]?.saturation.rps ?? 0, app: rows[1]?.saturation.rps ?? 0 }
+  const baseline = await startChild('baseline.ts', ['--workers', String(workers), ...bodies], {})
+  let baselineRps: number
+  try {
+    baselineRps = (
+      await saturate(baseline.url, {
+        name: 'baseline',
+        baselinePath: 'profile',
+        request: { method: 'GET', path: '/profile' },
+      })
+    ).rps
+  } finally {
+    await baseline.stop()
+  }
+  const app = await startApp(databaseUrl, {}, workers)
+  let appSat: Awaited<ReturnType<typeof saturate>>
+  try {
+    appSat = await saturate(app.url, profile)
+  } finally {
+    await app.stop()
+  }
+  const result = {
+    workers,
+    cpus: os.cpus().length,
+    profileRead: { singleProcess: single.app, workers: appSat.rps, p99: appSat.p99, non2xx: appSat.non2xx },
+    baseline: { singleProcess: single.baseline, workers: baselineRps },
+    speedup: round(appSat.rps / Math.max(single.app, 1), 2),
+    ofWorkersBaseline: round(appSat.rps / Math.max(baselineRps, 1), 3),
+  }
+  log(`workers: ${JSON.stringify(result)}`)
+  return result
 }
 
 /** Profile read latency at a fixed rate on a database of `sizes`. */
@@ -655,7 +701,7 @@ async function routesBench(): Promise<Record<string, unknown>> {
     )
     const fsync = database.dialect === 'sqlite' ? fsyncLatency(dirname(database.url)) : undefined
     if (fsync) log(`fsync: ${JSON.stringify(fsync)}`)
-    const { rows, bodyBytes, rssPeakMiB, noise } = await measureRoutes(dataset, database.url)
+    const { rows, bodyBytes, rssPeakMiB, noise, cluster } = await measureRoutes(dataset, database.url)
     report = {
       started,
       machine: {
@@ -677,6 +723,7 @@ async function routesBench(): Promise<Record<string, unknown>> {
       results: rows,
       rssPeakMiB,
       noise,
+      ...(cluster ? { workers: cluster } : {}),
     }
     console.log(
       `\n${database.dialect}, ${connections} connections at saturation, ${rateConnections} at a fixed rate, ` +
@@ -688,6 +735,13 @@ async function routesBench(): Promise<Record<string, unknown>> {
         `on the profile's bytes across the run (spread ${Math.round(noise.baselineSpread * 100)}%)`,
     )
     console.log(goals(database.dialect, rows, rssPeakMiB))
+    if (cluster)
+      console.log(
+        `\nprofile read, ${cluster.workers} workers: ${cluster.profileRead.workers} req/s ` +
+          `(1 process: ${cluster.profileRead.singleProcess}, ${cluster.speedup}x); bare baseline ` +
+          `${cluster.baseline.workers} req/s on ${cluster.workers} workers (1 process: ${cluster.baseline.singleProcess}); ` +
+          `${cluster.ofWorkersBaseline}x of it, on ${cluster.cpus} CPUs shared with autocannon`,
+      )
     if (fsync)
       console.log(`fsync (4 KiB, database directory): mean ${fsync.meanMs} ms, p99 ${fsync.p99Ms} ms`)
   } finally {

@@ -20,6 +20,7 @@ import { inquiryRoutes } from './inquiries/routes.js'
 import { publishingRoutes } from './profiles/publishing-routes.js'
 import { profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
+import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 
@@ -32,6 +33,8 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream
   /** Told of every route as it is registered (the security suite checks that each is covered). */
   onRoute?: (route: RouteOptions) => void
+  /** Prometheus metrics of this process; when absent and `config.metrics` is on, the app makes its own. */
+  metrics?: Metrics
 }
 
 /** A Redis connection that fails fast (limits fail open) and closes with the app. */
@@ -89,6 +92,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   registerConventions(app, securityHeaders())
+  const metrics =
+    options.metrics ?? (config.metrics ? createMetrics({ database, http: true, outbox: false }) : undefined)
+  if (metrics) registerMetrics(app, metrics)
   registerErrorHandling(app, config.bodyLimit)
   registerBodyParsers(app)
   const fallback = methodNotAllowed(app)

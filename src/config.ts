@@ -65,6 +65,8 @@ export const ConfigSchema = Type.Object({
    * every client would look like the proxy to the rate limits and lock-outs.
    */
   trustProxy: Type.String({ default: '' }),
+  /** Serve Prometheus metrics at `/metrics` (EXPERTDIR_METRICS=1); off by default. */
+  metrics: Type.Boolean({ default: false }),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
 })
@@ -95,6 +97,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   publicUrl: 'EXPERTDIR_PUBLIC_URL',
   corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
   trustProxy: 'EXPERTDIR_TRUST_PROXY',
+  metrics: 'EXPERTDIR_METRICS',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */

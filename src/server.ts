@@ -7,6 +7,7 @@ import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { createOutbox } from './delivery/outbox.js'
 import { startHousekeeping } from './system/housekeeping.js'
+import { createMetrics } from './system/metrics.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -16,20 +17,32 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-/** Migrates, builds the app and listens. `beforeListen` runs on the migrated database (demo seeding). */
+/**
+ * Migrates, builds the app and listens. `beforeListen` runs on the migrated database (demo seeding).
+ * A cluster worker (`serve --workers N`) only serves: its primary has migrated and runs the outbox
+ * worker and housekeeping once for all workers.
+ */
 export async function startServer(
   config: Config,
   beforeListen?: (database: Database, app: FastifyInstance) => Promise<void>,
+  role: 'single' | 'worker' = 'single',
 ): Promise<RunningServer> {
   const database = openDatabase(config.databaseUrl, databaseOptions(config))
-  await migrateToLatest(database.db)
-  const app = await buildApp({ config, database })
+  const background = role === 'single'
+  if (background) await migrateToLatest(database.db)
+  const metrics = config.metrics ? createMetrics({ database, http: true, outbox: background }) : undefined
+  const app = await buildApp({ config, database, ...(metrics ? { metrics } : {}) })
   await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
-  const stopHousekeeping = startHousekeeping(database.db, app.log)
+  const stopHousekeeping = background ? startHousekeeping(database.db, app.log) : () => {}
   // Inquiry deliveries run inside the server process; several processes may share one database.
-  const outbox = createOutbox({ database, config, log: app.log })
-  outbox.start()
+  const outbox = createOutbox({
+    database,
+    config,
+    log: app.log,
+    ...(metrics ? { onRun: metrics.recordOutboxRun } : {}),
+  })
+  if (background) outbox.start()
   const awaitFirstRequests = trackFreshConnections(app)
   let closing: Promise<void> | undefined
   const close = () => {

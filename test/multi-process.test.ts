@@ -150,12 +150,10 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       EXPERTDIR_DELIVERY_POLL_MS: '100',
       EXPERTDIR_DELIVERY_LEASE_MS: String(LEASE_MS),
       EXPERTDIR_DELIVERY_BACKOFF_MS: '60000',
-      // Revocation must reach every process at once; the in-memory token cache would delay it.
-      EXPERTDIR_TOKEN_CACHE_MS: '0',
     }
     // Started together on an empty database: they race to migrate it.
     const started = await Promise.allSettled(
-      Array.from({ length: PROCESSES }, () => startServerProcess(testDatabase.url, env)),
+      Array.from({ length: PROCESSES }, () => startServerProcess(testDatabase.url, { env })),
     )
     servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
     const failed = started.find((result) => result.status === 'rejected')

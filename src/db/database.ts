@@ -21,6 +21,8 @@ export interface Database {
   /** Refreshes the planner's statistics (after a bulk load). */
   refreshStatistics(): Promise<void>
   close(): Promise<void>
+  /** PostgreSQL: the connection pool's current state (metrics). SQLite has one connection and no pool. */
+  readonly poolStatistics?: () => { total: number; idle: number; waiting: number }
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -72,6 +74,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     db,
     dialect: 'postgres',
     postgresPool: pool,
+    poolStatistics: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       const client = await pool.connect()
       try {

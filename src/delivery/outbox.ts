@@ -39,6 +39,8 @@ export interface OutboxOptions {
   /** Unix milliseconds; injectable so tests drive retries without waiting. */
   now?: () => number
   log?: Log
+  /** Told of every pass that claimed deliveries (metrics). */
+  onRun?: (run: OutboxRun) => void
 }
 
 /** What one pass over the outbox did. */
@@ -175,6 +177,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
       if (recorded[i]) report(row, outcomes[i] as DeliveryOutcome, run)
       else log.warn({ delivery_id: row.id }, 'delivery lease was lost before the outcome was recorded')
     }
+    options.onRun?.(run)
     return run
   }
 

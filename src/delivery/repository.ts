@@ -60,6 +60,16 @@ export async function renewLeases(
   return Number(result.numUpdatedRows)
 }
 
+/** How many deliveries wait for their first or next attempt (the outbox depth, for metrics). */
+export async function countPendingDeliveries(db: Queryable): Promise<number> {
+  const row = await db
+    .selectFrom('inquiry_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
 export interface DeliveryOutcome {
   status: DeliveryStatus
   next_attempt_at: number | null

@@ -86,15 +86,15 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   databaseUrl: string,
-  env: Record<string, string> = {},
+  extra: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<ServerProcess> {
   const port = await freePort()
-  const child = spawnCli(['--db', databaseUrl, 'serve', '--port', String(port)], {
+  const child = spawnCli(['--db', databaseUrl, 'serve', '--port', String(port), ...(extra.args ?? [])], {
     HOST: '127.0.0.1',
     EXPERTDIR_SMTP_URL: '',
     EXPERTDIR_RATE_LIMIT_TOKEN: '0',
     EXPERTDIR_RATE_LIMIT_API: '0',
-    ...env,
+    ...extra.env,
   })
   let output = ''
   const collect = (chunk: Buffer) => {
@@ -106,7 +106,7 @@ export async function startServerProcess(
   const base = `http://127.0.0.1:${port}`
   for (let waited = 0; ; waited += 100) {
     if (child.exitCode !== null) throw new Error(`server exited during start: ${output}`)
-    if (waited > 60_000) throw new Error(`server did not become ready: ${output}`)
+    if (waited > 120_000) throw new Error(`server did not become ready: ${output}`)
     const ready = await fetch(`${base}/readyz`).then(
       (response) => response.ok,
       () => false,

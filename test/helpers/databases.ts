@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { type Database, type DialectName, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
@@ -51,6 +53,67 @@ export interface TestDatabase {
 }
 
 /**
+ * Migrating a database costs seconds (one commit per migration); a suite creates many. So each dialect
+ * is migrated once into a template, named after a hash of the migration sources (an edited migration
+ * makes a new one), and every test database is a copy of it: a file copy on SQLite, `CREATE DATABASE
+ * ... TEMPLATE` on PostgreSQL. Test processes running side by side share the templates.
+ */
+const MIGRATION_SOURCES = fileURLToPath(new URL('../../src/db/', import.meta.url))
+const TEMPLATE_KEY = (() => {
+  const hash = createHash('sha256')
+  for (const file of [
+    'migrate.ts',
+    ...readdirSync(join(MIGRATION_SOURCES, 'migrations'))
+      .sort()
+      .map((f) => `migrations/${f}`),
+  ])
+    hash.update(file).update(readFileSync(join(MIGRATION_SOURCES, file)))
+  return hash.digest('hex').slice(0, 16)
+})()
+const unique = () => `${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+
+let sqliteTemplate: Promise<string> | undefined
+/** The migrated template file; built under a private name, then renamed into place (atomic). */
+function sqliteTemplateFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const path = join(tmpdir(), `expertdir-test-template-${TEMPLATE_KEY}.sqlite`)
+    if (existsSync(path)) return path
+    const building = join(tmpdir(), `expertdir-test-template-${unique()}.sqlite`)
+    const database = openDatabase(building)
+    await migrateToLatest(database.db)
+    await database.close() // checkpoints the WAL into the file
+    for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true })
+    renameSync(building, path)
+    return path
+  })()
+  return sqliteTemplate
+}
+
+let postgresTemplate: Promise<string> | undefined
+function postgresTemplateName(admin: pg.Client): Promise<string> {
+  postgresTemplate ??= (async () => {
+    const name = `expertdir_template_${TEMPLATE_KEY}`
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name])
+    if (found.rowCount) return name
+    const building = `expertdir_template_build_${unique()}`
+    await admin.query(`create database ${building}`)
+    const url = new URL(POSTGRES_ADMIN_URL)
+    url.pathname = `/${building}`
+    const database = openDatabase(url.toString())
+    await migrateToLatest(database.db)
+    await database.close()
+    try {
+      await admin.query(`alter database ${building} rename to ${name}`)
+    } catch {
+      // Another test process made it first.
+      await admin.query(`drop database if exists ${building} with (force)`)
+    }
+    return name
+  })()
+  return postgresTemplate
+}
+
+/**
  * A fresh, migrated database of `dialect`: a temp SQLite file or a new PostgreSQL database.
  * `migrate: false` leaves it empty (tests of how processes migrate it).
  */
@@ -61,8 +124,8 @@ export async function createTestDatabase(
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'expertdir-test-'))
     const url = join(dir, 'test.sqlite')
+    if (migrate) copyFileSync(await sqliteTemplateFile(), url)
     const database = openDatabase(url)
-    if (migrate) await migrateToLatest(database.db)
     return {
       url,
       database,
@@ -75,12 +138,24 @@ export async function createTestDatabase(
   const name = `expertdir_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
   await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
+  try {
+    const template = migrate ? await postgresTemplateName(admin) : 'template0'
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`create database ${name} template ${template}`)
+        break
+      } catch (error) {
+        // 55006: the template is being copied by another session right now.
+        if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+      }
+    }
+  } finally {
+    await admin.end()
+  }
   const url = new URL(POSTGRES_ADMIN_URL)
   url.pathname = `/${name}`
   const database = openDatabase(url.toString())
-  if (migrate) await migrateToLatest(database.db)
   return {
     url: url.toString(),
     database,

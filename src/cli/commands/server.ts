@@ -1,6 +1,9 @@
+import cluster from 'node:cluster'
 import type { Command } from 'commander'
 import { createClient, type IssuedClient } from '../../auth/clients.js'
+import { runClusterPrimary } from '../../cluster.js'
 import { loadConfig } from '../../config.js'
+import type { Database } from '../../db/database.js'
 import { seedDemo } from '../../demo/seed.js'
 import { countOrganizations, createOrganization } from '../../organizations/repository.js'
 import { closeOnSignals, startServer } from '../../server.js'
@@ -16,7 +19,12 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
       '--demo',
       'on an empty database, create a demo organization with content and print its credentials',
     )
-    .action(async (options: { host?: string; port?: number; demo?: boolean }) => {
+    .option(
+      '--workers <n>',
+      'serve from N processes sharing the port (node:cluster); a dead worker is replaced (default: 1)',
+      positiveInt('--workers'),
+    )
+    .action(async (options: { host?: string; port?: number; demo?: boolean; workers?: number }) => {
       const { db: databaseUrl } = globals()
       const config = loadConfig({
         ...(databaseUrl ? { databaseUrl } : {}),
@@ -24,29 +32,28 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
         ...(options.port ? { port: options.port } : {}),
       })
       let credentials: IssuedClient | undefined
-      const server = await startServer(config, async ({ db }) => {
+      const prepare = async ({ db }: Database) => {
         if (!options.demo || (await countOrganizations(db)) > 0) return
         const now = Date.now()
         const org = await createOrganization(db, { name: 'Demo University' }, now)
         await seedDemo(db, org.id, now)
         credentials = await createClient(db, org.id, 'demo', now)
-      })
-      closeOnSignals(server)
-      if (credentials) {
-        const base = server.url.replace('0.0.0.0', '127.0.0.1')
-        process.stdout.write(
-          [
-            '',
-            `Demo organization created (id ${credentials.org}). Its API credentials, shown once:`,
-            `client_id: ${credentials.client_id}`,
-            `client_secret: ${credentials.client_secret}`,
-            'Get a token:',
-            `curl -s -X POST ${base}/v2/oauth/token -d grant_type=client_credentials -d client_id=${credentials.client_id} -d client_secret=${credentials.client_secret}`,
-            `API reference: ${base}/docs`,
-            '',
-          ].join('\n'),
-        )
       }
+      if (cluster.isWorker) {
+        closeOnSignals(await startServer(config, undefined, 'worker'))
+        return
+      }
+      if ((options.workers ?? 1) > 1) {
+        await runClusterPrimary(config, {
+          workers: options.workers ?? 1,
+          prepare,
+          onListening: () => printCredentials(credentials, `http://${config.host}:${config.port}`),
+        })
+        return
+      }
+      const server = await startServer(config, prepare)
+      closeOnSignals(server)
+      printCredentials(credentials, server.url)
     })
 
   program
@@ -75,4 +82,21 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
           `Seeded ${seeded.experts.length} experts, ${seeded.spotlights.length} posts, ${seeded.questions.length} questions.`,
       )
     })
+}
+
+function printCredentials(credentials: IssuedClient | undefined, url: string): void {
+  if (!credentials) return
+  const base = url.replace('0.0.0.0', '127.0.0.1')
+  process.stdout.write(
+    [
+      '',
+      `Demo organization created (id ${credentials.org}). Its API credentials, shown once:`,
+      `client_id: ${credentials.client_id}`,
+      `client_secret: ${credentials.client_secret}`,
+      'Get a token:',
+      `curl -s -X POST ${base}/v2/oauth/token -d grant_type=client_credentials -d client_id=${credentials.client_id} -d client_secret=${credentials.client_secret}`,
+      `API reference: ${base}/docs`,
+      '',
+    ].join('\n'),
+  )
 }

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { createClient } from '../src/auth/clients.js'
+import { createOrganization } from '../src/organizations/repository.js'
+import { startServerProcess } from './helpers/cli.js'
+import { createTestDatabase, testDialects } from './helpers/databases.js'
+
+const DIALECTS = await testDialects()
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+interface LogLine {
+  msg?: string
+  pid?: number
+  worker?: number
+  worker_pid?: number
+}
+
+function logLines(output: string): LogLine[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => {
+      try {
+        return JSON.parse(line) as LogLine
+      } catch {
+        return {}
+      }
+    })
+}
+
+/** Waits (bounded, not timed) until `predicate` holds for the process output. */
+async function waitFor(output: () => string, predicate: (lines: LogLine[]) => boolean, what: string) {
+  const giveUp = Date.now() + 120_000
+  while (!predicate(logLines(output()))) {
+    if (Date.now() > giveUp) assert.fail(`gave up waiting for ${what}: ${output()}`)
+    await sleep(100)
+  }
+}
+
+/** The sum of a metric's samples whose labels include `label`. */
+function samples(text: string, name: string, label: string): number {
+  let sum = 0
+  for (const line of text.split('\n'))
+    if (line.startsWith(`${name}{`) && line.includes(label)) sum += Number(line.split(' ').pop())
+  return sum
+}
+
+describe('serve --workers 2', { concurrency: true }, () => {
+  for (const { dialect, skip } of DIALECTS) {
+    test(`serves from two workers, replaces a killed one, drains on SIGTERM and exits 0 (${dialect})`, {
+      skip,
+      timeout: 300_000,
+    }, async () => {
+      const testDatabase = await createTestDatabase(dialect)
+      const { db } = testDatabase.database
+      const org = await createOrganization(db, { name: 'Cluster University' }, Date.now())
+      const client = await createClient(db, org.id, 'cluster', Date.now())
+      const server = await startServerProcess(testDatabase.url, {
+        args: ['--workers', '2'],
+        env: { LOG_LEVEL: 'info', EXPERTDIR_METRICS: '1' },
+      })
+      const { base, output } = server
+      try {
+        const workersListening = (lines: LogLine[], pids: number[]) =>
+          pids.every((pid) => lines.some((line) => line.pid === pid && /listening/i.test(line.msg ?? '')))
+        const started = () =>
+          logLines(output()).filter((line) => line.msg === 'worker started' && line.worker_pid !== undefined)
+        const firstPids = started().map((line) => line.worker_pid as number)
+        assert.equal(firstPids.length, 2, output())
+        await waitFor(output, (lines) => workersListening(lines, firstPids), 'both workers to listen')
+
+        // Requests from both workers write the one database (tokens are rows).
+        const credentials = new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        })
+        const token = () => fetch(`${base}/v2/oauth/token`, { method: 'POST', body: credentials })
+        const tokens = await Promise.all(Array.from({ length: 6 }, token))
+        for (const response of tokens) assert.equal(response.status, 200, await response.text())
+
+        // One scrape counts the requests of every worker.
+        const scrape = await fetch(`${base}/metrics`)
+        assert.equal(scrape.status, 200)
+        const text = await scrape.text()
+        assert.equal(samples(text, 'expertdir_http_requests_total', 'route="/v2/oauth/token"'), 6, text)
+        assert.ok(text.includes('expertdir_outbox_pending '), 'the primary reports the outbox')
+
+        // A killed worker is replaced.
+        const victim = firstPids[0] as number
+        process.kill(victim, 'SIGKILL')
+        await waitFor(output, () => started().length === 3, 'a replacement worker')
+        const replacement = started()[2]?.worker_pid as number
+        assert.ok(!firstPids.includes(replacement))
+        await waitFor(output, (lines) => workersListening(lines, [replacement]), 'the replacement to listen')
+        const afterRestart = await Promise.all(Array.from({ length: 4 }, () => fetch(`${base}/healthz`)))
+        for (const response of afterRestart) assert.equal(response.status, 200)
+
+        // SIGTERM while requests are in flight: each is answered, then the primary exits 0.
+        const inFlight = Array.from({ length: 10 }, () =>
+          token().then(
+            async (response) => ({ status: response.status, body: await response.text() }),
+            (error: Error) => ({ status: 0, body: String(error.cause ?? error) }),
+          ),
+        )
+        await sleep(200)
+        server.child.kill('SIGTERM')
+        const answers = await Promise.all(inFlight)
+        for (const answer of answers) assert.equal(answer.status, 200, answer.body)
+        assert.equal(await server.exited, 0, output())
+        const refused = await fetch(`${base}/healthz`).then(
+          () => 'answered',
+          () => 'refused',
+        )
+        assert.equal(refused, 'refused')
+      } finally {
+        if (server.child.exitCode === null) server.child.kill('SIGKILL')
+        await server.exited
+        await testDatabase.drop()
+      }
+    })
+  }
+})
