@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql, type Transaction } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import pg from 'pg'
+import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import type { DB } from './schema.js'
 
 export type DialectName = 'sqlite' | 'postgres'
@@ -14,6 +15,8 @@ export type Queryable = Kysely<DB> | Transaction<DB>
 export interface Database {
   readonly db: Kysely<DB>
   readonly dialect: DialectName
+  /** Group commit for durable writes under concurrency (inquiries): see commit-queue.ts. */
+  readonly commits: CommitQueue
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>
   /** Refreshes the planner's statistics (after a bulk load). */
@@ -33,7 +36,11 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number
   /** SQLite: how long a write waits for another connection's lock before failing (503). */
   busyTimeoutMs?: number
+  /** The most writes one group commit takes (1: each its own transaction). */
+  commitBatchMax?: number
 }
+
+const DEFAULT_COMMIT_BATCH_MAX = 64
 
 /**
  * Opens the database named by `url`: a `postgres://` URL or an SQLite file path
@@ -41,6 +48,15 @@ export interface DatabaseOptions {
  */
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options)
+}
+
+/** Batches committing at once on PostgreSQL, each on its own pooled connection. */
+const POSTGRES_COMMIT_CONCURRENCY = Number(process.env.EXPERTDIR_PG_COMMIT_CONCURRENCY ?? 1)
+
+/** Nothing queued for a group commit is dropped: it commits (or fails) before the connections close. */
+async function closeAfterCommits(db: Kysely<DB>, commits: CommitQueue): Promise<void> {
+  await commits.idle()
+  await db.destroy()
 }
 
 const INT8_OID = 20
@@ -66,9 +82,14 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  const commits = createCommitQueue(db, {
+    maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX,
+    concurrency: POSTGRES_COMMIT_CONCURRENCY,
+  })
   return {
     db,
     dialect: 'postgres',
+    commits,
     async ping() {
       const client = await pool.connect()
       try {
@@ -80,7 +101,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     refreshStatistics: async () => {
       await sql`analyze`.execute(db)
     },
-    close: () => db.destroy(),
+    close: () => closeAfterCommits(db, commits),
   }
 }
 
@@ -94,16 +115,19 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) })
+  // One connection, one writer: one batch at a time.
+  const commits = createCommitQueue(db, { maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX })
   return {
     db,
     dialect: 'sqlite',
+    commits,
     async ping() {
       sqlite.prepare('select 1').get()
     },
     refreshStatistics: async () => {
       sqlite.exec('analyze')
     },
-    close: () => db.destroy(),
+    close: () => closeAfterCommits(db, commits),
   }
 }
 
