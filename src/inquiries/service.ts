@@ -1,5 +1,5 @@
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js'
-import type { DB, NewInquiryRow } from '../db/schema.js'
+import type { NewInquiryRow } from '../db/schema.js'
 import { findExpert } from '../experts/repository.js'
 import { notFound } from '../http/errors.js'
 import { normalizeLocation } from '../validation/location.js'
