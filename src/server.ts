@@ -24,6 +24,7 @@ export async function startServer(
   const database = openDatabase(config.databaseUrl, databaseOptions(config))
   await migrateToLatest(database.db)
   const app = await buildApp({ config, database })
+  database.commits.observe((batch) => app.log.debug(batch, 'group commit'))
   await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
   const stopHousekeeping = startHousekeeping(database.db, app.log)

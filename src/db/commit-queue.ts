@@ -27,7 +27,16 @@ export interface CommitQueue {
   run<T>(unit: CommitUnit<T>): Promise<T>
   /** Resolves once nothing is queued or being committed (shutdown flushes through this). */
   idle(): Promise<void>
+  /** Calls `listener` after every batch (the server logs each at debug level). */
+  observe(listener: (batch: BatchReport) => void): void
   readonly stats: Readonly<CommitStats>
+}
+
+/** One finished batch: how many units it held, how many failed, and whether it committed. */
+export interface BatchReport {
+  units: number
+  failed: number
+  committed: boolean
 }
 
 export interface CommitQueueOptions {
@@ -55,6 +64,7 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
   let inFlight = 0
   let scheduled = false
   let waitingForIdle: (() => void)[] = []
+  const listeners: ((batch: BatchReport) => void)[] = []
 
   /**
    * Starts a batch on the next turn of the event loop (setImmediate, no timer): the requests whose
@@ -84,6 +94,7 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
   async function commitBatch(): Promise<void> {
     const batch: { entry: Queued; outcome?: Outcome }[] = []
     let trx: ControlledTransaction<DB> | undefined
+    let committed = false
     try {
       trx = await db.startTransaction().execute()
       for (let entry = queue.shift(); entry; entry = batch.length < maxBatch ? queue.shift() : undefined) {
@@ -92,6 +103,7 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
         slot.outcome = await runUnit(trx, entry.unit)
       }
       await trx.commit().execute()
+      committed = true
     } catch (error) {
       await trx
         ?.rollback()
@@ -106,10 +118,15 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
     stats.batches++
     stats.units += batch.length
     stats.largestBatch = Math.max(stats.largestBatch, batch.length)
+    let failed = 0
     for (const { entry, outcome } of batch) {
       if (outcome?.ok) entry.resolve(outcome.value)
-      else entry.reject(outcome?.error)
+      else {
+        failed++
+        entry.reject(outcome?.error)
+      }
     }
+    for (const listener of listeners) listener({ units: batch.length, failed, committed })
   }
 
   /** The unit inside its savepoint. Only a failure of the savepoint commands themselves throws. */
@@ -136,6 +153,9 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
     idle() {
       if (inFlight === 0 && queue.length === 0) return Promise.resolve()
       return new Promise<void>((resolve) => waitingForIdle.push(resolve))
+    },
+    observe(listener) {
+      listeners.push(listener)
     },
     stats,
   }

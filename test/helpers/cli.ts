@@ -84,13 +84,17 @@ export interface ServerProcess {
  * Starts the real `expertdir serve` on a free port of 127.0.0.1 (no SMTP, rate limits off) and
  * resolves once `/readyz` answers.
  */
-export async function startServerProcess(databaseUrl: string): Promise<ServerProcess> {
+export async function startServerProcess(
+  databaseUrl: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServerProcess> {
   const port = await freePort()
   const child = spawnCli(['--db', databaseUrl, 'serve', '--port', String(port)], {
     HOST: '127.0.0.1',
     EXPERTDIR_SMTP_URL: '',
     EXPERTDIR_RATE_LIMIT_TOKEN: '0',
     EXPERTDIR_RATE_LIMIT_API: '0',
+    ...env,
   })
   let output = ''
   const collect = (chunk: Buffer) => {
