@@ -41,6 +41,7 @@ export interface DatabaseOptions {
 }
 
 const DEFAULT_COMMIT_BATCH_MAX = 64
+const DEFAULT_POOL_SIZE = 10
 
 /**
  * Opens the database named by `url`: a `postgres://` URL or an SQLite file path
@@ -50,8 +51,13 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options)
 }
 
-/** Batches committing at once on PostgreSQL, each on its own pooled connection. */
-const POSTGRES_COMMIT_CONCURRENCY = Number(process.env.EXPERTDIR_PG_COMMIT_CONCURRENCY ?? 1)
+/**
+ * PostgreSQL: a unit's statements are round trips on its batch's connection, so one large batch is
+ * slow; several smaller batches on their own connections overlap those round trips, and each commit
+ * still covers several inquiries. Half the pool, so reads always find a connection.
+ */
+const POSTGRES_BATCH_MAX = 8
+const postgresCommitConcurrency = (poolSize: number) => Math.max(1, Math.floor(poolSize / 2))
 
 /** Nothing queued for a group commit is dropped: it commits (or fails) before the connections close. */
 async function closeAfterCommits(db: Kysely<DB>, commits: CommitQueue): Promise<void> {
@@ -65,7 +71,7 @@ const NUMERIC_OID = 1700
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     // Our bigint columns hold unix milliseconds and ids, all below 2^53.
     types: {
@@ -83,8 +89,8 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
   const commits = createCommitQueue(db, {
-    maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX,
-    concurrency: POSTGRES_COMMIT_CONCURRENCY,
+    maxBatch: Math.min(options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX, POSTGRES_BATCH_MAX),
+    concurrency: postgresCommitConcurrency(options.poolSize ?? DEFAULT_POOL_SIZE),
   })
   return {
     db,
