@@ -26,6 +26,8 @@ export const ConfigSchema = Type.Object({
   pgConnectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
   /** SQLite: how long a write waits for another connection's lock before answering 503, in milliseconds. */
   sqliteBusyTimeoutMs: Type.Integer({ minimum: 0, default: 5000 }),
+  /** Most inquiries one group commit (one transaction, one fsync) takes; 1 commits each on its own. */
+  commitBatchMax: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
   /** Request body limit in bytes (1 MiB by default). */
   bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** Token requests per minute per client id and IP; 0 turns the limit off. */
@@ -82,6 +84,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   pgPoolSize: 'EXPERTDIR_PG_POOL_SIZE',
   pgConnectTimeoutMs: 'EXPERTDIR_PG_CONNECT_TIMEOUT_MS',
   sqliteBusyTimeoutMs: 'EXPERTDIR_SQLITE_BUSY_TIMEOUT_MS',
+  commitBatchMax: 'EXPERTDIR_COMMIT_BATCH_MAX',
   bodyLimit: 'EXPERTDIR_BODY_LIMIT',
   rateLimitToken: 'EXPERTDIR_RATE_LIMIT_TOKEN',
   rateLimitApi: 'EXPERTDIR_RATE_LIMIT_API',
@@ -139,5 +142,6 @@ export function databaseOptions(config: Config) {
     poolSize: config.pgPoolSize,
     connectTimeoutMs: config.pgConnectTimeoutMs,
     busyTimeoutMs: config.sqliteBusyTimeoutMs,
+    commitBatchMax: config.commitBatchMax,
   }
 }

@@ -32,6 +32,7 @@ export async function startServer(
   if (background) await migrateToLatest(database.db)
   const metrics = config.metrics ? createMetrics({ database, http: true, outbox: background }) : undefined
   const app = await buildApp({ config, database, ...(metrics ? { metrics } : {}) })
+  database.commits.observe((batch) => app.log.debug(batch, 'group commit'))
   await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
   const stopHousekeeping = background ? startHousekeeping(database.db, app.log) : () => {}

@@ -12,7 +12,8 @@ import { inquiryBody } from './helpers/harness.js'
  * The kill test: a real server process receives a stream of concurrent inquiries over HTTP, is
  * killed with SIGKILL in the middle, and restarted on the same database. Every inquiry a client saw
  * acknowledged must be there exactly once; retries with their Idempotency-Key must not duplicate
- * what was committed but never acknowledged.
+ * what was committed but never acknowledged. The inquiries arrive concurrently, so they are committed
+ * in shared batches (group commit): the server's debug log shows that batches of several formed.
  */
 
 const TOTAL = 500
@@ -32,6 +33,14 @@ function post(base: string, token: string, i: number, username: string) {
     },
     body: JSON.stringify(inquiryBody(kindOf(i), username, { message: `kill-test-marker-${i}` })),
   })
+}
+
+/** The server's debug lines for each group commit (src/db/commit-queue.ts). */
+function groupCommits(output: string): { units: number; committed: boolean }[] {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('"group commit"'))
+    .map((line) => JSON.parse(line) as { units: number; committed: boolean })
 }
 
 describe('inquiry durability', async () => {
@@ -59,7 +68,7 @@ describe('inquiry durability', async () => {
           now,
         )
 
-        child = await startServerProcess(testDatabase.url)
+        child = await startServerProcess(testDatabase.url, { env: { LOG_LEVEL: 'debug' } })
         const tokenResponse = await fetch(`${child.base}/v2/oauth/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -97,6 +106,11 @@ describe('inquiry durability', async () => {
         await Promise.all(Array.from({ length: CONCURRENCY }, worker))
         assert.equal(await running.exited, null, 'the server was killed, not stopped')
         assert.ok(killed)
+        const batches = groupCommits(running.output())
+        assert.ok(
+          batches.some((batch) => batch.committed && batch.units > 1),
+          'concurrent inquiries were committed in shared batches',
+        )
 
         child = await startServerProcess(testDatabase.url)
         const rows = await db
@@ -142,7 +156,8 @@ describe('inquiry durability', async () => {
         t.diagnostic(
           `${dialect}: sent ${sent.length}, acknowledged ${acknowledged.size}, found after restart ${rows.length} ` +
             `(all ${acknowledged.size} acknowledged present once, ${committedUnacknowledged} committed but unacknowledged), ` +
-            `retried ${unacknowledged.length} with their keys: ${replayed} replayed, total ${after.length}`,
+            `retried ${unacknowledged.length} with their keys: ${replayed} replayed, total ${after.length}; ` +
+            `before the kill ${batches.length} group commits, largest ${Math.max(...batches.map((b) => b.units))}`,
         )
 
         child.child.kill('SIGTERM')

@@ -46,13 +46,7 @@ describeEachDialect(
     /** Stores an inquiry through the same service the route uses, at `at` unix seconds. */
     async function store(tenant: Tenant, kind: InquiryKind, username: string, at: number, message = 'Hi') {
       const input = toInquiryInput(kind, inquiryBody(kind, username, { message }))
-      const { id } = await createInquiry(
-        ctx.testDatabase.database.db,
-        tenant.orgId,
-        input,
-        undefined,
-        at * 1000,
-      )
+      const { id } = await createInquiry(ctx.testDatabase.database, tenant.orgId, input, undefined, at * 1000)
       return id
     }
 

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql, type Transaction } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import pg from 'pg'
+import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import type { DB } from './schema.js'
 
 export type DialectName = 'sqlite' | 'postgres'
@@ -16,6 +17,8 @@ export interface Database {
   readonly dialect: DialectName
   /** PostgreSQL: the connection pool under `db`, for named prepared statements (`src/db/prepared.ts`). */
   readonly postgresPool?: pg.Pool
+  /** Group commit for durable writes under concurrency (inquiries): see commit-queue.ts. */
+  readonly commits: CommitQueue
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>
   /** Refreshes the planner's statistics (after a bulk load). */
@@ -37,7 +40,12 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number
   /** SQLite: how long a write waits for another connection's lock before failing (503). */
   busyTimeoutMs?: number
+  /** The most writes one group commit takes (1: each its own transaction). */
+  commitBatchMax?: number
 }
+
+const DEFAULT_COMMIT_BATCH_MAX = 64
+const DEFAULT_POOL_SIZE = 10
 
 /**
  * Opens the database named by `url`: a `postgres://` URL or an SQLite file path
@@ -47,13 +55,27 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options)
 }
 
+/**
+ * PostgreSQL: a unit's statements are round trips on its batch's connection, so one large batch is
+ * slow; several smaller batches on their own connections overlap those round trips, and each commit
+ * still covers several inquiries. Half the pool, so reads always find a connection.
+ */
+const POSTGRES_BATCH_MAX = 8
+const postgresCommitConcurrency = (poolSize: number) => Math.max(1, Math.floor(poolSize / 2))
+
+/** Nothing queued for a group commit is dropped: it commits (or fails) before the connections close. */
+async function closeAfterCommits(db: Kysely<DB>, commits: CommitQueue): Promise<void> {
+  await commits.idle()
+  await db.destroy()
+}
+
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     // Our bigint columns hold unix milliseconds and ids, all below 2^53.
     types: {
@@ -70,11 +92,16 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  const commits = createCommitQueue(db, {
+    maxBatch: Math.min(options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX, POSTGRES_BATCH_MAX),
+    concurrency: postgresCommitConcurrency(options.poolSize ?? DEFAULT_POOL_SIZE),
+  })
   return {
     db,
     dialect: 'postgres',
     postgresPool: pool,
     poolStatistics: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    commits,
     async ping() {
       const client = await pool.connect()
       try {
@@ -86,7 +113,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     refreshStatistics: async () => {
       await sql`analyze`.execute(db)
     },
-    close: () => db.destroy(),
+    close: () => closeAfterCommits(db, commits),
   }
 }
 
@@ -105,16 +132,19 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) })
+  // One connection, one writer: one batch at a time.
+  const commits = createCommitQueue(db, { maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX })
   return {
     db,
     dialect: 'sqlite',
+    commits,
     async ping() {
       sqlite.prepare('select 1').get()
     },
     refreshStatistics: async () => {
       sqlite.exec('analyze')
     },
-    close: () => db.destroy(),
+    close: () => closeAfterCommits(db, commits),
   }
 }
 

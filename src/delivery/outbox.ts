@@ -151,12 +151,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
 
   async function processOnce(): Promise<OutboxRun> {
     const token = randomUUID()
-    const rows = await claimDueDeliveries(db, database.dialect, {
-      now: now(),
-      leaseMs,
-      limit: BATCH,
-      token,
-    })
+    // Claims and outcomes are small writes: they join the inquiries' group commit (no fsync of their own).
+    const rows = await database.commits.run((trx) =>
+      claimDueDeliveries(trx, database.dialect, { now: now(), leaseMs, limit: BATCH, token }),
+    )
     const run: OutboxRun = { claimed: rows.length, delivered: 0, retrying: 0, failed: 0, skipped: 0 }
     if (rows.length === 0) return run
     const stopRenewing = keepLeases(
@@ -166,7 +164,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const outcomes = await Promise.all(rows.map(settle)).finally(stopRenewing)
     // One commit for the whole batch: a commit costs a disk flush. A crash before it means the batch is
     // attempted again after its lease, which at-least-once delivery allows (receivers dedupe by delivery id).
-    const recorded = await db.transaction().execute(async (trx) => {
+    const recorded = await database.commits.run(async (trx) => {
       const done: boolean[] = []
       for (const [i, row] of rows.entries()) {
         done.push(await completeDelivery(trx, row, token, outcomes[i] as DeliveryOutcome, now()))

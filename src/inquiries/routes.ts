@@ -55,7 +55,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
       },
       async (request, reply) => {
         const created = await createInquiry(
-          context.db,
+          context.database,
           request.params.corporation,
           toInquiryInput(kind, request.body),
           request.headers['idempotency-key'],

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely'
-import { isUniqueViolation } from '../db/database.js'
-import type { DB, NewInquiryRow } from '../db/schema.js'
+import { type Database, isUniqueViolation, type Queryable } from '../db/database.js'
+import type { NewInquiryRow } from '../db/schema.js'
 import { findExpert } from '../experts/repository.js'
 import { notFound } from '../http/errors.js'
 import { normalizeLocation } from '../validation/location.js'
@@ -37,12 +36,15 @@ function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_
 }
 
 /**
- * Stores an inquiry and its outbox rows in one transaction, committed before this returns, so that
- * an acknowledged id survives any crash. With an idempotency key, the key's first response is
- * stored in the same transaction; a retry gets that response back and stores nothing.
+ * Stores an inquiry and its outbox rows through the group commit: its writes share a transaction
+ * with concurrent inquiries, inside a savepoint of their own, and this returns only after that
+ * transaction has committed, so an acknowledged id survives any crash. With an idempotency key, the
+ * key's first response is stored with the inquiry; a retry gets that response back and stores
+ * nothing. The key is looked up inside the batch, so two requests with one key in the same batch
+ * behave as if sent one after the other.
  */
 export async function createInquiry(
-  db: Kysely<DB>,
+  database: Pick<Database, 'db' | 'commits'>,
   orgId: number,
   input: InquiryInput,
   idempotencyKey: string | undefined,
@@ -51,7 +53,7 @@ export async function createInquiry(
   const columns = toColumns(input)
   const print = idempotencyKey === undefined ? '' : fingerprint(`inquiry/${input.kind}`, input)
 
-  const replay = async (): Promise<CreatedInquiry | undefined> => {
+  const replay = async (db: Queryable): Promise<CreatedInquiry | undefined> => {
     if (idempotencyKey === undefined) return undefined
     const stored = await findIdempotentResponse(db, orgId, idempotencyKey, now)
     if (!stored) return undefined
@@ -59,10 +61,10 @@ export async function createInquiry(
     return { id: (stored.response as { id: number }).id, replayed: true }
   }
 
-  const earlier = await replay()
-  if (earlier) return earlier
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await database.commits.run(async (trx) => {
+      const earlier = await replay(trx)
+      if (earlier) return earlier
       const expert = await findExpert(trx, orgId, input.username)
       if (!expert) throw notFound(`Expert ${input.username}`)
       const id = await insertInquiry(trx, {
@@ -77,9 +79,9 @@ export async function createInquiry(
       return { id, replayed: false }
     })
   } catch (error) {
-    // A concurrent request with the same key committed first: answer as it did (or 409).
+    // Another process committed the same key first: answer as it did (or 409).
     if (idempotencyKey !== undefined && isUniqueViolation(error)) {
-      const winner = await replay()
+      const winner = await replay(database.db)
       if (winner) return winner
     }
     throw error
