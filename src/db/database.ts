@@ -43,6 +43,14 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options)
 }
 
+/** The pool behind each PostgreSQL Kysely instance, for named statements (src/db/reusable-query.ts). */
+const pools = new WeakMap<Queryable, pg.Pool>()
+
+/** The pg pool of `db` when it is a PostgreSQL database (not a transaction); otherwise undefined. */
+export function postgresPoolOf(db: Queryable): pg.Pool | undefined {
+  return pools.get(db)
+}
+
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 
@@ -66,6 +74,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  pools.set(db, pool)
   return {
     db,
     dialect: 'postgres',
