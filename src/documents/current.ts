@@ -24,6 +24,8 @@ export async function currentDocument(
   const built = await build()
   const body = typeof built === 'string' ? Buffer.from(built) : Buffer.from(built as ArrayBuffer)
   const etag = etagOf(body)
+  // The body is right whether or not it is kept: a store that fails (SQLite busy with another process's
+  // write, the organization deleted meanwhile) costs the next reader a rebuild, not this reader a 503.
   await storeDocument(db, {
     kind,
     record_id: found.id,
@@ -32,6 +34,6 @@ export async function currentDocument(
     org_version: found.org_version,
     etag,
     body,
-  })
+  }).catch(() => {})
   return { body, etag }
 }
