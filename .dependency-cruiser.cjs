@@ -6,7 +6,7 @@
 const SHARED = ['http', 'db', 'validation']
 /** Lowest first. A folder may import the shared layers and the folders of the layers before its own. */
 const LAYERS = [
-  ['auth', 'experts', 'organizations'],
+  ['auth', 'documents', 'experts', 'organizations'],
   ['content', 'inquiries'],
   ['search'],
   ['profiles', 'delivery'],

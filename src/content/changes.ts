@@ -1,9 +1,10 @@
 import type { Queryable } from '../db/database.js'
-import { type ContentTable, updateContent } from './repository.js'
+import { type ContentTable, touchContent } from './repository.js'
 
 /**
  * The one step every write of a post or a Q&A item passes through, inside the write's transaction:
- * it sets the item's `updated_at` (the `modified` of reads). The profiles layer above refreshes the
+ * it sets the item's `updated_at` (the `modified` of reads) and bumps its `doc_version`, so its stored
+ * read document (src/documents) is rebuilt on the next read. The profiles layer above refreshes the
  * item's search row beside it; profiles the write changed go through `profileChanged` as well.
  */
 export async function contentChanged(
@@ -13,5 +14,5 @@ export async function contentChanged(
   id: number,
   now: number,
 ): Promise<void> {
-  await updateContent(trx, orgId, table, id, { updated_at: now })
+  await touchContent(trx, orgId, table, id, now)
 }

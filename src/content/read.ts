@@ -1,5 +1,7 @@
 import type { Static } from 'typebox'
 import type { Queryable } from '../db/database.js'
+import { currentDocument, type ReadDocument } from '../documents/current.js'
+import { findContentDocument } from '../documents/repository.js'
 import { notFound } from '../http/errors.js'
 import { plainText, readingTime, summary } from './html-text.js'
 import { findQuestion, findSpotlight, listAnswers, listTaggedExperts, listTags } from './repository.js'
@@ -108,4 +110,23 @@ export async function readQuestion(
       }),
     ],
   }
+}
+
+const BUILDERS = { spotlight: readSpotlight, question: readQuestion }
+const NAMES = { spotlight: 'Post', question: 'Question' }
+
+/**
+ * A post (`spotlight`) or Q&A item read as served: the stored document when it is current (one query),
+ * otherwise built, serialized by `serialize` (the route's response serializer) and stored.
+ */
+export async function contentDocument(
+  db: Queryable,
+  kind: 'spotlight' | 'question',
+  orgId: number,
+  id: number,
+  serialize: (data: unknown) => string | Buffer | ArrayBuffer,
+): Promise<ReadDocument> {
+  const found = await findContentDocument(db, kind, orgId, id)
+  if (!found) throw notFound(`${NAMES[kind]} ${id}`)
+  return currentDocument(db, kind, orgId, found, async () => serialize(await BUILDERS[kind](db, orgId, id)))
 }

@@ -185,6 +185,50 @@ export async function updateContent(
     .execute()
 }
 
+/** A write changed the item: its `modified`, and the version its read document must be built from. */
+export async function touchContent(
+  db: Queryable,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  now: number,
+) {
+  await db
+    .updateTable(table as 'spotlights')
+    .set((eb) => ({ updated_at: now, doc_version: eb('doc_version', '+', 1) }))
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .execute()
+}
+
+/**
+ * The experts' names or job titles changed: the posts tagging them and the questions they answered
+ * show those, so their read documents go stale (their `modified` stays).
+ */
+export async function staleContentShowingExperts(
+  db: Queryable,
+  orgId: number,
+  expertIds: readonly number[],
+): Promise<void> {
+  await inChunks(expertIds, async (ids) => {
+    await db
+      .updateTable('spotlights')
+      .set((eb) => ({ doc_version: eb('doc_version', '+', 1) }))
+      .where('org_id', '=', orgId)
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('spotlight_experts').select('spotlight_id').where('expert_id', 'in', ids),
+      )
+      .execute()
+    await db
+      .updateTable('questions')
+      .set((eb) => ({ doc_version: eb('doc_version', '+', 1) }))
+      .where('org_id', '=', orgId)
+      .where('id', 'in', (eb) => eb.selectFrom('answers').select('question_id').where('expert_id', 'in', ids))
+      .execute()
+    return []
+  })
+}
+
 export async function deleteContent(db: Queryable, orgId: number, table: ContentTable, id: number) {
   const result = await db
     .deleteFrom(table as 'spotlights')

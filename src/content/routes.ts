@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import { readQuestion, readSpotlight } from './read.js'
+import { sendDocument } from '../http/etag.js'
+import { contentDocument } from './read.js'
 import { QuestionParams, QuestionRead, SpotlightParams, SpotlightRead } from './schemas.js'
 
 type ItemPath = { corporation: number; id: number }
@@ -11,6 +12,10 @@ const errors = { '4xx': ErrorEnvelope }
 /** Read-only content: `/v2/spotlight/:corporation/:id` and `/v2/qanda/:corporation/:id`. */
 export async function contentRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db } = context
+  const send = async (params: ItemPath, kind: 'spotlight' | 'question', reply: FastifyReply) => {
+    const serialize = (data: unknown) => reply.serialize(ok(data))
+    return sendDocument(reply, await contentDocument(db, kind, params.corporation, params.id, serialize))
+  }
 
   app.get<{ Params: ItemPath }>(
     '/v2/spotlight/:corporation/:id',
@@ -24,7 +29,7 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
         response: { 200: Success(SpotlightRead), ...errors },
       },
     },
-    async (request) => ok(await readSpotlight(db, request.params.corporation, request.params.id)),
+    async (request, reply) => send(request.params, 'spotlight', reply),
   )
 
   app.get<{ Params: ItemPath }>(
@@ -39,6 +44,6 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
         response: { 200: Success(QuestionRead), ...errors },
       },
     },
-    async (request) => ok(await readQuestion(db, request.params.corporation, request.params.id)),
+    async (request, reply) => send(request.params, 'question', reply),
   )
 }

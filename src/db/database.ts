@@ -15,8 +15,6 @@ export type Queryable = Kysely<DB> | Transaction<DB>
 export interface Database {
   readonly db: Kysely<DB>
   readonly dialect: DialectName
-  /** PostgreSQL: the connection pool under `db`, for named prepared statements (`src/db/prepared.ts`). */
-  readonly postgresPool?: pg.Pool
   /** Group commit for durable writes under concurrency (inquiries): see commit-queue.ts. */
   readonly commits: CommitQueue
   /** Throws when the database cannot answer a trivial query. */
@@ -69,6 +67,14 @@ async function closeAfterCommits(db: Kysely<DB>, commits: CommitQueue): Promise<
   await db.destroy()
 }
 
+/** The pool behind each PostgreSQL Kysely instance, for named statements (reusable-query.ts, prepared.ts). */
+const pools = new WeakMap<Queryable, pg.Pool>()
+
+/** The pg pool of `db` when it is a PostgreSQL database (not a transaction); otherwise undefined. */
+export function postgresPoolOf(db: Queryable): pg.Pool | undefined {
+  return pools.get(db)
+}
+
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 
@@ -96,10 +102,10 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     maxBatch: Math.min(options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX, POSTGRES_BATCH_MAX),
     concurrency: postgresCommitConcurrency(options.poolSize ?? DEFAULT_POOL_SIZE),
   })
+  pools.set(db, pool)
   return {
     db,
     dialect: 'postgres',
-    postgresPool: pool,
     poolStatistics: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     commits,
     async ping() {

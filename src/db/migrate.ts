@@ -7,6 +7,7 @@ import * as sanitizeHtml from './migrations/0005_sanitize_html.js'
 import * as search from './migrations/0006_search.js'
 import * as inquiryKinds from './migrations/0007_inquiry_kinds.js'
 import * as scopes from './migrations/0008_scopes.js'
+import * as readDocuments from './migrations/0009_read_documents.js'
 import * as searchVersions from './migrations/0011_search_versions.js'
 import type { DB } from './schema.js'
 
@@ -20,6 +21,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_search': search,
   '0007_inquiry_kinds': inquiryKinds,
   '0008_scopes': scopes,
+  '0009_read_documents': readDocuments,
   '0011_search_versions': searchVersions,
 }
 

@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely'
-import type { Database } from './database.js'
+import { type Database, postgresPoolOf } from './database.js'
 
 /** `$1 ... $n` placeholders rewritten as SQLite's `?`, with the parameter order they then take. */
 interface SqliteForm {
@@ -38,7 +38,7 @@ export async function preparedQuery<R>(
   text: string,
   params: readonly unknown[],
 ): Promise<R[]> {
-  const pool = database.postgresPool
+  const pool = postgresPoolOf(database.db)
   if (pool) {
     const result = await pool.query({ name, text, values: params as unknown[] })
     return result.rows as R[]

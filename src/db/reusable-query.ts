@@ -1,5 +1,5 @@
 import type { CompiledQuery } from 'kysely'
-import type { Queryable } from './database.js'
+import { postgresPoolOf, type Queryable } from './database.js'
 
 const PLACEHOLDERS = Array.from({ length: 8 }, (_, i) => Symbol(`parameter ${i}`))
 
@@ -8,9 +8,14 @@ const PLACEHOLDERS = Array.from({ length: 8 }, (_, i) => Symbol(`parameter ${i}`
  * and compiling cost more than running a small indexed query, on the reads done on every page view.
  * `build` receives placeholders in place of its arguments and must use each as a plain value (no
  * lists, no values that change the SQL text). Transactions compile anew each time.
+ *
+ * With a `name`, a query run on a PostgreSQL database (not in a transaction) goes to pg as a named
+ * statement: parsed and planned once per connection, then one Bind/Execute round trip per run.
+ * (Kysely does not name statements.) The name must be unique in the application.
  */
 export function reusableQuery<A extends unknown[], R>(
   build: (db: Queryable, ...args: A) => { compile(): CompiledQuery<R> },
+  name?: string,
 ): (db: Queryable, ...args: A) => Promise<R[]> {
   const compiled = new WeakMap<Queryable, { query: CompiledQuery<R>; slots: number[] }>()
   return async (db, ...args) => {
@@ -26,6 +31,9 @@ export function reusableQuery<A extends unknown[], R>(
       const slot = slots[i] as number
       return slot >= 0 ? args[slot] : value
     })
+    const pool = name === undefined ? undefined : postgresPoolOf(db)
+    if (pool)
+      return (await pool.query({ name, text: query.sql, values: parameters as unknown[] })).rows as R[]
     return (await db.executeQuery<R>({ ...query, parameters })).rows
   }
 }

@@ -5,6 +5,8 @@ export interface OrganizationsTable {
   id: number
   name: string
   created_at: number
+  /** Bumped by every change of the organization's public profile (every expert shows it). */
+  profile_version: Generated<number>
 }
 
 export interface ClientsTable {
@@ -55,6 +57,8 @@ export interface ExpertsTable {
   is_private: number
   created_at: number
   updated_at: number
+  /** Bumped by every change of what the expert's read documents show (src/documents). */
+  doc_version: Generated<number>
 }
 
 /** Every username ever handed out, so that none is reused after a delete. */
@@ -64,6 +68,7 @@ export interface UsernamesTable {
 }
 
 export interface DB extends ContentTables, SearchTables {
+  read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable
   access_tokens: AccessTokensTable
@@ -224,6 +229,8 @@ interface PublishedContent {
   seo_canonical_url: string | null
   created_at: number
   updated_at: number
+  /** Bumped by every change of what the item's read document shows (src/documents). */
+  doc_version: Generated<number>
 }
 
 export interface SpotlightsTable extends PublishedContent {
@@ -351,4 +358,20 @@ export interface QuestionSearchTable extends ContentSearchRow {
   details: string
   /** Every answer as plain text. */
   answers: string
+}
+
+export type DocumentKind = 'expert' | 'spotlight' | 'question'
+
+/** A stored read document (migration 0009_read_documents): the response bytes and their ETag. */
+export interface ReadDocumentsTable {
+  kind: DocumentKind
+  record_id: number
+  org_id: number
+  /** The record's `doc_version` the document was built from. */
+  record_version: number
+  /** The organization's `profile_version` it was built from (0 for posts and questions). */
+  org_version: number
+  etag: string
+  /** The whole response body: the `{"success":true,"data":...}` envelope as served. */
+  body: Buffer
 }

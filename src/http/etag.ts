@@ -1,5 +1,21 @@
 import { createHash } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+
+/** The strong ETag of a response body. */
+export function etagOf(body: string | Buffer): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`
+}
+
+/**
+ * Sends a stored read document: bytes already serialized, with the ETag stored beside them (the
+ * hook below answers 304 from it without hashing the body again).
+ */
+export function sendDocument(reply: FastifyReply, document: { body: Buffer; etag: string }): FastifyReply {
+  return reply
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('etag', document.etag)
+    .send(document.body)
+}
 
 /**
  * Strong ETags on successful reads, and 304 for a matching `If-None-Match`, so a site that re-reads a
@@ -11,7 +27,8 @@ export function registerReadEtags(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
-    const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`
+    const stored = reply.getHeader('etag')
+    const etag = typeof stored === 'string' ? stored : etagOf(payload)
     reply.header('etag', etag).header('cache-control', 'private, no-cache')
     const match = request.headers['if-none-match']
     if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {

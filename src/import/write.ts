@@ -158,7 +158,8 @@ async function writeExpert(
   }
   if (!resolution.linkedKeys.has(key)) await linkImportKey(trx, orgId, key, id)
   const sectionsChanged = await replaceSections(trx, orgId, id, (sections ?? {}) as unknown as SectionsInput)
-  if (changed || sectionsChanged) await profileChanged(trx, orgId, id, now)
+  if (changed || sectionsChanged)
+    await profileChanged(trx, orgId, id, now, { account: Boolean(stored) && changed })
   return { id, username, outcome: outcomeOf(!stored, changed || sectionsChanged) }
 }
 

@@ -18,7 +18,7 @@ export async function createOrganization(
     ) + 1
   const row = { id, name: input.name, created_at: now }
   await db.insertInto('organizations').values(row).execute()
-  return row
+  return { ...row, profile_version: 0 }
 }
 
 export async function findOrganization(db: Queryable, id: number): Promise<OrganizationRow | undefined> {

@@ -3,6 +3,7 @@ import { contentChanged } from '../content/changes.js'
 import { listItemsOfExpert } from '../content/repository.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
+import { deleteDocument } from '../documents/repository.js'
 import { createAccount, emailConflict, updateAccount } from '../experts/account.js'
 import { deleteExpertRow, findExpert, findExpertByEmail } from '../experts/repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from '../experts/schemas.js'
@@ -56,7 +57,7 @@ export async function updateExpert(
       const expert = await findExpert(trx, orgId, username)
       if (!expert) throw notFound(`Expert ${username}`)
       const changed = await updateAccount(trx, orgId, expert, input)
-      if (changed) await profileChanged(trx, orgId, expert.id, now)
+      if (changed) await profileChanged(trx, orgId, expert.id, now, { account: true })
       return changed
     }),
   )
@@ -78,6 +79,7 @@ export async function deleteExpert(
     const items = await listItemsOfExpert(trx, expert.id)
     await removeExpertSearch(trx, orgId, expert.id)
     if (!(await deleteExpertRow(trx, orgId, expert.id))) throw notFound(`Expert ${username}`)
+    await deleteDocument(trx, 'expert', expert.id)
     for (const id of items.spotlights) {
       await contentChanged(trx, orgId, 'spotlights', id, now)
       await refreshSpotlightSearch(trx, orgId, id)

@@ -28,6 +28,7 @@ import type {
 } from '../content/schemas.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
+import { deleteDocument } from '../documents/repository.js'
 import { findExpertIds } from '../experts/repository.js'
 import { notFound, validationError } from '../http/errors.js'
 import { refreshQuestionSearch, refreshSpotlightSearch } from '../search/maintenance.js'
@@ -243,6 +244,7 @@ export async function deleteItem(
         ? await listTaggedExpertIds(trx, id)
         : (await listAnswerRows(trx, id)).map((answer) => answer.expert_id)
     await deleteContent(trx, orgId, table, id)
+    await deleteDocument(trx, table === 'spotlights' ? 'spotlight' : 'question', id)
     await refreshItemSearch(trx, orgId, table, id)
     await profileChanged(trx, orgId, experts, now)
   })

@@ -1,6 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow } from '../db/schema.js'
+import { currentDocument, type ReadDocument } from '../documents/current.js'
+import { findExpertDocument } from '../documents/repository.js'
 import { notFound } from '../http/errors.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
@@ -133,4 +135,21 @@ export async function readProfile(db: Queryable, orgId: number, username: string
   const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, sections[key] ?? []])) as ProfileData
   profile.account = [accountOf(found.expert)]
   return profile
+}
+
+/**
+ * The profile read as served: the stored document when it is current (one query), otherwise built by
+ * `readProfile`, serialized by `serialize` (the route's response serializer) and stored.
+ */
+export async function profileDocument(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  serialize: (profile: ProfileData) => string | Buffer | ArrayBuffer,
+): Promise<ReadDocument> {
+  const [found] = await findExpertDocument(db, orgId, username)
+  if (!found) throw notFound(`Expert ${username}`)
+  return currentDocument(db, 'expert', orgId, found, async () =>
+    serialize(await readProfile(db, orgId, username)),
+  )
 }

@@ -1,3 +1,4 @@
+import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { ExpertRow, OrganizationProfilesTable } from '../db/schema.js'
@@ -172,17 +173,28 @@ export async function deleteProfileItems(
   await db.deleteFrom('profile_items').where('org_id', '=', orgId).where('id', 'in', ids).execute()
 }
 
-/** Sets `updated_at` of some experts of the organization, or of all of them. */
+/**
+ * Sets `updated_at` of some experts of the organization and bumps their `doc_version` (their read
+ * documents go stale), or sets `updated_at` of all of them (their documents follow the organization's
+ * `profile_version` instead).
+ */
 export async function touchExperts(
   db: Queryable,
   orgId: number,
   expertIds: readonly number[] | 'all',
   now: number,
 ): Promise<void> {
-  let query = db.updateTable('experts').set({ updated_at: now }).where('org_id', '=', orgId)
-  if (expertIds !== 'all') {
-    if (expertIds.length === 0) return
-    query = query.where('id', 'in', expertIds)
+  if (expertIds === 'all') {
+    await db.updateTable('experts').set({ updated_at: now }).where('org_id', '=', orgId).execute()
+    return
   }
-  await query.execute()
+  await inChunks(expertIds, async (ids) => {
+    await db
+      .updateTable('experts')
+      .set((eb) => ({ updated_at: now, doc_version: eb('doc_version', '+', 1) }))
+      .where('org_id', '=', orgId)
+      .where('id', 'in', ids)
+      .execute()
+    return []
+  })
 }

@@ -14,6 +14,7 @@ import {
   type ExpertUpdateInput,
 } from '../experts/schemas.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { sendDocument } from '../http/etag.js'
 import { Id } from '../validation/text.js'
 import { createExpert, deleteExpert, updateExpert } from './experts.js'
 import {
@@ -23,7 +24,7 @@ import {
   readOrganization,
   setOrganizationProfile,
 } from './organization.js'
-import { PROFILE_KEYS, Profile, readProfile } from './read.js'
+import { PROFILE_KEYS, Profile, profileDocument, readProfile } from './read.js'
 import {
   NAME_SECTIONS,
   pascal,
@@ -90,7 +91,13 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
       },
       config: { scope: 'read' },
     },
-    async (request) => ok(await readProfile(db, request.params.corporation, request.params.username)),
+    async (request, reply) => {
+      const { corporation, username } = request.params
+      const document = await profileDocument(db, corporation, username, (profile) =>
+        reply.serialize(ok(profile)),
+      )
+      return sendDocument(reply, document)
+    },
   )
 
   app.post<{ Params: { corporation: number }; Body: ExpertCreateInput }>(

@@ -1,0 +1,39 @@
+import type { Queryable } from '../db/database.js'
+import type { DocumentKind } from '../db/schema.js'
+import { etagOf } from '../http/etag.js'
+import { type DocumentLookup, storeDocument } from './repository.js'
+
+/** A read's response body, as sent, with its ETag. */
+export interface ReadDocument {
+  body: Buffer
+  etag: string
+}
+
+/**
+ * The stored document when it is current; otherwise `build` makes the body (the builder run after
+ * the versions were read sees data at least that new), and it is stored under those versions.
+ */
+export async function currentDocument(
+  db: Queryable,
+  kind: DocumentKind,
+  orgId: number,
+  found: DocumentLookup,
+  build: () => Promise<string | Buffer | ArrayBuffer>,
+): Promise<ReadDocument> {
+  if (found.body !== null && found.etag !== null) return { body: found.body, etag: found.etag }
+  const built = await build()
+  const body = typeof built === 'string' ? Buffer.from(built) : Buffer.from(built as ArrayBuffer)
+  const etag = etagOf(body)
+  // The body is right whether or not it is kept: a store that fails (SQLite busy with another process's
+  // write, the organization deleted meanwhile) costs the next reader a rebuild, not this reader a 503.
+  await storeDocument(db, {
+    kind,
+    record_id: found.id,
+    org_id: orgId,
+    record_version: found.version,
+    org_version: found.org_version,
+    etag,
+    body,
+  }).catch(() => {})
+  return { body, etag }
+}

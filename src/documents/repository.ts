@@ -1,0 +1,127 @@
+import type { Insertable } from 'kysely'
+import type { Queryable } from '../db/database.js'
+import { reusableQuery } from '../db/reusable-query.js'
+import type { DocumentKind, ReadDocumentsTable } from '../db/schema.js'
+
+/** Stored read documents: the lookup a read starts with, the guarded store, the removal. */
+
+/** A record found by its public key, with its stored document when that is current (else nulls). */
+export interface DocumentLookup {
+  id: number
+  version: number
+  org_version: number
+  body: Buffer | null
+  etag: string | null
+}
+
+/**
+ * The expert by username, with its document only when that was built from the expert's current
+ * `doc_version` and its organization's current `profile_version`. One indexed query; on PostgreSQL
+ * a named statement.
+ */
+export const findExpertDocument: (
+  db: Queryable,
+  orgId: number,
+  username: string,
+) => Promise<DocumentLookup[]> = reusableQuery(
+  (db: Queryable, orgId: number, username: string) =>
+    db
+      .selectFrom('experts')
+      .innerJoin('organizations', 'organizations.id', 'experts.org_id')
+      .leftJoin('read_documents', (join) =>
+        join
+          .on('read_documents.kind', '=', 'expert')
+          .onRef('read_documents.record_id', '=', 'experts.id')
+          .onRef('read_documents.record_version', '=', 'experts.doc_version')
+          .onRef('read_documents.org_version', '=', 'organizations.profile_version'),
+      )
+      .select([
+        'experts.id as id',
+        'experts.doc_version as version',
+        'organizations.profile_version as org_version',
+        'read_documents.body as body',
+        'read_documents.etag as etag',
+      ])
+      .where('experts.org_id', '=', orgId)
+      .where('experts.username', '=', username),
+  'read_expert_document',
+)
+
+const contentDocument = (table: 'spotlights' | 'questions', kind: DocumentKind) =>
+  reusableQuery(
+    (db: Queryable, orgId: number, id: number) =>
+      db
+        .selectFrom(`${table} as item` as 'spotlights as item')
+        .leftJoin('read_documents', (join) =>
+          join
+            .on('read_documents.kind', '=', kind)
+            .onRef('read_documents.record_id', '=', 'item.id')
+            .onRef('read_documents.record_version', '=', 'item.doc_version'),
+        )
+        .select([
+          'item.id as id',
+          'item.doc_version as version',
+          'read_documents.org_version as org_version',
+          'read_documents.body as body',
+          'read_documents.etag as etag',
+        ])
+        .where('item.org_id', '=', orgId)
+        .where('item.id', '=', id),
+    `read_${kind}_document`,
+  )
+
+const CONTENT_DOCUMENTS = {
+  spotlight: contentDocument('spotlights', 'spotlight'),
+  question: contentDocument('questions', 'question'),
+}
+
+/** A post (`spotlight`) or question by id, with its document when current. */
+export async function findContentDocument(
+  db: Queryable,
+  kind: 'spotlight' | 'question',
+  orgId: number,
+  id: number,
+): Promise<DocumentLookup | undefined> {
+  const [row] = await CONTENT_DOCUMENTS[kind](db, orgId, id)
+  return row && { ...row, org_version: 0 }
+}
+
+/**
+ * Stores a document unless one built from newer versions is already there (versions only grow), so
+ * a reader that built from older data never replaces what a later reader stored.
+ */
+export async function storeDocument(db: Queryable, document: Insertable<ReadDocumentsTable>): Promise<void> {
+  await db
+    .insertInto('read_documents')
+    .values(document)
+    .onConflict((conflict) =>
+      conflict
+        .columns(['kind', 'record_id'])
+        .doUpdateSet((eb) => ({
+          record_version: eb.ref('excluded.record_version'),
+          org_version: eb.ref('excluded.org_version'),
+          etag: eb.ref('excluded.etag'),
+          body: eb.ref('excluded.body'),
+        }))
+        .where((eb) =>
+          eb.and([
+            eb('read_documents.record_version', '<=', eb.ref('excluded.record_version')),
+            eb('read_documents.org_version', '<=', eb.ref('excluded.org_version')),
+          ]),
+        ),
+    )
+    .execute()
+}
+
+export async function deleteDocument(db: Queryable, kind: DocumentKind, recordId: number): Promise<void> {
+  await db.deleteFrom('read_documents').where('kind', '=', kind).where('record_id', '=', recordId).execute()
+}
+
+/** Every document of the organization's experts goes stale at once: one row, whatever their number. */
+export async function bumpOrganizationVersion(db: Queryable, orgId: number): Promise<void> {
+  await db
+    .updateTable('organizations')
+    .set((eb) => ({ profile_version: eb('profile_version', '+', 1) }))
+    .where('id', '=', orgId)
+    .execute()
+}
