@@ -3,12 +3,13 @@
  * worker and housekeeping included, on a free loopback port, without a TypeScript loader in the
  * process (its memory and CPU profile are the app's own). Configuration comes from the environment.
  * Prints its URL as one JSON line. `--workers N` (N > 1): as `expertdir serve --workers N`, a primary
- * and N workers sharing the port. `app-server.ts` is the same from the sources (`--tsx`).
+ * and N workers sharing the port. With `BENCH_APP_SOURCES=1` under the tsx loader (`--tsx`), the same
+ * app from the sources.
  */
 import cluster from 'node:cluster'
 import { parseArgs } from 'node:util'
 
-const dist = new URL('../dist/', import.meta.url)
+const dist = new URL(process.env.BENCH_APP_SOURCES ? '../src/' : '../dist/', import.meta.url)
 const { loadConfig } = await import(new URL('config.js', dist).href)
 const { closeOnSignals, startServer } = await import(new URL('server.js', dist).href)
 const { runClusterPrimary } = await import(new URL('cluster.js', dist).href)

@@ -175,11 +175,15 @@ async function startChild(
 }
 
 function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, processes = 1): Promise<Child> {
-  const nodeFlags = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []
+  const nodeFlags = [
+    ...(flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []),
+    ...(flags.tsx ? ['--import', 'tsx'] : []),
+  ]
   return startChild(
-    flags.tsx ? 'app-server.ts' : 'app-server.mjs',
+    'app-server.mjs',
     processes > 1 ? ['--workers', String(processes)] : [],
     {
+      ...(flags.tsx ? { BENCH_APP_SOURCES: '1' } : {}),
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
       EXPERTDIR_RATE_LIMIT_API: '0',

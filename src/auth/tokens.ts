@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.js'
-import { preparedQuery } from '../db/prepared.js'
+import { reusableQuery } from '../db/reusable-query.js'
 import { formatScopes, type Scope, storedScopes } from './scopes.js'
 import { hashToken, randomToken } from './secrets.js'
 
@@ -43,21 +43,23 @@ export async function issueToken(
 }
 
 /**
- * The token check: token, client and organization in one statement, by the token's primary key.
- * A revoked client, an expired or deleted token, or a token whose client belongs elsewhere finds no row.
+ * The token check: token, client and organization in one statement, by the token's primary key (a
+ * named statement on PostgreSQL). A revoked client, an expired or deleted token, or a token whose
+ * client belongs elsewhere finds no row.
  */
-const PRINCIPAL_SQL = `select t.org_id, t.client_id, t.expires_at, t.scope
-from access_tokens t
-join clients c on c.client_id = t.client_id
-join organizations o on o.id = c.org_id
-where t.token_hash = $1 and t.expires_at > $2 and c.revoked_at is null and c.org_id = t.org_id`
-
-interface PrincipalRow {
-  org_id: number
-  client_id: string
-  expires_at: number
-  scope: string
-}
+const principalRow = reusableQuery(
+  (db: Queryable, tokenHash: string, now: number) =>
+    db
+      .selectFrom('access_tokens as t')
+      .innerJoin('clients as c', 'c.client_id', 't.client_id')
+      .innerJoin('organizations as o', 'o.id', 'c.org_id')
+      .select(['t.org_id', 't.client_id', 't.expires_at', 't.scope'])
+      .where('t.token_hash', '=', tokenHash)
+      .where('t.expires_at', '>', now)
+      .where('c.revoked_at', 'is', null)
+      .whereRef('c.org_id', '=', 't.org_id'),
+  'expertdir_principal',
+)
 
 /** The principal of a live token (known, unexpired, client not revoked), by the token's hash: one round trip. */
 export async function findPrincipal(
@@ -65,10 +67,7 @@ export async function findPrincipal(
   tokenHash: string,
   now: number,
 ): Promise<Principal | undefined> {
-  const [row] = await preparedQuery<PrincipalRow>(database, 'expertdir_principal', PRINCIPAL_SQL, [
-    tokenHash,
-    now,
-  ])
+  const [row] = await principalRow(database.db, tokenHash, now)
   if (!row) return undefined
   return {
     orgId: Number(row.org_id),

@@ -67,7 +67,7 @@ async function closeAfterCommits(db: Kysely<DB>, commits: CommitQueue): Promise<
   await db.destroy()
 }
 
-/** The pool behind each PostgreSQL Kysely instance, for named statements (reusable-query.ts, prepared.ts). */
+/** The pool behind each PostgreSQL Kysely instance, for named statements (reusable-query.ts). */
 const pools = new WeakMap<Queryable, pg.Pool>()
 
 /** The pg pool of `db` when it is a PostgreSQL database (not a transaction); otherwise undefined. */
