@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { type Agent, request } from 'node:http'
+import type { DatabaseSync } from 'node:sqlite'
 import { after, before, describe, test } from 'node:test'
-import SQLite from 'better-sqlite3'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { loadConfig } from '../src/config.js'
 import { type Database, openDatabase } from '../src/db/database.js'
+import { openSqliteConnection } from '../src/db/sqlite.js'
 import type { ExpertCreateInput } from '../src/experts/schemas.js'
 import { findInquiry } from '../src/inquiries/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
@@ -59,7 +60,7 @@ describe('Database faults', () => {
     describe(dialect, { skip }, () => {
       let setup: Setup
       let proxy: TcpProxy | undefined
-      let locker: SQLite.Database | undefined
+      let locker: DatabaseSync | undefined
       let database: Database
       let app: FastifyInstance
       let auth: Record<string, string>
@@ -194,7 +195,7 @@ describe('Database faults', () => {
           await expectWorking('before-lock')
           const experts = await count(setup.testDatabase.database, 'experts')
           const tokens = await count(setup.testDatabase.database, 'access_tokens')
-          locker = new SQLite(setup.testDatabase.url)
+          locker = openSqliteConnection(setup.testDatabase.url)
           locker.exec('BEGIN EXCLUSIVE')
 
           await expectUnavailable(createExpertRequest('during-lock'), 'expert create')

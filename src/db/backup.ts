@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import SQLite from 'better-sqlite3'
 import { isPostgresUrl, sqlitePath } from './database.js'
+import { asSqliteError, nodeSqlite, openSqliteConnection } from './sqlite.js'
 
 /** Why a backup cannot be made: exit 1 with this message. */
 export class BackupRefused extends Error {}
@@ -27,7 +27,7 @@ const MAX_RESTARTS = 3
  * and writing it (SQLite's online backup API, through a connection of its own). The copy is written
  * beside `file` and renamed into place when complete, so `file` is never a half-written database.
  * When another connection writes the source mid-copy, SQLite restarts the copy from a fresh
- * snapshot; should that keep happening, the rest is copied in one step, which in WAL mode does not
+ * snapshot; should that keep happening, the copy starts over in one step, which in WAL mode does not
  * block writers either.
  */
 export async function backupSqlite(
@@ -57,19 +57,16 @@ export async function backupSqlite(
   if (!existsSync(dirname(target))) throw new BackupRefused(`the directory of ${file} does not exist`)
 
   const partial = join(dirname(target), `.${basename(target)}.${process.pid}.partial`)
-  const database = new SQLite(source, { fileMustExist: true })
+  const database = openSqliteConnection(source, options)
   try {
-    database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
-    let restarts = 0
-    let lastRemaining = Number.POSITIVE_INFINITY
-    const { totalPages } = await database.backup(partial, {
-      progress: (progress) => {
-        if (progress.remainingPages > lastRemaining) restarts++
-        lastRemaining = progress.remainingPages
-        options.onProgress?.(progress)
-        return restarts >= MAX_RESTARTS ? progress.remainingPages : PAGES_PER_STEP
-      },
-    })
+    let totalPages: number
+    try {
+      totalPages = await copyInSteps(database, partial, PAGES_PER_STEP, options.onProgress)
+    } catch (error) {
+      if (!(error instanceof KeepsRestarting)) throw error
+      rmSync(partial, { force: true })
+      totalPages = await copyInSteps(database, partial, ONE_STEP, options.onProgress)
+    }
     options.onProgress?.({ totalPages, remainingPages: 0 })
     renameSync(partial, target)
     return { file: target, pages: totalPages, bytes: statSync(target).size }
@@ -78,5 +75,34 @@ export async function backupSqlite(
     throw error
   } finally {
     database.close()
+  }
+}
+
+/** Thrown from the progress callback to end a copy that other writers keep restarting. */
+class KeepsRestarting extends Error {}
+
+/** As many pages as any database has: the whole copy in one step. */
+const ONE_STEP = 2 ** 31 - 1
+
+async function copyInSteps(
+  database: import('node:sqlite').DatabaseSync,
+  file: string,
+  pagesPerStep: number,
+  onProgress: ((progress: BackupProgress) => void) | undefined,
+): Promise<number> {
+  let restarts = 0
+  let lastRemaining = Number.POSITIVE_INFINITY
+  try {
+    return await nodeSqlite.backup(database, file, {
+      rate: pagesPerStep,
+      progress: (progress) => {
+        if (progress.remainingPages > lastRemaining) restarts++
+        lastRemaining = progress.remainingPages
+        onProgress?.(progress)
+        if (restarts >= MAX_RESTARTS) throw new KeepsRestarting()
+      },
+    })
+  } catch (error) {
+    throw asSqliteError(error)
   }
 }

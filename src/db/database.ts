@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import SQLite from 'better-sqlite3'
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql, type Transaction } from 'kysely'
-import { LRUCache } from 'lru-cache'
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import type { DB } from './schema.js'
+import { kyselySqlite, openSqliteConnection } from './sqlite.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -131,13 +130,11 @@ export function sqlitePath(url: string): string {
 function openSqlite(url: string, options: DatabaseOptions): Database {
   const path = sqlitePath(url)
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true })
-  const sqlite = new SQLite(path)
-  sqlite.pragma('journal_mode = WAL')
+  const sqlite = openSqliteConnection(path, options)
+  sqlite.exec('pragma journal_mode = WAL')
   // FULL: a commit is on disk before we answer, so an acknowledged inquiry survives even a power cut.
-  sqlite.pragma('synchronous = FULL')
-  sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) })
+  sqlite.exec('pragma synchronous = FULL')
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: kyselySqlite(sqlite) }) })
   // One connection, one writer: one batch at a time.
   const commits = createCommitQueue(db, { maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX })
   return {
@@ -151,26 +148,6 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
       sqlite.exec('analyze')
     },
     close: () => closeAfterCommits(db, commits),
-  }
-}
-
-/**
- * Kysely prepares every query anew; preparing costs more than running a small indexed query. Keep
- * prepared statements by SQL text (bounded: SQL with variable-length lists varies). Safe because
- * Kysely runs one query at a time on its single SQLite connection.
- */
-function reusingStatements(sqlite: SQLite.Database, maxStatements = 1000): SqliteDatabase {
-  const statements = new LRUCache<string, SQLite.Statement>({ max: maxStatements })
-  return {
-    close: () => sqlite.close(),
-    prepare(sql) {
-      let statement = statements.get(sql)
-      if (!statement) {
-        statement = sqlite.prepare(sql)
-        statements.set(sql, statement)
-      }
-      return statement
-    },
   }
 }
 
