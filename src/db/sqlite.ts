@@ -1,4 +1,4 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
 import type { SqliteDatabase, SqliteStatement } from 'kysely'
 import { LRUCache } from 'lru-cache'
 
@@ -87,17 +87,21 @@ const EXTENDED_CODES: Record<number, string> = {
   2067: 'SQLITE_CONSTRAINT_UNIQUE',
 }
 
-/** The SQLite name of a node:sqlite error's result code, or undefined for any other error. */
-export function sqliteCodeOf(error: unknown): string | undefined {
-  const errcode = (error as { errcode?: unknown })?.errcode
-  if ((error as { code?: unknown })?.code !== 'ERR_SQLITE_ERROR' || typeof errcode !== 'number') return
-  return EXTENDED_CODES[errcode] ?? PRIMARY_CODES[errcode & 0xff] ?? 'SQLITE_ERROR'
+function isNodeSqliteError(error: unknown): error is Error & { errcode: number } {
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    error.code === 'ERR_SQLITE_ERROR' &&
+    'errcode' in error &&
+    typeof error.errcode === 'number'
+  )
 }
 
 /** A node:sqlite error as an SqliteError that carries its code's name; any other error as it is. */
 export function asSqliteError(error: unknown): unknown {
-  const code = sqliteCodeOf(error)
-  return code === undefined ? error : new SqliteError(code, (error as Error).message, { cause: error })
+  if (!isNodeSqliteError(error)) return error
+  const code = EXTENDED_CODES[error.errcode] ?? PRIMARY_CODES[error.errcode & 0xff] ?? 'SQLITE_ERROR'
+  return new SqliteError(code, error.message, { cause: error })
 }
 
 /** Runs `run`, rethrowing a node:sqlite error as an SqliteError. */
