@@ -218,7 +218,17 @@ interface Measurement {
   /** The bare baseline's saturation rate measured just before this route, serving the route's bytes. */
   baselineRps: number
   baselinePath: Target['baselinePath']
-  saturation: { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+  saturation: {
+    rps: number
+    p50: number
+    p99: number
+    non2xx: number
+    errors: number
+    /** The server's CPU time per request during the saturation run (user + system, microseconds). */
+    cpuUsPerRequest?: number | undefined
+  }
+  /** The bare baseline's CPU time per request in its adjacent run. */
+  baselineCpuUsPerRequest?: number | undefined
   fixedRate: {
     rate: number
     basis: 'baseline' | 'own'
@@ -263,16 +273,37 @@ async function drain(base: string): Promise<void> {
   )
 }
 
-async function saturate(base: string, target: Target) {
+/**
+ * CPU seconds (user + system) the process `pid` has used, from /proc (clock ticks of 10 ms); undefined
+ * where /proc is missing. CPU time per request is steadier than req/s on a machine doing other work.
+ */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/** Saturation rate, with the server's CPU time per request when its `pid` is given. */
+async function saturate(base: string, target: Target, pid?: number) {
   await cannon(base, target, warmup)
+  const cpuBefore = cpuSeconds(pid)
   const result = await cannon(base, target, duration)
   await drain(base)
+  const cpuAfter = cpuSeconds(pid)
   return {
     rps: round(result.requests.average, 0),
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+        ? undefined
+        : round(((cpuAfter - cpuBefore) * 1e6) / (result.requests.total + 1), 0),
   }
 }
 
@@ -416,6 +447,8 @@ function table(rows: Measurement[]): string {
     'baseline req/s',
     'req/s',
     'x baseline',
+    'CPU us/req',
+    'bare CPU us/req',
     'fixed rate/s',
     'achieved/s',
     'p50 ms',
@@ -431,6 +464,8 @@ function table(rows: Measurement[]): string {
     String(row.baselineRps),
     String(row.saturation.rps),
     row.ratio.toFixed(2),
+    String(row.saturation.cpuUsPerRequest ?? ''),
+    String(row.baselineCpuUsPerRequest ?? ''),
     `${row.fixedRate.rate}${row.fixedRate.basis === 'own' ? ' (own)' : ''}`,
     String(row.fixedRate.rps),
     String(row.fixedRate.p50),
@@ -536,7 +571,7 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
       request: { method: 'GET', path: '/profile' },
     }
     log(`baseline: ${bodyBytes} bytes per profile response`)
-    const baseSat = await saturate(baseline.url, baselineTarget)
+    const baseSat = await saturate(baseline.url, baselineTarget, baseline.process.pid)
     const fixedRate = Math.max(1, Math.round(baseSat.rps / 2))
     log(`baseline: ${baseSat.rps} req/s; fixed rate ${fixedRate}/s`)
     const baseFixed = await atRate(baseline.url, baselineTarget, fixedRate)
@@ -549,6 +584,7 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         baselinePath: 'profile',
         saturation: baseSat,
         fixedRate: { rate: fixedRate, basis: 'baseline', ...baseFixed },
+        baselineCpuUsPerRequest: baseSat.cpuUsPerRequest,
         ratio: 1,
       },
     ]
@@ -556,12 +592,13 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
     for (const target of list) {
       // The baseline again just before the route, serving the route's bytes: the ratio compares two
       // measurements taken a few seconds apart, whatever else the machine is doing.
-      const adjacent = await saturate(baseline.url, {
-        ...baselineTarget,
-        request: { method: 'GET', path: `/${target.baselinePath}` },
-      })
+      const adjacent = await saturate(
+        baseline.url,
+        { ...baselineTarget, request: { method: 'GET', path: `/${target.baselinePath}` } },
+        baseline.process.pid,
+      )
       log(`${target.name}: baseline ${adjacent.rps} req/s; saturation...`)
-      const saturation = await saturate(app.url, target)
+      const saturation = await saturate(app.url, target, app.process.pid)
       // Latency at half the bare server's rate, the bare server serving the same bytes (reads).
       const rate = target.ownRate
         ? Math.max(1, Math.round(saturation.rps / 2))
@@ -573,6 +610,7 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         method: target.request.method ?? 'GET',
         path: target.request.path,
         baselineRps: adjacent.rps,
+        baselineCpuUsPerRequest: adjacent.cpuUsPerRequest,
         baselinePath: target.baselinePath,
         saturation,
         fixedRate: { rate, basis: target.ownRate ? 'own' : 'baseline', ...fixed },
