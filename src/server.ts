@@ -45,6 +45,12 @@ export async function startServer(
   })
   if (background) outbox.start()
   const awaitFirstRequests = trackFreshConnections(app)
+  // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
+  // draining process wait for before they send the signal.
+  if (config.logLevel === 'debug' || config.logLevel === 'trace')
+    app.server.on('request', (request: IncomingMessage) =>
+      app.log.debug({ method: request.method, url: request.url }, 'request received'),
+    )
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
