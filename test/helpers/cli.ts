@@ -62,8 +62,11 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): Chil
   })
 }
 
-/** Resolves with everything printed on stdout once `pattern` has appeared in it. */
-export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+/**
+ * Resolves with everything printed on stdout once `pattern` has appeared in it. `timeoutMs` only bounds
+ * a hang: a process starting through tsx next to the rest of the suite may take tens of seconds.
+ */
+export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 120_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = ''
     const timer = setTimeout(
