@@ -34,7 +34,7 @@ export function serverCommands(program: Command, cli: Cli): void {
         await seedDemo(db, org.id, now)
         credentials = await createClient(db, org.id, 'demo', now)
       }
-      // Loaded here: the HTTP app is most of the CLI's start-up time, and only `serve` needs it.
+      // Loaded here: only `serve` needs the HTTP app, so the other commands start without loading it.
       const { closeOnSignals, startServer } = await import('../../server.js')
       if (cluster.isWorker) {
         closeOnSignals(await startServer(config, undefined, 'worker'))
