@@ -2,10 +2,10 @@ import cluster, { type Worker } from 'node:cluster'
 import { pino } from 'pino'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
-import { migrateToLatest } from './db/migrate.js'
 import { createOutbox } from './delivery/outbox.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics, serveClusterScrapes } from './system/metrics.js'
+import { migrateDatabase } from './system/migrate.js'
 
 /** A worker that dies sooner than this after its start counts as a crash loop: its restart waits. */
 const STABLE_AFTER_MS = 10_000
@@ -29,7 +29,7 @@ export interface ClusterOptions {
 export async function runClusterPrimary(config: Config, options: ClusterOptions): Promise<void> {
   const log = pino({ level: config.logLevel })
   const database = openDatabase(config.databaseUrl, databaseOptions(config))
-  await migrateToLatest(database.db)
+  await migrateDatabase(database)
   await options.prepare?.(database)
   const metrics = config.metrics ? createMetrics({ database, http: false, outbox: true }) : undefined
   if (metrics) serveClusterScrapes(metrics.registry)

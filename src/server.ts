@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
-import { migrateToLatest } from './db/migrate.js'
 import { createOutbox } from './delivery/outbox.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics } from './system/metrics.js'
+import { migrateDatabase } from './system/migrate.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -29,7 +29,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const database = openDatabase(config.databaseUrl, databaseOptions(config))
   const background = role === 'single'
-  if (background) await migrateToLatest(database.db)
+  if (background) await migrateDatabase(database)
   const metrics = config.metrics ? createMetrics({ database, http: true, outbox: background }) : undefined
   const app = await buildApp({ config, database, ...(metrics ? { metrics } : {}) })
   database.commits.observe((batch) => app.log.debug(batch, 'group commit'))
@@ -45,6 +45,12 @@ export async function startServer(
   })
   if (background) outbox.start()
   const awaitFirstRequests = trackFreshConnections(app)
+  // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
+  // draining process wait for before they send the signal.
+  if (config.logLevel === 'debug' || config.logLevel === 'trace')
+    app.server.on('request', (request: IncomingMessage) =>
+      app.log.debug({ method: request.method, url: request.url }, 'request received'),
+    )
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { freePort, runCli, spawnCli, waitForOutput } from './helpers/cli.js'
+import { fileURLToPath } from 'node:url'
+import { createOrganization } from '../src/organizations/repository.js'
+import { freePort, runCli, runCliProcess, spawnCli, waitForOutput } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 
 for (const { dialect, skip } of await testDialects()) {
@@ -94,8 +99,100 @@ for (const { dialect, skip } of await testDialects()) {
       assert.match(failed.stderr, /No organization 999999/)
       assert.equal((await cli('client', 'revoke', 'cl_nope')).code, 1)
     })
+
+    test('--help prints the commands on stdout and exits 0; an unknown option prints help on stderr', async () => {
+      const help = await cli('--help')
+      assert.equal(help.code, 0)
+      for (const command of [
+        'serve',
+        'migrate',
+        'org',
+        'client',
+        'import',
+        'inquiries',
+        'webhook',
+        'search',
+        'backup',
+      ])
+        assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`), command)
+      const unknown = await cli('org', 'list', '--nope')
+      assert.equal(unknown.code, 2)
+      assert.match(unknown.stderr, /unknown option '--nope'/)
+      assert.equal(unknown.stdout, '')
+    })
   })
 }
+
+/**
+ * The tests above run the CLI in-process; these run the real binary once per command group, for what
+ * only a process shows: the entry's wiring of streams, exit codes and a clean exit.
+ */
+describe('the expertdir binary, once per command group', { concurrency: true }, () => {
+  let testDatabase: TestDatabase
+  let dir: string
+  const cli = (...args: string[]) => runCliProcess(['--db', testDatabase.url, ...args])
+  before(async () => {
+    testDatabase = await createTestDatabase('sqlite')
+    await createOrganization(testDatabase.database.db, { name: 'Smoke' }, Date.now())
+    dir = mkdtempSync(join(tmpdir(), 'expertdir-cli-'))
+  })
+  after(async () => {
+    await testDatabase?.drop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('migrate', async () => {
+    const run = await cli('migrate', '--json')
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(JSON.parse(run.stdout), { applied: [] })
+  })
+
+  test('org: list, and a usage error exits 2', async () => {
+    const run = await cli('org', 'list', '--json')
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(
+      JSON.parse(run.stdout).organizations.map((o: { name: string }) => o.name),
+      ['Smoke'],
+    )
+    const usage = await cli('org', 'create')
+    assert.equal(usage.code, 2)
+    assert.match(usage.stderr, /required option '--name <name>' not specified/)
+  })
+
+  test('client: a failed operation exits 1', async () => {
+    const run = await cli('client', 'revoke', 'cl_nope')
+    assert.equal(run.code, 1)
+    assert.equal(run.stderr, 'error: No client cl_nope\n')
+  })
+
+  test('import', async () => {
+    const example = fileURLToPath(new URL('../examples/import.json', import.meta.url))
+    const run = await cli('import', example, '--org', '1', '--json')
+    assert.equal(run.code, 0, run.stderr)
+    assert.ok(JSON.parse(run.stdout).experts.created > 0)
+  })
+
+  test('inquiries and webhook', async () => {
+    const inquiries = await cli('inquiries', 'list', '--org', '1', '--json')
+    assert.equal(inquiries.code, 0, inquiries.stderr)
+    assert.deepEqual(JSON.parse(inquiries.stdout), { inquiries: [], next_cursor: null })
+    const webhook = await cli('webhook', 'show', '--org', '1')
+    assert.equal(webhook.code, 0, webhook.stderr)
+    assert.equal(webhook.stdout, 'Organization 1 has no webhook.\n')
+  })
+
+  test('search rebuild', async () => {
+    const run = await cli('search', 'rebuild', '--json')
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(JSON.parse(run.stdout).rebuilt, [1])
+  })
+
+  test('backup', async () => {
+    const run = await cli('backup', join(dir, 'copy.sqlite'), '--json')
+    assert.equal(run.code, 0, run.stderr)
+    assert.ok(JSON.parse(run.stdout).pages > 0)
+  })
+})
 
 describe('serve --demo (the quick start)', () => {
   test('on an empty database prints credentials and a curl that returns a token; SIGTERM exits 0', async () => {

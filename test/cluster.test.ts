@@ -10,6 +10,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface LogLine {
   msg?: string
+  url?: string
   pid?: number
   worker?: number
   worker_pid?: number
@@ -57,7 +58,7 @@ describe('serve --workers 2', { concurrency: true }, () => {
       const client = await createClient(db, org.id, 'cluster', Date.now())
       const server = await startServerProcess(testDatabase.url, {
         args: ['--workers', '2'],
-        env: { LOG_LEVEL: 'info', EXPERTDIR_METRICS: '1' },
+        env: { LOG_LEVEL: 'debug', EXPERTDIR_METRICS: '1' },
       })
       const { base, output } = server
       try {
@@ -96,14 +97,19 @@ describe('serve --workers 2', { concurrency: true }, () => {
         const afterRestart = await Promise.all(Array.from({ length: 4 }, () => fetch(`${base}/healthz`)))
         for (const response of afterRestart) assert.equal(response.status, 200)
 
-        // SIGTERM while requests are in flight: each is answered, then the primary exits 0.
+        // SIGTERM while requests are in flight: each is answered, then the primary exits 0. The signal
+        // goes once the workers have logged every request as received (debug level): a fixed pause was
+        // too short on a busy machine, and a request still queued in the kernel is not in flight.
+        const received = (lines: LogLine[]) =>
+          lines.filter((line) => line.msg === 'request received' && line.url === '/v2/oauth/token').length
+        const receivedBefore = received(logLines(output()))
         const inFlight = Array.from({ length: 10 }, () =>
           token().then(
             async (response) => ({ status: response.status, body: await response.text() }),
             (error: Error) => ({ status: 0, body: String(error.cause ?? error) }),
           ),
         )
-        await sleep(200)
+        await waitFor(output, (lines) => received(lines) === receivedBefore + 10, 'the requests to arrive')
         server.child.kill('SIGTERM')
         const answers = await Promise.all(inFlight)
         for (const answer of answers) assert.equal(answer.status, 200, answer.body)

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { before, test } from 'node:test'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, envelope } from './helpers/harness.js'
 import { deref } from './helpers/openapi.js'
@@ -71,7 +71,7 @@ describeEachDialect('posts and Q&A items', (ctx) => {
     ctx.inject({ method: 'GET', url: path, headers: tenant.auth })
   const seconds = () => Math.floor(ctx.clock.now() / 1000)
 
-  test('imports the fixture', async () => {
+  before(async () => {
     const result = await importDocument(ctx, ctx.tenant.orgId, document)
     ids = result.ids
     assert.equal(ids.spotlights.length, 2)

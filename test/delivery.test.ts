@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { after, afterEach, before, test } from 'node:test'
-import { promisify } from 'node:util'
 import { openDatabase } from '../src/db/database.js'
 import {
   backoffMs,
@@ -13,6 +11,7 @@ import {
 } from '../src/delivery/outbox.js'
 import { claimDueDeliveries, saveWebhook } from '../src/delivery/repository.js'
 import { generateWebhookSecret, isWebhookUrl } from '../src/delivery/webhook.js'
+import { runCli } from './helpers/cli.js'
 import {
   createExpert,
   describeEachDialect,
@@ -23,7 +22,6 @@ import {
 import { SmtpReceiver, verifySignature, WebhookReceiver } from './helpers/receivers.js'
 
 const HOUR = 60 * 60 * 1000
-const run = promisify(execFile)
 
 function donorBody(username: string, message = 'We would like to fund your research.') {
   return {
@@ -355,8 +353,11 @@ describeEachDialect('inquiry delivery', (ctx) => {
     const receiver = new WebhookReceiver()
     await receiver.start()
     const { tenant, username } = await tenantWithWebhook()
-    const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--db', ctx.testDatabase.url, ...args])
+    const cli = async (...args: string[]) => {
+      const result = await runCli(['--db', ctx.testDatabase.url, ...args])
+      assert.equal(result.code, 0, result.stderr)
+      return result
+    }
 
     const set = JSON.parse(
       (await cli('webhook', 'set', '--org', String(tenant.orgId), '--url', receiver.url, '--json')).stdout,

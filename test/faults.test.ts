@@ -313,8 +313,12 @@ describe('SIGTERM under load', () => {
           ),
         ]
         await Promise.all(burst.map((entry) => entry.written))
-        // Give the server's event loop a moment to accept the connections the kernel already queued.
-        await sleep(50)
+        // Connections the kernel queued but the server has not accepted yet are reset when it stops
+        // listening: they were never in flight. The kernel hands queued connections over in the order
+        // they arrived, so once a request sent after the burst is answered, the server holds every
+        // burst connection. (A fixed pause here was too short on a busy machine: ECONNRESET.)
+        const probe = await httpRequest(base, 'GET', '/healthz').outcome
+        assert.equal(probe.status, 200, JSON.stringify(probe))
         child.kill('SIGTERM')
 
         // Keep knocking while the server shuts down: each late request is either served in full

@@ -1,31 +1,15 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { promisify } from 'node:util'
 import { ImportRejected } from '../src/import/index.js'
 import { readProfile } from '../src/profiles/read.js'
+import { runCli } from './helpers/cli.js'
 import { contentRowCounts, exampleFile, importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect } from './helpers/harness.js'
 
-const run = promisify(execFile)
-const ROOT = new URL('..', import.meta.url).pathname
-
-/** Runs the real CLI entry; resolves with exit code and output even when it fails. */
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: '' },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+const cli = (args: string[]) => runCli(args)
 
 const expert = (key: string, extra: Record<string, unknown> = {}) => ({
   key,

@@ -6,7 +6,7 @@ import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { MIGRATIONS } from '../src/db/migrate.js'
 import { saveWebhook } from '../src/delivery/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
-import { runCli, type ServerProcess, startServerProcess } from './helpers/cli.js'
+import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { expertBody, inquiryBody } from './helpers/harness.js'
 import { WebhookReceiver } from './helpers/receivers.js'
@@ -32,7 +32,9 @@ for (const { dialect, skip: dialectSkip } of await testDialects()) {
 
     test('started together, exactly one applies each migration and all succeed', async () => {
       const runs = await Promise.all(
-        Array.from({ length: PROCESSES }, () => runCli(['--db', testDatabase.url, 'migrate', '--json'])),
+        Array.from({ length: PROCESSES }, () =>
+          runCliProcess(['--db', testDatabase.url, 'migrate', '--json']),
+        ),
       )
       for (const run of runs) assert.equal(run.code, 0, run.stderr)
       const applied = runs.flatMap((run) => JSON.parse(run.stdout).applied as string[])

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { after, before, test } from 'node:test'
+import { after, before, beforeEach, test } from 'node:test'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { readQuestion, readSpotlight } from '../src/content/read.js'
@@ -115,7 +115,9 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
     }
   }
 
-  test('setup: two experts, a post tagging both and a question one of them answered', async () => {
+  /** Every test starts from its own two experts, a post tagging both and a question one of them answered. */
+  beforeEach(async () => {
+    watched.clear()
     expertX = await createExpert(ctx, ctx.tenant, { firstname: 'Xena', lastname: 'Doc' })
     expertY = await createExpert(ctx, ctx.tenant, { firstname: 'Yuri', lastname: 'Doc' })
     postId = Number(
@@ -141,6 +143,9 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
     await write('POST', `${questionUrl(questionId)}/answer`, { username: expertX, answer: '<p>Clouds.</p>' })
     for (const url of [profileUrl(expertX), profileUrl(expertY), postUrl(postId), questionUrl(questionId)])
       watched.add(url)
+  })
+
+  test('the documents of a fresh setup equal the reads built from scratch', async () => {
     await assertFresh('setup')
   })
 

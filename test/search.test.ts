@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { before, test } from 'node:test'
 import { sql } from 'kysely'
 import { buildApp } from '../src/app.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
+import { migrateDatabase } from '../src/system/migrate.js'
+import { runCli } from './helpers/cli.js'
 import { importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect, envelope, expertBody, type Tenant } from './helpers/harness.js'
 
@@ -130,7 +132,8 @@ describeEachDialect('search', (ctx) => {
     return (body.error?.details ?? []).map((detail) => detail.field)
   }
 
-  test('imports experts into two organizations', async () => {
+  /** The experts of both organizations: every test reads them; a test that changes them restores them. */
+  before(async () => {
     await importDocument(ctx, ctx.tenant.orgId, { experts: EXPERTS.map(expertRecord) })
     await importDocument(ctx, ctx.other.orgId, {
       experts: [
@@ -434,14 +437,54 @@ describeEachDialect('search', (ctx) => {
     assert.deepEqual(await names('q=quasar'), [])
   })
 
-  test('the migration fills the index from existing data', async () => {
-    const { db } = ctx.testDatabase.database
+  test('migrating data that predates the index: 0006 creates empty tables, the rebuild step fills them', async () => {
+    const { database } = ctx.testDatabase
+    const { db } = database
     const before = await experts('access=all')
     await migrateTo(db, '0004_performance')
-    await migrateToLatest(db)
+    const applied = await migrateToLatest(db)
+    assert.ok(applied.includes('0006_search'))
+    const indexed = await db.selectFrom('expert_search').select('expert_id').execute()
+    assert.deepEqual(indexed, [], 'the migration writes no index rows')
+    const run = await migrateDatabase(database)
+    assert.deepEqual(run.applied, [])
+    assert.deepEqual(
+      run.rebuiltSearch,
+      [ctx.tenant.orgId, ctx.other.orgId].sort((a, b) => a - b),
+    )
     const after = await experts('access=all')
     assert.deepEqual(after, before)
     assert.deepEqual(await names('q=muller'), ['Hans Müller'])
+    assert.deepEqual(
+      await migrateDatabase(database),
+      { applied: [], rebuiltSearch: [] },
+      'nothing when current',
+    )
+  })
+
+  test('the rebuild step fills only organizations whose index lacks rows; search rebuild redoes one', async () => {
+    const { database } = ctx.testDatabase
+    const { db } = database
+    const before = await experts('access=all')
+    // What an upgrade stopped between the migrations and the rebuild leaves: tables without rows.
+    await db.deleteFrom('expert_search').where('org_id', '=', ctx.tenant.orgId).execute()
+    assert.deepEqual((await migrateDatabase(database)).rebuiltSearch, [ctx.tenant.orgId])
+    assert.deepEqual(await experts('access=all'), before)
+    const rebuilt = await runCli([
+      '--db',
+      ctx.testDatabase.url,
+      'search',
+      'rebuild',
+      '--org',
+      String(ctx.tenant.orgId),
+      '--json',
+    ])
+    assert.equal(rebuilt.code, 0, rebuilt.stderr)
+    assert.deepEqual(JSON.parse(rebuilt.stdout).rebuilt, [ctx.tenant.orgId])
+    assert.deepEqual(await experts('access=all'), before)
+    const missing = await runCli(['--db', ctx.testDatabase.url, 'search', 'rebuild', '--org', '999999'])
+    assert.equal(missing.code, 1)
+    assert.match(missing.stderr, /No organization 999999/)
   })
 
   test('rejects unknown and malformed parameters, naming them', async () => {
@@ -535,7 +578,8 @@ describeEachDialect('post and Q&A search', (ctx) => {
   }
   const at = (iso: string) => Date.parse(iso) / 1000
 
-  test('imports posts and questions into two organizations', async () => {
+  /** The posts and questions of both organizations, read by every test. */
+  before(async () => {
     const people = [
       expertRecord({ key: 'e1', firstname: 'Rosa', lastname: 'Parks' }),
       expertRecord({ key: 'e2', firstname: 'Alan', lastname: 'Turing' }),

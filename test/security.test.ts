@@ -34,7 +34,17 @@ describeEachDialect('shared security suite: every protected route', (ctx) => {
   /** For each scope, a token holding only it and one holding every other scope. */
   const only = {} as Record<Scope, string>
   const allBut = {} as Record<Scope, string>
+  /** A token of a client revoked after it was issued (one for every route: a token costs an scrypt). */
+  let revokedClientToken: string
   before(async () => {
+    const { db } = ctx.testDatabase.database
+    const client = await createClient(db, ctx.tenant.orgId, 'to revoke', ctx.clock.now())
+    revokedClientToken = await requestToken(ctx.app, client)
+    await db
+      .updateTable('clients')
+      .set({ revoked_at: ctx.clock.now() })
+      .where('client_id', '=', client.client_id)
+      .execute()
     for (const scope of SCOPES) {
       only[scope] = await scopedToken(ctx.app, ctx.tenant.client, scope)
       allBut[scope] = await scopedToken(
@@ -104,27 +114,18 @@ describeEachDialect('shared security suite: every protected route', (ctx) => {
     })
 
     test(`${route.name} with an expired token is 401 invalid_token`, async () => {
-      const token = await requestToken(ctx.app, ctx.tenant.client)
       const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
       ctx.clock.advance(30 * DAY)
       try {
-        await expectStatus(ctx, withToken(request, token), 401, 'invalid_token')
+        await expectStatus(ctx, withToken(request, ctx.tenant.token), 401, 'invalid_token')
       } finally {
         ctx.clock.advance(-30 * DAY)
       }
     })
 
     test(`${route.name} with a token of a revoked client is 401 invalid_token`, async () => {
-      const { db } = ctx.testDatabase.database
-      const client = await createClient(db, ctx.tenant.orgId, 'to revoke', ctx.clock.now())
-      const token = await requestToken(ctx.app, client)
       const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      await db
-        .updateTable('clients')
-        .set({ revoked_at: ctx.clock.now() })
-        .where('client_id', '=', client.client_id)
-        .execute()
-      await expectStatus(ctx, withToken(request, token), 401, 'invalid_token')
+      await expectStatus(ctx, withToken(request, revokedClientToken), 401, 'invalid_token')
     })
 
     test(`${route.name} on another organization's :corporation is 403 forbidden`, async () => {

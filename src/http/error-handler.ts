@@ -1,7 +1,8 @@
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/database.js'
-import { ApiError, type ErrorCode } from './errors.js'
+import { InvalidFields } from '../validation/errors.js'
+import { ApiError, type ErrorCode, validationError } from './errors.js'
 
 /** Fastify's own errors (body parsing, limits) mapped onto the catalogue. */
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
@@ -38,6 +39,7 @@ function sizeOf(bytes: number): string {
 
 export function toApiError(error: FastifyError | Error, bodyLimit?: number): ApiError {
   if (error instanceof ApiError) return error
+  if (error instanceof InvalidFields) return validationError(error.issues.map((issue) => ({ ...issue })))
   const fastifyError = error as FastifyError
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return new ApiError(

@@ -116,9 +116,8 @@ export async function refreshQuestionSearch(db: Queryable, orgId: number, questi
 }
 
 /**
- * Rebuilds the whole index of an organization, in batches (the migration, a bulk load before the
- * organization is searched). It leaves the index version alone: migration 0006 runs it before the
- * version table exists.
+ * Rebuilds the whole index of an organization, in batches (src/search/rebuild.ts: after migrations,
+ * `expertdir search rebuild`). It leaves the index version to its caller.
  */
 export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<void> {
   for (let after = 0; ; ) {

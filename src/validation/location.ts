@@ -1,4 +1,4 @@
-import { validationError } from '../http/errors.js'
+import { InvalidFields } from './errors.js'
 import { subdivisionCode } from './geo.js'
 
 export interface Location {
@@ -12,7 +12,7 @@ const blank = (value: string | null | undefined) => (value === undefined ? undef
  * The one normalization of a country/state pair, for experts, the organization profile and inquiries:
  * "" clears a field, the country is stored upper-case, the state as its short ISO 3166-2 code (`ON` for
  * `CA-ON` or `on`), checked against the country it will have (`stored` for a partial update). Fields
- * not given stay absent from the result.
+ * not given stay absent from the result. Throws InvalidFields for a state that does not fit.
  */
 export function normalizeLocation(given: Location, stored: Location = {}): Location {
   const out: Location = {}
@@ -31,5 +31,5 @@ export function normalizeLocation(given: Location, stored: Location = {}): Locat
   const message = effectiveCountry
     ? `${effectiveState} is not an ISO 3166-2 subdivision of ${effectiveCountry}: send a location_state of that country, or ""`
     : 'requires location_country'
-  throw validationError([{ field: 'location_state', message }])
+  throw new InvalidFields([{ field: 'location_state', message }])
 }

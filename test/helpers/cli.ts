@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import { runCli as runProgram } from '../../src/cli/program.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const ENTRY = 'src/cli/main.ts'
@@ -10,8 +12,32 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs the real CLI entry (through tsx) and collects its output. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** A stream that keeps what is written to it. */
+function collector(): { stream: Writable; text(): string } {
+  let text = ''
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += chunk
+      done()
+    },
+  })
+  return { stream, text: () => text }
+}
+
+/**
+ * Runs the CLI in this process (`runCli` of src/cli/program.ts) with its own stdout and stderr and an
+ * environment of `env` only, and collects its output and exit code. Not for `serve`: use
+ * `spawnCli` or `startServerProcess`.
+ */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const stdout = collector()
+  const stderr = collector()
+  const code = await runProgram(args, { stdout: stdout.stream, stderr: stderr.stream, env: { ...env } })
+  return { code, stdout: stdout.text(), stderr: stderr.text() }
+}
+
+/** Runs the real CLI entry (through tsx) in a child process: the smoke tests of the binary itself. */
+export function runCliProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnCli(args, env)
     let stdout = ''
@@ -27,17 +53,20 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   })
 }
 
-/** Starts the real CLI entry as a child process (for `serve`). */
+/** Starts the real CLI entry as a child process (for `serve`); DATABASE_URL of the test run is not passed on. */
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
 }
 
-/** Resolves with everything printed on stdout once `pattern` has appeared in it. */
-export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+/**
+ * Resolves with everything printed on stdout once `pattern` has appeared in it. `timeoutMs` only bounds
+ * a hang: a process starting through tsx next to the rest of the suite may take tens of seconds.
+ */
+export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 120_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = ''
     const timer = setTimeout(

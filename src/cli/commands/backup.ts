@@ -1,11 +1,10 @@
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
-import { loadConfig } from '../../config.js'
 import { BackupRefused, backupSqlite } from '../../db/backup.js'
-import { CliError, type GlobalOptions, report } from '../output.js'
+import { type Cli, CliError } from '../output.js'
 
 /** `expertdir backup FILE`: an online copy of the SQLite database (PostgreSQL: pg_dump). */
-export function backupCommands(program: Command, globals: () => GlobalOptions): void {
+export function backupCommands(program: Command, cli: Cli): void {
   program
     .command('backup')
     .description('Copy the SQLite database to FILE while it serves (PostgreSQL: use pg_dump)')
@@ -13,13 +12,12 @@ export function backupCommands(program: Command, globals: () => GlobalOptions): 
     .option('--force', 'replace FILE if it exists')
     .option('--json', 'print one JSON object')
     .action(async (file: string, options: { force?: boolean; json?: boolean }) => {
-      const { db } = globals()
-      const config = loadConfig(db ? { databaseUrl: db } : {})
+      const config = cli.config()
       const bar =
-        process.stderr.isTTY && !options.json
+        cli.io.stderr.isTTY && !options.json
           ? new cliProgress.SingleBar(
               {
-                stream: process.stderr,
+                stream: cli.io.stderr,
                 format: 'backing up [{bar}] {percentage}% of {total} pages',
                 hideCursor: true,
               },
@@ -42,7 +40,7 @@ export function backupCommands(program: Command, globals: () => GlobalOptions): 
         })
         bar?.stop()
         const durationMs = Date.now() - began
-        report(
+        cli.report(
           options.json,
           { ...result, duration_ms: durationMs },
           () =>

@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { createClient, listClients, revokeClient } from '../../auth/clients.js'
 import { formatScopes, parseScopes, SCOPES, type Scope } from '../../auth/scopes.js'
 import { findOrganization } from '../../organizations/repository.js'
-import { CliError, type GlobalOptions, positiveInt, report, UsageError, withDatabase } from '../output.js'
+import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
 
 /** `--scope "read inquiries:create"`: one or more known scopes, space- or comma-separated. */
 function scopeList(value: string): Scope[] {
@@ -14,7 +14,7 @@ function scopeList(value: string): Scope[] {
   return scopes
 }
 
-export function clientCommands(program: Command, globals: () => GlobalOptions): void {
+export function clientCommands(program: Command, cli: Cli): void {
   const client = program.command('client').description('Manage API client credentials')
 
   client
@@ -29,11 +29,11 @@ export function clientCommands(program: Command, globals: () => GlobalOptions): 
     )
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; label?: string; scope?: Scope[]; json?: boolean }) => {
-      const issued = await withDatabase(globals(), async ({ db }) => {
+      const issued = await cli.withDatabase(async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
         return createClient(db, options.org, options.label ?? null, Date.now(), options.scope ?? SCOPES)
       })
-      report(options.json, issued, () =>
+      cli.report(options.json, issued, () =>
         [
           `client_id: ${issued.client_id}`,
           `client_secret: ${issued.client_secret}`,
@@ -49,7 +49,7 @@ export function clientCommands(program: Command, globals: () => GlobalOptions): 
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const rows = await withDatabase(globals(), ({ db }) => listClients(db, options.org))
+      const rows = await cli.withDatabase(({ db }) => listClients(db, options.org))
       const clients = rows.map((row) => ({
         client_id: row.client_id,
         label: row.label,
@@ -57,7 +57,7 @@ export function clientCommands(program: Command, globals: () => GlobalOptions): 
         created_at: new Date(row.created_at).toISOString(),
         revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
       }))
-      report(options.json, { clients }, () =>
+      cli.report(options.json, { clients }, () =>
         clients.length === 0
           ? 'No clients.'
           : clients
@@ -75,8 +75,8 @@ export function clientCommands(program: Command, globals: () => GlobalOptions): 
     .argument('<client_id>', 'the client to revoke')
     .option('--json', 'print one JSON object')
     .action(async (clientId: string, options: { json?: boolean }) => {
-      const revoked = await withDatabase(globals(), ({ db }) => revokeClient(db, clientId, Date.now()))
+      const revoked = await cli.withDatabase(({ db }) => revokeClient(db, clientId, Date.now()))
       if (!revoked) throw new CliError(`No client ${clientId}`)
-      report(options.json, { client_id: clientId, revoked: true }, () => `Revoked ${clientId}`)
+      cli.report(options.json, { client_id: clientId, revoked: true }, () => `Revoked ${clientId}`)
     })
 }

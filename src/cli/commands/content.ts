@@ -3,12 +3,12 @@ import { basename } from 'node:path'
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { ImportRejected, type ImportResult, importContent } from '../../import/index.js'
-import { CliError, type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
+import { type Cli, CliError, positiveInt } from '../output.js'
 
 const MAX_LISTED = 200
 
 /** `expertdir import FILE --org ID`: bulk import of experts, posts and questions (docs/import.md). */
-export function contentCommands(program: Command, globals: () => GlobalOptions): void {
+export function contentCommands(program: Command, cli: Cli): void {
   program
     .command('import')
     .description('Import experts (with profile sections), posts and questions from a JSON or NDJSON file')
@@ -22,15 +22,15 @@ export function contentCommands(program: Command, globals: () => GlobalOptions):
       } catch (error) {
         throw new CliError(`Cannot read ${file}: ${(error as Error).message}`)
       }
-      const bar = process.stderr.isTTY
+      const bar = cli.io.stderr.isTTY
         ? new cliProgress.SingleBar(
-            { stream: process.stderr, format: 'importing [{bar}] {value}/{total} records', hideCursor: true },
+            { stream: cli.io.stderr, format: 'importing [{bar}] {value}/{total} records', hideCursor: true },
             cliProgress.Presets.shades_classic,
           )
         : undefined
       let result: ImportResult
       try {
-        result = await withDatabase(globals(), async (database) => {
+        result = await cli.withDatabase(async (database) => {
           const imported = await importContent(database.db, options.org, text, {
             now: Date.now(),
             fileName: basename(file),
@@ -47,7 +47,7 @@ export function contentCommands(program: Command, globals: () => GlobalOptions):
         })
       } catch (error) {
         if (!(error instanceof ImportRejected)) throw error
-        if (options.json) report(true, { imported: false, errors: error.issues }, () => '')
+        if (options.json) cli.report(true, { imported: false, errors: error.issues }, () => '')
         const lines = error.issues
           .slice(0, MAX_LISTED)
           .map(
@@ -60,7 +60,7 @@ export function contentCommands(program: Command, globals: () => GlobalOptions):
         bar?.stop()
       }
       const { experts, spotlights, questions } = result
-      report(options.json, { experts, spotlights, questions }, () =>
+      cli.report(options.json, { experts, spotlights, questions }, () =>
         [
           `Imported into organization ${options.org}:`,
           ...Object.entries({ experts, posts: spotlights, questions }).map(

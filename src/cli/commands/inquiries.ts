@@ -7,7 +7,7 @@ import { type InquiryKind, isInquiryKind, KIND_NAMES, LARGEST_UNIX_SECONDS } fro
 import { inquiryFields } from '../../inquiries/mapping.js'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../inquiries/schemas.js'
 import { findOrganization } from '../../organizations/repository.js'
-import { CliError, type GlobalOptions, positiveInt, report, UsageError, withDatabase } from '../output.js'
+import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -56,7 +56,7 @@ function cursorOption(value: string): string {
 }
 
 /** `inquiries list` and the organization's webhook (`webhook set|show|clear`). */
-export function inquiryCommands(program: Command, globals: () => GlobalOptions): void {
+export function inquiryCommands(program: Command, cli: Cli): void {
   const inquiries = program.command('inquiries').description('Inquiries received and their delivery')
 
   inquiries
@@ -78,7 +78,7 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
     .option('--cursor <cursor>', 'continue after a previous page (its next_cursor)', cursorOption)
     .option('--json', 'print one JSON object')
     .action(async (options: ListOptions) => {
-      const page = await withDatabase(globals(), ({ db }) =>
+      const page = await cli.withDatabase(({ db }) =>
         readInbox(db, options.org, {
           kind: options.kind,
           username: options.username,
@@ -102,7 +102,7 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
           next_attempt_at: iso(d.next_attempt_at),
         })),
       }))
-      report(options.json, { inquiries: list, next_cursor: page.next_cursor }, () => {
+      cli.report(options.json, { inquiries: list, next_cursor: page.next_cursor }, () => {
         const lines = list.map((inquiry) => {
           const delivery = inquiry.delivery
             .map((d) => `${d.channel} ${d.status}${d.attempts > 1 ? ` (${d.attempts} attempts)` : ''}`)
@@ -131,7 +131,7 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
     .action(async (options: { org: number; url: string; keepSecret?: boolean; json?: boolean }) => {
       const url = options.url.trim()
       if (!isWebhookUrl(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`)
-      const secret = await withDatabase(globals(), async ({ db }) => {
+      const secret = await cli.withDatabase(async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
         const current = await findWebhook(db, options.org)
         if (options.keepSecret && !current)
@@ -140,7 +140,7 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
         await saveWebhook(db, options.org, url, secret, Date.now())
         return options.keepSecret ? undefined : secret
       })
-      report(options.json, { org: options.org, url, ...(secret ? { secret } : {}) }, () =>
+      cli.report(options.json, { org: options.org, url, ...(secret ? { secret } : {}) }, () =>
         [
           `Webhook of organization ${options.org}: ${url}`,
           ...(secret
@@ -159,11 +159,11 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const row = await withDatabase(globals(), ({ db }) => findWebhook(db, options.org))
+      const row = await cli.withDatabase(({ db }) => findWebhook(db, options.org))
       const value = row
         ? { org: options.org, url: row.url, configured: true, updated_at: iso(row.updated_at) }
         : { org: options.org, url: null, configured: false, updated_at: null }
-      report(options.json, value, () =>
+      cli.report(options.json, value, () =>
         row
           ? `Webhook of organization ${options.org}: ${row.url}`
           : `Organization ${options.org} has no webhook.`,
@@ -176,8 +176,8 @@ export function inquiryCommands(program: Command, globals: () => GlobalOptions):
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const removed = await withDatabase(globals(), ({ db }) => deleteWebhook(db, options.org))
-      report(options.json, { org: options.org, cleared: removed }, () =>
+      const removed = await cli.withDatabase(({ db }) => deleteWebhook(db, options.org))
+      cli.report(options.json, { org: options.org, cleared: removed }, () =>
         removed
           ? `Removed the webhook of organization ${options.org}.`
           : `Organization ${options.org} had no webhook.`,

@@ -1,9 +1,9 @@
 import type { Command } from 'commander'
 import { isUniqueViolation } from '../../db/database.js'
 import { createOrganization, listOrganizations } from '../../organizations/repository.js'
-import { CliError, type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
+import { type Cli, CliError, positiveInt } from '../output.js'
 
-export function organizationCommands(program: Command, globals: () => GlobalOptions): void {
+export function organizationCommands(program: Command, cli: Cli): void {
   const org = program.command('org').description('Manage organizations')
 
   org
@@ -15,7 +15,7 @@ export function organizationCommands(program: Command, globals: () => GlobalOpti
     .action(async (options: { name: string; id?: number; json?: boolean }) => {
       const name = options.name.trim()
       if (!name) throw new CliError('--name must not be empty')
-      const created = await withDatabase(globals(), async ({ db }) => {
+      const created = await cli.withDatabase(async ({ db }) => {
         try {
           return await createOrganization(db, { name, ...(options.id ? { id: options.id } : {}) }, Date.now())
         } catch (error) {
@@ -23,7 +23,7 @@ export function organizationCommands(program: Command, globals: () => GlobalOpti
           throw error
         }
       })
-      report(
+      cli.report(
         options.json,
         { id: created.id, name: created.name },
         () => `Created organization ${created.id}: ${name}`,
@@ -35,13 +35,13 @@ export function organizationCommands(program: Command, globals: () => GlobalOpti
     .description('List organizations')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
-      const rows = await withDatabase(globals(), ({ db }) => listOrganizations(db))
+      const rows = await cli.withDatabase(({ db }) => listOrganizations(db))
       const organizations = rows.map((row) => ({
         id: row.id,
         name: row.name,
         created_at: new Date(row.created_at).toISOString(),
       }))
-      report(options.json, { organizations }, () =>
+      cli.report(options.json, { organizations }, () =>
         organizations.length === 0
           ? 'No organizations.'
           : organizations.map((o) => `${o.id}\t${o.name}`).join('\n'),

@@ -1,15 +1,12 @@
 import cluster from 'node:cluster'
 import type { Command } from 'commander'
 import { createClient, type IssuedClient } from '../../auth/clients.js'
-import { runClusterPrimary } from '../../cluster.js'
-import { loadConfig } from '../../config.js'
 import type { Database } from '../../db/database.js'
 import { seedDemo } from '../../demo/seed.js'
 import { countOrganizations, createOrganization } from '../../organizations/repository.js'
-import { closeOnSignals, startServer } from '../../server.js'
-import { type GlobalOptions, positiveInt, report, withDatabase } from '../output.js'
+import { type Cli, positiveInt } from '../output.js'
 
-export function serverCommands(program: Command, globals: () => GlobalOptions): void {
+export function serverCommands(program: Command, cli: Cli): void {
   program
     .command('serve')
     .description('Apply migrations, then serve the API')
@@ -25,9 +22,7 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
       positiveInt('--workers'),
     )
     .action(async (options: { host?: string; port?: number; demo?: boolean; workers?: number }) => {
-      const { db: databaseUrl } = globals()
-      const config = loadConfig({
-        ...(databaseUrl ? { databaseUrl } : {}),
+      const config = cli.config({
         ...(options.host ? { host: options.host } : {}),
         ...(options.port ? { port: options.port } : {}),
       })
@@ -39,31 +34,39 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
         await seedDemo(db, org.id, now)
         credentials = await createClient(db, org.id, 'demo', now)
       }
+      // Loaded here: only `serve` needs the HTTP app, so the other commands start without loading it.
+      const { closeOnSignals, startServer } = await import('../../server.js')
       if (cluster.isWorker) {
         closeOnSignals(await startServer(config, undefined, 'worker'))
         return
       }
       if ((options.workers ?? 1) > 1) {
+        const { runClusterPrimary } = await import('../../cluster.js')
         await runClusterPrimary(config, {
           workers: options.workers ?? 1,
           prepare,
-          onListening: () => printCredentials(credentials, `http://${config.host}:${config.port}`),
+          onListening: () => printCredentials(cli, credentials, `http://${config.host}:${config.port}`),
         })
         return
       }
       const server = await startServer(config, prepare)
       closeOnSignals(server)
-      printCredentials(credentials, server.url)
+      printCredentials(cli, credentials, server.url)
     })
 
   program
     .command('migrate')
-    .description('Apply pending migrations and exit')
+    .description('Apply pending migrations, fill the search index where it lacks rows, and exit')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
-      const applied = await withDatabase(globals(), async (_database, migrations) => migrations)
-      report(options.json, { applied }, () =>
-        applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.join(', ')}.`,
+      const { applied, rebuiltSearch } = await cli.withDatabase(async (_database, migration) => migration)
+      cli.report(options.json, { applied }, () =>
+        [
+          applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.join(', ')}.`,
+          ...(rebuiltSearch.length > 0
+            ? [`Rebuilt the search index of ${rebuiltSearch.length} organization(s).`]
+            : []),
+        ].join('\n'),
       )
     })
 
@@ -74,8 +77,8 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const seeded = await withDatabase(globals(), async ({ db }) => seedDemo(db, options.org, Date.now()))
-      report(
+      const seeded = await cli.withDatabase(async ({ db }) => seedDemo(db, options.org, Date.now()))
+      cli.report(
         options.json,
         seeded,
         () =>
@@ -84,10 +87,10 @@ export function serverCommands(program: Command, globals: () => GlobalOptions): 
     })
 }
 
-function printCredentials(credentials: IssuedClient | undefined, url: string): void {
+function printCredentials(cli: Cli, credentials: IssuedClient | undefined, url: string): void {
   if (!credentials) return
   const base = url.replace('0.0.0.0', '127.0.0.1')
-  process.stdout.write(
+  cli.io.stdout.write(
     [
       '',
       `Demo organization created (id ${credentials.org}). Its API credentials, shown once:`,

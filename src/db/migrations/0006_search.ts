@@ -1,12 +1,13 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from 'kysely'
-import { rebuildSearchIndex } from '../../search/maintenance.js'
-import type { DB } from '../schema.js'
 import { bigint, isPostgres } from './columns.js'
 
 /**
  * Full-text search (docs/api.md, "Search"): one index row per expert, post and question, plus the
  * expert facet values. SQLite indexes the rows with FTS5 external-content tables kept in step by
  * triggers; PostgreSQL with a generated, weighted `tsvector` column under a GIN index.
+ *
+ * Tables only: the rows of data that exists already are filled by the step that runs after the schema
+ * migrations (src/system/migrate.ts), with the index code of the release that runs it.
  */
 
 const FTS_TOKENIZER = "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'"
@@ -155,9 +156,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     if (pg) await addPostgresDocument(db, table)
     else await addFts5Index(db, table)
   }
-
-  const orgs = await (db as Kysely<DB>).selectFrom('organizations').select('id').execute()
-  for (const { id } of orgs) await rebuildSearchIndex(db as Kysely<DB>, id)
 }
 
 /**

@@ -1,0 +1,94 @@
+import type { Kysely } from 'kysely'
+import type { Queryable } from '../db/database.js'
+import type { DB } from '../db/schema.js'
+import { bumpExpertSearchVersion } from './index-repository.js'
+import { rebuildSearchIndex } from './maintenance.js'
+
+/**
+ * Filling the search index from the tables, outside the migrations (a migration must not run
+ * application code that changes with time). The migrate step runs `rebuildSearchWhereMissing` after
+ * every schema migration: it rebuilds only organizations with an expert, post or question that has no
+ * index row (data that predates migration 0006, or an upgrade stopped between the two steps), so on an
+ * index that is current it costs three anti-join reads. `expertdir search rebuild` rebuilds every
+ * organization (after a release changes what is indexed).
+ */
+
+/** Organizations (all, or only `orgId`) holding an expert, post or question that the index lacks. */
+async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<number[]> {
+  const queries = [
+    db
+      .selectFrom('experts')
+      .select('experts.org_id')
+      .distinct()
+      .where((eb) => eb.and(orgId === undefined ? [] : [eb('experts.org_id', '=', orgId)]))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('expert_search').select('expert_id').whereRef('expert_id', '=', 'experts.id'))),
+      ),
+    db
+      .selectFrom('spotlights')
+      .select('spotlights.org_id')
+      .distinct()
+      .where((eb) => eb.and(orgId === undefined ? [] : [eb('spotlights.org_id', '=', orgId)]))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('spotlight_search')
+              .select('spotlight_id')
+              .whereRef('spotlight_id', '=', 'spotlights.id'),
+          ),
+        ),
+      ),
+    db
+      .selectFrom('questions')
+      .select('questions.org_id')
+      .distinct()
+      .where((eb) => eb.and(orgId === undefined ? [] : [eb('questions.org_id', '=', orgId)]))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('question_search').select('question_id').whereRef('question_id', '=', 'questions.id'),
+          ),
+        ),
+      ),
+  ]
+  const found = new Set<number>()
+  for (const query of queries) {
+    for (const row of await query.execute()) found.add(Number(row.org_id))
+  }
+  return [...found].sort((a, b) => a - b)
+}
+
+/**
+ * Rebuilds each organization in its own transaction, which first raises the organization's index
+ * version (retiring cached results). That write comes first so that processes migrating together
+ * queue on it: the next one finds the index complete and rebuilds nothing.
+ */
+async function rebuildOrganizations(
+  db: Kysely<DB>,
+  orgIds: number[],
+  onlyMissing: boolean,
+): Promise<number[]> {
+  const rebuilt: number[] = []
+  for (const orgId of orgIds) {
+    const done = await db.transaction().execute(async (trx) => {
+      await bumpExpertSearchVersion(trx, orgId)
+      if (onlyMissing && (await organizationsMissingRows(trx, orgId)).length === 0) return false
+      await rebuildSearchIndex(trx, orgId)
+      return true
+    })
+    if (done) rebuilt.push(orgId)
+  }
+  return rebuilt
+}
+
+/** The derived step of `migrate`: rebuilds the organizations whose index lacks rows; returns their ids. */
+export async function rebuildSearchWhereMissing(db: Kysely<DB>): Promise<number[]> {
+  return rebuildOrganizations(db, await organizationsMissingRows(db), true)
+}
+
+/** `expertdir search rebuild`: rebuilds the index of every organization, or of `orgIds`; returns their ids. */
+export async function rebuildSearchIndexes(db: Kysely<DB>, orgIds?: number[]): Promise<number[]> {
+  const ids =
+    orgIds ?? (await db.selectFrom('organizations').select('id').orderBy('id').execute()).map((row) => row.id)
+  return rebuildOrganizations(db, ids, false)
+}
