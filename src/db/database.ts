@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import type { DB } from './schema.js'
+import { immediateTransactions } from './transactions.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -137,7 +138,10 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`)
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) })
+  // Write transactions take the write lock first (BEGIN IMMEDIATE): see transactions.ts.
+  const db = new Kysely<DB>({
+    dialect: immediateTransactions(new SqliteDialect({ database: reusingStatements(sqlite) })),
+  })
   // One connection, one writer: one batch at a time.
   const commits = createCommitQueue(db, { maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX })
   return {
