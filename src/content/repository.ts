@@ -3,6 +3,7 @@ import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { QuestionsTable, SpotlightsTable } from '../db/schema.js'
+import { lockedForWrite } from '../db/transactions.js'
 
 /** Content queries: posts, questions, answers, tags. Every one takes the organization. */
 
@@ -56,6 +57,22 @@ const questionById = reusableQuery((db: Queryable, orgId: number, id: number) =>
 
 export async function findQuestion(db: Queryable, orgId: number, id: number) {
   return (await questionById(db, orgId, id))[0]
+}
+
+/**
+ * A post or question, its row locked until the write transaction ends: two partial updates of one
+ * item (or of its answers) apply one after the other, neither undoing the other (db/transactions.ts).
+ */
+export async function findContentForWrite(trx: Queryable, orgId: number, table: ContentTable, id: number) {
+  return table === 'spotlights'
+    ? lockedForWrite(
+        trx,
+        trx.selectFrom('spotlights').selectAll().where('org_id', '=', orgId).where('id', '=', id),
+      ).executeTakeFirst()
+    : lockedForWrite(
+        trx,
+        trx.selectFrom('questions').selectAll().where('org_id', '=', orgId).where('id', '=', id),
+      ).executeTakeFirst()
 }
 
 /** Experts tagged in a post, in the post's order. */
@@ -122,15 +139,29 @@ export async function ensureTags(
       .execute(),
   )
   const tags = new Map(found.map((row) => [row.name_key, { id: row.id, name: row.name }]))
-  const missing = [...wanted.keys()].filter((key) => !tags.has(key))
+  // In key order, so two writers creating the same tags cannot wait for each other in a cycle.
+  const missing = [...wanted.keys()].filter((key) => !tags.has(key)).sort()
+  // A concurrent write may create the same tag first: its row stands (ON CONFLICT waits for that
+  // writer's commit, then inserts nothing) and is read back below.
   const created = await inChunks(missing, (keys) =>
     db
       .insertInto('content_tags')
       .values(keys.map((name_key) => ({ org_id: orgId, name: wanted.get(name_key) as string, name_key })))
+      .onConflict((conflict) => conflict.columns(['org_id', 'name_key']).doNothing())
       .returning(['id', 'name', 'name_key'])
       .execute(),
   )
   for (const row of created) tags.set(row.name_key, { id: row.id, name: row.name })
+  const raced = missing.filter((key) => !tags.has(key))
+  const theirs = await inChunks(raced, (keys) =>
+    db
+      .selectFrom('content_tags')
+      .select(['id', 'name', 'name_key'])
+      .where('org_id', '=', orgId)
+      .where('name_key', 'in', keys)
+      .execute(),
+  )
+  for (const row of theirs) tags.set(row.name_key, { id: row.id, name: row.name })
   return tags
 }
 

@@ -1,5 +1,6 @@
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
 import type { DB } from './schema.js'
+import { isRetryableWriteFailure } from './transactions.js'
 
 /** One request's writes: run on a shared batch transaction, inside a savepoint of its own. */
 export type CommitUnit<T> = (trx: Transaction<DB>) => Promise<T>
@@ -55,6 +56,8 @@ interface Queued {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 const SAVEPOINT = 'unit'
+/** A unit rolled back for a concurrent writer runs once more, within the same batch. */
+const UNIT_ATTEMPTS = 2
 
 export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): CommitQueue {
   const maxBatch = Math.max(1, options.maxBatch)
@@ -129,18 +132,25 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
     for (const listener of listeners) listener({ units: batch.length, failed, committed })
   }
 
-  /** The unit inside its savepoint. Only a failure of the savepoint commands themselves throws. */
+  /**
+   * The unit inside its savepoint. Only a failure of the savepoint commands themselves throws. A unit
+   * the database rolled back for a concurrent writer (a PostgreSQL deadlock between two batches) runs
+   * once more in a fresh savepoint: rolled back to its savepoint, it left nothing behind, and nothing
+   * of the batch has committed yet. A second such failure is the unit's error (a 503).
+   */
   async function runUnit(trx: ControlledTransaction<DB>, unit: CommitUnit<unknown>): Promise<Outcome> {
-    const point = await trx.savepoint(SAVEPOINT).execute()
     let outcome: Outcome
-    try {
-      outcome = { ok: true, value: await unit(point) }
-    } catch (error) {
-      await point.rollbackToSavepoint(SAVEPOINT).execute()
-      outcome = { ok: false, error }
+    for (let attempt = 1; ; attempt++) {
+      const point = await trx.savepoint(SAVEPOINT).execute()
+      try {
+        outcome = { ok: true, value: await unit(point) }
+      } catch (error) {
+        await point.rollbackToSavepoint(SAVEPOINT).execute()
+        outcome = { ok: false, error }
+      }
+      await point.releaseSavepoint(SAVEPOINT).execute()
+      if (outcome.ok || attempt >= UNIT_ATTEMPTS || !isRetryableWriteFailure(outcome.error)) return outcome
     }
-    await point.releaseSavepoint(SAVEPOINT).execute()
-    return outcome
   }
 
   return {

@@ -5,6 +5,7 @@ import pg from 'pg'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import type { DB } from './schema.js'
 import { kyselySqlite, openSqliteConnection } from './sqlite.js'
+import { immediateTransactions } from './transactions.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -134,7 +135,10 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   sqlite.exec('pragma journal_mode = WAL')
   // FULL: a commit is on disk before we answer, so an acknowledged inquiry survives even a power cut.
   sqlite.exec('pragma synchronous = FULL')
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: kyselySqlite(sqlite) }) })
+  // Write transactions take the write lock first (BEGIN IMMEDIATE): see transactions.ts.
+  const db = new Kysely<DB>({
+    dialect: immediateTransactions(new SqliteDialect({ database: kyselySqlite(sqlite) })),
+  })
   // One connection, one writer: one batch at a time.
   const commits = createCommitQueue(db, { maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX })
   return {

@@ -1,6 +1,7 @@
 import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow } from '../db/schema.js'
+import { lockedForWrite } from '../db/transactions.js'
 
 /** Expert queries. Every one takes the organization: a query without the tenant filter cannot be written. */
 
@@ -15,6 +16,22 @@ export async function findExpert(
     .where('org_id', '=', orgId)
     .where('username', '=', username)
     .executeTakeFirst()
+}
+
+/**
+ * The expert, its row locked until the write transaction ends: writers of one expert's profile wait
+ * for each other, so what one reads (a name in a set, a list's length, the fields it merges) is what
+ * the one before it committed (db/transactions.ts).
+ */
+export async function findExpertForWrite(
+  trx: Queryable,
+  orgId: number,
+  username: string,
+): Promise<ExpertRow | undefined> {
+  return lockedForWrite(
+    trx,
+    trx.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('username', '=', username),
+  ).executeTakeFirst()
 }
 
 export async function findExpertByEmail(
@@ -91,13 +108,24 @@ export async function findExpertIds(
 }
 
 /** The organization's experts whose id is among `ids`. */
-export async function findExpertsById(
-  db: Queryable,
+/** The experts an import updates, their rows locked in id order until it commits (as `findExpertForWrite`). */
+export async function findExpertsForWrite(
+  trx: Queryable,
   orgId: number,
   ids: readonly number[],
 ): Promise<ExpertRow[]> {
-  return inChunks(ids, (chunk) =>
-    db.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('id', 'in', chunk).execute(),
+  return inChunks(
+    [...ids].sort((a, b) => a - b),
+    (chunk) =>
+      lockedForWrite(
+        trx,
+        trx
+          .selectFrom('experts')
+          .selectAll()
+          .where('org_id', '=', orgId)
+          .where('id', 'in', chunk)
+          .orderBy('id'),
+      ).execute(),
   )
 }
 

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/database.js'
+import { isWriteConflict } from '../db/transactions.js'
 import { InvalidFields } from '../validation/errors.js'
 import { ApiError, type ErrorCode, validationError } from './errors.js'
 
@@ -53,6 +54,11 @@ export function toApiError(error: FastifyError | Error, bodyLimit?: number): Api
     FRAMEWORK_CODES[fastifyError.code] ??
     STATUS_CODES[fastifyError.statusCode ?? 0]
   if (known) return new ApiError(known[0], known[1])
+  if (isWriteConflict(error)) {
+    return new ApiError('unavailable', 'The database is busy with other writes; retry shortly.', {
+      headers: { 'retry-after': '5' },
+    })
+  }
   if (isDatabaseUnavailable(error)) {
     return new ApiError('unavailable', 'The service cannot reach its database right now; retry shortly.', {
       headers: { 'retry-after': '5' },

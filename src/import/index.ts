@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
 import { findOrganization } from '../organizations/repository.js'
 import { parseImportText } from './format.js'
 import { validateRecords } from './validate.js'
@@ -37,9 +38,8 @@ export async function importContent(
     (plan.organization ? 1 : 0) + plan.experts.length + plan.spotlights.length + plan.questions.length
   let done = 0
   options.onProgress?.({ total, done })
-  return db
-    .transaction()
-    .execute((trx) =>
-      writePlan(trx, orgId, plan, options.now, () => options.onProgress?.({ total, done: ++done })),
-    )
+  return writeTransaction(db, (trx) => {
+    done = 0
+    return writePlan(trx, orgId, plan, options.now, () => options.onProgress?.({ total, done: ++done }))
+  })
 }

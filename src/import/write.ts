@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely'
 import { findContentByKey } from '../content/repository.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import { createAccount, type NewAccount, updateAccount } from '../experts/account.js'
-import { findExpertIds, findExpertsByEmail, findExpertsById } from '../experts/repository.js'
+import { findExpertIds, findExpertsByEmail, findExpertsForWrite } from '../experts/repository.js'
 import { profileChanged } from '../profiles/changes.js'
 import { setOrganizationProfile } from '../profiles/organization.js'
 import { type ItemWrite, replaceAnswers, saveItem } from '../profiles/publishing.js'
@@ -121,7 +121,7 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
   if (issues.length > 0) throw new ImportRejected(issues)
 
   const rows = new Map<number, ExpertRow>()
-  for (const row of await findExpertsById(trx, orgId, [...targets.values()])) rows.set(row.id, row)
+  for (const row of await findExpertsForWrite(trx, orgId, [...targets.values()])) rows.set(row.id, row)
   return { targets, references, rows, linkedKeys: new Set(byKey.keys()) }
 }
 

@@ -3,9 +3,10 @@ import { contentChanged } from '../content/changes.js'
 import { listItemsOfExpert } from '../content/repository.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
 import { deleteDocument } from '../documents/repository.js'
 import { createAccount, emailConflict, updateAccount } from '../experts/account.js'
-import { deleteExpertRow, findExpert, findExpertByEmail } from '../experts/repository.js'
+import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from '../experts/repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from '../experts/schemas.js'
 import { notFound } from '../http/errors.js'
 import { refreshSpotlightSearch, removeExpertSearch } from '../search/maintenance.js'
@@ -36,7 +37,7 @@ export async function createExpert(
   now: number,
 ): Promise<string> {
   return asEmailConflict(db, orgId, input.email, () =>
-    db.transaction().execute(async (trx) => {
+    writeTransaction(db, async (trx) => {
       const created = await createAccount(trx, orgId, input, now)
       await profileChanged(trx, orgId, created.id, now)
       return created.username
@@ -53,8 +54,8 @@ export async function updateExpert(
   now: number,
 ): Promise<boolean> {
   return asEmailConflict(db, orgId, input.email, () =>
-    db.transaction().execute(async (trx) => {
-      const expert = await findExpert(trx, orgId, username)
+    writeTransaction(db, async (trx) => {
+      const expert = await findExpertForWrite(trx, orgId, username)
       if (!expert) throw notFound(`Expert ${username}`)
       const changed = await updateAccount(trx, orgId, expert, input)
       if (changed) await profileChanged(trx, orgId, expert.id, now, { account: true })
@@ -73,8 +74,8 @@ export async function deleteExpert(
   username: string,
   now: number,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const expert = await findExpert(trx, orgId, username)
+  await writeTransaction(db, async (trx) => {
+    const expert = await findExpertForWrite(trx, orgId, username)
     if (!expert) throw notFound(`Expert ${username}`)
     const items = await listItemsOfExpert(trx, expert.id)
     await removeExpertSearch(trx, orgId, expert.id)

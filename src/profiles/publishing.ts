@@ -6,8 +6,7 @@ import {
   deleteAnswers,
   deleteContent,
   ensureTags,
-  findQuestion,
-  findSpotlight,
+  findContentForWrite,
   insertAnswer,
   insertContent,
   listAnswerRows,
@@ -28,6 +27,7 @@ import type {
 } from '../content/schemas.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
 import { deleteDocument } from '../documents/repository.js'
 import { findExpertIds } from '../experts/repository.js'
 import { notFound, validationError } from '../http/errors.js'
@@ -186,8 +186,9 @@ async function expertIdsOf(db: Queryable, orgId: number, usernames: readonly str
   return usernames.map((username) => ids.get(username) as number)
 }
 
-async function findItem(db: Queryable, orgId: number, table: ContentTable, id: number) {
-  const row = table === 'spotlights' ? await findSpotlight(db, orgId, id) : await findQuestion(db, orgId, id)
+/** The post or question a write changes, locked until the write commits; a 404 when there is none. */
+async function findItem(trx: Queryable, orgId: number, table: ContentTable, id: number) {
+  const row = await findContentForWrite(trx, orgId, table, id)
   if (!row) throw notFound(`${table === 'spotlights' ? 'Post' : 'Question'} ${id}`)
   return row as unknown as Record<string, unknown>
 }
@@ -207,7 +208,7 @@ export async function createItem(
   input: PostCreateInput | QuestionCreateInput,
   now: number,
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const fields = await fieldsOf(trx, orgId, input)
     return (await saveItem(trx, orgId, table, undefined, fields, now)).id
   })
@@ -222,7 +223,7 @@ export async function updateItem(
   input: PostUpdateInput | QuestionUpdateInput,
   now: number,
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const existing = await findItem(trx, orgId, table, id)
     const fields = await fieldsOf(trx, orgId, input)
     return (await saveItem(trx, orgId, table, existing, fields, now)).changed
@@ -237,7 +238,7 @@ export async function deleteItem(
   id: number,
   now: number,
 ) {
-  await db.transaction().execute(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, table, id)
     const experts =
       table === 'spotlights'
@@ -308,7 +309,7 @@ export async function addAnswer(
   input: AnswerCreateInput,
   now: number,
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, 'questions', questionId)
     const [expertId] = await expertIdsOf(trx, orgId, [input.username], 'username')
     const stored = await listAnswerRows(trx, questionId)
@@ -340,7 +341,7 @@ export async function changeAnswer(
   input: AnswerUpdateInput,
   now: number,
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)
     const changes: Partial<AnswerRow> = {}
     if (input.username !== undefined) {
@@ -372,7 +373,7 @@ export async function removeAnswer(
   answerId: number,
   now: number,
 ) {
-  await db.transaction().execute(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)
     await deleteAnswers(trx, questionId, [answerId])
     await itemChanged(trx, orgId, 'questions', questionId, [row.expert_id], now)

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { Created, Deleted, Updated } from '../content/schemas.js'
+import { writeTransaction } from '../db/transactions.js'
 import {
   CorporationParams,
   ExpertCreate,
@@ -218,9 +219,9 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
     },
     async (request) => {
       const orgId = request.params.corporation
-      const updated = await db
-        .transaction()
-        .execute((trx) => setOrganizationProfile(trx, orgId, request.body, context.now()))
+      const updated = await writeTransaction(db, (trx) =>
+        setOrganizationProfile(trx, orgId, request.body, context.now()),
+      )
       return ok({ id: orgId, updated })
     },
   )

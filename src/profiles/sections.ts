@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely'
 import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import type { DB, ExpertRow } from '../db/schema.js'
-import { findExpert } from '../experts/repository.js'
+import { writeTransaction } from '../db/transactions.js'
+import { findExpert, findExpertForWrite } from '../experts/repository.js'
 import { ApiError, notFound, validationError } from '../http/errors.js'
 import { sanitizeHtml } from '../validation/html.js'
 import { profileChanged } from './changes.js'
@@ -73,6 +74,13 @@ async function expertOf(db: Queryable, orgId: number, username: string): Promise
   return expert
 }
 
+/** The expert whose section a write changes, locked until the write commits (db/transactions.ts). */
+async function expertForWrite(trx: Queryable, orgId: number, username: string): Promise<ExpertRow> {
+  const expert = await findExpertForWrite(trx, orgId, username)
+  if (!expert) throw notFound(`Expert ${username}`)
+  return expert
+}
+
 function elementNotFound(section: string, id: number): ApiError {
   return notFound(`Element ${id} of section ${section}`)
 }
@@ -133,8 +141,8 @@ export async function addElement(
   input: Element,
   now: number,
 ): Promise<{ id: number; updated: boolean }> {
-  return db.transaction().execute(async (trx) => {
-    const expert = await expertOf(trx, orgId, username)
+  return writeTransaction(db, async (trx) => {
+    const expert = await expertForWrite(trx, orgId, username)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
     const given = fieldsGiven(section, input)
     if (SINGLE_SECTIONS.has(section)) {
@@ -196,8 +204,8 @@ export async function updateElement(
   input: Element,
   now: number,
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const expert = await expertOf(trx, orgId, username)
+  return writeTransaction(db, async (trx) => {
+    const expert = await expertForWrite(trx, orgId, username)
     const item = (await listSectionItems(trx, orgId, expert.id, [section])).find((i) => i.id === id)
     if (!item) throw elementNotFound(section, id)
     const merged = { ...elementOf(section, item), ...fieldsGiven(section, input) }
@@ -219,8 +227,8 @@ export async function deleteElement(
   id: number | undefined,
   now: number,
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const expert = await expertOf(trx, orgId, username)
+  return writeTransaction(db, async (trx) => {
+    const expert = await expertForWrite(trx, orgId, username)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
     const item = id === undefined ? items[0] : items.find((i) => i.id === id)
     if (!item)
