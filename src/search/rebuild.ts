@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
 import { bumpExpertSearchVersion } from './index-repository.js'
 import { rebuildSearchIndex } from './maintenance.js'
 
@@ -70,7 +71,7 @@ async function rebuildOrganizations(
 ): Promise<number[]> {
   const rebuilt: number[] = []
   for (const orgId of orgIds) {
-    const done = await db.transaction().execute(async (trx) => {
+    const done = await writeTransaction(db, async (trx) => {
       await bumpExpertSearchVersion(trx, orgId)
       if (onlyMissing && (await organizationsMissingRows(trx, orgId)).length === 0) return false
       await rebuildSearchIndex(trx, orgId)
