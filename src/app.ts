@@ -15,6 +15,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { securityHeaders } from './http/security-headers.js'
+import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { publishingRoutes } from './profiles/publishing-routes.js'
@@ -72,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors,
     return503OnClosing: false,
     exposeHeadRoutes: true,
+    routerOptions: { querystringParser: parseQuery },
     ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
