@@ -56,15 +56,20 @@ export function claimedClientId(request: FastifyRequest): string {
   return typeof body?.client_id === 'string' ? body.client_id.slice(0, 128) : ''
 }
 
+/** RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted". */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== ''
+}
+
 function credentialsOf(request: FastifyRequest): Credentials {
   const body = (request.body ?? {}) as Record<string, unknown>
   const basic = basicCredentials(request)
-  const inBody = body.client_id !== undefined || body.client_secret !== undefined
+  const inBody = given(body.client_id) || given(body.client_secret)
   if (basic && inBody)
     throw invalidRequest('Send the client credentials either in the body or as HTTP Basic, not both.')
   if (basic) return basic
   const missing = ['client_id', 'client_secret'].filter(
-    (key) => typeof body[key] !== 'string' || body[key] === '',
+    (key) => typeof body[key] !== 'string' || !given(body[key]),
   )
   if (missing.length > 0) throw invalidRequest(`Missing parameter: ${missing.join(', ')}.`)
   return { clientId: body.client_id as string, clientSecret: body.client_secret as string, viaBasic: false }
