@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import type { ClientRow } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { findClient } from './clients.js'
+import { addressKey } from './failure-limit.js'
 import { DECOY_SECRET_HASH, verifySecret } from './secrets.js'
 
 /** Client authentication for the OAuth endpoints (RFC 6749 §2.3.1): body parameters or HTTP Basic. */
@@ -75,9 +76,20 @@ function credentialsOf(request: FastifyRequest): Credentials {
   return { clientId: body.client_id as string, clientSecret: body.client_secret as string, viaBasic: false }
 }
 
+/** The 429 of an address that used up its failed authentications (failure-limit.ts). */
+function tooManyFailures(waitMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+  return new ApiError(
+    'rate_limited',
+    `Too many failed client authentications from this address: retry in ${seconds} seconds.`,
+    { headers: { 'retry-after': String(seconds) } },
+  )
+}
+
 /**
  * The authenticated, unrevoked client of the request, or a 401 `invalid_client` that is the same for an
- * unknown client, a wrong secret, a revoked client and a locked-out (client id, IP) pair.
+ * unknown client, a wrong secret, a revoked client and a locked-out (client id, IP) pair. Before any
+ * secret is checked, the address must have failed fewer than the configured times this minute (429).
  */
 export async function authenticateClient(context: AppContext, request: FastifyRequest): Promise<ClientRow> {
   const credentials = credentialsOf(request)
@@ -88,13 +100,24 @@ export async function authenticateClient(context: AppContext, request: FastifyRe
   )
   const lockKey = `${credentials.clientId}|${request.ip}`
   if (await context.lockout.isLocked(lockKey)) throw failure
-  const client = await findClient(context.db, credentials.clientId)
-  // An unknown client costs the same scrypt as a known one, so timing does not tell them apart.
-  const valid = await verifySecret(credentials.clientSecret, client?.secret_hash ?? DECOY_SECRET_HASH)
+  const address = addressKey(request.ip)
+  const wait = await context.authFailures.take(address)
+  if (wait !== undefined) throw tooManyFailures(wait)
+  let client: ClientRow | undefined
+  let valid: boolean
+  try {
+    client = await findClient(context.db, credentials.clientId)
+    // An unknown client costs the same scrypt as a known one, so timing does not tell them apart.
+    valid = await verifySecret(credentials.clientSecret, client?.secret_hash ?? DECOY_SECRET_HASH)
+  } catch (error) {
+    await context.authFailures.release(address)
+    throw error
+  }
   if (!client || !valid || client.revoked_at !== null) {
     await context.lockout.recordFailure(lockKey)
     throw failure
   }
+  await context.authFailures.release(address)
   await context.lockout.reset(lockKey)
   return client
 }
