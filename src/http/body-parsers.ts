@@ -40,10 +40,9 @@ function parseForm(text: string): Record<string | symbol, unknown> {
 }
 
 /** The body as text, or the 400 that bytes which are not UTF-8 get (the contract's bodies are UTF-8). */
-function textOf(bytes: Buffer, json: boolean): string {
+function textOf(bytes: Buffer): string {
   const text = decodeUtf8(bytes)
   if (text !== undefined) return text
-  if (json) throw new ApiError('invalid_json', 'The request body is not valid JSON: it is not UTF-8 text.')
   throw validationError([{ field: 'body', message: 'must be UTF-8 text' }])
 }
 
@@ -56,7 +55,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJson(textOf(body as Buffer, true)))
+      done(null, parseJson(textOf(body as Buffer)))
     } catch (error) {
       done(error as Error, undefined)
     }
@@ -66,7 +65,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     { parseAs: 'buffer' },
     (_request, body, done) => {
       try {
-        done(null, parseForm(textOf(body as Buffer, false)))
+        done(null, parseForm(textOf(body as Buffer)))
       } catch (error) {
         done(error as Error, undefined)
       }

@@ -50,12 +50,13 @@ export function Email(description: string) {
 
 /**
  * An http(s) URL: the one rule of every URL field (profile sections, posts, the inquiry `website`):
- * lower-case scheme, and an RFC 3986 URI, so no spaces, quotes or angle brackets.
+ * an RFC 3986 URI (so no spaces, quotes or angle brackets) with a lower-case scheme and a host, and no
+ * user name before it (`https://trusted.example@evil.example`).
  */
 export function Url(description: string) {
   return Type.String({
     format: 'uri',
-    pattern: '^https?://',
+    pattern: '^https?://[^/?#@]+(?:[/?#]|$)',
     maxLength: 2048,
     description: `${description}: an http(s) URL`,
     'x-message': 'must be an http(s) URL',
