@@ -35,7 +35,11 @@ const senderFields = {
     }),
   ),
   // The rule of every other URL field; "" is an empty website field of a form.
-  website: Type.Optional(Type.Union([Url('Sender website'), Type.Literal('')])),
+  website: Type.Optional(
+    Type.Union([Url('Sender website'), Type.Literal('')], {
+      description: 'Sender website: an http(s) URL ("" for none)',
+    }),
+  ),
   organization: Type.Optional(Text({ max: 255, description: 'Sender company' })),
   message: Text({ min: 1, max: 5000, multiline: true, description: 'Sender message (line breaks allowed)' }),
   location_city: Type.Optional(Text({ max: 255, description: 'Sender city' })),
