@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { buildApp } from '../src/app.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
-import { addressKey } from '../src/auth/failure-limit.js'
+import { addressKey, CHECKS_PER_ADDRESS } from '../src/auth/failure-limit.js'
 import { loadConfig } from '../src/config.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js'
@@ -95,6 +95,30 @@ describeEachDialect(
       for (let i = 0; i < MAX; i++)
         assert.equal((await tokenRequest(ctx.app, randomClientId(), 'guess', address)).statusCode, 401)
       assert.equal((await tokenRequest(ctx.app, randomClientId(), 'guess', address)).statusCode, 429)
+    })
+
+    test('concurrent failures cannot overshoot by more than the checks already running', async () => {
+      const address = '198.51.100.6'
+      const responses = await Promise.all(
+        Array.from({ length: MAX * 4 }, () => tokenRequest(ctx.app, randomClientId(), 'guess', address)),
+      )
+      const statuses = responses.map((response) => response.statusCode)
+      const failed = statuses.filter((status) => status === 401).length
+      assert.ok(failed >= MAX && failed <= MAX + CHECKS_PER_ADDRESS - 1, statuses.join(' '))
+      assert.equal(statuses.filter((status) => status === 429).length, statuses.length - failed)
+    })
+
+    test('a burst of good requests from one address is served in full', async () => {
+      const address = '198.51.100.7'
+      const responses = await Promise.all(
+        Array.from({ length: MAX * 4 }, () =>
+          tokenRequest(ctx.app, client.client_id, client.client_secret, address),
+        ),
+      )
+      assert.deepEqual(
+        responses.map((response) => response.statusCode),
+        responses.map(() => 200),
+      )
     })
 
     test('the next minute the address may try again', async () => {

@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context.js'
 import type { ClientRow } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { findClient } from './clients.js'
-import { addressKey } from './failure-limit.js'
+import { addressGate, addressKey } from './failure-limit.js'
 import { DECOY_SECRET_HASH, verifySecret } from './secrets.js'
 
 /** Client authentication for the OAuth endpoints (RFC 6749 §2.3.1): body parameters or HTTP Basic. */
@@ -15,6 +15,9 @@ interface Credentials {
 }
 
 const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="expertdir"' }
+/** Secret checks per address running at once in this process (failure-limit.ts). */
+const checks = addressGate()
+
 const INVALID_CLIENT = 'Client authentication failed: unknown client, wrong secret or revoked client.'
 
 export function invalidRequest(message: string): ApiError {
@@ -89,7 +92,8 @@ function tooManyFailures(waitMs: number): ApiError {
 /**
  * The authenticated, unrevoked client of the request, or a 401 `invalid_client` that is the same for an
  * unknown client, a wrong secret, a revoked client and a locked-out (client id, IP) pair. Before any
- * secret is checked, the address must have failed fewer than the configured times this minute (429).
+ * secret is checked, the address must have failed fewer than the configured times this minute (429);
+ * at most a few checks of one address run at once, the others wait their turn.
  */
 export async function authenticateClient(context: AppContext, request: FastifyRequest): Promise<ClientRow> {
   const credentials = credentialsOf(request)
@@ -101,23 +105,29 @@ export async function authenticateClient(context: AppContext, request: FastifyRe
   const lockKey = `${credentials.clientId}|${request.ip}`
   if (await context.lockout.isLocked(lockKey)) throw failure
   const address = addressKey(request.ip)
-  const wait = await context.authFailures.take(address)
-  if (wait !== undefined) throw tooManyFailures(wait)
-  let client: ClientRow | undefined
-  let valid: boolean
+  const leave = await checks.enter(address)
+  if (!leave)
+    throw new ApiError(
+      'rate_limited',
+      'Too many client authentications from this address at once: retry in 1 second.',
+      {
+        headers: { 'retry-after': '1' },
+      },
+    )
   try {
-    client = await findClient(context.db, credentials.clientId)
+    const wait = await context.authFailures.blocked(address)
+    if (wait !== undefined) throw tooManyFailures(wait)
+    const client = await findClient(context.db, credentials.clientId)
     // An unknown client costs the same scrypt as a known one, so timing does not tell them apart.
-    valid = await verifySecret(credentials.clientSecret, client?.secret_hash ?? DECOY_SECRET_HASH)
-  } catch (error) {
-    await context.authFailures.release(address)
-    throw error
+    const valid = await verifySecret(credentials.clientSecret, client?.secret_hash ?? DECOY_SECRET_HASH)
+    if (!client || !valid || client.revoked_at !== null) {
+      await context.authFailures.recordFailure(address)
+      await context.lockout.recordFailure(lockKey)
+      throw failure
+    }
+    await context.lockout.reset(lockKey)
+    return client
+  } finally {
+    leave()
   }
-  if (!client || !valid || client.revoked_at !== null) {
-    await context.lockout.recordFailure(lockKey)
-    throw failure
-  }
-  await context.authFailures.release(address)
-  await context.lockout.reset(lockKey)
-  return client
 }

@@ -8,25 +8,21 @@ export const FAILURE_WINDOW_MS = 60_000
 /**
  * Failed client authentications per address and minute, whatever client id they name. Each check of a
  * secret costs a full scrypt (an unknown client id too, so that timing does not tell it apart), so the
- * lock-out per (client id, address) alone bounds nothing against random client ids; this does.
- *
- * An attempt takes a slot before its secret is checked and gives it back when the secret was right:
- * concurrent attempts cannot overshoot the limit, and successful authentications never count. So an
- * address makes the server run at most `max` failing scrypt checks per window.
+ * lock-out per (client id, address) alone bounds nothing against random client ids; this does. Only
+ * failures count: an address's successful authentications are never refused because of each other.
  */
 export interface FailureLimit {
-  /** Takes a slot for one attempt from `address`: undefined when taken, else milliseconds until one frees. */
-  take(address: string): Promise<number | undefined>
-  /** Gives back the slot of an attempt that did not fail (right secret, or an error of ours). */
-  release(address: string): Promise<void>
+  /** Milliseconds until `address` may try again when it used up its failures, else undefined. */
+  blocked(address: string): Promise<number | undefined>
+  recordFailure(address: string): Promise<void>
 }
 
 /** No limit (`EXPERTDIR_RATE_LIMIT_TOKEN_FAILURES=0`). */
 export const noFailureLimit: FailureLimit = {
-  async take() {
+  async blocked() {
     return undefined
   },
-  async release() {},
+  async recordFailure() {},
 }
 
 /** In-process counts (one server process), in fixed one-minute windows. Bounded: the oldest go first. */
@@ -39,16 +35,14 @@ export function memoryFailureLimit(max: number, now: () => number, maxEntries = 
     return undefined
   }
   return {
-    async take(address) {
+    async blocked(address) {
+      const window = live(address)
+      return window && window.count >= max ? window.resetAt - now() : undefined
+    },
+    async recordFailure(address) {
       const window = live(address) ?? { count: 0, resetAt: now() + FAILURE_WINDOW_MS }
-      if (window.count >= max) return window.resetAt - now()
       window.count += 1
       windows.set(address, window)
-      return undefined
-    },
-    async release(address) {
-      const window = live(address)
-      if (window && window.count > 0) window.count -= 1
     },
   }
 }
@@ -66,29 +60,67 @@ export function redisFailureLimit(
   if (max === 0) return noFailureLimit
   const keyOf = (address: string) => `${prefix}auth-failures:${address}`
   return {
-    async take(address) {
-      const key = keyOf(address)
+    async blocked(address) {
       try {
-        const results = await redis
-          .multi()
-          .set(key, 0, 'PX', FAILURE_WINDOW_MS, 'NX')
-          .incr(key)
-          .pttl(key)
-          .exec()
-        const count = Number(results?.[1]?.[1])
-        const ttl = Number(results?.[2]?.[1])
-        if (!(count > max)) return undefined
+        const results = await redis.multi().get(keyOf(address)).pttl(keyOf(address)).exec()
+        const count = Number(results?.[0]?.[1] ?? 0)
+        const ttl = Number(results?.[1]?.[1])
+        if (count < max) return undefined
         return ttl > 0 ? ttl : FAILURE_WINDOW_MS
       } catch (error) {
         onError(error)
         return undefined
       }
     },
-    async release(address) {
-      await redis.decr(keyOf(address)).catch(onError)
+    async recordFailure(address) {
+      const key = keyOf(address)
+      await redis.multi().set(key, 0, 'PX', FAILURE_WINDOW_MS, 'NX').incr(key).exec().catch(onError)
     },
   }
 }
+
+/** Secret checks one address may have running at once in one process (libuv's default thread pool). */
+export const CHECKS_PER_ADDRESS = 4
+/** Requests of one address that may wait for a check; more are refused at once. */
+export const WAITING_PER_ADDRESS = 64
+
+/**
+ * Lets at most `perAddress` secret checks of one address run at once in this process; the others wait
+ * their turn (and look at the failure count again when they get it). So concurrent requests cannot
+ * overshoot the failure limit by more than the checks already running, and a burst of good requests
+ * from one address is served in turn rather than refused.
+ */
+export function addressGate(perAddress = CHECKS_PER_ADDRESS, maxWaiting = WAITING_PER_ADDRESS) {
+  const gates = new Map<string, { running: number; waiting: (() => void)[] }>()
+  const leave = (address: string) => {
+    const gate = gates.get(address)
+    if (!gate) return
+    const next = gate.waiting.shift()
+    if (next) next()
+    else if (--gate.running === 0) gates.delete(address)
+  }
+  return {
+    /** Resolves with the function that lets the next one in; undefined when too many already wait. */
+    async enter(address: string): Promise<(() => void) | undefined> {
+      const gate = gates.get(address) ?? { running: 0, waiting: [] }
+      gates.set(address, gate)
+      if (gate.running < perAddress) {
+        gate.running += 1
+      } else {
+        if (gate.waiting.length >= maxWaiting) return undefined
+        await new Promise<void>((resolve) => gate.waiting.push(resolve))
+      }
+      let left = false
+      return () => {
+        if (left) return
+        left = true
+        leave(address)
+      }
+    },
+  }
+}
+
+export type AddressGate = ReturnType<typeof addressGate>
 
 /**
  * The address a limit counts under: an IPv4 address as it is (also when IPv4-mapped), an IPv6 address
