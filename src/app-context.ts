@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { PrincipalResolver } from './auth/bearer.js'
+import type { FailureLimit } from './auth/failure-limit.js'
 import type { Lockout } from './auth/lockout.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
@@ -15,4 +16,6 @@ export interface AppContext {
   readonly principals: PrincipalResolver
   /** Consecutive bad client secrets per (client id, IP). */
   readonly lockout: Lockout
+  /** Failed client authentications per address and minute, whatever the client id. */
+  readonly authFailures: FailureLimit
 }

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 
 import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databasePrincipals, requireBearer } from './auth/bearer.js'
+import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
@@ -15,6 +16,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { securityHeaders } from './http/security-headers.js'
+import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { publishingRoutes } from './profiles/publishing-routes.js'
@@ -72,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors,
     return503OnClosing: false,
     exposeHeadRoutes: true,
+    routerOptions: { querystringParser: parseQuery },
     ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
@@ -89,6 +92,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           app.log.warn({ err: error }, 'lock-out store error'),
         )
       : memoryLockout(now),
+    authFailures: redis
+      ? redisFailureLimit(redis, config.rateLimitTokenFailures, config.redisPrefix, (error) =>
+          app.log.warn({ err: error }, 'failure limit store error'),
+        )
+      : memoryFailureLimit(config.rateLimitTokenFailures, now),
   }
 
   registerConventions(app, securityHeaders())

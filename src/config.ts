@@ -32,6 +32,11 @@ export const ConfigSchema = Type.Object({
   bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** Token requests per minute per client id and IP; 0 turns the limit off. */
   rateLimitToken: Type.Integer({ minimum: 0, default: 60 }),
+  /**
+   * Failed client authentications per minute per address (IPv6: per /64), whatever the client id:
+   * each costs one scrypt check, so this bounds the CPU an address can spend; 0 turns the limit off.
+   */
+  rateLimitTokenFailures: Type.Integer({ minimum: 0, default: 20 }),
   /** API requests per minute per access token; 0 turns the limit off. */
   rateLimitApi: Type.Integer({ minimum: 0, default: 1200 }),
   /** Redis for limits and lock-outs shared by several server processes; unset: in-process. */
@@ -87,6 +92,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   commitBatchMax: 'EXPERTDIR_COMMIT_BATCH_MAX',
   bodyLimit: 'EXPERTDIR_BODY_LIMIT',
   rateLimitToken: 'EXPERTDIR_RATE_LIMIT_TOKEN',
+  rateLimitTokenFailures: 'EXPERTDIR_RATE_LIMIT_TOKEN_FAILURES',
   rateLimitApi: 'EXPERTDIR_RATE_LIMIT_API',
   redisUrl: 'EXPERTDIR_REDIS_URL',
   redisPrefix: 'EXPERTDIR_REDIS_PREFIX',

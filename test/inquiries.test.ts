@@ -346,9 +346,8 @@ describeEachDialect('inquiries', (ctx) => {
   test('accepts http and https websites', async () => {
     for (const website of [
       'http://example.org',
-      'HTTPS://Example.org:8443/a/b?c=d#e',
+      'https://Example.org:8443/a/b?c=d#e',
       'https://[2001:db8::1]/',
-      'https://bücher.example/',
     ]) {
       const response = await post(ctx, 'donor', inquiryBody('donor', username, { website }))
       assert.equal(response.statusCode, 200, `${website}: ${response.body}`)
@@ -356,7 +355,7 @@ describeEachDialect('inquiries', (ctx) => {
     }
   })
 
-  test('rejects websites that are not http(s) URLs', async () => {
+  test('rejects websites that are not http(s) URLs, by the rule of every other URL field', async () => {
     for (const website of [
       'example.org',
       'ftp://example.org',
@@ -364,14 +363,14 @@ describeEachDialect('inquiries', (ctx) => {
       'https://',
       'https://exa mple.org',
       'https://user@example.org',
+      'HTTPS://example.org',
+      'https://bücher.example/',
+      'https://example.org/"onmouseover="x',
+      'https://example.org/<script>',
     ]) {
       const response = await post(ctx, 'donor', inquiryBody('donor', username, { website }))
       assert.equal(response.statusCode, 400, website)
-      assert.equal(
-        detailFor(response, 'website')?.message,
-        'must be an http:// or https:// URL, such as https://example.org',
-        website,
-      )
+      assert.equal(detailFor(response, 'website')?.message, 'must be an http(s) URL', website)
     }
   })
 

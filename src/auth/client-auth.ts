@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import type { ClientRow } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { findClient } from './clients.js'
+import { addressGate, addressKey } from './failure-limit.js'
 import { DECOY_SECRET_HASH, verifySecret } from './secrets.js'
 
 /** Client authentication for the OAuth endpoints (RFC 6749 §2.3.1): body parameters or HTTP Basic. */
@@ -14,6 +15,9 @@ interface Credentials {
 }
 
 const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="expertdir"' }
+/** Secret checks per address running at once in this process (failure-limit.ts). */
+const checks = addressGate()
+
 const INVALID_CLIENT = 'Client authentication failed: unknown client, wrong secret or revoked client.'
 
 export function invalidRequest(message: string): ApiError {
@@ -56,23 +60,40 @@ export function claimedClientId(request: FastifyRequest): string {
   return typeof body?.client_id === 'string' ? body.client_id.slice(0, 128) : ''
 }
 
+/** RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted". */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== ''
+}
+
 function credentialsOf(request: FastifyRequest): Credentials {
   const body = (request.body ?? {}) as Record<string, unknown>
   const basic = basicCredentials(request)
-  const inBody = body.client_id !== undefined || body.client_secret !== undefined
+  const inBody = given(body.client_id) || given(body.client_secret)
   if (basic && inBody)
     throw invalidRequest('Send the client credentials either in the body or as HTTP Basic, not both.')
   if (basic) return basic
   const missing = ['client_id', 'client_secret'].filter(
-    (key) => typeof body[key] !== 'string' || body[key] === '',
+    (key) => typeof body[key] !== 'string' || !given(body[key]),
   )
   if (missing.length > 0) throw invalidRequest(`Missing parameter: ${missing.join(', ')}.`)
   return { clientId: body.client_id as string, clientSecret: body.client_secret as string, viaBasic: false }
 }
 
+/** The 429 of an address that used up its failed authentications (failure-limit.ts). */
+function tooManyFailures(waitMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+  return new ApiError(
+    'rate_limited',
+    `Too many failed client authentications from this address: retry in ${seconds} seconds.`,
+    { headers: { 'retry-after': String(seconds) } },
+  )
+}
+
 /**
  * The authenticated, unrevoked client of the request, or a 401 `invalid_client` that is the same for an
- * unknown client, a wrong secret, a revoked client and a locked-out (client id, IP) pair.
+ * unknown client, a wrong secret, a revoked client and a locked-out (client id, IP) pair. Before any
+ * secret is checked, the address must have failed fewer than the configured times this minute (429);
+ * at most a few checks of one address run at once, the others wait their turn.
  */
 export async function authenticateClient(context: AppContext, request: FastifyRequest): Promise<ClientRow> {
   const credentials = credentialsOf(request)
@@ -83,13 +104,30 @@ export async function authenticateClient(context: AppContext, request: FastifyRe
   )
   const lockKey = `${credentials.clientId}|${request.ip}`
   if (await context.lockout.isLocked(lockKey)) throw failure
-  const client = await findClient(context.db, credentials.clientId)
-  // An unknown client costs the same scrypt as a known one, so timing does not tell them apart.
-  const valid = await verifySecret(credentials.clientSecret, client?.secret_hash ?? DECOY_SECRET_HASH)
-  if (!client || !valid || client.revoked_at !== null) {
-    await context.lockout.recordFailure(lockKey)
-    throw failure
+  const address = addressKey(request.ip)
+  const leave = await checks.enter(address)
+  if (!leave)
+    throw new ApiError(
+      'rate_limited',
+      'Too many client authentications from this address at once: retry in 1 second.',
+      {
+        headers: { 'retry-after': '1' },
+      },
+    )
+  try {
+    const wait = await context.authFailures.blocked(address)
+    if (wait !== undefined) throw tooManyFailures(wait)
+    const client = await findClient(context.db, credentials.clientId)
+    // An unknown client costs the same scrypt as a known one, so timing does not tell them apart.
+    const valid = await verifySecret(credentials.clientSecret, client?.secret_hash ?? DECOY_SECRET_HASH)
+    if (!client || !valid || client.revoked_at !== null) {
+      await context.authFailures.recordFailure(address)
+      await context.lockout.recordFailure(lockKey)
+      throw failure
+    }
+    await context.lockout.reset(lockKey)
+    return client
+  } finally {
+    leave()
   }
-  await context.lockout.reset(lockKey)
-  return client
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Email, Text } from '../validation/text.js'
+import { Email, MULTI_LINE_CHAR, Text, Url } from '../validation/text.js'
 
 /** Field builders for content: each returns the input schema of one field. */
 
@@ -7,13 +7,18 @@ export const ShortText = (description: string, max = 255) => Text({ max, min: 1,
 export const LongText = (description: string, max = 20_000) =>
   Text({ max, min: 1, multiline: true, description })
 
-export function Url(description: string) {
-  return Type.String({
-    format: 'uri',
-    pattern: '^https?://',
-    maxLength: 2048,
-    description: `${description}: an http(s) URL`,
-    'x-message': 'must be an http(s) URL',
+/**
+ * Embeddable markup or its URL: a value that starts with `<` is an embed code (sanitized on write, see
+ * src/validation/html.ts `sanitizeEmbed`); anything else must be an http(s) URL.
+ */
+export function EmbedCode(description: string, max: number) {
+  return Text({
+    max,
+    min: 1,
+    multiline: true,
+    pattern: `^(?:<|https?://)${MULTI_LINE_CHAR}*$`,
+    message: "must be an embed code (the player's <iframe ...>) or an http(s) URL",
+    description,
   })
 }
 
@@ -54,14 +59,14 @@ export function Choice<T extends string | number>(values: readonly T[], descript
   return typeof first === 'number' ? Type.Integer(options) : Type.String(options)
 }
 
-export { Email }
+export { Email, Url }
 
 /** An import key: stable, chosen by whoever writes the file. */
 export const Key = (description: string) =>
   Type.String({
     minLength: 1,
     maxLength: 200,
-    pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+    pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$',
     description,
     'x-message': 'must be a non-empty text of at most 200 characters',
   })

@@ -1,6 +1,19 @@
+import { CONTROLS, characterClass } from '../validation/patterns.js'
+
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
 
-/** The readable text of an HTML fragment: no tags, scripts or styles; entities decoded; spaces collapsed. */
+/** Control characters (C0, DEL, C1): never part of readable text, whether raw or as `&#1;`. */
+const CONTROL_CHARACTERS = new RegExp(characterClass(CONTROLS), 'g')
+
+/** A numeric character reference's code point, or a space for one that is not a Unicode scalar value. */
+function scalar(code: number): string {
+  return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : ' '
+}
+
+/**
+ * The readable text of an HTML fragment: no tags, scripts or styles; entities decoded; control
+ * characters dropped; spaces collapsed.
+ */
 export function plainText(html: string): string {
   return html
     .replace(/<(script|style|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
@@ -11,10 +24,11 @@ export function plainText(html: string): string {
       if (name[0] === '#') {
         const code =
           name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1))
-        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' '
+        return scalar(code)
       }
       return ENTITIES[name.toLowerCase()] ?? entity
     })
+    .replace(CONTROL_CHARACTERS, ' ')
     .replace(/\s+/g, ' ')
     .trim()
 }

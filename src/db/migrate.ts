@@ -9,6 +9,7 @@ import * as inquiryKinds from './migrations/0007_inquiry_kinds.js'
 import * as scopes from './migrations/0008_scopes.js'
 import * as readDocuments from './migrations/0009_read_documents.js'
 import * as searchVersions from './migrations/0011_search_versions.js'
+import * as sanitizeEmbeds from './migrations/0012_sanitize_embeds.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -23,6 +24,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008_scopes': scopes,
   '0009_read_documents': readDocuments,
   '0011_search_versions': searchVersions,
+  '0012_sanitize_embeds': sanitizeEmbeds,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { ApiError, validationError } from './errors.js'
+import { badEncoding, decodePairs, decodeUtf8, FORBIDDEN_KEYS, MALFORMED_QUERY } from './url-encoding.js'
 import { FORM_BODY } from './validation.js'
-
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
 function forbiddenKey(key: string): ApiError {
   return validationError([{ field: key, message: 'is not an allowed field name' }])
@@ -26,8 +25,10 @@ function parseJson(text: string): unknown {
  * only for array-typed fields (`tags=a&tags=b`) and rejects it as ambiguous everywhere else.
  */
 function parseForm(text: string): Record<string | symbol, unknown> {
+  const pairs = decodePairs(text)
+  if (!pairs) throw badEncoding('body')
   const body: Record<string | symbol, unknown> = {}
-  for (const [key, value] of new URLSearchParams(text)) {
+  for (const [key, value] of pairs) {
     if (FORBIDDEN_KEYS.has(key)) throw forbiddenKey(key)
     const previous = body[key]
     if (previous === undefined) body[key] = value
@@ -38,28 +39,42 @@ function parseForm(text: string): Record<string | symbol, unknown> {
   return body
 }
 
+/** The body as text, or the 400 that bytes which are not UTF-8 get (the contract's bodies are UTF-8). */
+function textOf(bytes: Buffer): string {
+  const text = decodeUtf8(bytes)
+  if (text !== undefined) return text
+  throw validationError([{ field: 'body', message: 'must be UTF-8 text' }])
+}
+
 /**
  * The two body encodings of the contract. Anything else is a 415 (Fastify's own check, mapped to
  * the envelope by the error handler); bodies over the limit are a 413 before they are read whole.
+ * Bodies are read as bytes and decoded strictly, so that invalid UTF-8 is a 400 rather than U+FFFD.
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJson(body as string))
+      done(null, parseJson(textOf(body as Buffer)))
     } catch (error) {
       done(error as Error, undefined)
     }
   })
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (_request, body, done) => {
       try {
-        done(null, parseForm(body as string))
+        done(null, parseForm(textOf(body as Buffer)))
       } catch (error) {
         done(error as Error, undefined)
       }
     },
   )
+  // The query string of every route, decoded as strictly as a form body (url-encoding.ts).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const query = request.query as Record<symbol, unknown> | undefined
+    if (query?.[MALFORMED_QUERY]) done(badEncoding('query'))
+    else done()
+  })
 }

@@ -88,19 +88,22 @@ function knowEveryMethod(app: FastifyInstance): void {
  */
 export function methodNotAllowed(app: FastifyInstance) {
   knowEveryMethod(app)
-  const methodsByPath = new Map<string, Set<string>>()
+  // Per path: the methods it has (listed in `Allow`), and those a catch-all route answers (not listed,
+  // but no fallback either: the router holds one handler per method and path).
+  const methodsByPath = new Map<string, { listed: Set<string>; taken: Set<string> }>()
   app.addHook('onRoute', (route) => {
     // Only the API's own paths: the docs UI registers its static files as it likes, and a wildcard
     // route (CORS preflights) names no path.
     if (route.config?.methodFallback || route.url.startsWith('/docs') || route.url.includes('*')) return
-    const methods = methodsByPath.get(route.url) ?? new Set<string>()
-    for (const method of [route.method].flat()) methods.add(method)
-    methodsByPath.set(route.url, methods)
+    const path = methodsByPath.get(route.url) ?? { listed: new Set<string>(), taken: new Set<string>() }
+    for (const method of [route.method].flat()) path[route.config?.catchAll ? 'taken' : 'listed'].add(method)
+    methodsByPath.set(route.url, path)
   })
   return {
     install() {
-      for (const [url, methods] of methodsByPath) {
-        const missing = app.supportedMethods.filter((method) => !methods.has(method))
+      for (const [url, { listed: methods, taken }] of methodsByPath) {
+        if (methods.size === 0) continue
+        const missing = app.supportedMethods.filter((method) => !methods.has(method) && !taken.has(method))
         if (missing.length === 0) continue
         const allow = [...methods].sort().join(', ')
         app.route({

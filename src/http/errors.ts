@@ -74,5 +74,10 @@ declare module 'fastify' {
     oauth?: boolean
     /** A 405 fallback route added for a path's missing methods. */
     methodFallback?: boolean
+    /**
+     * A hidden route that only answers a clearer error (404) for names a parametric segment does not
+     * know: its methods are not methods of the path, so `Allow` does not list them.
+     */
+    catchAll?: boolean
   }
 }

@@ -64,7 +64,9 @@ function createAjv(): Ajv {
 
 const ajv = createAjv()
 
+/** Decimal forms a form value or path segment may give a number in: integers, and fractions for numbers. */
 const DECIMAL = /^(0|-?[1-9][0-9]*)$/
+const DECIMAL_FRACTION = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/
 
 /** The JSON type a value of `schema` has: its own `type`, or the first typed branch of a union. */
 function typeOf(schema: Schema | undefined): string | undefined {
@@ -75,8 +77,19 @@ function typeOf(schema: Schema | undefined): string | undefined {
 }
 
 function coerced(value: string, type: string | undefined, coerce: boolean): unknown {
-  if (coerce && (type === 'integer' || type === 'number') && DECIMAL.test(value)) return Number(value)
+  if (coerce && type === 'integer' && DECIMAL.test(value)) return Number(value)
+  if (coerce && type === 'number' && DECIMAL_FRACTION.test(value)) return Number(value)
   return value.trim()
+}
+
+/**
+ * Sets `out[key]` as an own property even for `__proto__`, which plain assignment would take as the
+ * object's prototype: the key then reaches the schema, which refuses it like any unknown field.
+ */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+  else out[key] = value
 }
 
 /**
@@ -98,11 +111,15 @@ function normalize(
     if (form && type === 'array') {
       const values = (Array.isArray(value) ? value : [value]).filter((item) => item !== '')
       const itemType = typeOf(property?.items as Schema | undefined)
-      out[key] = values.map((item) => (typeof item === 'string' ? coerced(item, itemType, true) : item))
+      put(
+        out,
+        key,
+        values.map((item) => (typeof item === 'string' ? coerced(item, itemType, true) : item)),
+      )
     } else if (form && Array.isArray(value)) {
       repeated.push({ field: key, message: 'is repeated; send each field once' })
-    } else if (typeof value !== 'string') out[key] = value
-    else out[key] = coerced(value, type, coerce)
+    } else if (typeof value !== 'string') put(out, key, value)
+    else put(out, key, coerced(value, type, coerce))
   }
   return { value: out, repeated }
 }

@@ -71,7 +71,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
   app.post<{ Params: { corporation: number; id: string } }>(
     '/v2/organization/:corporation/inquiry/:id',
     {
-      config: { scope: 'inquiries:create' },
+      config: { scope: 'inquiries:create', catchAll: true },
       schema: { hide: true, params: Type.Object({ ...CorporationParams.properties, id: Type.String() }) },
     },
     async (request) => {

@@ -1,7 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { CorporationParams } from '../experts/schemas.js'
-import { CONTROLS, codePointsOf, scalarExcept, WHITESPACE } from '../validation/patterns.js'
-import { CountryCode, Email, Id, StateCode, Text } from '../validation/text.js'
+import { CountryCode, Email, Id, StateCode, Text, Url } from '../validation/text.js'
 import {
   INQUIRY_KINDS,
   type InquiryKind,
@@ -11,11 +10,6 @@ import {
   kindFields,
   UnixSeconds,
 } from './kinds.js'
-
-/** Excludes whitespace, control characters and lone surrogates anywhere in the URL. */
-const URL_CHAR = scalarExcept([...WHITESPACE, ...CONTROLS])
-const HOST_CHAR = scalarExcept([...WHITESPACE, ...CONTROLS, ...codePointsOf('/?#@:[]')])
-const URL_PATTERN = `^(?:[Hh][Tt][Tt][Pp][Ss]?://(?:${HOST_CHAR}+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?(?:[/?#]${URL_CHAR}*)?)?$`
 
 function Username(description: string) {
   return Type.String({
@@ -40,12 +34,10 @@ const senderFields = {
       description: 'Sender phone number',
     }),
   ),
+  // The rule of every other URL field; "" is an empty website field of a form.
   website: Type.Optional(
-    Type.String({
-      maxLength: 2048,
-      pattern: URL_PATTERN,
-      description: 'Sender website: an http:// or https:// URL',
-      'x-message': 'must be an http:// or https:// URL, such as https://example.org',
+    Type.Union([Url('Sender website'), Type.Literal('')], {
+      description: 'Sender website: an http(s) URL ("" for none)',
     }),
   ),
   organization: Type.Optional(Text({ max: 255, description: 'Sender company' })),

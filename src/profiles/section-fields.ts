@@ -3,6 +3,7 @@ import {
   Choice,
   Currency,
   Email,
+  EmbedCode,
   Key,
   LongText,
   NonNegative,
@@ -11,14 +12,15 @@ import {
   Url,
   Year,
 } from '../content/fields.js'
+import { sanitizeEmbed, sanitizeHtml } from '../validation/html.js'
 import { Flag } from '../validation/text.js'
 
 /** A section field: its input schema and whether an element must have it. */
 interface Field {
   schema: TSchema
   required: boolean
-  /** Markup: sanitized on every write (src/validation/html.ts). */
-  html?: boolean
+  /** Markup: what every write (API and import) stores instead of the value sent (src/validation/html.ts). */
+  sanitize?: (value: string) => string
 }
 
 const req = (schema: TSchema): Field => ({ schema, required: true })
@@ -70,7 +72,7 @@ export const SECTION_FIELDS = {
     availability_corptraining: flag('corporate trainer'),
     availability_open: flag('anything else'),
   },
-  biography: { biography: { ...req(LongText('Biography (HTML)', 50_000)), html: true } },
+  biography: { biography: { ...req(LongText('Biography (HTML)', 50_000)), sanitize: sanitizeHtml } },
   book: {
     title: req(ShortText('Title', 500)),
     publisher: opt(ShortText('Publisher')),
@@ -194,7 +196,15 @@ export const SECTION_FIELDS = {
     title: req(ShortText('Title', 500)),
     description: opt(LongText('Description')),
     url: req(Url('URL')),
-    embed: opt(LongText('Embed code or URL', 5000)),
+    embed: {
+      ...opt(
+        EmbedCode(
+          'Embed code (HTML, sanitized: of iframes only the SlideShare, YouTube and Vimeo players over https are kept) or an http(s) URL',
+          5000,
+        ),
+      ),
+      sanitize: sanitizeEmbed,
+    },
     thumbnail_url: opt(Url('Thumbnail')),
   },
   tag: { tag: req(ShortText('Tag', 100)) },
@@ -257,11 +267,12 @@ export const NAME_SECTIONS: ReadonlySet<string> = new Set<StoredSection>([
   'profiletype',
 ])
 
-/** The fields of a section that hold markup. */
-export function htmlFields(section: StoredSection): string[] {
-  return Object.entries(fieldsOf(section))
-    .filter(([, field]) => field.html)
-    .map(([name]) => name)
+/** The fields of a section that hold markup, with the sanitizer each is stored through. */
+export function markupFields(section: StoredSection): ReadonlyMap<string, (value: string) => string> {
+  const markup = new Map<string, (value: string) => string>()
+  for (const [name, field] of Object.entries(fieldsOf(section)))
+    if (field.sanitize) markup.set(name, field.sanitize)
+  return markup
 }
 
 /** The most elements one list section of one expert may hold. */

@@ -6,7 +6,6 @@ import type { DB, ExpertRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
 import { ApiError, notFound, validationError } from '../http/errors.js'
-import { sanitizeHtml } from '../validation/html.js'
 import { profileChanged } from './changes.js'
 import {
   deleteProfileItems,
@@ -17,8 +16,8 @@ import {
 } from './repository.js'
 import {
   AVATAR_SIZES,
-  htmlFields,
   MAX_SECTION_ELEMENTS,
+  markupFields,
   NAME_SECTIONS,
   SECTION_FIELDS,
   SINGLE_SECTIONS,
@@ -47,12 +46,13 @@ function elementData(section: StoredSection, element: Element, tags: Tags): stri
     const tag = tags.get(String(element.tag).toLowerCase())
     return JSON.stringify({ content_tag_id: tag?.id, tag: tag?.name })
   }
-  const markup = htmlFields(section)
+  const markup = markupFields(section)
   const data: Element = {}
   for (const field of sectionFieldNames(section)) {
     let value = element[field] ?? null
     if (typeof value === 'string' && field === 'currency') value = value.toUpperCase()
-    if (typeof value === 'string' && markup.includes(field)) value = sanitizeHtml(value)
+    const sanitize = markup.get(field)
+    if (typeof value === 'string' && sanitize) value = sanitize(value)
     data[field] = value
   }
   return JSON.stringify(data)

@@ -1,17 +1,21 @@
 import type { ErrorDetail } from '../http/errors.js'
+import { badEncoding, decodePairs } from '../http/url-encoding.js'
 
 /**
  * Reads a raw query string the way the search endpoints accept arrays: `k=a&k=b`, `k[]=a&k[]=b` and
  * `k=["a","b"]` all give `k: ["a", "b"]` for a name in `arrays`. Other names keep one string, or an
  * array when repeated (which the schema then refuses). Fastify's own parser keeps `k[]` as a
- * separate name and gives a lone `k=a` as a string, hence this module.
+ * separate name and gives a lone `k=a` as a string, hence this module. Decoding is the strict one of
+ * every query string (a malformed escape is a 400); the result has no prototype, so `__proto__` is
+ * one more unknown name for the schema to refuse.
  */
 export function parseQueryString(
   url: string,
   arrays: ReadonlySet<string>,
 ): { query: Record<string, string | string[]>; errors: ErrorDetail[] } {
   const at = url.indexOf('?')
-  const params = new URLSearchParams(at === -1 ? '' : url.slice(at + 1))
+  const params = decodePairs(at === -1 ? '' : url.slice(at + 1))
+  if (!params) throw badEncoding('query')
   const values = new Map<string, string[]>()
   const errors: ErrorDetail[] = []
   for (const [rawName, value] of params) {
@@ -23,7 +27,7 @@ export function parseQueryString(
     }
     values.set(name, [...(values.get(name) ?? []), value])
   }
-  const query: Record<string, string | string[]> = {}
+  const query: Record<string, string | string[]> = Object.create(null)
   for (const [name, list] of values) {
     if (!arrays.has(name)) {
       query[name] = list.length === 1 ? (list[0] as string) : list

@@ -14,10 +14,10 @@ const BMP_SCALARS: CodePoints = [
   [0xe000, 0xffff],
 ]
 
-/** C0 controls and DEL. */
+/** The control characters (Unicode category Cc): C0, DEL and C1 (U+0080-U+009F, such as U+0085 NEL). */
 export const CONTROLS: CodePoints = [
   [0x00, 0x1f],
-  [0x7f, 0x7f],
+  [0x7f, 0x9f],
 ]
 
 /** What ECMA-262's `\s` matches (white space and line terminators), spelled out. */
@@ -54,6 +54,22 @@ function subtract(from: CodePoints, excluded: CodePoints): [number, number][] {
 }
 
 const unicodeEscape = (codePoint: number) => `\\u${codePoint.toString(16).padStart(4, '0')}`
+
+/** A character class matching the code points of `ranges` (BMP): `[\u0000-\u001f...]`. */
+export function characterClass(ranges: CodePoints): string {
+  return `[${ranges.map(([a, b]) => (a === b ? unicodeEscape(a) : `${unicodeEscape(a)}-${unicodeEscape(b)}`)).join('')}]`
+}
+
+/** The control characters allowed in multi-line text (tab, line feed, carriage return). */
+export const LINE_CONTROLS: CodePoints = [
+  [0x09, 0x0a],
+  [0x0d, 0x0d],
+]
+
+/** Control characters without the line controls: what multi-line text may not hold. */
+export function controlsExcept(allowed: CodePoints): CodePoints {
+  return subtract(CONTROLS, allowed)
+}
 
 /**
  * An atom matching one Unicode scalar value that is not in `excluded` (BMP code points). Lone

@@ -1,15 +1,11 @@
 import { Type } from 'typebox'
-import { CONTROLS, scalarExcept } from './patterns.js'
+import { CONTROLS, controlsExcept, LINE_CONTROLS, scalarExcept } from './patterns.js'
 
 /** No control characters and no lone surrogates, in a pattern every regex engine reads (patterns.ts). */
 const SINGLE_LINE = `^${scalarExcept(CONTROLS)}*$`
-/** As above, but `\t` (09), `\n` (0a) and `\r` (0d) are allowed. */
-const MULTI_LINE = `^${scalarExcept([
-  [0x00, 0x08],
-  [0x0b, 0x0c],
-  [0x0e, 0x1f],
-  [0x7f, 0x7f],
-])}*$`
+/** One character of multi-line text: as above, but `\t` (09), `\n` (0a) and `\r` (0d) are allowed. */
+export const MULTI_LINE_CHAR = scalarExcept(controlsExcept(LINE_CONTROLS))
+const MULTI_LINE = `^${MULTI_LINE_CHAR}*$`
 
 interface TextOptions {
   /** Longest value in code points. */
@@ -49,6 +45,21 @@ export function Email(description: string) {
     maxLength: 254,
     description,
     'x-message': 'must be a valid email address',
+  })
+}
+
+/**
+ * An http(s) URL: the one rule of every URL field (profile sections, posts, the inquiry `website`):
+ * an RFC 3986 URI (so no spaces, quotes or angle brackets) with a lower-case scheme and a host, and no
+ * user name before it (`https://trusted.example@evil.example`).
+ */
+export function Url(description: string) {
+  return Type.String({
+    format: 'uri',
+    pattern: '^https?://[^/?#@]+(?:[/?#]|$)',
+    maxLength: 2048,
+    description: `${description}: an http(s) URL`,
+    'x-message': 'must be an http(s) URL',
   })
 }
 

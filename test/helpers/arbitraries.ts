@@ -79,6 +79,12 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.enum) return fc.constantFrom(...(schema.enum as string[]))
   if (schema.format === 'email') return email
   if (schema.format === 'iso3166-alpha2') return countryCode
+  if (schema.format === 'uri') {
+    const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined
+    return fc
+      .webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true })
+      .filter((url) => url.length <= (schema.maxLength ?? 2048) && (!pattern || pattern.test(url)))
+  }
   const min = schema.minLength ?? 0
   const max = Math.min(schema.maxLength ?? 300, 300)
   const regex = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined

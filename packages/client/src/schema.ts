@@ -1937,8 +1937,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -2159,8 +2159,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -2263,8 +2263,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -2355,8 +2355,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -2569,8 +2569,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -2626,8 +2626,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -2774,8 +2774,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -2928,8 +2928,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
@@ -3670,8 +3670,8 @@ export interface components {
             email: string;
             /** @description Sender phone number */
             phone?: string;
-            /** @description Sender website: an http:// or https:// URL */
-            website?: string;
+            /** @description Sender website: an http(s) URL ("" for none) */
+            website?: string | "";
             /** @description Sender company */
             organization?: string;
             /** @description Sender message (line breaks allowed) */
