@@ -123,29 +123,24 @@ function withBuffers(row: Record<string, unknown>): Record<string, unknown> {
   return row
 }
 
+/** Kysely's parameters are what our queries bind: numbers, strings, null, Buffers. */
+const bound = (parameters: ReadonlyArray<unknown>) => parameters as SQLInputValue[]
+
 function kyselyStatement(statement: StatementSync): SqliteStatement {
-  const reader = statement.columns().length > 0
   return {
-    reader,
-    all: (parameters) =>
-      withSqliteErrors(() =>
-        statement
-          .all(...(parameters as SqlValue[]))
-          .map((row) => withBuffers(row as Record<string, unknown>)),
-      ),
-    run: (parameters) => withSqliteErrors(() => statement.run(...(parameters as SqlValue[]))),
+    reader: statement.columns().length > 0,
+    all: (parameters) => withSqliteErrors(() => statement.all(...bound(parameters)).map(withBuffers)),
+    run: (parameters) => withSqliteErrors(() => statement.run(...bound(parameters))),
     *iterate(parameters) {
-      const rows = withSqliteErrors(() => statement.iterate(...(parameters as SqlValue[])))
+      const rows = withSqliteErrors(() => statement.iterate(...bound(parameters)))
       for (;;) {
         const next = withSqliteErrors(() => rows.next())
         if (next.done) return
-        yield withBuffers(next.value as Record<string, unknown>)
+        yield withBuffers(next.value)
       }
     },
   }
 }
-
-type SqlValue = import('node:sqlite').SQLInputValue
 
 /**
  * The connection as Kysely's SqliteDialect wants it. Kysely prepares every query anew, and preparing
