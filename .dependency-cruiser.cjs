@@ -21,11 +21,6 @@ const FEATURES = LAYERS.flat()
 const folders = (names) => `^src/(${names.join('|')})/`
 /** Root files that build the app and the processes: they may import every folder but cli/. */
 const COMPOSITION = ['app', 'server', 'cluster']
-/**
- * Root files not yet held to the foundation rule, with the reason: app-context.ts still names the
- * auth types PrincipalResolver and Lockout (auth and the context import each other's types).
- */
-const FOUNDATION_PENDING = ['app-context']
 const rootFiles = (names) => `^src/(${names.join('|')})\\.ts$`
 
 module.exports = {
@@ -49,7 +44,7 @@ module.exports = {
       name: 'root-foundation-imports-no-feature',
       severity: 'error',
       comment: `A root file other than ${COMPOSITION.join(', ')} (config.ts, ...) is below every folder: it imports no feature folder.`,
-      from: { path: '^src/[^/]+\\.ts$', pathNot: rootFiles([...COMPOSITION, ...FOUNDATION_PENDING]) },
+      from: { path: '^src/[^/]+\\.ts$', pathNot: rootFiles(COMPOSITION) },
       to: { path: [folders(FEATURES), rootFiles(COMPOSITION)] },
     },
     {

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 
 import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databasePrincipals, requireBearer } from './auth/bearer.js'
+import type { AuthContext } from './auth/context.js'
 import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
@@ -81,11 +82,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app) : undefined
-  const context: AppContext = {
-    config,
-    database,
-    db: database.db,
-    now,
+  const context: AppContext = { config, database, db: database.db, now }
+  const auth: AuthContext = {
+    ...context,
     principals: databasePrincipals({ database, now }),
     lockout: redis
       ? redisLockout(redis, config.redisPrefix, (error) =>
@@ -112,11 +111,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(async (open) => {
     await healthRoutes(open, context)
-    await tokenRoutes(open, context)
+    await tokenRoutes(open, auth)
     await metadataRoutes(open, context)
   })
   await app.register(async (protectedScope) => {
-    requireBearer(protectedScope, context)
+    requireBearer(protectedScope, auth)
     const limit = perMinute(
       protectedScope,
       config.rateLimitApi,

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
 import Fastify from 'fastify'
-import type { AppContext } from '../src/app-context.js'
 import { databasePrincipals, requireBearer } from '../src/auth/bearer.js'
 import { createClient } from '../src/auth/clients.js'
 import type { Scope } from '../src/auth/scopes.js'
@@ -65,7 +64,7 @@ describeEachDialect('scopes on every route kind', (ctx) => {
 })
 
 describe('every route behind the bearer check declares its scope', () => {
-  const context = { principals: { resolve: async () => undefined } } as unknown as AppContext
+  const context = { principals: { resolve: async () => undefined } }
 
   async function start(config: Record<string, unknown>) {
     const app = Fastify()

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
-import type { AppContext } from '../app-context.js'
 import type { ClientRow } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 import { findClient } from './clients.js'
+import type { AuthContext } from './context.js'
 import { addressGate, addressKey } from './failure-limit.js'
 import { DECOY_SECRET_HASH, verifySecret } from './secrets.js'
 
@@ -95,7 +95,7 @@ function tooManyFailures(waitMs: number): ApiError {
  * secret is checked, the address must have failed fewer than the configured times this minute (429);
  * at most a few checks of one address run at once, the others wait their turn.
  */
-export async function authenticateClient(context: AppContext, request: FastifyRequest): Promise<ClientRow> {
+export async function authenticateClient(context: AuthContext, request: FastifyRequest): Promise<ClientRow> {
   const credentials = credentialsOf(request)
   const failure = new ApiError(
     'invalid_client',

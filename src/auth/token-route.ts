@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifySchema, RouteHandlerMethod } from 'fastify'
 import { Type } from 'typebox'
-import type { AppContext } from '../app-context.js'
 import { OAuthErrorBody, ok, Success } from '../http/envelope.js'
 import { ApiError } from '../http/errors.js'
 import { perMinute } from '../http/rate-limits.js'
 import { authenticateClient, claimedClientId, invalidRequest } from './client-auth.js'
+import type { AuthContext } from './context.js'
 import { formatScopes, hasEveryScope, parseScopes, SCOPES, type Scope, storedScopes } from './scopes.js'
 import { hashToken } from './secrets.js'
 import { issueToken, revokeToken } from './tokens.js'
@@ -104,7 +104,7 @@ function grantedScopes(requested: unknown, held: readonly Scope[]): readonly Sco
  * `POST /v2/oauth/token` (and `/oauth/token`): the client-credentials grant of RFC 6749 §4.4;
  * `POST /v2/oauth/revoke` (and `/oauth/revoke`): token revocation, RFC 7009.
  */
-export async function tokenRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function tokenRoutes(app: FastifyInstance, context: AuthContext): Promise<void> {
   const limit = perMinute(
     app,
     context.config.rateLimitToken,
