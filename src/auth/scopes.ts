@@ -7,6 +7,14 @@ export const SCOPES = ['read', 'write', 'inquiries:create', 'inquiries:read'] as
 
 export type Scope = (typeof SCOPES)[number]
 
+/** What each scope allows, as the OpenAPI document and the token endpoint's metadata describe it. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  read: 'Read profiles, posts and Q&A items (every GET under /v2)',
+  write: 'Create, change and delete experts, profile sections, posts, Q&A items and the organization profile',
+  'inquiries:create': 'Send inquiries to experts',
+  'inquiries:read': "Read the organization's inquiry inbox",
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a token needs for this route (required on every route behind the bearer check). */

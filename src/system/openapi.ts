@@ -2,19 +2,10 @@ import type { AddressInfo } from 'node:net'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
+import { SCOPE_DESCRIPTIONS } from '../auth/scopes.js'
 import type { Config } from '../config.js'
 import { ErrorEnvelope, OAuthErrorBody } from '../http/envelope.js'
 import { forEachOperation, hoistTitledSchemas, objectAt } from './openapi-document.js'
-
-/** The OAuth scopes of CONTRACT §13 and what each allows. */
-export const SCOPES = {
-  read: 'Read profiles, posts and Q&A items (every GET under /v2)',
-  write: 'Create, change and delete experts, profile sections, posts, Q&A items and the organization profile',
-  'inquiries:create': 'Send inquiries to experts',
-  'inquiries:read': "Read the organization's inquiry inbox",
-} as const
-
-export type Scope = keyof typeof SCOPES
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   auth: 'OAuth 2.0 client-credentials tokens and their revocation',
@@ -154,7 +145,7 @@ function securitySchemes(tokenUrl: string) {
       description:
         'Client credentials (RFC 6749 §4.4): exchange a client id and secret for a bearer token; a token ' +
         'carries the scopes its request asked for (default: every scope of its client)',
-      flows: { clientCredentials: { tokenUrl, scopes: { ...SCOPES } } },
+      flows: { clientCredentials: { tokenUrl, scopes: { ...SCOPE_DESCRIPTIONS } } },
     },
     clientBasic: {
       type: 'http' as const,
