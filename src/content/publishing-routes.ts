@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { CorporationParams } from '../experts/schemas.js'
+import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
 import {
   AnswerCreate,
   type AnswerCreateInput,
@@ -19,10 +22,7 @@ import {
   type QuestionUpdateInput,
   SpotlightParams,
   Updated,
-} from '../content/schemas.js'
-import { CorporationParams } from '../experts/schemas.js'
-import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
+} from './schemas.js'
 
 type Corporation = { corporation: number }
 type ItemPath = Corporation & { id: number }

@@ -1,4 +1,12 @@
 import type { Kysely } from 'kysely'
+import type { Queryable } from '../db/database.js'
+import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
+import { itemChanged, itemDeleted } from '../derived/changes.js'
+import type { ContentTable } from '../derived/versions.js'
+import { findExpertIds } from '../experts/repository.js'
+import { notFound, validationError } from '../http/errors.js'
+import { sanitizeHtml } from '../validation/html.js'
 import {
   type AnswerRow,
   deleteAnswers,
@@ -14,7 +22,7 @@ import {
   replaceTags,
   updateAnswer,
   updateContent,
-} from '../content/repository.js'
+} from './repository.js'
 import type {
   AnswerCreateInput,
   AnswerUpdateInput,
@@ -22,15 +30,7 @@ import type {
   PostUpdateInput,
   QuestionCreateInput,
   QuestionUpdateInput,
-} from '../content/schemas.js'
-import type { Queryable } from '../db/database.js'
-import type { DB } from '../db/schema.js'
-import { writeTransaction } from '../db/transactions.js'
-import { itemChanged, itemDeleted } from '../derived/changes.js'
-import type { ContentTable } from '../derived/versions.js'
-import { findExpertIds } from '../experts/repository.js'
-import { notFound, validationError } from '../http/errors.js'
-import { sanitizeHtml } from '../validation/html.js'
+} from './schemas.js'
 
 /**
  * Posts ("spotlight") and Q&A items with their answers: one service each, used by the API and the

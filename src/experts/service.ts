@@ -3,10 +3,10 @@ import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
-import { createAccount, emailConflict, updateAccount } from '../experts/account.js'
-import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from '../experts/repository.js'
-import type { ExpertCreateInput, ExpertUpdateInput } from '../experts/schemas.js'
 import { notFound } from '../http/errors.js'
+import { createAccount, emailConflict, updateAccount } from './account.js'
+import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from './repository.js'
+import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
 
 /** A concurrent write took the email between our check and our write: answer 409, not 500. */
 async function asEmailConflict<T>(
