@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { CorporationParams } from '../experts/schemas.js'
+import { LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
 import { Flag, Id } from '../validation/text.js'
-import { LongText, ShortText, UnixSeconds, Url } from './fields.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 const Seconds = (description: string) => Type.Integer({ description: `${description} (unix seconds)` })

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
-import { toSeconds } from '../content/time.js'
 import type { ExpertRow } from '../db/schema.js'
+import { toSeconds } from '../time.js'
 import { plainText, readingTime, summary } from '../validation/html-text.js'
 import type { ExpertListItem, QuestionListItem, SpotlightListItem } from './schemas.js'
 

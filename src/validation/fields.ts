@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
-import { Email, MULTI_LINE_CHAR, Text, Url } from '../validation/text.js'
+import { Email, MULTI_LINE_CHAR, Text, Url } from './text.js'
 
-/** Field builders for content: each returns the input schema of one field. */
+/** Field builders for the write schemas (posts, Q&A, profile sections, the organization profile, the import): each returns the input schema of one field. */
 
 export const ShortText = (description: string, max = 255) => Text({ max, min: 1, description })
 export const LongText = (description: string, max = 20_000) =>
