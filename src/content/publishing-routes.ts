@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import { CorporationParams } from '../experts/schemas.js'
-import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
+import { CorporationParams } from '../http/params.js'
 import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
 import {
   AnswerCreate,
@@ -9,8 +9,6 @@ import {
   AnswerParams,
   AnswerUpdate,
   type AnswerUpdateInput,
-  Created,
-  Deleted,
   PostCreate,
   type PostCreateInput,
   PostUpdate,
@@ -21,7 +19,6 @@ import {
   QuestionUpdate,
   type QuestionUpdateInput,
   SpotlightParams,
-  Updated,
 } from './schemas.js'
 
 type Corporation = { corporation: number }

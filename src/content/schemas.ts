@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { CorporationParams } from '../experts/schemas.js'
+import { CorporationParams } from '../http/params.js'
 import { LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
 import { Flag, Id } from '../validation/text.js'
 
@@ -207,7 +207,3 @@ export const AnswerParams = Type.Object({
   id: Id('Question id'),
   answer_id: Id('Answer id'),
 })
-
-export const Created = Type.Object({ id: Type.Integer() }, { title: 'Created' })
-export const Updated = Type.Object({ id: Type.Integer(), updated: Type.Boolean() }, { title: 'Updated' })
-export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Boolean() }, { title: 'Deleted' })

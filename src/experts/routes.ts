@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { CorporationParams, ExpertParams } from '../http/params.js'
 import {
-  CorporationParams,
   ExpertCreate,
   ExpertCreated,
   type ExpertCreateInput,
   ExpertDeleted,
-  ExpertParams,
   ExpertUpdate,
   ExpertUpdated,
   type ExpertUpdateInput,

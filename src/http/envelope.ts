@@ -61,3 +61,8 @@ export const OAuthErrorBody = Type.Object(
 export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data }
 }
+
+/** The `data` of a write's answer: the record's id and what the write did. */
+export const Created = Type.Object({ id: Type.Integer() }, { title: 'Created' })
+export const Updated = Type.Object({ id: Type.Integer(), updated: Type.Boolean() }, { title: 'Updated' })
+export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Boolean() }, { title: 'Deleted' })

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { Created, Deleted, Updated } from '../content/schemas.js'
 import { writeTransaction } from '../db/transactions.js'
-import { CorporationParams, ExpertParams } from '../experts/schemas.js'
-import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
+import { CorporationParams, ExpertParams } from '../http/params.js'
 import { Id } from '../validation/text.js'
 import {
   OrganizationRead,

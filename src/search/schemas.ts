@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { MAX_TERMS } from '../derived/search-text.js'
-import { CorporationParams } from '../experts/schemas.js'
+import { CorporationParams } from '../http/params.js'
 import { Text } from '../validation/text.js'
 
 const choice = <T extends string>(values: readonly T[], description: string) =>
