@@ -4,8 +4,8 @@ import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { itemChanged, itemDeleted } from '../derived/changes.js'
 import type { ContentTable } from '../derived/versions.js'
+import { notFound, validationError } from '../errors.js'
 import { findExpertIds } from '../experts/repository.js'
-import { notFound, validationError } from '../http/errors.js'
 import { sanitizeHtml } from '../validation/html.js'
 import {
   type AnswerRow,

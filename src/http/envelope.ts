@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox'
-import { ERROR_STATUS } from './errors.js'
+import { ERROR_STATUS } from '../errors.js'
 
 /** `{ success: true, data }`: the success envelope of every endpoint, as a response schema. */
 export function Success<T extends TSchema>(data: T) {

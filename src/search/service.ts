@@ -1,7 +1,7 @@
 import type { DialectName, Queryable } from '../db/database.js'
 import { readExpertSearchVersion, readExpertsByIds } from '../derived/search-index.js'
 import { MAX_TERMS, searchTerms, valueKey } from '../derived/search-text.js'
-import { validationError } from '../http/errors.js'
+import { validationError } from '../errors.js'
 import { expertListItem, questionListItem, spotlightListItem } from './mapping.js'
 import {
   type ContentCriteria,
