@@ -15,8 +15,7 @@ const SHARED = ['http', 'db', 'validation']
 const LAYERS = [
   ['derived'],
   ['auth', 'experts', 'organizations'],
-  ['content', 'inquiries'],
-  ['search'],
+  ['content', 'inquiries', 'search'],
   ['profiles', 'delivery'],
   ['import', 'system'],
   ['demo'],
