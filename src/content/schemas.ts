@@ -1,6 +1,6 @@
-import { type Static, type TSchema, Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
-import { LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
+import { Clearable, LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
 import { Flag, Id } from '../validation/text.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
@@ -114,10 +114,6 @@ export const QuestionRead = Type.Object(
   },
   { title: 'QuestionRead', description: 'A Q&A item with its answers, tags and page metadata' },
 )
-
-/** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
-export const Clearable = (schema: TSchema) =>
-  Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
 
 export const SeoInput = Type.Object(
   {

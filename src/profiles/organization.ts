@@ -1,9 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { Clearable } from '../content/schemas.js'
 import type { Queryable } from '../db/database.js'
 import { profileChanged } from '../derived/changes.js'
 import { notFound } from '../errors.js'
-import { LongText, ShortText, Url } from '../validation/fields.js'
+import { Clearable, LongText, ShortText, Url } from '../validation/fields.js'
 import { normalizeLocation } from '../validation/location.js'
 import { CountryCode, StateCode } from '../validation/text.js'
 import {

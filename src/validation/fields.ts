@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { Email, MULTI_LINE_CHAR, Text, Url } from './text.js'
 
 /** Field builders for the write schemas (posts, Q&A, profile sections, the organization profile, the import): each returns the input schema of one field. */
@@ -70,3 +70,7 @@ export const Key = (description: string) =>
     description,
     'x-message': 'must be a non-empty text of at most 200 characters',
   })
+
+/** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
+export const Clearable = (schema: TSchema) =>
+  Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
