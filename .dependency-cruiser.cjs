@@ -7,11 +7,15 @@
  * no feature folder.
  */
 const SHARED = ['http', 'db', 'validation']
-/** Lowest first. A folder may import the shared layers and the folders of the layers before its own. */
+/**
+ * Lowest first. A folder may import the shared layers and the folders of the layers before its own.
+ * derived/ (read documents, the search index, the change hub every write and delete goes through) is
+ * the lowest: every feature calls it, it imports no feature, so no write climbs up.
+ */
 const LAYERS = [
-  ['auth', 'documents', 'experts', 'organizations'],
-  ['content', 'inquiries'],
-  ['search'],
+  ['derived'],
+  ['auth', 'experts', 'organizations'],
+  ['content', 'inquiries', 'search'],
   ['profiles', 'delivery'],
   ['import', 'system'],
   ['demo'],

@@ -40,7 +40,7 @@ import autocannon, { type Options, type Result } from 'autocannon'
 import pg from 'pg'
 import { isPostgresUrl, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
-import { bumpExpertSearchVersion } from '../src/search/index-repository.js'
+import { bumpExpertSearchVersion } from '../src/derived/search-index.js'
 import { buildDataset, type Dataset, type DatasetSizes } from './dataset.js'
 import { buildSearchDataset, type SearchDataset } from './search-dataset.js'
 

@@ -7,8 +7,8 @@
 import type { Insertable, Kysely } from 'kysely'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import type { DB } from '../src/db/schema.js'
+import { rebuildSearchIndex } from '../src/derived/search-maintenance.js'
 import { createOrganization } from '../src/organizations/repository.js'
-import { rebuildSearchIndex } from '../src/search/maintenance.js'
 
 const FIRST = [
   'Amara',

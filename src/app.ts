@@ -8,8 +8,10 @@ import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
+import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
+import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
 import { registerCors } from './http/cors.js'
@@ -20,8 +22,7 @@ import { securityHeaders } from './http/security-headers.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
-import { publishingRoutes } from './profiles/publishing-routes.js'
-import { profileRoutes } from './profiles/routes.js'
+import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
@@ -123,6 +124,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     )
     if (limit) protectedScope.addHook('onRequest', limit)
     registerReadEtags(protectedScope)
+    await profileReadRoutes(protectedScope, context)
+    await expertRoutes(protectedScope, context)
     await profileRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
     await publishingRoutes(protectedScope, context)

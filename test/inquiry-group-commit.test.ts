@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { ApiError } from '../src/http/errors.js'
+import { ApiError } from '../src/errors.js'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
 import { createExpert, describeEachDialect, envelope, inquiryBody, type Tenant } from './helpers/harness.js'

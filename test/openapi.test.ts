@@ -5,7 +5,7 @@ import { before, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
-import { ERROR_STATUS } from '../src/http/errors.js'
+import { ERROR_STATUS } from '../src/errors.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { deref, type JsonNode } from './helpers/openapi.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Database } from '../db/database.js'
-import { ApiError } from '../http/errors.js'
+import { ApiError } from '../errors.js'
 import { isPositiveId } from '../validation/text.js'
 import { isScope, SCOPES, type Scope } from './scopes.js'
 import { hashToken } from './secrets.js'

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { ClientRow } from '../db/schema.js'
-import { ApiError } from '../http/errors.js'
+import { ApiError } from '../errors.js'
 import { findClient } from './clients.js'
 import type { AuthContext } from './context.js'
 import { addressGate, addressKey } from './failure-limit.js'

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifySchema, RouteHandlerMethod } from 'fastify'
 import { Type } from 'typebox'
+import { ApiError } from '../errors.js'
 import { OAuthErrorBody, ok, Success } from '../http/envelope.js'
-import { ApiError } from '../http/errors.js'
 import { perMinute } from '../http/rate-limits.js'
 import { authenticateClient, claimedClientId, invalidRequest } from './client-auth.js'
 import type { AuthContext } from './context.js'

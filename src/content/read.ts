@@ -1,12 +1,12 @@
 import type { Static } from 'typebox'
 import type { Queryable } from '../db/database.js'
-import { currentDocument, type ReadDocument } from '../documents/current.js'
-import { findContentDocument } from '../documents/repository.js'
-import { notFound } from '../http/errors.js'
-import { plainText, readingTime, summary } from './html-text.js'
+import { currentDocument, type ReadDocument } from '../derived/current-document.js'
+import { findContentDocument } from '../derived/read-documents.js'
+import { notFound } from '../errors.js'
+import { toSeconds } from '../time.js'
+import { plainText, readingTime, summary } from '../validation/html-text.js'
 import { findQuestion, findSpotlight, listAnswers, listTaggedExperts, listTags } from './repository.js'
 import type { QuestionRead, SeoElement, SpotlightRead } from './schemas.js'
-import { toSeconds } from './time.js'
 
 interface StoredSeo {
   seo_title: string | null

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { QuestionsTable, SpotlightsTable } from '../db/schema.js'
 import { lockedForWrite } from '../db/transactions.js'
+import type { ContentTable } from '../derived/versions.js'
 
 /** Content queries: posts, questions, answers, tags. Every one takes the organization. */
 
@@ -165,7 +166,6 @@ export async function ensureTags(
   return tags
 }
 
-export type ContentTable = 'spotlights' | 'questions'
 export type SpotlightColumns = Omit<
   SpotlightsTable,
   'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'
@@ -214,50 +214,6 @@ export async function updateContent(
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .execute()
-}
-
-/** A write changed the item: its `modified`, and the version its read document must be built from. */
-export async function touchContent(
-  db: Queryable,
-  orgId: number,
-  table: ContentTable,
-  id: number,
-  now: number,
-) {
-  await db
-    .updateTable(table as 'spotlights')
-    .set((eb) => ({ updated_at: now, doc_version: eb('doc_version', '+', 1) }))
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .execute()
-}
-
-/**
- * The experts' names or job titles changed: the posts tagging them and the questions they answered
- * show those, so their read documents go stale (their `modified` stays).
- */
-export async function staleContentShowingExperts(
-  db: Queryable,
-  orgId: number,
-  expertIds: readonly number[],
-): Promise<void> {
-  await inChunks(expertIds, async (ids) => {
-    await db
-      .updateTable('spotlights')
-      .set((eb) => ({ doc_version: eb('doc_version', '+', 1) }))
-      .where('org_id', '=', orgId)
-      .where('id', 'in', (eb) =>
-        eb.selectFrom('spotlight_experts').select('spotlight_id').where('expert_id', 'in', ids),
-      )
-      .execute()
-    await db
-      .updateTable('questions')
-      .set((eb) => ({ doc_version: eb('doc_version', '+', 1) }))
-      .where('org_id', '=', orgId)
-      .where('id', 'in', (eb) => eb.selectFrom('answers').select('question_id').where('expert_id', 'in', ids))
-      .execute()
-    return []
-  })
 }
 
 export async function deleteContent(db: Queryable, orgId: number, table: ContentTable, id: number) {
@@ -360,20 +316,4 @@ export async function deleteAnswers(
 ): Promise<void> {
   if (ids.length === 0) return
   await db.deleteFrom('answers').where('question_id', '=', questionId).where('id', 'in', ids).execute()
-}
-
-/** Ids of the posts tagging an expert and of the questions it answered (the expert is the organization's). */
-export async function listItemsOfExpert(db: Queryable, expertId: number) {
-  const [posts, questions] = await Promise.all([
-    db
-      .selectFrom('spotlight_experts')
-      .select('spotlight_id as id')
-      .where('expert_id', '=', expertId)
-      .execute(),
-    db.selectFrom('answers').select('question_id as id').where('expert_id', '=', expertId).execute(),
-  ])
-  return {
-    spotlights: [...new Set(posts.map((row) => row.id))],
-    questions: [...new Set(questions.map((row) => row.id))],
-  }
 }

@@ -1,7 +1,7 @@
-import { type Static, type TSchema, Type } from 'typebox'
-import { CorporationParams } from '../experts/schemas.js'
+import { type Static, Type } from 'typebox'
+import { CorporationParams } from '../http/params.js'
+import { Clearable, LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
 import { Flag, Id } from '../validation/text.js'
-import { LongText, ShortText, UnixSeconds, Url } from './fields.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 const Seconds = (description: string) => Type.Integer({ description: `${description} (unix seconds)` })
@@ -115,10 +115,6 @@ export const QuestionRead = Type.Object(
   { title: 'QuestionRead', description: 'A Q&A item with its answers, tags and page metadata' },
 )
 
-/** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
-export const Clearable = (schema: TSchema) =>
-  Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
-
 export const SeoInput = Type.Object(
   {
     title: Clearable(ShortText('Page title', 500)),
@@ -207,7 +203,3 @@ export const AnswerParams = Type.Object({
   id: Id('Question id'),
   answer_id: Id('Answer id'),
 })
-
-export const Created = Type.Object({ id: Type.Integer() }, { title: 'Created' })
-export const Updated = Type.Object({ id: Type.Integer(), updated: Type.Boolean() }, { title: 'Updated' })
-export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Boolean() }, { title: 'Deleted' })

@@ -57,7 +57,7 @@ export interface ExpertsTable {
   is_private: number
   created_at: number
   updated_at: number
-  /** Bumped by every change of what the expert's read documents show (src/documents). */
+  /** Bumped by every change of what the expert's read documents show (src/derived/read-documents.ts). */
   doc_version: Generated<number>
 }
 
@@ -229,7 +229,7 @@ interface PublishedContent {
   seo_canonical_url: string | null
   created_at: number
   updated_at: number
-  /** Bumped by every change of what the item's read document shows (src/documents). */
+  /** Bumped by every change of what the item's read document shows (src/derived/read-documents.ts). */
   doc_version: Generated<number>
 }
 
@@ -268,7 +268,7 @@ export interface ContentTaggingsTable {
   position: number
 }
 
-/** Search index rows (migration 0006_search), derived from the tables above by src/search/maintenance.ts. */
+/** Search index rows (migration 0006_search), derived from the tables above by src/derived/search-maintenance.ts. */
 export interface SearchTables {
   expert_search: ExpertSearchTable
   expert_facets: ExpertFacetsTable

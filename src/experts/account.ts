@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow } from '../db/schema.js'
-import { ApiError } from '../http/errors.js'
+import { ApiError } from '../errors.js'
 import { normalizeLocation } from '../validation/location.js'
 import {
   findExpertByEmail,

@@ -75,22 +75,6 @@ export const ExpertUpdate = Type.Object(
 export type ExpertCreateInput = Static<typeof ExpertCreate>
 export type ExpertUpdateInput = Static<typeof ExpertUpdate>
 
-export const ExpertParams = Type.Object({
-  corporation: Type.Integer({
-    minimum: 1,
-    maximum: Number.MAX_SAFE_INTEGER,
-    description: 'Organization (corporation) ID',
-    'x-message': 'must be a positive decimal integer (at most 2^53-1)',
-  }),
-  username: Type.String({
-    pattern: '^[a-z0-9-]{1,64}$',
-    description: 'Expert username',
-    'x-message': 'must be a username: lowercase letters, digits and dashes',
-  }),
-})
-
-export const CorporationParams = Type.Object({ corporation: ExpertParams.properties.corporation })
-
 export const ExpertCreated = Type.Object(
   { username: Type.String(), inserted: Type.Boolean() },
   { title: 'ExpertCreated' },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
-import { ApiError, validationError } from './errors.js'
+import { ApiError, validationError } from '../errors.js'
 import { badEncoding, decodePairs, decodeUtf8, FORBIDDEN_KEYS, MALFORMED_QUERY } from './url-encoding.js'
 import { FORM_BODY } from './validation.js'
 

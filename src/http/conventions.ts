@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { METHODS } from 'node:http'
 import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../errors.js'
 import { sendError } from './error-handler.js'
-import { ApiError } from './errors.js'
 
 /** pino's level numbers: the request line is written at `info`. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 }

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox'
-import { ERROR_STATUS } from './errors.js'
+import { ERROR_STATUS } from '../errors.js'
 
 /** `{ success: true, data }`: the success envelope of every endpoint, as a response schema. */
 export function Success<T extends TSchema>(data: T) {
@@ -61,3 +61,8 @@ export const OAuthErrorBody = Type.Object(
 export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data }
 }
+
+/** The `data` of a write's answer: the record's id and what the write did. */
+export const Created = Type.Object({ id: Type.Integer() }, { title: 'Created' })
+export const Updated = Type.Object({ id: Type.Integer(), updated: Type.Boolean() }, { title: 'Updated' })
+export const Deleted = Type.Object({ id: Type.Integer(), deleted: Type.Boolean() }, { title: 'Deleted' })

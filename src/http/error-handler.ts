@@ -2,8 +2,8 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/database.js'
 import { isWriteConflict } from '../db/transactions.js'
+import { ApiError, type ErrorCode, validationError } from '../errors.js'
 import { InvalidFields } from '../validation/errors.js'
-import { ApiError, type ErrorCode, validationError } from './errors.js'
 
 /** Fastify's own errors (body parsing, limits) mapped onto the catalogue. */
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {

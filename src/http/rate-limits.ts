@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.js'
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors.js'
 
 const MINUTE = 60_000
 

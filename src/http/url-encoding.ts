@@ -1,4 +1,4 @@
-import { ApiError, type ErrorDetail } from './errors.js'
+import { ApiError, type ErrorDetail } from '../errors.js'
 
 /**
  * Strict decoding of what a request carries as text: UTF-8 bodies and `application/x-www-form-urlencoded`

@@ -1,8 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { type ApiError, type ErrorDetail, validationError } from '../errors.js'
 import { isCountryCode, subdivisionCode } from '../validation/geo.js'
-import { type ApiError, type ErrorDetail, validationError } from './errors.js'
 
 /** Marks a body that arrived form-encoded: its values are strings and get decimal coercion. */
 export const FORM_BODY = Symbol('form-encoded body')

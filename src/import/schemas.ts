@@ -1,5 +1,4 @@
 import { type TSchema, Type } from 'typebox'
-import { Key, LongText, ShortText, UnixSeconds, Url } from '../content/fields.js'
 import { SeoInput } from '../content/schemas.js'
 import { ExpertCreate } from '../experts/schemas.js'
 import { ORGANIZATION_FIELDS } from '../profiles/organization.js'
@@ -10,6 +9,7 @@ import {
   STORED_SECTIONS,
   sectionInput,
 } from '../profiles/section-fields.js'
+import { Key, LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
 import { Flag } from '../validation/text.js'
 
 const SUBDIVISION = { country: 'location_country', state: 'location_state', requireCountry: true }

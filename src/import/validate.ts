@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox'
-import type { ApiError } from '../http/errors.js'
+import type { ApiError } from '../errors.js'
 import { validatorCompiler } from '../http/validation.js'
 import { DERIVED_SECTIONS, SINGLE_SECTIONS } from '../profiles/section-fields.js'
 import { type ImportIssue, isObject, type RawRecord, type RecordKind } from './format.js'

@@ -1,4 +1,4 @@
-import { validationError } from '../http/errors.js'
+import { validationError } from '../errors.js'
 
 /**
  * The inbox's paging cursor: opaque to clients (base64url), it holds the id the next page continues

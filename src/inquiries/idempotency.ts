@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Queryable } from '../db/database.js'
-import { ApiError } from '../http/errors.js'
+import { ApiError } from '../errors.js'
 
 /** How long a key remembers its first response (24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { CorporationParams } from '../experts/schemas.js'
+import { CorporationParams } from '../http/params.js'
 import { CountryCode, Email, Id, StateCode, Text, Url } from '../validation/text.js'
 import {
   INQUIRY_KINDS,

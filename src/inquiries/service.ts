@@ -1,7 +1,7 @@
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js'
 import type { NewInquiryRow } from '../db/schema.js'
+import { notFound } from '../errors.js'
 import { findExpert } from '../experts/repository.js'
-import { notFound } from '../http/errors.js'
 import { normalizeLocation } from '../validation/location.js'
 import { findIdempotentResponse, fingerprint, keyConflict, storeIdempotentResponse } from './idempotency.js'
 import { insertInquiry } from './repository.js'

@@ -1,11 +1,10 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { LongText, ShortText, Url } from '../content/fields.js'
-import { Clearable } from '../content/schemas.js'
 import type { Queryable } from '../db/database.js'
-import { notFound } from '../http/errors.js'
+import { profileChanged } from '../derived/changes.js'
+import { notFound } from '../errors.js'
+import { Clearable, LongText, ShortText, Url } from '../validation/fields.js'
 import { normalizeLocation } from '../validation/location.js'
 import { CountryCode, StateCode } from '../validation/text.js'
-import { profileChanged } from './changes.js'
 import {
   findOrganizationProfile,
   ORGANIZATION_PROFILE_COLUMNS,

@@ -1,7 +1,7 @@
 import { type TSchema, Type } from 'typebox'
 import { listExpertQuestions, listExpertSpotlights } from '../content/repository.js'
-import { toSeconds } from '../content/time.js'
 import type { Queryable } from '../db/database.js'
+import { toSeconds } from '../time.js'
 import { listProfileItems, ORGANIZATION_PROFILE_COLUMNS, type OrganizationProfile } from './repository.js'
 import {
   AVATAR_SIZES,

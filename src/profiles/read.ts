@@ -1,9 +1,9 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow } from '../db/schema.js'
-import { currentDocument, type ReadDocument } from '../documents/current.js'
-import { findExpertDocument } from '../documents/repository.js'
-import { notFound } from '../http/errors.js'
+import { currentDocument, type ReadDocument } from '../derived/current-document.js'
+import { findExpertDocument } from '../derived/read-documents.js'
+import { notFound } from '../errors.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
 

@@ -1,4 +1,3 @@
-import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { ExpertRow, OrganizationProfilesTable } from '../db/schema.js'
@@ -171,30 +170,4 @@ export async function deleteProfileItems(
 ): Promise<void> {
   if (ids.length === 0) return
   await db.deleteFrom('profile_items').where('org_id', '=', orgId).where('id', 'in', ids).execute()
-}
-
-/**
- * Sets `updated_at` of some experts of the organization and bumps their `doc_version` (their read
- * documents go stale), or sets `updated_at` of all of them (their documents follow the organization's
- * `profile_version` instead).
- */
-export async function touchExperts(
-  db: Queryable,
-  orgId: number,
-  expertIds: readonly number[] | 'all',
-  now: number,
-): Promise<void> {
-  if (expertIds === 'all') {
-    await db.updateTable('experts').set({ updated_at: now }).where('org_id', '=', orgId).execute()
-    return
-  }
-  await inChunks(expertIds, async (ids) => {
-    await db
-      .updateTable('experts')
-      .set((eb) => ({ updated_at: now, doc_version: eb('doc_version', '+', 1) }))
-      .where('org_id', '=', orgId)
-      .where('id', 'in', ids)
-      .execute()
-    return []
-  })
 }

@@ -1,23 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { Created, Deleted, Updated } from '../content/schemas.js'
 import { writeTransaction } from '../db/transactions.js'
-import {
-  CorporationParams,
-  ExpertCreate,
-  ExpertCreated,
-  type ExpertCreateInput,
-  ExpertDeleted,
-  ExpertParams,
-  ExpertUpdate,
-  ExpertUpdated,
-  type ExpertUpdateInput,
-} from '../experts/schemas.js'
-import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
+import { CorporationParams, ExpertParams } from '../http/params.js'
 import { Id } from '../validation/text.js'
-import { createExpert, deleteExpert, updateExpert } from './experts.js'
 import {
   OrganizationRead,
   OrganizationUpdate,
@@ -74,10 +62,10 @@ const inputOf = (section: StoredSection, body: Body): Body => (section === 'tag'
 const READ_ONLY = PROFILE_KEYS.filter((key) => !STORED_SECTIONS.includes(key as StoredSection))
 
 /**
- * Experts and their profiles: the expert (account) routes, every profile section's routes and the
- * organization profile.
+ * The expert profile read. The app registers it before the expert (account) routes of src/experts and
+ * `profileRoutes`, in the order the OpenAPI document lists them.
  */
-export async function profileRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function profileReadRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db } = context
 
   app.get<{ Params: ExpertPath }>(
@@ -100,63 +88,11 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
       return sendDocument(reply, document)
     },
   )
+}
 
-  app.post<{ Params: { corporation: number }; Body: ExpertCreateInput }>(
-    EXPERT,
-    {
-      schema: {
-        operationId: 'createExpert',
-        tags: ['experts'],
-        summary: 'Create an expert',
-        params: CorporationParams,
-        body: ExpertCreate,
-        response: { 200: Success(ExpertCreated), ...errors },
-      },
-      config: { scope: 'write' },
-    },
-    async (request) => {
-      const username = await createExpert(db, request.params.corporation, request.body, context.now())
-      return ok({ username, inserted: true })
-    },
-  )
-
-  app.put<{ Params: ExpertPath; Body: ExpertUpdateInput }>(
-    `${EXPERT}/:username`,
-    {
-      schema: {
-        operationId: 'updateExpert',
-        tags: ['experts'],
-        summary: 'Update an expert (partial)',
-        params: ExpertParams,
-        body: ExpertUpdate,
-        response: { 200: Success(ExpertUpdated), ...errors },
-      },
-      config: { scope: 'write' },
-    },
-    async (request) => {
-      const { corporation, username } = request.params
-      const updated = await updateExpert(db, corporation, username, request.body, context.now())
-      return ok({ username, updated })
-    },
-  )
-
-  app.delete<{ Params: ExpertPath }>(
-    `${EXPERT}/:username`,
-    {
-      schema: {
-        operationId: 'deleteExpert',
-        tags: ['experts'],
-        summary: 'Delete an expert and its profile sections',
-        params: ExpertParams,
-        response: { 200: Success(ExpertDeleted), ...errors },
-      },
-      config: { scope: 'write' },
-    },
-    async (request) => {
-      await deleteExpert(db, request.params.corporation, request.params.username, context.now())
-      return ok({ deleted: true, username: request.params.username })
-    },
-  )
+/** Every profile section's routes and the organization profile. */
+export async function profileRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db } = context
 
   for (const section of STORED_SECTIONS) sectionRoutes(app, context, section)
 

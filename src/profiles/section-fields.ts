@@ -11,7 +11,7 @@ import {
   UnixSeconds,
   Url,
   Year,
-} from '../content/fields.js'
+} from '../validation/fields.js'
 import { sanitizeEmbed, sanitizeHtml } from '../validation/html.js'
 import { Flag } from '../validation/text.js'
 

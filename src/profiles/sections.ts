@@ -4,9 +4,9 @@ import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
+import { profileChanged } from '../derived/changes.js'
+import { ApiError, notFound, validationError } from '../errors.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
-import { ApiError, notFound, validationError } from '../http/errors.js'
-import { profileChanged } from './changes.js'
 import {
   deleteProfileItems,
   insertProfileItem,

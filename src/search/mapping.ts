@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
-import { plainText, readingTime, summary } from '../content/html-text.js'
-import { toSeconds } from '../content/time.js'
 import type { ExpertRow } from '../db/schema.js'
+import { toSeconds } from '../time.js'
+import { plainText, readingTime, summary } from '../validation/html-text.js'
 import type { ExpertListItem, QuestionListItem, SpotlightListItem } from './schemas.js'
 
 /** Rows -> list entries. Response schemas strip anything not listed. */

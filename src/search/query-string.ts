@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../http/errors.js'
+import type { ErrorDetail } from '../errors.js'
 import { badEncoding, decodePairs } from '../http/url-encoding.js'
 
 /**

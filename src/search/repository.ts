@@ -1,9 +1,8 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { DialectName, Queryable } from '../db/database.js'
-import type { ExpertRow } from '../db/schema.js'
-import { ofOrganization } from './index-repository.js'
+import { ofOrganization } from '../derived/search-index.js'
+import { fts5Query, tsQuery } from '../derived/search-text.js'
 import type { ExpertFacet } from './schemas.js'
-import { fts5Query, tsQuery } from './text.js'
 
 /**
  * Search queries. Every statement starts from an index table filtered by the organization, and every
@@ -210,16 +209,6 @@ export async function countExpertMatches(
   })
   for (const facet of facets) aggregations[facet].sort(byCountThenKey)
   return { total, aggregations }
-}
-
-export async function readExpertsByIds(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
-  if (ids.length === 0) return []
-  return db
-    .selectFrom('experts')
-    .selectAll()
-    .where(ofOrganization('org_id', orgId))
-    .where('id', 'in', ids)
-    .execute()
 }
 
 /** The items a list entry shows: topics, avatar, tagline. */

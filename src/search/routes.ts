@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import { validationError } from '../http/errors.js'
 import { parseQueryString } from './query-string.js'
 import {
   ARRAY_PARAMETERS,

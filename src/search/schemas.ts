@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { CorporationParams } from '../experts/schemas.js'
+import { MAX_TERMS } from '../derived/search-text.js'
+import { CorporationParams } from '../http/params.js'
 import { Text } from '../validation/text.js'
-import { MAX_TERMS } from './text.js'
 
 const choice = <T extends string>(values: readonly T[], description: string) =>
   Type.Optional(

@@ -1,6 +1,7 @@
 import type { DialectName, Queryable } from '../db/database.js'
-import { validationError } from '../http/errors.js'
-import { readExpertSearchVersion } from './index-repository.js'
+import { readExpertSearchVersion, readExpertsByIds } from '../derived/search-index.js'
+import { MAX_TERMS, searchTerms, valueKey } from '../derived/search-text.js'
+import { validationError } from '../errors.js'
 import { expertListItem, questionListItem, spotlightListItem } from './mapping.js'
 import {
   type ContentCriteria,
@@ -11,7 +12,6 @@ import {
   type ExpertSort,
   QUESTION_INDEX,
   readAnsweringExpertsOf,
-  readExpertsByIds,
   readListItems,
   readQuestionsByIds,
   readSpotlightsByIds,
@@ -29,7 +29,6 @@ import {
   type QuestionSearchInput,
   type SpotlightSearchInput,
 } from './schemas.js'
-import { MAX_TERMS, searchTerms, valueKey } from './text.js'
 
 /** Where a search runs: the database (or a transaction) and its dialect, which picks the full-text syntax. */
 export interface SearchTarget {

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
-import { rebuildSearchWhereMissing } from '../search/rebuild.js'
+import { rebuildSearchWhereMissing } from '../derived/search-rebuild.js'
 
 export interface MigrationRun {
   /** Schema migrations applied by this run, in order. */

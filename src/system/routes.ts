@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { ApiError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import { ApiError } from '../http/errors.js'
 
 const Health = Success(Type.Object({ status: Type.String() }, { title: 'Health' }))
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
+import { rebuildSearchIndexes } from '../../derived/search-rebuild.js'
 import { findOrganization } from '../../organizations/repository.js'
-import { rebuildSearchIndexes } from '../../search/rebuild.js'
 import { type Cli, CliError, positiveInt } from '../output.js'
 
 /** `expertdir search rebuild`: refills the search index from the tables. */

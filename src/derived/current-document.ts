@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js'
 import type { DocumentKind } from '../db/schema.js'
 import { etagOf } from '../http/etag.js'
-import { type DocumentLookup, storeDocument } from './repository.js'
+import { type DocumentLookup, storeDocument } from './read-documents.js'
 
 /** A read's response body, as sent, with its ETag. */
 export interface ReadDocument {

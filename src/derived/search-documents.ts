@@ -1,4 +1,3 @@
-import { plainText } from '../content/html-text.js'
 import type {
   ExpertFacetsTable,
   ExpertRow,
@@ -7,7 +6,8 @@ import type {
   SearchFacet,
   SpotlightSearchTable,
 } from '../db/schema.js'
-import { foldForSort, valueKey } from './text.js'
+import { plainText } from '../validation/html-text.js'
+import { foldForSort, valueKey } from './search-text.js'
 
 /** Profile sections whose element names feed a facet and the `keywords` text. */
 const FACET_SECTIONS: Record<string, { facet: SearchFacet; field: string }> = {

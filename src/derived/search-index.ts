@@ -3,6 +3,7 @@ import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type {
   ExpertFacetsTable,
+  ExpertRow,
   ExpertSearchTable,
   QuestionSearchTable,
   SpotlightSearchTable,
@@ -199,4 +200,14 @@ export async function replaceQuestionRows(
     .where('question_id', 'in', ids)
     .execute()
   await insertRows(db, 'question_search', rows as unknown as Record<string, unknown>[])
+}
+
+export async function readExpertsByIds(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('experts')
+    .selectAll()
+    .where(ofOrganization('org_id', orgId))
+    .where('id', 'in', ids)
+    .execute()
 }

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
+import { CorporationParams } from '../http/params.js'
+import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
 import {
   AnswerCreate,
   type AnswerCreateInput,
   AnswerParams,
   AnswerUpdate,
   type AnswerUpdateInput,
-  Created,
-  Deleted,
   PostCreate,
   type PostCreateInput,
   PostUpdate,
@@ -18,11 +19,7 @@ import {
   QuestionUpdate,
   type QuestionUpdateInput,
   SpotlightParams,
-  Updated,
-} from '../content/schemas.js'
-import { CorporationParams } from '../experts/schemas.js'
-import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
+} from './schemas.js'
 
 type Corporation = { corporation: number }
 type ItemPath = Corporation & { id: number }

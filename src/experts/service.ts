@@ -1,16 +1,12 @@
 import type { Kysely } from 'kysely'
-import { contentChanged } from '../content/changes.js'
-import { listItemsOfExpert } from '../content/repository.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
-import { deleteDocument } from '../documents/repository.js'
-import { createAccount, emailConflict, updateAccount } from '../experts/account.js'
-import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from '../experts/repository.js'
-import type { ExpertCreateInput, ExpertUpdateInput } from '../experts/schemas.js'
-import { notFound } from '../http/errors.js'
-import { refreshSpotlightSearch, removeExpertSearch } from '../search/maintenance.js'
-import { profileChanged } from './changes.js'
+import { expertDeleted, profileChanged } from '../derived/changes.js'
+import { notFound } from '../errors.js'
+import { createAccount, emailConflict, updateAccount } from './account.js'
+import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from './repository.js'
+import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
 
 /** A concurrent write took the email between our check and our write: answer 409, not 500. */
 async function asEmailConflict<T>(
@@ -77,14 +73,9 @@ export async function deleteExpert(
   await writeTransaction(db, async (trx) => {
     const expert = await findExpertForWrite(trx, orgId, username)
     if (!expert) throw notFound(`Expert ${username}`)
-    const items = await listItemsOfExpert(trx, expert.id)
-    await removeExpertSearch(trx, orgId, expert.id)
-    if (!(await deleteExpertRow(trx, orgId, expert.id))) throw notFound(`Expert ${username}`)
-    await deleteDocument(trx, 'expert', expert.id)
-    for (const id of items.spotlights) {
-      await contentChanged(trx, orgId, 'spotlights', id, now)
-      await refreshSpotlightSearch(trx, orgId, id)
-    }
-    for (const id of items.questions) await contentChanged(trx, orgId, 'questions', id, now)
+    const removed = await expertDeleted(trx, orgId, expert.id, now, () =>
+      deleteExpertRow(trx, orgId, expert.id),
+    )
+    if (!removed) throw notFound(`Expert ${username}`)
   })
 }

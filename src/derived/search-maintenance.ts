@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js'
-import { expertDocument, type IndexedItem, questionDocument, spotlightDocument } from './documents.js'
+import { expertDocument, type IndexedItem, questionDocument, spotlightDocument } from './search-documents.js'
 import {
   bumpExpertSearchVersion,
   deleteExpertRows,
@@ -7,6 +7,7 @@ import {
   listExpertIds,
   questionsAnsweredBy,
   readAnswersForIndex,
+  readExpertsByIds,
   readItemsForIndex,
   readQuestionsForIndex,
   readSpotlightsForIndex,
@@ -14,8 +15,7 @@ import {
   replaceQuestionRows,
   replaceSpotlightRows,
   setExpertsModified,
-} from './index-repository.js'
-import { readExpertsByIds } from './repository.js'
+} from './search-index.js'
 
 /**
  * Keeping the search index current. Every write path calls these in its own transaction, after
@@ -116,7 +116,7 @@ export async function refreshQuestionSearch(db: Queryable, orgId: number, questi
 }
 
 /**
- * Rebuilds the whole index of an organization, in batches (src/search/rebuild.ts: after migrations,
+ * Rebuilds the whole index of an organization, in batches (src/derived/search-rebuild.ts: after migrations,
  * `expertdir search rebuild`). It leaves the index version to its caller.
  */
 export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<void> {

@@ -1,7 +1,7 @@
-import { Type } from 'typebox'
-import { Email, MULTI_LINE_CHAR, Text, Url } from '../validation/text.js'
+import { type TSchema, Type } from 'typebox'
+import { Email, MULTI_LINE_CHAR, Text, Url } from './text.js'
 
-/** Field builders for content: each returns the input schema of one field. */
+/** Field builders for the write schemas (posts, Q&A, profile sections, the organization profile, the import): each returns the input schema of one field. */
 
 export const ShortText = (description: string, max = 255) => Text({ max, min: 1, description })
 export const LongText = (description: string, max = 20_000) =>
@@ -70,3 +70,7 @@ export const Key = (description: string) =>
     description,
     'x-message': 'must be a non-empty text of at most 200 characters',
   })
+
+/** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
+export const Clearable = (schema: TSchema) =>
+  Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))

@@ -1,8 +1,14 @@
 import type { Kysely } from 'kysely'
-import { contentChanged } from '../content/changes.js'
+import type { Queryable } from '../db/database.js'
+import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
+import { itemChanged, itemDeleted } from '../derived/changes.js'
+import type { ContentTable } from '../derived/versions.js'
+import { notFound, validationError } from '../errors.js'
+import { findExpertIds } from '../experts/repository.js'
+import { sanitizeHtml } from '../validation/html.js'
 import {
   type AnswerRow,
-  type ContentTable,
   deleteAnswers,
   deleteContent,
   ensureTags,
@@ -16,7 +22,7 @@ import {
   replaceTags,
   updateAnswer,
   updateContent,
-} from '../content/repository.js'
+} from './repository.js'
 import type {
   AnswerCreateInput,
   AnswerUpdateInput,
@@ -24,16 +30,7 @@ import type {
   PostUpdateInput,
   QuestionCreateInput,
   QuestionUpdateInput,
-} from '../content/schemas.js'
-import type { Queryable } from '../db/database.js'
-import type { DB } from '../db/schema.js'
-import { writeTransaction } from '../db/transactions.js'
-import { deleteDocument } from '../documents/repository.js'
-import { findExpertIds } from '../experts/repository.js'
-import { notFound, validationError } from '../http/errors.js'
-import { refreshQuestionSearch, refreshSpotlightSearch } from '../search/maintenance.js'
-import { sanitizeHtml } from '../validation/html.js'
-import { profileChanged } from './changes.js'
+} from './schemas.js'
 
 /**
  * Posts ("spotlight") and Q&A items with their answers: one service each, used by the API and the
@@ -152,26 +149,6 @@ export async function saveItem(
   return { id, changed }
 }
 
-async function itemChanged(
-  trx: Queryable,
-  orgId: number,
-  table: ContentTable,
-  id: number,
-  experts: readonly number[],
-  now: number,
-) {
-  await contentChanged(trx, orgId, table, id, now)
-  await refreshItemSearch(trx, orgId, table, id)
-  await profileChanged(trx, orgId, experts, now)
-}
-
-/** Rebuilds a post's or question's search row; removes it when the item is gone. */
-function refreshItemSearch(trx: Queryable, orgId: number, table: ContentTable, id: number) {
-  return table === 'spotlights'
-    ? refreshSpotlightSearch(trx, orgId, id)
-    : refreshQuestionSearch(trx, orgId, id)
-}
-
 /** Usernames -> expert ids, in order; an unknown one is a 400 naming it. */
 async function expertIdsOf(db: Queryable, orgId: number, usernames: readonly string[], field: string) {
   const ids = await findExpertIds(db, orgId, usernames)
@@ -245,9 +222,7 @@ export async function deleteItem(
         ? await listTaggedExpertIds(trx, id)
         : (await listAnswerRows(trx, id)).map((answer) => answer.expert_id)
     await deleteContent(trx, orgId, table, id)
-    await deleteDocument(trx, table === 'spotlights' ? 'spotlight' : 'question', id)
-    await refreshItemSearch(trx, orgId, table, id)
-    await profileChanged(trx, orgId, experts, now)
+    await itemDeleted(trx, orgId, table, id, experts, now)
   })
 }
 

@@ -1,4 +1,4 @@
-import { CONTROLS, characterClass } from '../validation/patterns.js'
+import { CONTROLS, characterClass } from './patterns.js'
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
 

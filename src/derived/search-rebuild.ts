@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
-import { bumpExpertSearchVersion } from './index-repository.js'
-import { rebuildSearchIndex } from './maintenance.js'
+import { bumpExpertSearchVersion } from './search-index.js'
+import { rebuildSearchIndex } from './search-maintenance.js'
 
 /**
  * Filling the search index from the tables, outside the migrations (a migration must not run

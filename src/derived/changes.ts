@@ -1,0 +1,133 @@
+import type { Queryable } from '../db/database.js'
+import { bumpOrganizationVersion, deleteDocument } from './read-documents.js'
+import {
+  refreshExpertsSearch,
+  refreshQuestionSearch,
+  refreshSpotlightSearch,
+  removeExpertSearch,
+  touchExpertsSearch,
+} from './search-maintenance.js'
+import {
+  type ContentTable,
+  listItemsOfExpert,
+  staleContentShowingExperts,
+  touchContent,
+  touchExperts,
+} from './versions.js'
+
+/**
+ * The hub every write and delete of the features passes through, inside the write's transaction: it
+ * keeps what is derived from the stored records (read documents, the search index) in step with them.
+ * Anything derived from a profile, a post or a Q&A item belongs here; this folder imports no feature.
+ */
+
+/** Which profiles a write changed: one expert, several, or every expert of the organization. */
+export type ChangedProfiles = number | readonly number[] | 'all'
+
+/**
+ * Every write of an expert's profile: account changes, section elements, the organization profile
+ * (every expert shows it), post tagging and answers. It sets the experts' `updated_at` (the `modified`
+ * of reads) and makes their stored read documents stale: each expert's `doc_version` is bumped, or,
+ * for the organization profile, the organization's `profile_version` (one row, however many experts).
+ * It refreshes their search index rows.
+ *
+ * `account`: the write changed account fields (names, job title) that posts tagging the experts and
+ * questions they answered show too; those items' documents go stale as well.
+ */
+export async function profileChanged(
+  trx: Queryable,
+  orgId: number,
+  experts: ChangedProfiles,
+  now: number,
+  { account = false }: { account?: boolean } = {},
+): Promise<void> {
+  if (experts === 'all') {
+    await bumpOrganizationVersion(trx, orgId)
+    await touchExperts(trx, orgId, 'all', now)
+    await touchExpertsSearch(trx, orgId, now)
+    return
+  }
+  const ids = [...new Set(typeof experts === 'number' ? [experts] : experts)]
+  await touchExperts(trx, orgId, ids, now)
+  if (account) await staleContentShowingExperts(trx, orgId, ids)
+  await refreshExpertsSearch(trx, orgId, ids)
+}
+
+/**
+ * Every write of a post or a Q&A item: it sets the item's `updated_at` (the `modified` of reads) and
+ * bumps its `doc_version`, so its stored read document is rebuilt on the next read. Writes that
+ * change the item's content call `itemChanged`, which refreshes its search row as well.
+ */
+export async function contentChanged(
+  trx: Queryable,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  now: number,
+): Promise<void> {
+  await touchContent(trx, orgId, table, id, now)
+}
+
+/** A post or a Q&A item changed: its own documents and search row, and the profiles it shows. */
+export async function itemChanged(
+  trx: Queryable,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  experts: readonly number[],
+  now: number,
+): Promise<void> {
+  await contentChanged(trx, orgId, table, id, now)
+  await refreshItemSearch(trx, orgId, table, id)
+  await profileChanged(trx, orgId, experts, now)
+}
+
+/**
+ * A post or a Q&A item was deleted (call it after the delete): its stored read document and its
+ * search row go, and the experts it showed in (`experts`, listed before the delete) no longer list it.
+ */
+export async function itemDeleted(
+  trx: Queryable,
+  orgId: number,
+  table: ContentTable,
+  id: number,
+  experts: readonly number[],
+  now: number,
+): Promise<void> {
+  await deleteDocument(trx, table === 'spotlights' ? 'spotlight' : 'question', id)
+  await refreshItemSearch(trx, orgId, table, id)
+  await profileChanged(trx, orgId, experts, now)
+}
+
+/**
+ * Deletes an expert through `remove` (the account's own delete, which answers whether a row went):
+ * before it, the expert leaves the search index (the questions it answered are re-indexed without its
+ * answers, which the delete removes with it); after it, its stored read document goes and the posts
+ * that tagged it and the questions it answered change. Returns what `remove` answered; nothing
+ * derived changes after a `false`.
+ */
+export async function expertDeleted(
+  trx: Queryable,
+  orgId: number,
+  expertId: number,
+  now: number,
+  remove: () => Promise<boolean>,
+): Promise<boolean> {
+  const items = await listItemsOfExpert(trx, expertId)
+  await removeExpertSearch(trx, orgId, expertId)
+  if (!(await remove())) return false
+  await deleteDocument(trx, 'expert', expertId)
+  for (const id of items.spotlights) {
+    await contentChanged(trx, orgId, 'spotlights', id, now)
+    await refreshSpotlightSearch(trx, orgId, id)
+  }
+  for (const id of items.questions) await contentChanged(trx, orgId, 'questions', id, now)
+  return true
+}
+
+/** Rebuilds a post's or question's search row; removes it when the item is gone. */
+function refreshItemSearch(trx: Queryable, orgId: number, table: ContentTable, id: number) {
+  return table === 'spotlights'
+    ? refreshSpotlightSearch(trx, orgId, id)
+    : refreshQuestionSearch(trx, orgId, id)
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { CorporationParams, ExpertParams } from '../http/params.js'
+import {
+  ExpertCreate,
+  ExpertCreated,
+  type ExpertCreateInput,
+  ExpertDeleted,
+  ExpertUpdate,
+  ExpertUpdated,
+  type ExpertUpdateInput,
+} from './schemas.js'
+import { createExpert, deleteExpert, updateExpert } from './service.js'
+
+type ExpertPath = { corporation: number; username: string }
+
+const errors = { '4xx': ErrorEnvelope }
+const EXPERT = '/v2/organization/:corporation/expert'
+
+/** The expert (account) routes: create, update, delete. The profile read is in src/profiles/routes.ts. */
+export async function expertRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db } = context
+
+  app.post<{ Params: { corporation: number }; Body: ExpertCreateInput }>(
+    EXPERT,
+    {
+      schema: {
+        operationId: 'createExpert',
+        tags: ['experts'],
+        summary: 'Create an expert',
+        params: CorporationParams,
+        body: ExpertCreate,
+        response: { 200: Success(ExpertCreated), ...errors },
+      },
+      config: { scope: 'write' },
+    },
+    async (request) => {
+      const username = await createExpert(db, request.params.corporation, request.body, context.now())
+      return ok({ username, inserted: true })
+    },
+  )
+
+  app.put<{ Params: ExpertPath; Body: ExpertUpdateInput }>(
+    `${EXPERT}/:username`,
+    {
+      schema: {
+        operationId: 'updateExpert',
+        tags: ['experts'],
+        summary: 'Update an expert (partial)',
+        params: ExpertParams,
+        body: ExpertUpdate,
+        response: { 200: Success(ExpertUpdated), ...errors },
+      },
+      config: { scope: 'write' },
+    },
+    async (request) => {
+      const { corporation, username } = request.params
+      const updated = await updateExpert(db, corporation, username, request.body, context.now())
+      return ok({ username, updated })
+    },
+  )
+
+  app.delete<{ Params: ExpertPath }>(
+    `${EXPERT}/:username`,
+    {
+      schema: {
+        operationId: 'deleteExpert',
+        tags: ['experts'],
+        summary: 'Delete an expert and its profile sections',
+        params: ExpertParams,
+        response: { 200: Success(ExpertDeleted), ...errors },
+      },
+      config: { scope: 'write' },
+    },
+    async (request) => {
+      await deleteExpert(db, request.params.corporation, request.params.username, context.now())
+      return ok({ deleted: true, username: request.params.username })
+    },
+  )
+}
