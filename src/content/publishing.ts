@@ -9,6 +9,8 @@ import { findExpertIds } from '../experts/repository.js'
 import { sanitizeHtml } from '../validation/html.js'
 import {
   type AnswerRow,
+  type ContentChanges,
+  type ContentRow,
   deleteAnswers,
   deleteContent,
   ensureTags,
@@ -18,6 +20,7 @@ import {
   listAnswerRows,
   listTaggedExpertIds,
   listTagIds,
+  type NewContent,
   replaceTaggedExperts,
   replaceTags,
   updateAnswer,
@@ -60,8 +63,8 @@ function blank<T>(value: T | ''): T | null {
   return value === '' ? null : value
 }
 
-function columnsOf(fields: ItemWrite): Record<string, unknown> {
-  const columns: Record<string, unknown> = {}
+function columnsOf(fields: ItemWrite): ContentChanges {
+  const columns: ContentChanges = {}
   if (fields.title !== undefined) columns.title = fields.title
   if (fields.html !== undefined) columns.html = sanitizeHtml(fields.html)
   if (fields.featured_image !== undefined) columns.featured_image = blank(fields.featured_image)
@@ -82,6 +85,34 @@ function columnsOf(fields: ItemWrite): Record<string, unknown> {
   return columns
 }
 
+/** A new item's columns: what the write gives over the defaults. Posts need a title and html, questions the question. */
+function newContent(table: ContentTable, columns: ContentChanges): NewContent {
+  const common = {
+    published: columns.published ?? 0,
+    published_at: columns.published_at ?? null,
+    seo_title: columns.seo_title ?? null,
+    seo_description: columns.seo_description ?? null,
+    seo_keywords: columns.seo_keywords ?? null,
+    seo_image: columns.seo_image ?? null,
+    seo_canonical_url: columns.seo_canonical_url ?? null,
+  }
+  if (table === 'spotlights') {
+    const { title, html } = columns
+    if (title === undefined || html === undefined) throw new Error('A new post needs a title and html')
+    return { table, columns: { ...common, title, html, featured_image: columns.featured_image ?? null } }
+  }
+  const { question } = columns
+  if (question === undefined) throw new Error('A new question needs its question')
+  return { table, columns: { ...common, question, details: columns.details ?? null } }
+}
+
+/** The columns whose value differs from the stored row's. */
+function changedFrom<T extends object>(columns: T, existing: Partial<Record<keyof T, unknown>>): Partial<T> {
+  const changes: Partial<T> = {}
+  for (const key in columns) if (existing[key] !== columns[key]) changes[key] = columns[key]
+  return changes
+}
+
 const TAGGINGS = { spotlights: 'spotlight_tags', questions: 'question_tags' } as const
 const same = (a: readonly number[], b: readonly number[]) => a.join() === b.join()
 
@@ -93,7 +124,7 @@ export async function saveItem(
   trx: Queryable,
   orgId: number,
   table: ContentTable,
-  existing: Record<string, unknown> | undefined,
+  existing: ContentRow | undefined,
   fields: ItemWrite,
   now: number,
   key: string | null = null,
@@ -102,22 +133,11 @@ export async function saveItem(
   let id: number
   let changed: boolean
   if (!existing) {
-    const base = table === 'spotlights' ? { featured_image: null } : { details: null }
-    const seo = Object.fromEntries(SEO_FIELDS.map((field) => [`seo_${field}`, null]))
-    id = await insertContent(
-      trx,
-      orgId,
-      table,
-      { published: 0, published_at: null, ...base, ...seo, ...columns } as never,
-      key,
-      now,
-    )
+    id = await insertContent(trx, orgId, newContent(table, columns), key, now)
     changed = true
   } else {
-    id = existing.id as number
-    const changes = Object.fromEntries(
-      Object.entries(columns).filter(([field, value]) => existing[field] !== value),
-    )
+    id = existing.id
+    const changes = changedFrom(columns, existing)
     changed = Object.keys(changes).length > 0
     await updateContent(trx, orgId, table, id, changes)
   }
@@ -167,7 +187,7 @@ async function expertIdsOf(db: Queryable, orgId: number, usernames: readonly str
 async function findItem(trx: Queryable, orgId: number, table: ContentTable, id: number) {
   const row = await findContentForWrite(trx, orgId, table, id)
   if (!row) throw notFound(`${table === 'spotlights' ? 'Post' : 'Question'} ${id}`)
-  return row as unknown as Record<string, unknown>
+  return row
 }
 
 /** A post or question write as the service takes it: a post's `tagged` usernames become expert ids. */
