@@ -14,7 +14,13 @@ import { elementOf } from './sections.js'
 
 type Element = Record<string, unknown>
 
-const SOCIAL_COLUMNS: readonly string[] = ['twitter', 'facebook', 'linkedin', 'instagram', 'youtube']
+const SOCIAL_COLUMNS: readonly (typeof ORGANIZATION_PROFILE_COLUMNS)[number][] = [
+  'twitter',
+  'facebook',
+  'linkedin',
+  'instagram',
+  'youtube',
+]
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 
@@ -125,17 +131,19 @@ export async function readContentSections(
     )
   }
   const { id, name } = organization
-  const columns = organization as unknown as Record<string, string | null>
   sections.corporationprofile = [
     {
       id,
       name,
       ...Object.fromEntries(
-        ORGANIZATION_PROFILE_COLUMNS.filter((c) => !SOCIAL_COLUMNS.includes(c)).map((c) => [c, columns[c]]),
+        ORGANIZATION_PROFILE_COLUMNS.filter((c) => !SOCIAL_COLUMNS.includes(c)).map((c) => [
+          c,
+          organization[c],
+        ]),
       ),
     },
   ]
-  const social = Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, columns[column]]))
+  const social = Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, organization[column]]))
   sections.corporationsocial = Object.values(social).some((url) => url !== null) ? [{ id, ...social }] : []
   sections.spotlight = spotlights.map((post) => ({
     id: post.id,
