@@ -1,6 +1,7 @@
 import { type TSchema, Type } from 'typebox'
 import { listExpertQuestions, listExpertSpotlights } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
+import { parseItemData } from '../db/item-data.js'
 import { toSeconds } from '../time.js'
 import { listProfileItems, ORGANIZATION_PROFILE_COLUMNS, type OrganizationProfile } from './repository.js'
 import {
@@ -120,7 +121,7 @@ export async function readContentSections(
   for (const section of STORED_SECTIONS) sections[section] = []
   const avatar: Record<string, unknown> = Object.fromEntries(AVATAR_SIZES.map((size) => [size, {}]))
   for (const item of items) {
-    if (item.section === 'avatar') Object.assign(avatar, JSON.parse(item.data))
+    if (item.section === 'avatar') Object.assign(avatar, parseItemData(item.data))
     else if (isStoredSection(item.section))
       (sections[item.section] as Element[]).push(elementOf(item.section, item))
   }

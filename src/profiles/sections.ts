@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
+import { parseItemData } from '../db/item-data.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { profileChanged } from '../derived/changes.js'
@@ -30,7 +31,7 @@ type Tags = Map<string, { id: number; name: string }>
 
 /** A stored item as served: `id`, then every field of the section (unset ones null). */
 export function elementOf(section: StoredSection, item: Pick<ProfileItemRow, 'id' | 'data'>): Element {
-  const data = JSON.parse(item.data) as Element
+  const data = parseItemData(item.data)
   const element: Element = { id: item.id }
   if (section === 'tag') element.content_tag_id = data.content_tag_id
   for (const field of sectionFieldNames(section)) element[field] = data[field] ?? null
