@@ -52,7 +52,7 @@ export interface ItemWrite {
   question?: string
   details?: string | null
   published?: number
-  published_date?: number | null
+  published_date?: number | '' | null
   seo?: Seo
   tags?: readonly string[]
   /** Posts: the experts it tags, in order. */
@@ -169,18 +169,30 @@ export async function saveItem(
   return { id, changed }
 }
 
+const notAnExpert = (field: string, username: string) => ({
+  field,
+  message: `is not an expert of this organization: ${username}`,
+})
+
 /** Usernames -> expert ids, in order; an unknown one is a 400 naming it. */
 async function expertIdsOf(db: Queryable, orgId: number, usernames: readonly string[], field: string) {
   const ids = await findExpertIds(db, orgId, usernames)
-  const unknown = usernames
-    .map((username, index) => ({ username, index }))
-    .filter(({ username }) => !ids.has(username))
-    .map(({ username, index }) => ({
-      field: usernames.length === 1 && field === 'username' ? field : `${field}[${index}]`,
-      message: `is not an expert of this organization: ${username}`,
-    }))
+  const found: number[] = []
+  const unknown: { field: string; message: string }[] = []
+  for (const [index, username] of usernames.entries()) {
+    const id = ids.get(username)
+    if (id !== undefined) found.push(id)
+    else unknown.push(notAnExpert(`${field}[${index}]`, username))
+  }
   if (unknown.length > 0) throw validationError(unknown)
-  return usernames.map((username) => ids.get(username) as number)
+  return found
+}
+
+/** An answer's expert by username; an unknown one is a 400 naming it. */
+async function expertIdOf(db: Queryable, orgId: number, username: string) {
+  const id = (await findExpertIds(db, orgId, [username])).get(username)
+  if (id === undefined) throw validationError([notAnExpert('username', username)])
+  return id
 }
 
 /** The post or question a write changes, locked until the write commits; a 404 when there is none. */
@@ -191,10 +203,14 @@ async function findItem(trx: Queryable, orgId: number, table: ContentTable, id: 
 }
 
 /** A post or question write as the service takes it: a post's `tagged` usernames become expert ids. */
-async function fieldsOf(trx: Queryable, orgId: number, input: PostUpdateInput | QuestionUpdateInput) {
-  if (!('tagged' in input) || input.tagged === undefined) return input as ItemWrite
-  const { tagged, ...rest } = input as PostUpdateInput
-  return { ...(rest as ItemWrite), expertIds: await expertIdsOf(trx, orgId, tagged ?? [], 'tagged') }
+async function fieldsOf(
+  trx: Queryable,
+  orgId: number,
+  input: PostUpdateInput | QuestionUpdateInput,
+): Promise<ItemWrite> {
+  if (!('tagged' in input) || input.tagged === undefined) return input
+  const { tagged, ...rest } = input
+  return { ...rest, expertIds: await expertIdsOf(trx, orgId, tagged, 'tagged') }
 }
 
 /** Creates a post (`spotlights`) or a question; returns its id. */
@@ -306,17 +322,17 @@ export async function addAnswer(
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, 'questions', questionId)
-    const [expertId] = await expertIdsOf(trx, orgId, [input.username], 'username')
+    const expertId = await expertIdOf(trx, orgId, input.username)
     const stored = await listAnswerRows(trx, questionId)
     const id = await insertAnswer(trx, {
       question_id: questionId,
-      expert_id: expertId as number,
+      expert_id: expertId,
       external_key: `api:${crypto.randomUUID()}`,
       position: stored.reduce((max, row) => Math.max(max, row.position + 1), 0),
       answer: sanitizeHtml(input.answer),
       created_at: now,
     })
-    await itemChanged(trx, orgId, 'questions', questionId, [expertId as number], now)
+    await itemChanged(trx, orgId, 'questions', questionId, [expertId], now)
     return id
   })
 }
@@ -340,8 +356,8 @@ export async function changeAnswer(
     const row = await findAnswer(trx, orgId, questionId, answerId)
     const changes: Partial<AnswerRow> = {}
     if (input.username !== undefined) {
-      const [expertId] = await expertIdsOf(trx, orgId, [input.username], 'username')
-      if (expertId !== row.expert_id) changes.expert_id = expertId as number
+      const expertId = await expertIdOf(trx, orgId, input.username)
+      if (expertId !== row.expert_id) changes.expert_id = expertId
     }
     if (input.answer !== undefined) {
       const answer = sanitizeHtml(input.answer)
