@@ -51,7 +51,10 @@ async function claimUsername(db: Queryable, base: string, now: number): Promise<
 }
 
 /** The account fields of a create, plus the flags an import may set (the API starts experts at 0/0). */
-export type NewAccount = ExpertCreateInput & { is_published?: number; is_private?: number }
+export type NewAccount = Omit<ExpertCreateInput, 'is_published' | 'is_private'> & {
+  is_published?: number
+  is_private?: number
+}
 
 /** Creates an expert; 409 when the email is taken. */
 export async function createAccount(
