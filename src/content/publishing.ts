@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { changedColumns } from '../db/columns.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -106,13 +107,6 @@ function newContent(table: ContentTable, columns: ContentChanges): NewContent {
   return { table, columns: { ...common, question, details: columns.details ?? null } }
 }
 
-/** The columns whose value differs from the stored row's. */
-function changedFrom<T extends object>(columns: T, existing: Partial<Record<keyof T, unknown>>): Partial<T> {
-  const changes: Partial<T> = {}
-  for (const key in columns) if (existing[key] !== columns[key]) changes[key] = columns[key]
-  return changes
-}
-
 const TAGGINGS = { spotlights: 'spotlight_tags', questions: 'question_tags' } as const
 const same = (a: readonly number[], b: readonly number[]) => a.join() === b.join()
 
@@ -137,7 +131,7 @@ export async function saveItem(
     changed = true
   } else {
     id = existing.id
-    const changes = changedFrom(columns, existing)
+    const changes = changedColumns(columns, existing)
     changed = Object.keys(changes).length > 0
     await updateContent(trx, orgId, table, id, changes)
   }
