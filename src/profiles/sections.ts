@@ -120,8 +120,7 @@ function fieldsGiven(section: StoredSection, input: Element): Element {
 }
 
 function missingRequired(section: StoredSection, element: Element): void {
-  const fields = SECTION_FIELDS[section] as Record<string, { required: boolean }>
-  const missing = Object.entries(fields)
+  const missing = Object.entries(SECTION_FIELDS[section])
     .filter(([name, field]) => field.required && (element[name] === null || element[name] === undefined))
     .map(([name]) => ({ field: name, message: 'is required' }))
   if (missing.length > 0) throw validationError(missing)
