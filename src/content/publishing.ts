@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { changedColumns } from '../db/columns.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -9,6 +10,8 @@ import { findExpertIds } from '../experts/repository.js'
 import { sanitizeHtml } from '../validation/html.js'
 import {
   type AnswerRow,
+  type ContentChanges,
+  type ContentRow,
   deleteAnswers,
   deleteContent,
   ensureTags,
@@ -18,6 +21,7 @@ import {
   listAnswerRows,
   listTaggedExpertIds,
   listTagIds,
+  type NewContent,
   replaceTaggedExperts,
   replaceTags,
   updateAnswer,
@@ -49,7 +53,7 @@ export interface ItemWrite {
   question?: string
   details?: string | null
   published?: number
-  published_date?: number | null
+  published_date?: number | '' | null
   seo?: Seo
   tags?: readonly string[]
   /** Posts: the experts it tags, in order. */
@@ -60,8 +64,8 @@ function blank<T>(value: T | ''): T | null {
   return value === '' ? null : value
 }
 
-function columnsOf(fields: ItemWrite): Record<string, unknown> {
-  const columns: Record<string, unknown> = {}
+function columnsOf(fields: ItemWrite): ContentChanges {
+  const columns: ContentChanges = {}
   if (fields.title !== undefined) columns.title = fields.title
   if (fields.html !== undefined) columns.html = sanitizeHtml(fields.html)
   if (fields.featured_image !== undefined) columns.featured_image = blank(fields.featured_image)
@@ -82,6 +86,27 @@ function columnsOf(fields: ItemWrite): Record<string, unknown> {
   return columns
 }
 
+/** A new item's columns: what the write gives over the defaults. Posts need a title and html, questions the question. */
+function newContent(table: ContentTable, columns: ContentChanges): NewContent {
+  const common = {
+    published: columns.published ?? 0,
+    published_at: columns.published_at ?? null,
+    seo_title: columns.seo_title ?? null,
+    seo_description: columns.seo_description ?? null,
+    seo_keywords: columns.seo_keywords ?? null,
+    seo_image: columns.seo_image ?? null,
+    seo_canonical_url: columns.seo_canonical_url ?? null,
+  }
+  if (table === 'spotlights') {
+    const { title, html } = columns
+    if (title === undefined || html === undefined) throw new Error('A new post needs a title and html')
+    return { table, columns: { ...common, title, html, featured_image: columns.featured_image ?? null } }
+  }
+  const { question } = columns
+  if (question === undefined) throw new Error('A new question needs its question')
+  return { table, columns: { ...common, question, details: columns.details ?? null } }
+}
+
 const TAGGINGS = { spotlights: 'spotlight_tags', questions: 'question_tags' } as const
 const same = (a: readonly number[], b: readonly number[]) => a.join() === b.join()
 
@@ -93,7 +118,7 @@ export async function saveItem(
   trx: Queryable,
   orgId: number,
   table: ContentTable,
-  existing: Record<string, unknown> | undefined,
+  existing: ContentRow | undefined,
   fields: ItemWrite,
   now: number,
   key: string | null = null,
@@ -102,22 +127,11 @@ export async function saveItem(
   let id: number
   let changed: boolean
   if (!existing) {
-    const base = table === 'spotlights' ? { featured_image: null } : { details: null }
-    const seo = Object.fromEntries(SEO_FIELDS.map((field) => [`seo_${field}`, null]))
-    id = await insertContent(
-      trx,
-      orgId,
-      table,
-      { published: 0, published_at: null, ...base, ...seo, ...columns } as never,
-      key,
-      now,
-    )
+    id = await insertContent(trx, orgId, newContent(table, columns), key, now)
     changed = true
   } else {
-    id = existing.id as number
-    const changes = Object.fromEntries(
-      Object.entries(columns).filter(([field, value]) => existing[field] !== value),
-    )
+    id = existing.id
+    const changes = changedColumns(columns, existing)
     changed = Object.keys(changes).length > 0
     await updateContent(trx, orgId, table, id, changes)
   }
@@ -149,32 +163,48 @@ export async function saveItem(
   return { id, changed }
 }
 
+const notAnExpert = (field: string, username: string) => ({
+  field,
+  message: `is not an expert of this organization: ${username}`,
+})
+
 /** Usernames -> expert ids, in order; an unknown one is a 400 naming it. */
 async function expertIdsOf(db: Queryable, orgId: number, usernames: readonly string[], field: string) {
   const ids = await findExpertIds(db, orgId, usernames)
-  const unknown = usernames
-    .map((username, index) => ({ username, index }))
-    .filter(({ username }) => !ids.has(username))
-    .map(({ username, index }) => ({
-      field: usernames.length === 1 && field === 'username' ? field : `${field}[${index}]`,
-      message: `is not an expert of this organization: ${username}`,
-    }))
+  const found: number[] = []
+  const unknown: { field: string; message: string }[] = []
+  for (const [index, username] of usernames.entries()) {
+    const id = ids.get(username)
+    if (id !== undefined) found.push(id)
+    else unknown.push(notAnExpert(`${field}[${index}]`, username))
+  }
   if (unknown.length > 0) throw validationError(unknown)
-  return usernames.map((username) => ids.get(username) as number)
+  return found
+}
+
+/** An answer's expert by username; an unknown one is a 400 naming it. */
+async function expertIdOf(db: Queryable, orgId: number, username: string) {
+  const id = (await findExpertIds(db, orgId, [username])).get(username)
+  if (id === undefined) throw validationError([notAnExpert('username', username)])
+  return id
 }
 
 /** The post or question a write changes, locked until the write commits; a 404 when there is none. */
 async function findItem(trx: Queryable, orgId: number, table: ContentTable, id: number) {
   const row = await findContentForWrite(trx, orgId, table, id)
   if (!row) throw notFound(`${table === 'spotlights' ? 'Post' : 'Question'} ${id}`)
-  return row as unknown as Record<string, unknown>
+  return row
 }
 
 /** A post or question write as the service takes it: a post's `tagged` usernames become expert ids. */
-async function fieldsOf(trx: Queryable, orgId: number, input: PostUpdateInput | QuestionUpdateInput) {
-  if (!('tagged' in input) || input.tagged === undefined) return input as ItemWrite
-  const { tagged, ...rest } = input as PostUpdateInput
-  return { ...(rest as ItemWrite), expertIds: await expertIdsOf(trx, orgId, tagged ?? [], 'tagged') }
+async function fieldsOf(
+  trx: Queryable,
+  orgId: number,
+  input: PostUpdateInput | QuestionUpdateInput,
+): Promise<ItemWrite> {
+  if (!('tagged' in input) || input.tagged === undefined) return input
+  const { tagged, ...rest } = input
+  return { ...rest, expertIds: await expertIdsOf(trx, orgId, tagged, 'tagged') }
 }
 
 /** Creates a post (`spotlights`) or a question; returns its id. */
@@ -286,17 +316,17 @@ export async function addAnswer(
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, 'questions', questionId)
-    const [expertId] = await expertIdsOf(trx, orgId, [input.username], 'username')
+    const expertId = await expertIdOf(trx, orgId, input.username)
     const stored = await listAnswerRows(trx, questionId)
     const id = await insertAnswer(trx, {
       question_id: questionId,
-      expert_id: expertId as number,
+      expert_id: expertId,
       external_key: `api:${crypto.randomUUID()}`,
       position: stored.reduce((max, row) => Math.max(max, row.position + 1), 0),
       answer: sanitizeHtml(input.answer),
       created_at: now,
     })
-    await itemChanged(trx, orgId, 'questions', questionId, [expertId as number], now)
+    await itemChanged(trx, orgId, 'questions', questionId, [expertId], now)
     return id
   })
 }
@@ -320,8 +350,8 @@ export async function changeAnswer(
     const row = await findAnswer(trx, orgId, questionId, answerId)
     const changes: Partial<AnswerRow> = {}
     if (input.username !== undefined) {
-      const [expertId] = await expertIdsOf(trx, orgId, [input.username], 'username')
-      if (expertId !== row.expert_id) changes.expert_id = expertId as number
+      const expertId = await expertIdOf(trx, orgId, input.username)
+      if (expertId !== row.expert_id) changes.expert_id = expertId
     }
     if (input.answer !== undefined) {
       const answer = sanitizeHtml(input.answer)

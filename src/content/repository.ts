@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type Insertable, type Selectable, sql } from 'kysely'
 import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
@@ -166,37 +166,51 @@ export async function ensureTags(
   return tags
 }
 
-export type SpotlightColumns = Omit<
-  SpotlightsTable,
-  'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'
->
-export type QuestionColumns = Omit<
-  QuestionsTable,
-  'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at'
->
+type Stamps = 'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at' | 'doc_version'
+export type SpotlightColumns = Omit<Insertable<SpotlightsTable>, Stamps>
+export type QuestionColumns = Omit<Insertable<QuestionsTable>, Stamps>
+/** A new post or question: its kind and its columns. */
+export type NewContent =
+  | { table: 'spotlights'; columns: SpotlightColumns }
+  | { table: 'questions'; columns: QuestionColumns }
+/** Any column a write of a post or a question may change. */
+export type ContentChanges = Partial<SpotlightColumns & QuestionColumns>
+export type ContentRow = Selectable<SpotlightsTable> | Selectable<QuestionsTable>
 
-export async function findContentByKey(db: Queryable, orgId: number, table: ContentTable, key: string) {
-  return (await db
-    .selectFrom(table as 'spotlights')
+export async function findContentByKey(
+  db: Queryable,
+  orgId: number,
+  table: ContentTable,
+  key: string,
+): Promise<ContentRow | undefined> {
+  return db
+    .selectFrom(table)
     .selectAll()
     .where('org_id', '=', orgId)
     .where('external_key', '=', key)
-    .executeTakeFirst()) as Record<string, unknown> | undefined
+    .executeTakeFirst()
 }
 
 export async function insertContent(
   db: Queryable,
   orgId: number,
-  table: ContentTable,
-  columns: SpotlightColumns | QuestionColumns,
+  item: NewContent,
   key: string | null,
   now: number,
 ): Promise<number> {
-  const { id } = await db
-    .insertInto(table as 'spotlights')
-    .values({ ...columns, org_id: orgId, external_key: key, created_at: now, updated_at: now } as never)
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const stamps = { org_id: orgId, external_key: key, created_at: now, updated_at: now }
+  const { id } =
+    item.table === 'spotlights'
+      ? await db
+          .insertInto('spotlights')
+          .values({ ...item.columns, ...stamps })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      : await db
+          .insertInto('questions')
+          .values({ ...item.columns, ...stamps })
+          .returning('id')
+          .executeTakeFirstOrThrow()
   return id
 }
 
@@ -205,20 +219,15 @@ export async function updateContent(
   orgId: number,
   table: ContentTable,
   id: number,
-  changes: Partial<SpotlightColumns | QuestionColumns> & { updated_at?: number },
+  changes: ContentChanges & { updated_at?: number },
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return
-  await db
-    .updateTable(table as 'spotlights')
-    .set(changes as never)
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .execute()
+  await db.updateTable(table).set(changes).where('org_id', '=', orgId).where('id', '=', id).execute()
 }
 
 export async function deleteContent(db: Queryable, orgId: number, table: ContentTable, id: number) {
   const result = await db
-    .deleteFrom(table as 'spotlights')
+    .deleteFrom(table)
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .executeTakeFirst()

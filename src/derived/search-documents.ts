@@ -1,3 +1,4 @@
+import { parseItemData } from '../db/item-data.js'
 import type {
   ExpertFacetsTable,
   ExpertRow,
@@ -23,7 +24,7 @@ export interface IndexedItem {
 }
 
 function fieldOf(item: IndexedItem, field: string): string {
-  const value = (JSON.parse(item.data) as Record<string, unknown>)[field]
+  const value = parseItemData(item.data)[field]
   return typeof value === 'string' ? value.trim() : ''
 }
 

@@ -21,16 +21,14 @@ export const ofOrganization = (column: string, orgId: number) => sql<SqlBool>`+$
 /** Rows per INSERT: under SQLite's 32,766 bound parameters. */
 const rowsPerInsert = (columns: number) => Math.floor(30_000 / columns)
 
-async function insertRows<
-  T extends 'expert_search' | 'expert_facets' | 'spotlight_search' | 'question_search',
->(db: Queryable, table: T, rows: Record<string, unknown>[]): Promise<void> {
+/** Inserts `rows` through `insert` in batches that stay under the parameter limit. */
+async function insertRows<R extends object>(
+  rows: R[],
+  insert: (batch: R[]) => Promise<unknown>,
+): Promise<void> {
   if (rows.length === 0) return
-  const size = rowsPerInsert(Object.keys(rows[0] as object).length)
-  for (let start = 0; start < rows.length; start += size)
-    await db
-      .insertInto(table)
-      .values(rows.slice(start, start + size) as never)
-      .execute()
+  const size = rowsPerInsert(Object.keys(rows[0] ?? {}).length)
+  for (let start = 0; start < rows.length; start += size) await insert(rows.slice(start, start + size))
 }
 
 /** Raises the organization's expert index version (src/search/result-cache.ts): first, so concurrent writers queue on it. */
@@ -86,8 +84,8 @@ export async function replaceExpertRows(
   facets: ExpertFacetsTable[],
 ): Promise<void> {
   await deleteExpertRows(db, orgId, expertIds)
-  await insertRows(db, 'expert_search', rows as unknown as Record<string, unknown>[])
-  await insertRows(db, 'expert_facets', facets as unknown as Record<string, unknown>[])
+  await insertRows(rows, (batch) => db.insertInto('expert_search').values(batch).execute())
+  await insertRows(facets, (batch) => db.insertInto('expert_facets').values(batch).execute())
 }
 
 export async function deleteExpertRows(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
@@ -116,7 +114,7 @@ export async function listContentIds(
   limit: number,
 ) {
   const rows = await db
-    .selectFrom(table as 'spotlights')
+    .selectFrom(table)
     .select('id')
     .where(ofOrganization('org_id', orgId))
     .where('id', '>', afterId)
@@ -146,7 +144,7 @@ export async function replaceSpotlightRows(
     .where('org_id', '=', orgId)
     .where('spotlight_id', 'in', ids)
     .execute()
-  await insertRows(db, 'spotlight_search', rows as unknown as Record<string, unknown>[])
+  await insertRows(rows, (batch) => db.insertInto('spotlight_search').values(batch).execute())
 }
 
 export async function readQuestionsForIndex(db: Queryable, orgId: number, ids: number[]) {
@@ -199,7 +197,7 @@ export async function replaceQuestionRows(
     .where(ofOrganization('org_id', orgId))
     .where('question_id', 'in', ids)
     .execute()
-  await insertRows(db, 'question_search', rows as unknown as Record<string, unknown>[])
+  await insertRows(rows, (batch) => db.insertInto('question_search').values(batch).execute())
 }
 
 export async function readExpertsByIds(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {

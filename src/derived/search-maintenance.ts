@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js'
-import { expertDocument, type IndexedItem, questionDocument, spotlightDocument } from './search-documents.js'
+import { expertDocument, questionDocument, spotlightDocument } from './search-documents.js'
 import {
   bumpExpertSearchVersion,
   deleteExpertRows,
@@ -37,9 +37,7 @@ async function indexExperts(db: Queryable, orgId: number, ids: number[]): Promis
   if (ids.length === 0) return
   const experts = await readExpertsByIds(db, orgId, ids)
   const items = groupBy(await readItemsForIndex(db, orgId, ids), (item) => item.expert_id)
-  const documents = experts.map((expert) =>
-    expertDocument(expert, (items.get(expert.id) ?? []) as IndexedItem[]),
-  )
+  const documents = experts.map((expert) => expertDocument(expert, items.get(expert.id) ?? []))
   await replaceExpertRows(
     db,
     orgId,
@@ -122,9 +120,10 @@ export async function refreshQuestionSearch(db: Queryable, orgId: number, questi
 export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<void> {
   for (let after = 0; ; ) {
     const ids = await listExpertIds(db, orgId, after, BATCH)
-    if (ids.length === 0) break
+    const last = ids.at(-1)
+    if (last === undefined) break
     await indexExperts(db, orgId, ids)
-    after = ids[ids.length - 1] as number
+    after = last
   }
   for (const [table, index] of [
     ['spotlights', indexSpotlights],
@@ -132,9 +131,10 @@ export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<
   ] as const) {
     for (let after = 0; ; ) {
       const ids = await listContentIds(db, table, orgId, after, BATCH)
-      if (ids.length === 0) break
+      const last = ids.at(-1)
+      if (last === undefined) break
       await index(db, orgId, ids)
-      after = ids[ids.length - 1] as number
+      after = last
     }
   }
 }

@@ -44,7 +44,7 @@ export async function touchContent(
   now: number,
 ) {
   await db
-    .updateTable(table as 'spotlights')
+    .updateTable(table)
     .set((eb) => ({ updated_at: now, doc_version: eb('doc_version', '+', 1) }))
     .where('org_id', '=', orgId)
     .where('id', '=', id)

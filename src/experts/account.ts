@@ -1,3 +1,4 @@
+import { changedColumns } from '../db/columns.js'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow } from '../db/schema.js'
 import { ApiError } from '../errors.js'
@@ -51,7 +52,10 @@ async function claimUsername(db: Queryable, base: string, now: number): Promise<
 }
 
 /** The account fields of a create, plus the flags an import may set (the API starts experts at 0/0). */
-export type NewAccount = ExpertCreateInput & { is_published?: number; is_private?: number }
+export type NewAccount = Omit<ExpertCreateInput, 'is_published' | 'is_private'> & {
+  is_published?: number
+  is_private?: number
+}
 
 /** Creates an expert; 409 when the email is taken. */
 export async function createAccount(
@@ -85,9 +89,7 @@ export async function updateAccount(
   input: ExpertUpdateInput,
 ): Promise<boolean> {
   const columns = toColumns(input, expert)
-  const changes = Object.fromEntries(
-    Object.entries(columns).filter(([key, value]) => expert[key as keyof ExpertRow] !== value),
-  ) as Partial<ExpertColumns>
+  const changes = changedColumns(columns, expert)
   if (Object.keys(changes).length === 0) return false
   if (changes.email_key !== undefined) {
     const holder = await findExpertByEmail(trx, orgId, changes.email_key)

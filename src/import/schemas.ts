@@ -13,7 +13,7 @@ import { Key, LongText, ShortText, UnixSeconds, Url } from '../validation/fields
 import { Flag } from '../validation/text.js'
 
 const SUBDIVISION = { country: 'location_country', state: 'location_state', requireCountry: true }
-const nullable = (schema: TSchema) => Type.Optional(Type.Union([schema, Type.Null()]))
+const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))
 
 /** `sections` of an imported expert: any stored section, plus the avatar. */
 export const ImportSections = Type.Object(

@@ -3,11 +3,11 @@ import { type ItemWrite, replaceAnswers, saveItem } from '../content/publishing.
 import { findContentByKey } from '../content/repository.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import { profileChanged } from '../derived/changes.js'
-import { createAccount, type NewAccount, updateAccount } from '../experts/account.js'
+import { createAccount, updateAccount } from '../experts/account.js'
 import { findExpertIds, findExpertsByEmail, findExpertsForWrite } from '../experts/repository.js'
 import { setOrganizationProfile } from '../profiles/organization.js'
 import { ORGANIZATION_PROFILE_COLUMNS } from '../profiles/repository.js'
-import { replaceSections, type SectionsInput } from '../profiles/sections.js'
+import { replaceSections } from '../profiles/sections.js'
 import type { ImportIssue } from './format.js'
 import { findImportKeys, findImportKeysOfExperts, linkImportKey } from './repository.js'
 import type {
@@ -128,10 +128,7 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
 /** An organization record sets the whole public profile: fields it leaves out are cleared. */
 async function writeOrganization(trx: Trx, orgId: number, record: OrganizationRecord, now: number) {
   const values = Object.fromEntries(
-    ORGANIZATION_PROFILE_COLUMNS.map((column) => [
-      column,
-      (record[column] as string | null | undefined) ?? null,
-    ]),
+    ORGANIZATION_PROFILE_COLUMNS.map((column) => [column, record[column] ?? null]),
   )
   await setOrganizationProfile(trx, orgId, values, now)
 }
@@ -150,14 +147,14 @@ async function writeExpert(
   let username: string
   let changed: boolean
   if (!stored) {
-    ;({ id, username } = await createAccount(trx, orgId, account as NewAccount, now))
+    ;({ id, username } = await createAccount(trx, orgId, account, now))
     changed = true
   } else {
     ;({ id, username } = stored)
     changed = await updateAccount(trx, orgId, stored, account)
   }
   if (!resolution.linkedKeys.has(key)) await linkImportKey(trx, orgId, key, id)
-  const sectionsChanged = await replaceSections(trx, orgId, id, (sections ?? {}) as unknown as SectionsInput)
+  const sectionsChanged = await replaceSections(trx, orgId, id, sections ?? {})
   if (changed || sectionsChanged)
     await profileChanged(trx, orgId, id, now, { account: Boolean(stored) && changed })
   return { id, username, outcome: outcomeOf(!stored, changed || sectionsChanged) }
@@ -173,8 +170,8 @@ const seoOf = (seo: SpotlightRecord['seo']) => ({
 
 const publicationOf = (record: SpotlightRecord | QuestionRecord): ItemWrite => ({
   published: record.published ?? 0,
-  published_date: (record.published_date as number | null | undefined) ?? null,
-  seo: seoOf(record.seo) as ItemWrite['seo'],
+  published_date: record.published_date ?? null,
+  seo: seoOf(record.seo),
   tags: record.tags ?? [],
 })
 
@@ -188,7 +185,7 @@ async function writeItem(
   now: number,
 ) {
   const existing = await findContentByKey(trx, orgId, table, record.key)
-  const fields = (
+  const fields: ItemWrite =
     'html' in record
       ? {
           title: record.title,
@@ -197,7 +194,6 @@ async function writeItem(
           expertIds: (record.experts ?? []).map(expertId),
         }
       : { question: record.question, details: record.details ?? null }
-  ) as ItemWrite
   const saved = await saveItem(
     trx,
     orgId,

@@ -1,6 +1,7 @@
 import { type TSchema, Type } from 'typebox'
 import { listExpertQuestions, listExpertSpotlights } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
+import { parseItemData } from '../db/item-data.js'
 import { toSeconds } from '../time.js'
 import { listProfileItems, ORGANIZATION_PROFILE_COLUMNS, type OrganizationProfile } from './repository.js'
 import {
@@ -14,7 +15,13 @@ import { elementOf } from './sections.js'
 
 type Element = Record<string, unknown>
 
-const SOCIAL_COLUMNS: readonly string[] = ['twitter', 'facebook', 'linkedin', 'instagram', 'youtube']
+const SOCIAL_COLUMNS: readonly (typeof ORGANIZATION_PROFILE_COLUMNS)[number][] = [
+  'twitter',
+  'facebook',
+  'linkedin',
+  'instagram',
+  'youtube',
+]
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 
@@ -114,7 +121,7 @@ export async function readContentSections(
   for (const section of STORED_SECTIONS) sections[section] = []
   const avatar: Record<string, unknown> = Object.fromEntries(AVATAR_SIZES.map((size) => [size, {}]))
   for (const item of items) {
-    if (item.section === 'avatar') Object.assign(avatar, JSON.parse(item.data))
+    if (item.section === 'avatar') Object.assign(avatar, parseItemData(item.data))
     else if (isStoredSection(item.section))
       (sections[item.section] as Element[]).push(elementOf(item.section, item))
   }
@@ -125,17 +132,19 @@ export async function readContentSections(
     )
   }
   const { id, name } = organization
-  const columns = organization as unknown as Record<string, string | null>
   sections.corporationprofile = [
     {
       id,
       name,
       ...Object.fromEntries(
-        ORGANIZATION_PROFILE_COLUMNS.filter((c) => !SOCIAL_COLUMNS.includes(c)).map((c) => [c, columns[c]]),
+        ORGANIZATION_PROFILE_COLUMNS.filter((c) => !SOCIAL_COLUMNS.includes(c)).map((c) => [
+          c,
+          organization[c],
+        ]),
       ),
     },
   ]
-  const social = Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, columns[column]]))
+  const social = Object.fromEntries(SOCIAL_COLUMNS.map((column) => [column, organization[column]]))
   sections.corporationsocial = Object.values(social).some((url) => url !== null) ? [{ id, ...social }] : []
   sections.spotlight = spotlights.map((post) => ({
     id: post.id,

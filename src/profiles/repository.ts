@@ -49,16 +49,43 @@ export async function findExpertWithOrganization(
 ): Promise<{ expert: ExpertRow; organization: OrganizationProfile } | undefined> {
   const [row] = await expertWithOrganization(db, orgId, username)
   if (!row) return undefined
-  const record = row as unknown as Record<string, unknown>
-  const expert: Record<string, unknown> = {}
-  const organization: Record<string, unknown> = { id: orgId, name: row.org_name }
-  for (const [key, value] of Object.entries(record)) {
-    if (key === 'org_name') continue
-    if (key.startsWith('org_') && key !== 'org_id') organization[key.slice(4)] = value ?? null
-    else expert[key] = value
+  const {
+    org_name,
+    org_description,
+    org_website,
+    org_location_city,
+    org_location_state,
+    org_location_country,
+    org_location_postal,
+    org_location_address,
+    org_location_building,
+    org_location_room,
+    org_twitter,
+    org_facebook,
+    org_linkedin,
+    org_instagram,
+    org_youtube,
+    ...expert
+  } = row
+  const organization: OrganizationProfile = {
+    id: orgId,
+    name: org_name,
+    description: org_description,
+    website: org_website,
+    location_city: org_location_city,
+    location_state: org_location_state,
+    location_country: org_location_country,
+    location_postal: org_location_postal,
+    location_address: org_location_address,
+    location_building: org_location_building,
+    location_room: org_location_room,
+    twitter: org_twitter,
+    facebook: org_facebook,
+    linkedin: org_linkedin,
+    instagram: org_instagram,
+    youtube: org_youtube,
   }
-  for (const column of ORGANIZATION_PROFILE_COLUMNS) organization[column] ??= null
-  return { expert: expert as unknown as ExpertRow, organization: organization as OrganizationProfile }
+  return { expert, organization }
 }
 
 export async function findOrganizationProfile(
@@ -72,10 +99,7 @@ export async function findOrganizationProfile(
     .select(ORGANIZATION_PROFILE_COLUMNS.map((column) => `organization_profiles.${column}` as const))
     .where('organizations.id', '=', orgId)
     .executeTakeFirst()
-  if (!row) return undefined
-  const profile = row as unknown as Record<string, unknown>
-  for (const column of ORGANIZATION_PROFILE_COLUMNS) profile[column] ??= null
-  return profile as OrganizationProfile
+  return row
 }
 
 export async function updateOrganizationName(db: Queryable, orgId: number, name: string): Promise<void> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
+import { parseItemData } from '../db/item-data.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { profileChanged } from '../derived/changes.js'
@@ -30,7 +31,7 @@ type Tags = Map<string, { id: number; name: string }>
 
 /** A stored item as served: `id`, then every field of the section (unset ones null). */
 export function elementOf(section: StoredSection, item: Pick<ProfileItemRow, 'id' | 'data'>): Element {
-  const data = JSON.parse(item.data) as Element
+  const data = parseItemData(item.data)
   const element: Element = { id: item.id }
   if (section === 'tag') element.content_tag_id = data.content_tag_id
   for (const field of sectionFieldNames(section)) element[field] = data[field] ?? null
@@ -119,8 +120,7 @@ function fieldsGiven(section: StoredSection, input: Element): Element {
 }
 
 function missingRequired(section: StoredSection, element: Element): void {
-  const fields = SECTION_FIELDS[section] as Record<string, { required: boolean }>
-  const missing = Object.entries(fields)
+  const missing = Object.entries(SECTION_FIELDS[section])
     .filter(([name, field]) => field.required && (element[name] === null || element[name] === undefined))
     .map(([name]) => ({ field: name, message: 'is required' }))
   if (missing.length > 0) throw validationError(missing)

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox'
+import { parseItemData } from '../db/item-data.js'
 import type { ExpertRow } from '../db/schema.js'
 import { toSeconds } from '../time.js'
 import { plainText, readingTime, summary } from '../validation/html-text.js'
@@ -16,7 +17,7 @@ export function expertListItem(
   let avatar: Record<string, { url?: string }> = {}
   const topics: { title: string }[] = []
   for (const item of items) {
-    const data = JSON.parse(item.data) as Record<string, unknown>
+    const data = parseItemData(item.data)
     if (item.section === 'topic') topics.push({ title: String(data.name ?? '') })
     else if (item.section === 'tagline') tagline = String(data.tagline ?? '')
     else if (item.section === 'avatar') avatar = data as typeof avatar

@@ -72,5 +72,5 @@ export const Key = (description: string) =>
   })
 
 /** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
-export const Clearable = (schema: TSchema) =>
+export const Clearable = <T extends TSchema>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
