@@ -52,18 +52,6 @@ export async function readExpertSearchVersion(db: Queryable, orgId: number): Pro
   return Number(row?.version ?? 0)
 }
 
-export async function listExpertIds(db: Queryable, orgId: number, afterId: number, limit: number) {
-  const rows = await db
-    .selectFrom('experts')
-    .select('id')
-    .where(ofOrganization('org_id', orgId))
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute()
-  return rows.map((row) => row.id)
-}
-
 export async function readItemsForIndex(db: Queryable, orgId: number, expertIds: number[]) {
   return db
     .selectFrom('profile_items')
@@ -106,9 +94,10 @@ export async function setExpertsModified(db: Queryable, orgId: number, modified:
   await db.updateTable('expert_search').set({ modified }).where('org_id', '=', orgId).execute()
 }
 
-export async function listContentIds(
+/** One page of an organization's expert, post or question ids, in id order, after `afterId`. */
+export async function listIds(
   db: Queryable,
-  table: 'spotlights' | 'questions',
+  table: 'experts' | 'spotlights' | 'questions',
   orgId: number,
   afterId: number,
   limit: number,

@@ -3,8 +3,7 @@ import { expertDocument, questionDocument, spotlightDocument } from './search-do
 import {
   bumpExpertSearchVersion,
   deleteExpertRows,
-  listContentIds,
-  listExpertIds,
+  listIds,
   questionsAnsweredBy,
   readAnswersForIndex,
   readExpertsByIds,
@@ -119,7 +118,7 @@ export async function refreshQuestionSearch(db: Queryable, orgId: number, questi
  */
 export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<void> {
   for (let after = 0; ; ) {
-    const ids = await listExpertIds(db, orgId, after, BATCH)
+    const ids = await listIds(db, 'experts', orgId, after, BATCH)
     const last = ids.at(-1)
     if (last === undefined) break
     await indexExperts(db, orgId, ids)
@@ -130,7 +129,7 @@ export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<
     ['questions', indexQuestions],
   ] as const) {
     for (let after = 0; ; ) {
-      const ids = await listContentIds(db, table, orgId, after, BATCH)
+      const ids = await listIds(db, table, orgId, after, BATCH)
       const last = ids.at(-1)
       if (last === undefined) break
       await index(db, orgId, ids)
