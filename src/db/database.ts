@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
+import { propertyOf } from '../validation/guards.js'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import type { DB } from './schema.js'
 import { kyselySqlite, openSqliteConnection } from './sqlite.js'
@@ -157,7 +158,7 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
 
 /** True when `error` is a unique or primary-key violation, on either dialect. */
 export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code
+  const code = propertyOf(error, 'code')
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
 
@@ -180,7 +181,8 @@ const UNAVAILABLE_CODES = new Set([
 
 /** True when `error` means the database cannot be reached now (a 503, not a 500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  const code = propertyOf(error, 'code')
+  const message = propertyOf(error, 'message')
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true
   return (
     typeof message === 'string' &&
