@@ -208,6 +208,12 @@ export function isInquiryKind(value: string): value is InquiryKind {
   return Object.hasOwn(INQUIRY_KINDS, value)
 }
 
+/** A stored inquiry's kind: inquiries are written by the service alone, always with a kind of this table. */
+export function storedKind(value: string): InquiryKind {
+  if (isInquiryKind(value)) return value
+  throw new Error(`An inquiry of the unknown kind "${value}" is stored.`)
+}
+
 /** The fields `kind` adds, as `[name, field]` pairs in table order. */
 export function kindFields(kind: InquiryKind): [string, KindField][] {
   return Object.entries(INQUIRY_KINDS[kind].fields as Record<string, KindField>)

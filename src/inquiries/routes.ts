@@ -4,6 +4,7 @@ import type { AppContext } from '../app-context.js'
 import { ApiError, notFound } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { readInbox } from './inbox.js'
 import { INQUIRY_KINDS, type InquiryKind, KIND_NAMES } from './kinds.js'
 import { inquiryView } from './mapping.js'
@@ -12,7 +13,6 @@ import {
   IdempotencyHeaders,
   INQUIRY_SCHEMAS,
   InboxQuery,
-  type InboxQueryInput,
   InquiryCreated,
   InquiryList,
   InquiryParams,
@@ -30,13 +30,10 @@ const operationIdOf = (kind: InquiryKind) => `create${(INQUIRY_SCHEMAS[kind] as 
  * `POST /v2/organization/:corporation/inquiry/<kind>` for every kind, and the inbox:
  * `GET /v2/organization/:corporation/inquiry` and `GET .../inquiry/:id`.
  */
-export async function inquiryRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function inquiryRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   for (const kind of KIND_NAMES) {
-    app.post<{
-      Params: { corporation: number }
-      Body: Record<string, unknown>
-      Headers: { 'idempotency-key'?: string }
-    }>(
+    app.post(
       `/v2/organization/:corporation/inquiry/${kind}`,
       {
         config: { scope: 'inquiries:create' },
@@ -68,7 +65,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
   }
 
   // POST to any other name below /inquiry/ would otherwise be a 405 of `GET .../inquiry/:id`.
-  app.post<{ Params: { corporation: number; id: string } }>(
+  app.post(
     '/v2/organization/:corporation/inquiry/:id',
     {
       config: { scope: 'inquiries:create', catchAll: true },
@@ -82,7 +79,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
     },
   )
 
-  app.get<{ Params: { corporation: number }; Querystring: InboxQueryInput }>(
+  app.get(
     '/v2/organization/:corporation/inquiry',
     {
       config: { scope: 'inquiries:read' },
@@ -109,7 +106,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
     },
   )
 
-  app.get<{ Params: { corporation: number; id: number } }>(
+  app.get(
     '/v2/organization/:corporation/inquiry/:id',
     {
       config: { scope: 'inquiries:read' },

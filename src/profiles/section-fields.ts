@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox'
+import { type TObject, type TSchema, Type } from 'typebox'
 import {
   Choice,
   Currency,
@@ -360,7 +360,7 @@ export const pascal = (name: string) =>
  * required fields; `patch` (a list element's PUT, a single-element section's POST) takes any of them,
  * at least one. Optional fields may be cleared with `null` or `""`. Name sets take `{name}`.
  */
-export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): TSchema {
+export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): TObject {
   const title = `${pascal(section)}${mode === 'create' ? 'Create' : 'Update'}`
   if (NAME_SECTIONS.has(section)) {
     const schema =
