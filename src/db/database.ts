@@ -79,18 +79,21 @@ export function postgresPoolOf(db: Queryable): pg.Pool | undefined {
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 
+/** pg's type parsers, with int8 and numeric read as JavaScript numbers instead of strings. */
+function numbersAsNumbers(): pg.TypeOverrides {
+  const types = new pg.TypeOverrides()
+  types.setTypeParser(INT8_OID, Number)
+  types.setTypeParser(NUMERIC_OID, Number)
+  return types
+}
+
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     // Our bigint columns hold unix milliseconds and ids, all below 2^53.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID || oid === NUMERIC_OID
-          ? Number
-          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types: numbersAsNumbers(),
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})

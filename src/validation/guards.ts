@@ -9,6 +9,6 @@ export function stringsOf(value: unknown): string[] {
 }
 
 /** A property of a thrown value (`code` of a Node.js, driver or SMTP error, ...), when it has one. */
-export function propertyOf(error: unknown, key: string): unknown {
+export function propertyOf(error: unknown, key: PropertyKey): unknown {
   return typeof error === 'object' && error !== null && key in error ? Reflect.get(error, key) : undefined
 }
