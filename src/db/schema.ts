@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { SectionName } from './sections.js'
 
 /** Times are unix milliseconds in every table. */
 export interface OrganizationsTable {
@@ -194,7 +195,7 @@ export interface ProfileItemsTable {
   id: Generated<number>
   expert_id: number
   org_id: number
-  section: string
+  section: SectionName
   position: number
   /** The import key of the element, or `#<position>` for elements imported without one. */
   external_key: string

@@ -1,7 +1,8 @@
 import type { Static, TSchema } from 'typebox'
 import { compileValidator, type Validator } from '../http/validation.js'
 import { DERIVED_SECTIONS, SINGLE_SECTIONS } from '../profiles/section-fields.js'
-import { type ImportIssue, isObject, type RawRecord, type RecordKind } from './format.js'
+import { isObject } from '../validation/guards.js'
+import type { ImportIssue, RawRecord, RecordKind } from './format.js'
 import { ImportExpert, ImportOrganization, ImportQuestion, ImportSpotlight } from './schemas.js'
 
 export type ExpertRecord = Static<typeof ImportExpert>

@@ -1,4 +1,5 @@
 import { type TObject, type TSchema, Type } from 'typebox'
+import { SECTION_NAMES, type SectionName } from '../db/sections.js'
 import {
   Choice,
   Currency,
@@ -234,10 +235,11 @@ export const SECTION_FIELDS = {
     thumbnail_url: opt(Url('Thumbnail')),
     video_id: opt(ShortText('YouTube video id', 64)),
   },
-} satisfies Record<string, Record<string, Field>>
+} satisfies Record<Exclude<SectionName, 'avatar'>, Record<string, Field>>
 
+/** A section written through its own routes: every section but the avatar. */
 export type StoredSection = keyof typeof SECTION_FIELDS
-export const STORED_SECTIONS = Object.keys(SECTION_FIELDS) as StoredSection[]
+export const STORED_SECTIONS = SECTION_NAMES.filter((name): name is StoredSection => name !== 'avatar')
 
 /** Sections that hold at most one element. */
 export const SINGLE_SECTIONS: ReadonlySet<string> = new Set<StoredSection>([

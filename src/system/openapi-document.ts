@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { isObject } from '../validation/guards.js'
 
 /**
  * Post-processing of the generated OpenAPI document, so that code generators and linters get named
@@ -6,9 +7,6 @@ import { isDeepStrictEqual } from 'node:util'
  */
 
 type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
 const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']
