@@ -152,7 +152,8 @@ export async function saveItem(
   }
   if (fields.tags !== undefined) {
     const tags = await ensureTags(trx, orgId, fields.tags)
-    const after = [...new Set(fields.tags.map((name) => tags.get(name.toLowerCase())?.id as number))]
+    // ensureTags returns every given name's tag.
+    const after = [...new Set(fields.tags.flatMap((name) => tags.get(name.toLowerCase())?.id ?? []))]
     const before = existing ? await listTagIds(trx, TAGGINGS[table], id) : []
     if (!same(before, after)) {
       await replaceTags(trx, TAGGINGS[table], id, after)

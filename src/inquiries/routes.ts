@@ -17,6 +17,7 @@ import {
   InquiryList,
   InquiryParams,
   InquiryView,
+  titleOf,
   toInquiryInput,
 } from './schemas.js'
 import { createInquiry } from './service.js'
@@ -24,7 +25,7 @@ import { createInquiry } from './service.js'
 const errors = { '4xx': ErrorEnvelope }
 
 /** `media` -> `createMediaInquiry`, from the body schema's title. */
-const operationIdOf = (kind: InquiryKind) => `create${(INQUIRY_SCHEMAS[kind] as { title?: string }).title}`
+const operationIdOf = (kind: InquiryKind) => `create${titleOf(kind)}`
 
 /**
  * `POST /v2/organization/:corporation/inquiry/<kind>` for every kind, and the inbox:

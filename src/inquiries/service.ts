@@ -2,6 +2,7 @@ import { type Database, isUniqueViolation, type Queryable } from '../db/database
 import type { NewInquiryRow } from '../db/schema.js'
 import { notFound } from '../errors.js'
 import { findExpert } from '../experts/repository.js'
+import { propertyOf } from '../validation/guards.js'
 import { normalizeLocation } from '../validation/location.js'
 import { findIdempotentResponse, fingerprint, keyConflict, storeIdempotentResponse } from './idempotency.js'
 import { insertInquiry } from './repository.js'
@@ -58,7 +59,9 @@ export async function createInquiry(
     const stored = await findIdempotentResponse(db, orgId, idempotencyKey, now)
     if (!stored) return undefined
     if (stored.fingerprint !== print) throw keyConflict()
-    return { id: (stored.response as { id: number }).id, replayed: true }
+    const id = propertyOf(stored.response, 'id')
+    if (typeof id !== 'number') throw new Error('A stored idempotent response has no inquiry id.')
+    return { id, replayed: true }
   }
 
   try {

@@ -13,6 +13,7 @@ import {
   Url,
   Year,
 } from '../validation/fields.js'
+import { propertyOf } from '../validation/guards.js'
 import { sanitizeEmbed, sanitizeHtml } from '../validation/html.js'
 import { Flag } from '../validation/text.js'
 
@@ -309,12 +310,13 @@ export function sectionTitle(section: string): string {
 
 /** The response type of an input field: same type and description, without input checks. */
 function plainType(schema: TSchema): TSchema {
-  const {
-    type,
-    description,
-    enum: values,
-  } = schema as { type?: string; description?: string; enum?: unknown[] }
-  const options = { ...(description ? { description } : {}), ...(values ? { enum: values } : {}) }
+  const type = propertyOf(schema, 'type')
+  const description = propertyOf(schema, 'description')
+  const values = propertyOf(schema, 'enum')
+  const options = {
+    ...(typeof description === 'string' && description ? { description } : {}),
+    ...(Array.isArray(values) ? { enum: values } : {}),
+  }
   if (type === 'integer') return Type.Integer(options)
   if (type === 'number') return Type.Number(options)
   return Type.String(options)

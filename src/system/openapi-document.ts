@@ -51,8 +51,9 @@ export function hoistTitledSchemas(document: Json): void {
     if (!isObject(schema)) continue
     // A component's own title names it already: visit only what is inside it.
     const { title, ...rest } = schema
-    const visited = visit(rest) as Json
-    schemas[name] = title === undefined ? visited : { title, ...visited }
+    // Without its title the component is never replaced by a $ref: it stays an object.
+    const visited = visit(rest)
+    schemas[name] = title === undefined || !isObject(visited) ? visited : { title, ...visited }
   }
   forEachOperation(document, (operation) => {
     for (const parameter of asList(operation.parameters)) {
