@@ -16,6 +16,7 @@ import {
 } from './organization.js'
 import { PROFILE_KEYS, Profile, profileDocument, readProfile } from './read.js'
 import {
+  isStoredSection,
   NAME_SECTIONS,
   pascal,
   SINGLE_SECTIONS,
@@ -58,7 +59,7 @@ function renameAliases(section: StoredSection) {
 const inputOf = (section: StoredSection, body: Body): Body => (section === 'tag' ? { tag: body.name } : body)
 
 /** Sections served but not written here (CONTRACT §9): GET only, any other method 405. */
-const READ_ONLY = PROFILE_KEYS.filter((key) => !STORED_SECTIONS.includes(key as StoredSection))
+const READ_ONLY = PROFILE_KEYS.filter((key) => !isStoredSection(key))
 
 /**
  * The expert profile read. The app registers it before the expert (account) routes of src/experts and
