@@ -74,3 +74,8 @@ export const Key = (description: string) =>
 /** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
 export const Clearable = <T extends TSchema>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
+
+/** A written "" clears a field: it is stored as null. Any other value (undefined: not given) stays. */
+export function blankToNull<T>(value: T | ''): T | null {
+  return value === '' ? null : value
+}
