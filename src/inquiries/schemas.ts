@@ -5,11 +5,11 @@ import { CountryCode, Email, Id, StateCode, Text, Url } from '../validation/text
 import {
   INQUIRY_KINDS,
   type InquiryKind,
+  InquiryTime,
   KIND_NAMES,
   type KindField,
   type KindFieldValue,
   kindFields,
-  UnixSeconds,
 } from './kinds.js'
 
 function Username(description: string) {
@@ -129,8 +129,8 @@ export const InboxQuery = Type.Object(
   {
     kind: Type.Optional(Type.Enum(KIND_NAMES, { description: 'Only inquiries of this kind' })),
     username: Type.Optional(Username('Only inquiries to this expert')),
-    since: Type.Optional(UnixSeconds('Only inquiries received at or after this time')),
-    until: Type.Optional(UnixSeconds('Only inquiries received before this time')),
+    since: Type.Optional(InquiryTime('Only inquiries received at or after this time')),
+    until: Type.Optional(InquiryTime('Only inquiries received before this time')),
     page_size: Type.Optional(
       Type.Integer({
         minimum: 1,

@@ -1909,8 +1909,8 @@ export interface components {
             title: string;
             description?: string | "" | null;
             type?: (71 | 73) | "" | null;
-            start?: number | "" | null;
-            end?: number | "" | null;
+            start?: (number & unknown) | "" | null;
+            end?: (number & unknown) | "" | null;
         };
         /** AccomplishmentUpdate */
         AccomplishmentUpdate: {
@@ -1918,8 +1918,8 @@ export interface components {
             title?: string;
             description?: string | "" | null;
             type?: (71 | 73) | "" | null;
-            start?: number | "" | null;
-            end?: number | "" | null;
+            start?: (number & unknown) | "" | null;
+            end?: (number & unknown) | "" | null;
         };
         /**
          * AdmissionInquiry
@@ -2010,7 +2010,7 @@ export interface components {
             publisher?: string | "" | null;
             authors?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** ArticleUpdate */
@@ -2020,7 +2020,7 @@ export interface components {
             publisher?: string | "" | null;
             authors?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** AssessmentCreate */
@@ -2127,7 +2127,7 @@ export interface components {
             title: string;
             publisher?: string | "" | null;
             authors?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             isbn?: string | "" | null;
             cover_url?: string | "" | null;
@@ -2138,7 +2138,7 @@ export interface components {
             title?: string;
             publisher?: string | "" | null;
             authors?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             isbn?: string | "" | null;
             cover_url?: string | "" | null;
@@ -2387,7 +2387,7 @@ export interface components {
             title: string;
             event_name?: string | "" | null;
             location?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             time_zone?: string | "" | null;
             time?: string | "" | null;
         };
@@ -2397,7 +2397,7 @@ export interface components {
             title?: string;
             event_name?: string | "" | null;
             location?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             time_zone?: string | "" | null;
             time?: string | "" | null;
         };
@@ -2812,7 +2812,7 @@ export interface components {
             type?: ("print" | "online" | "tv" | "radio") | "" | null;
             url?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             cover_url?: string | "" | null;
         };
         /** MediaappearanceUpdate */
@@ -2823,7 +2823,7 @@ export interface components {
             type?: ("print" | "online" | "tv" | "radio") | "" | null;
             url?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             cover_url?: string | "" | null;
         };
         /**
@@ -2909,7 +2909,7 @@ export interface components {
             individual?: string | "" | null;
             organization?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /**
@@ -2963,7 +2963,7 @@ export interface components {
             individual?: string | "" | null;
             organization?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** PatentCreate */
@@ -2972,7 +2972,7 @@ export interface components {
             title: string;
             number?: string | "" | null;
             detail?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** PatentUpdate */
@@ -2981,7 +2981,7 @@ export interface components {
             title?: string;
             number?: string | "" | null;
             detail?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** PhotoCreate */
@@ -3041,7 +3041,7 @@ export interface components {
             tagged?: string[];
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3057,7 +3057,7 @@ export interface components {
             tagged?: string[];
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3599,7 +3599,7 @@ export interface components {
             details?: string | "" | null;
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3649,7 +3649,7 @@ export interface components {
             details?: string | "" | null;
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3703,7 +3703,7 @@ export interface components {
             title: string;
             subtitle?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             cover_url?: string | "" | null;
         };
@@ -3713,7 +3713,7 @@ export interface components {
             title?: string;
             subtitle?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             cover_url?: string | "" | null;
         };
@@ -3725,7 +3725,7 @@ export interface components {
             details?: string | "" | null;
             amount?: number | "" | null;
             currency?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** ResearchgrantUpdate */
@@ -3736,7 +3736,7 @@ export interface components {
             details?: string | "" | null;
             amount?: number | "" | null;
             currency?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /**
@@ -3908,7 +3908,7 @@ export interface components {
             url?: string | "" | null;
             /** @description Recommendation */
             recommendation: string;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
         };
         /** TestimonialUpdate */
         TestimonialUpdate: {
@@ -3920,7 +3920,7 @@ export interface components {
             url?: string | "" | null;
             /** @description Recommendation */
             recommendation?: string;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
         };
         /**
          * TokenRequest
