@@ -58,6 +58,8 @@ export async function preparePhoto(
       width: rendition.width,
       height: rendition.height,
     }
+    // A photo of at most 400 px square is its own large rendition: the two share their files.
+    if (files.some((file) => file.name === name)) continue
     files.push(
       { name, extension: 'webp', bytes: rendition.webp },
       { name, extension: 'jpg', bytes: rendition.jpeg },

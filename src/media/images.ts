@@ -50,7 +50,7 @@ export interface Rendition {
 const fileError = (message: string) => validationError([{ field: 'file', message }])
 
 /** Decoding options: libvips itself refuses a pixel count over the limit, whatever the header claimed. */
-const decoding = { limitInputPixels: MAX_PIXELS, failOn: 'error' } as const
+const decoding = { limitInputPixels: MAX_PIXELS, failOn: 'truncated' } as const
 
 function isSharpError(error: unknown): boolean {
   return error instanceof Error && !(error instanceof ApiError)

@@ -20,12 +20,12 @@ type ExpertPath = Static<typeof ExpertParams>
 const Binary = (description: string) => Type.String({ format: 'binary', description })
 
 /** The request bodies an upload route documents: a multipart form with `file`, or the raw file. */
-function uploadBody(rawTypes: readonly string[], what: string) {
+function uploadBody(title: string, rawTypes: readonly string[], what: string) {
   const multipartForm = Type.Object(
     { file: Binary(what) },
     {
       required: ['file'],
-      title: 'FileUpload',
+      title,
       description: `multipart/form-data with the field file: ${what}`,
     },
   )
@@ -100,7 +100,11 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
           summary: "Upload an expert's photo: a JPEG, PNG or WebP of at least 200x200 pixels",
           params: ExpertParams,
           querystring: FocusQuery,
-          body: uploadBody(['image/jpeg', 'image/png', 'image/webp'], 'the photo (JPEG, PNG or WebP)'),
+          body: uploadBody(
+            'PhotoUpload',
+            ['image/jpeg', 'image/png', 'image/webp'],
+            'the photo (JPEG, PNG or WebP)',
+          ),
           response: { 200: Success(AvatarAnswer), ...errors },
         },
         config: { scope: 'write' },
@@ -132,6 +136,7 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
           summary: "Upload a document (PDF, JPEG, PNG or WebP) for a section's url fields",
           params: CorporationParams,
           body: uploadBody(
+            'DocumentUpload',
             ['application/pdf', 'image/jpeg', 'image/png', 'image/webp'],
             'the document (PDF, JPEG, PNG or WebP)',
           ),
