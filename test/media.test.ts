@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import sharp from 'sharp'
 import { buildApp } from '../src/app.js'
 import type { Config } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
+import { ImportRejected, importContent } from '../src/import/index.js'
 import { collectGarbage } from '../src/media/gc.js'
 import { openStorage } from '../src/storage/open.js'
 import type { MediaStorage } from '../src/storage/storage.js'
+import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { EXIF_MARKER, multipart, pixelBomb, testImage, testPdf } from './helpers/images.js'
 import { startTestBucket } from './helpers/s3.js'
@@ -440,6 +445,125 @@ function suite(storageName: 'folder' | 's3', config: () => Partial<Config>) {
           const response = await ctx.inject({ method: 'GET', url: path })
           assert.equal(response.statusCode, 404, path)
           assert.equal(envelope(response).error?.code, 'not_found')
+        }
+      })
+
+      test('import accepts a local photo file; importing the same file again changes nothing', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'expertdir-import-'))
+        try {
+          writeFileSync(join(dir, 'ada.jpg'), await testImage('jpeg'))
+          const file = join(dir, 'experts.json')
+          const key = `photo-${Math.random().toString(36).slice(2)}`
+          writeFileSync(
+            file,
+            JSON.stringify({
+              experts: [
+                {
+                  key,
+                  firstname: 'Ada',
+                  lastname: 'Imported',
+                  job_title: 'Engineer',
+                  email: `${key}@example.org`,
+                  company: 'Example',
+                  sections: { avatar: { file: 'ada.jpg' } },
+                },
+              ],
+            }),
+          )
+          const env: Record<string, string> = ctx.config.mediaS3Url
+            ? { EXPERTDIR_MEDIA_S3_URL: ctx.config.mediaS3Url }
+            : { EXPERTDIR_MEDIA_DIR: ctx.config.mediaDir }
+          const args = [
+            '--db',
+            ctx.testDatabase.url,
+            'import',
+            file,
+            '--org',
+            String(ctx.tenant.orgId),
+            '--json',
+          ]
+          const first = await runCli(args, env)
+          assert.equal(first.code, 0, first.stderr)
+          assert.equal(JSON.parse(first.stdout).experts.created, 1)
+          const [username] = (
+            await ctx.testDatabase.database.db
+              .selectFrom('experts')
+              .select('username')
+              .where('lastname', '=', 'Imported')
+              .execute()
+          ).map((row) => row.username)
+          const read = async () =>
+            (
+              await ctx.inject({
+                method: 'GET',
+                url: `/v2/organization/${ctx.tenant.orgId}/expert/${username}`,
+                headers: ctx.tenant.auth,
+              })
+            ).json().data.avatar as Avatar
+          const avatar = await read()
+          assert.deepEqual([avatar.o.width, avatar.o.height, avatar.l.width], [640, 480, 400])
+          const original = await served(avatar.o.url)
+          assert.equal(original.statusCode, 200)
+          await assertClean(original.rawPayload)
+          const keys = await storedKeys(storage)
+          const again = await runCli(args, env)
+          assert.equal(again.code, 0, again.stderr)
+          assert.deepEqual(JSON.parse(again.stdout).experts, { created: 0, updated: 0, unchanged: 1 })
+          assert.deepEqual(await read(), avatar)
+          assert.deepEqual(await storedKeys(storage), keys)
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      })
+
+      test('an import naming a missing or unacceptable photo file is refused whole and stores nothing', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'expertdir-import-'))
+        try {
+          writeFileSync(join(dir, 'tiny.png'), await testImage('png', 100, 100))
+          writeFileSync(join(dir, 'good.png'), await testImage('png'))
+          const expert = (n: number, file: string) => ({
+            key: `bad-photo-${n}-${Math.random().toString(36).slice(2)}`,
+            firstname: 'Bad',
+            lastname: `Photo ${n}`,
+            job_title: 'Tester',
+            email: `bad-photo-${n}-${Math.random().toString(36).slice(2)}@example.org`,
+            company: 'Example',
+            sections: { avatar: { file } },
+          })
+          const [keysBefore, rowsBefore] = [await storedKeys(storage), await mediaRows(ctx)]
+          await assert.rejects(
+            importContent(
+              ctx.testDatabase.database.db,
+              ctx.tenant.orgId,
+              JSON.stringify({
+                experts: [expert(1, 'good.png'), expert(2, 'missing.jpg'), expert(3, 'tiny.png')],
+              }),
+              {
+                now: ctx.clock.now(),
+                media: {
+                  storage,
+                  baseUrl: 'https://experts.example.org',
+                  baseDir: dir,
+                  maxBytes: ctx.config.uploadMaxBytes,
+                },
+              },
+            ),
+            (error: unknown) => {
+              assert.ok(error instanceof ImportRejected)
+              assert.deepEqual(
+                error.issues.map((issue) => [issue.field, issue.message]),
+                [
+                  ['sections.avatar.file', 'file not found'],
+                  ['sections.avatar.file', 'must be at least 200x200 pixels (this one is 100x100)'],
+                ],
+              )
+              return true
+            },
+          )
+          assert.deepEqual(await storedKeys(storage), keysBefore)
+          assert.equal(await mediaRows(ctx), rowsBefore)
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
         }
       })
 

@@ -26,14 +26,20 @@ export interface MediaContext {
   report: (error: unknown) => void
 }
 
-type AvatarRendition = { url: string; width: number; height: number } | Record<string, never>
+/** A stored rendition as the profile shows it. */
+export interface StoredRendition {
+  url: string
+  width: number
+  height: number
+}
+type AvatarRendition = StoredRendition | Record<string, never>
 export type Avatar = Record<RenditionName, AvatarRendition>
 
 export const NO_AVATAR: Avatar = { s: {}, m: {}, o: {}, l: {} }
 
 /** An expert's photo, stored: the profile's `avatar` (§5) and the item that keeps it. */
 export interface StoredPhoto {
-  avatar: Avatar
+  avatar: Record<RenditionName, StoredRendition>
   files: FileToStore[]
 }
 
@@ -46,14 +52,14 @@ export async function preparePhoto(
   baseUrl: string,
   orgId: number,
   focus?: FocusPoint,
+  nameOf: (bytes: Buffer) => string = uploadNamer(),
 ): Promise<StoredPhoto> {
   const renditions = await photoRenditions(bytes, focus)
-  const nameOf = uploadNamer()
-  const avatar: Avatar = { ...NO_AVATAR }
+  const made: Partial<Record<RenditionName, StoredRendition>> = {}
   const files: FileToStore[] = []
   for (const rendition of renditions) {
     const name = nameOf(rendition.webp)
-    avatar[rendition.name] = {
+    made[rendition.name] = {
       url: mediaUrl(baseUrl, orgId, name),
       width: rendition.width,
       height: rendition.height,
@@ -65,7 +71,9 @@ export async function preparePhoto(
       { name, extension: 'jpg', bytes: rendition.jpeg },
     )
   }
-  return { avatar, files }
+  const { s, m, o, l } = made
+  if (!s || !m || !o || !l) throw new Error('photoRenditions made fewer renditions than the profile shows')
+  return { avatar: { s, m, o, l }, files }
 }
 
 /** The avatar item's stored JSON, in the order the profile lists the renditions. */
