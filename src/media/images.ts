@@ -136,7 +136,7 @@ export async function photoRenditions(
   return Promise.all(
     shapes.map(async ({ name, width: w, height: h, shape }) => {
       const [webp, jpeg] = await Promise.all([
-        encoded(shape(oriented()).webp({ quality: 82 })),
+        encoded(shape(oriented()).webp({ quality: 82, effort: 2 })),
         encoded(
           shape(oriented()).flatten({ background: '#ffffff' }).jpeg({ quality: 82, progressive: true }),
         ),
