@@ -77,8 +77,9 @@ export function describeEachDialect(
       describe(dialect, { skip }, () => {
         const ctx = { dialect, logs: [] as string[], routes: [] } as unknown as TestContext
         // Each suite stores photos and documents in a folder of its own, removed with it.
-        const mediaDir = mkdtempSync(join(tmpdir(), 'expertdir-media-'))
+        let mediaDir = ''
         before(async () => {
+          mediaDir = mkdtempSync(join(tmpdir(), 'expertdir-media-'))
           ctx.clock = new TestClock()
           ctx.testDatabase = await createTestDatabase(dialect)
           ctx.config = loadConfig({ logLevel: 'info', mediaDir, ...options.config }, {})
@@ -109,7 +110,7 @@ export function describeEachDialect(
         after(async () => {
           await ctx.app?.close()
           await ctx.testDatabase?.drop()
-          rmSync(mediaDir, { recursive: true, force: true })
+          if (mediaDir) rmSync(mediaDir, { recursive: true, force: true })
         })
         suite(ctx)
       })
