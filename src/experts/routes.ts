@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
+import { discardFiles } from '../storage/records.js'
 import { ExpertCreate, ExpertCreated, ExpertDeleted, ExpertUpdate, ExpertUpdated } from './schemas.js'
 import { createExpert, deleteExpert, updateExpert } from './service.js'
 
@@ -66,7 +67,11 @@ export async function expertRoutes(untyped: FastifyInstance, context: AppContext
       config: { scope: 'write' },
     },
     async (request) => {
-      await deleteExpert(db, request.params.corporation, request.params.username, context.now())
+      await deleteExpert(db, request.params.corporation, request.params.username, context.now(), (keys) =>
+        discardFiles(context.storage, keys, (error) =>
+          request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
+        ),
+      )
       return ok({ deleted: true, username: request.params.username })
     },
   )
