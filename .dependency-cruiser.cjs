@@ -17,7 +17,7 @@ const LAYERS = [
   ['auth', 'experts', 'organizations'],
   ['content', 'inquiries', 'search'],
   ['profiles', 'delivery'],
-  ['import', 'system'],
+  ['import', 'system', 'staff'],
   ['demo'],
   ['cli'],
 ]

@@ -24,6 +24,7 @@ import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
+import { staffRoutes } from './staff/routes.js'
 import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
@@ -131,6 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
     await searchRoutes(protectedScope, context)
+    await staffRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

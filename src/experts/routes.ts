@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
+import { EXPERT_KIND, type ProfileKind } from './profile-type.js'
 import {
   ExpertCreate,
   ExpertCreated,
@@ -16,19 +17,24 @@ import { createExpert, deleteExpert, updateExpert } from './service.js'
 type ExpertPath = { corporation: number; username: string }
 
 const errors = { '4xx': ErrorEnvelope }
-const EXPERT = '/v2/organization/:corporation/expert'
 
 /** The expert (account) routes: create, update, delete. The profile read is in src/profiles/routes.ts. */
 export async function expertRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  accountRoutes(app, context, EXPERT_KIND)
+}
+
+/** Create, update and delete of one kind of profile (experts here; staff members in src/staff). */
+export function accountRoutes(app: FastifyInstance, context: AppContext, kind: ProfileKind): void {
   const { db } = context
+  const { type, path, operation, noun, tag } = kind
 
   app.post<{ Params: { corporation: number }; Body: ExpertCreateInput }>(
-    EXPERT,
+    path,
     {
       schema: {
-        operationId: 'createExpert',
-        tags: ['experts'],
-        summary: 'Create an expert',
+        operationId: `create${operation}`,
+        tags: [tag],
+        summary: `Create ${noun}`,
         params: CorporationParams,
         body: ExpertCreate,
         response: { 200: Success(ExpertCreated), ...errors },
@@ -36,18 +42,18 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
       config: { scope: 'write' },
     },
     async (request) => {
-      const username = await createExpert(db, request.params.corporation, request.body, context.now())
+      const username = await createExpert(db, request.params.corporation, request.body, context.now(), type)
       return ok({ username, inserted: true })
     },
   )
 
   app.put<{ Params: ExpertPath; Body: ExpertUpdateInput }>(
-    `${EXPERT}/:username`,
+    `${path}/:username`,
     {
       schema: {
-        operationId: 'updateExpert',
-        tags: ['experts'],
-        summary: 'Update an expert (partial)',
+        operationId: `update${operation}`,
+        tags: [tag],
+        summary: `Update ${noun} (partial)`,
         params: ExpertParams,
         body: ExpertUpdate,
         response: { 200: Success(ExpertUpdated), ...errors },
@@ -56,26 +62,27 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
     },
     async (request) => {
       const { corporation, username } = request.params
-      const updated = await updateExpert(db, corporation, username, request.body, context.now())
+      const updated = await updateExpert(db, corporation, username, request.body, context.now(), type)
       return ok({ username, updated })
     },
   )
 
   app.delete<{ Params: ExpertPath }>(
-    `${EXPERT}/:username`,
+    `${path}/:username`,
     {
       schema: {
-        operationId: 'deleteExpert',
-        tags: ['experts'],
-        summary: 'Delete an expert and its profile sections',
+        operationId: `delete${operation}`,
+        tags: [tag],
+        summary: `Delete ${noun} and its profile sections`,
         params: ExpertParams,
         response: { 200: Success(ExpertDeleted), ...errors },
       },
       config: { scope: 'write' },
     },
     async (request) => {
-      await deleteExpert(db, request.params.corporation, request.params.username, context.now())
-      return ok({ deleted: true, username: request.params.username })
+      const { corporation, username } = request.params
+      await deleteExpert(db, corporation, username, context.now(), type)
+      return ok({ deleted: true, username })
     },
   )
 }

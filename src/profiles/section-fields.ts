@@ -239,6 +239,17 @@ export const SECTION_FIELDS = {
 export type StoredSection = keyof typeof SECTION_FIELDS
 export const STORED_SECTIONS = Object.keys(SECTION_FIELDS) as StoredSection[]
 
+/** The sections a staff member's profile has (CONTRACT §17); an expert has every stored section. */
+export const STAFF_SECTIONS: readonly StoredSection[] = [
+  'biography',
+  'tagline',
+  'link',
+  'education',
+  'language',
+  'category',
+  'tag',
+]
+
 /** Sections that hold at most one element. */
 export const SINGLE_SECTIONS: ReadonlySet<string> = new Set<StoredSection>([
   'biography',
