@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
+import { discardFiles } from '../storage/records.js'
 import { EXPERT_KIND, type ProfileKind } from './profile-type.js'
 import {
   ExpertCreate,
@@ -81,7 +82,17 @@ export function accountRoutes(app: FastifyInstance, context: AppContext, kind: P
     },
     async (request) => {
       const { corporation, username } = request.params
-      await deleteExpert(db, corporation, username, context.now(), type)
+      await deleteExpert(
+        db,
+        corporation,
+        username,
+        context.now(),
+        (keys) =>
+          discardFiles(context.storage, keys, (error) =>
+            request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
+          ),
+        type,
+      )
       return ok({ deleted: true, username })
     },
   )

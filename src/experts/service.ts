@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/database.js'
 import type { DB, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
+import { expertMediaKeys } from '../storage/records.js'
 import { createAccount, emailConflict, updateAccount } from './account.js'
 import { profileNotFound } from './profile-type.js'
 import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from './repository.js'
@@ -69,21 +70,26 @@ export async function updateExpert(
 
 /**
  * Deletes an expert or a staff member and its profile sections (inquiries already received are kept);
- * the posts that tagged an expert and the questions it answered change with it.
+ * the posts that tagged an expert and the questions it answered change with it. The stored files of
+ * its photo are handed to `discard` once the delete has committed.
  */
 export async function deleteExpert(
   db: Kysely<DB>,
   orgId: number,
   username: string,
   now: number,
+  discard: (keys: string[]) => Promise<void>,
   type: ProfileType = 'expert',
 ): Promise<void> {
-  await writeTransaction(db, async (trx) => {
+  const files = await writeTransaction(db, async (trx) => {
     const expert = await findExpertForWrite(trx, orgId, username, type)
     if (!expert) throw profileNotFound(type, username)
+    const keys = await expertMediaKeys(trx, orgId, expert.id)
     const removed = await expertDeleted(trx, orgId, expert.id, now, () =>
       deleteExpertRow(trx, orgId, expert.id),
     )
     if (!removed) throw profileNotFound(type, username)
+    return keys
   })
+  await discard(files)
 }
