@@ -25,6 +25,7 @@ import { inquiryRoutes } from './inquiries/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
+import { staffRoutes } from './staff/routes.js'
 import { openStorage } from './storage/open.js'
 import type { MediaStorage } from './storage/storage.js'
 import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
@@ -139,6 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
     await searchRoutes(protectedScope, context)
+    await staffRoutes(protectedScope, context)
     await uploadRoutes(protectedScope, context)
   })
   await app.after()

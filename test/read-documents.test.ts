@@ -345,7 +345,7 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
     const body = (data: unknown) => JSON.stringify(ok(data))
     /** The lookup a read starts with, as if no document were stored (the reader rebuilds). */
     const lookup = async () => {
-      const [row] = await findExpertDocument(db, org(), expertX)
+      const [row] = await findExpertDocument(db, org(), expertX, 'expert')
       assert.ok(row)
       return { ...row, body: null, etag: null }
     }

@@ -60,7 +60,12 @@ export interface ExpertsTable {
   updated_at: number
   /** Bumped by every change of what the expert's read documents show (src/derived/read-documents.ts). */
   doc_version: Generated<number>
+  /** What the profile is: an expert (the directory's subject) or a staff member (CONTRACT §17). */
+  type: Generated<ProfileType>
 }
+
+/** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
+export type ProfileType = 'expert' | 'staff'
 
 /** Every username ever handed out, so that none is reused after a delete. */
 export interface UsernamesTable {

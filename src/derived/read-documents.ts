@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
-import type { DocumentKind, ReadDocumentsTable } from '../db/schema.js'
+import type { DocumentKind, ProfileType, ReadDocumentsTable } from '../db/schema.js'
 
 /** Stored read documents: the lookup a read starts with, the guarded store, the removal. */
 
@@ -15,16 +15,17 @@ export interface DocumentLookup {
 }
 
 /**
- * The expert by username, with its document only when that was built from the expert's current
- * `doc_version` and its organization's current `profile_version`. One indexed query; on PostgreSQL
- * a named statement.
+ * The expert (or staff member: `type`) by username, with its document only when that was built from
+ * the profile's current `doc_version` and its organization's current `profile_version`. One indexed
+ * query; on PostgreSQL a named statement.
  */
 export const findExpertDocument: (
   db: Queryable,
   orgId: number,
   username: string,
+  type: ProfileType,
 ) => Promise<DocumentLookup[]> = reusableQuery(
-  (db: Queryable, orgId: number, username: string) =>
+  (db: Queryable, orgId: number, username: string, type: ProfileType) =>
     db
       .selectFrom('experts')
       .innerJoin('organizations', 'organizations.id', 'experts.org_id')
@@ -43,7 +44,8 @@ export const findExpertDocument: (
         'read_documents.etag as etag',
       ])
       .where('experts.org_id', '=', orgId)
-      .where('experts.username', '=', username),
+      .where('experts.username', '=', username)
+      .where('experts.type', '=', type),
   'read_expert_document',
 )
 

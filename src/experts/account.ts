@@ -1,6 +1,6 @@
 import { changedColumns } from '../db/columns.js'
 import type { Queryable } from '../db/database.js'
-import type { ExpertRow, NewExpertRow } from '../db/schema.js'
+import type { ExpertRow, NewExpertRow, ProfileType } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { normalizeLocation } from '../validation/location.js'
 import {
@@ -19,7 +19,10 @@ import { usernameBase, usernameCandidates } from './username.js'
  * bookkeeping that follows a change.
  */
 
-export type ExpertColumns = Omit<NewExpertRow, 'id' | 'org_id' | 'username' | 'created_at' | 'updated_at'>
+export type ExpertColumns = Omit<
+  NewExpertRow,
+  'id' | 'org_id' | 'username' | 'type' | 'created_at' | 'updated_at'
+>
 
 /** Request fields -> columns: "" clears an optional field, the location is normalized, email gets its key. */
 function toColumns(input: ExpertUpdateInput, stored?: ExpertRow): Partial<ExpertColumns> {
@@ -33,9 +36,11 @@ function toColumns(input: ExpertUpdateInput, stored?: ExpertRow): Partial<Expert
   return columns as Partial<ExpertColumns>
 }
 
-export function emailConflict(username: string): ApiError {
-  return new ApiError('conflict', 'Another expert of this organization already has this email address.', {
-    details: [{ field: 'email', message: 'is already used by another expert', username }],
+/** The email is another profile's: experts and staff members share one address space per organization. */
+export function emailConflict(holder: { username: string; type: ProfileType }): ApiError {
+  const who = holder.type === 'staff' ? 'staff member' : 'expert'
+  return new ApiError('conflict', `Another ${who} of this organization already has this email address.`, {
+    details: [{ field: 'email', message: `is already used by another ${who}`, username: holder.username }],
   })
 }
 
@@ -57,22 +62,24 @@ export type NewAccount = Omit<ExpertCreateInput, 'is_published' | 'is_private'> 
   is_private?: number
 }
 
-/** Creates an expert; 409 when the email is taken. */
+/** Creates an expert or a staff member (`type`); 409 when the email is taken by either. */
 export async function createAccount(
   trx: Queryable,
   orgId: number,
   input: NewAccount,
   now: number,
+  type: ProfileType = 'expert',
 ): Promise<{ id: number; username: string }> {
   const { is_published, is_private, ...fields } = input
   const columns = toColumns(fields) as ExpertColumns
   const existing = await findExpertByEmail(trx, orgId, columns.email_key)
-  if (existing) throw emailConflict(existing.username)
+  if (existing) throw emailConflict(existing)
   const username = await claimUsername(trx, usernameBase(input.firstname, input.lastname), now)
   const id = await insertExpert(trx, {
     ...columns,
     org_id: orgId,
     username,
+    type,
     is_published: is_published ?? 0,
     is_private: is_private ?? 0,
     created_at: now,
@@ -93,7 +100,7 @@ export async function updateAccount(
   if (Object.keys(changes).length === 0) return false
   if (changes.email_key !== undefined) {
     const holder = await findExpertByEmail(trx, orgId, changes.email_key)
-    if (holder && holder.id !== expert.id) throw emailConflict(holder.username)
+    if (holder && holder.id !== expert.id) throw emailConflict(holder)
   }
   await updateExpertRow(trx, orgId, expert.id, changes)
   return true

@@ -1,20 +1,26 @@
 import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
-import type { ExpertRow, NewExpertRow } from '../db/schema.js'
+import type { ExpertRow, NewExpertRow, ProfileType } from '../db/schema.js'
 import { lockedForWrite } from '../db/transactions.js'
 
-/** Expert queries. Every one takes the organization: a query without the tenant filter cannot be written. */
+/**
+ * Profile queries (experts and staff members share the table). Every one takes the organization, and
+ * every lookup by username the profile type: a query without the tenant filter cannot be written, and
+ * an expert route never finds a staff member (nor the other way round).
+ */
 
 export async function findExpert(
   db: Queryable,
   orgId: number,
   username: string,
+  type: ProfileType = 'expert',
 ): Promise<ExpertRow | undefined> {
   return db
     .selectFrom('experts')
     .selectAll()
     .where('org_id', '=', orgId)
     .where('username', '=', username)
+    .where('type', '=', type)
     .executeTakeFirst()
 }
 
@@ -27,21 +33,28 @@ export async function findExpertForWrite(
   trx: Queryable,
   orgId: number,
   username: string,
+  type: ProfileType,
 ): Promise<ExpertRow | undefined> {
   return lockedForWrite(
     trx,
-    trx.selectFrom('experts').selectAll().where('org_id', '=', orgId).where('username', '=', username),
+    trx
+      .selectFrom('experts')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('username', '=', username)
+      .where('type', '=', type),
   ).executeTakeFirst()
 }
 
+/** The expert or staff member holding an email (one address names one person of the organization). */
 export async function findExpertByEmail(
   db: Queryable,
   orgId: number,
   emailKey: string,
-): Promise<Pick<ExpertRow, 'id' | 'username'> | undefined> {
+): Promise<Pick<ExpertRow, 'id' | 'username' | 'type'> | undefined> {
   return db
     .selectFrom('experts')
-    .select(['id', 'username'])
+    .select(['id', 'username', 'type'])
     .where('org_id', '=', orgId)
     .where('email_key', '=', emailKey)
     .executeTakeFirst()
@@ -90,7 +103,7 @@ export async function deleteExpertRow(db: Queryable, orgId: number, id: number):
   return Number(result.numDeletedRows) > 0
 }
 
-/** Ids of the organization's experts among `usernames`; username -> id. */
+/** Ids of the organization's experts (not staff members) among `usernames`; username -> id. */
 export async function findExpertIds(
   db: Queryable,
   orgId: number,
@@ -101,13 +114,13 @@ export async function findExpertIds(
       .selectFrom('experts')
       .select(['id', 'username'])
       .where('org_id', '=', orgId)
+      .where('type', '=', 'expert')
       .where('username', 'in', chunk)
       .execute(),
   )
   return new Map(rows.map((row) => [row.username, row.id]))
 }
 
-/** The organization's experts whose id is among `ids`. */
 /** The experts an import updates, their rows locked in id order until it commits (as `findExpertForWrite`). */
 export async function findExpertsForWrite(
   trx: Queryable,
@@ -129,12 +142,12 @@ export async function findExpertsForWrite(
   )
 }
 
-/** The organization's experts whose email key is among `emailKeys`. */
+/** The organization's experts and staff members whose email key is among `emailKeys`. */
 export async function findExpertsByEmail(db: Queryable, orgId: number, emailKeys: readonly string[]) {
   return inChunks(emailKeys, (chunk) =>
     db
       .selectFrom('experts')
-      .select(['id', 'username', 'email_key'])
+      .select(['id', 'username', 'email_key', 'type'])
       .where('org_id', '=', orgId)
       .where('email_key', 'in', chunk)
       .execute(),

@@ -1,13 +1,18 @@
 import type { Kysely } from 'kysely'
 import { isUniqueViolation } from '../db/database.js'
-import type { DB } from '../db/schema.js'
+import type { DB, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
-import { notFound } from '../errors.js'
 import { expertMediaKeys } from '../storage/records.js'
 import { createAccount, emailConflict, updateAccount } from './account.js'
+import { profileNotFound } from './profile-type.js'
 import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from './repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
+
+/**
+ * The account writes of a profile: an expert or a staff member (`type`), one code path for both.
+ * A profile of the other type under the same username is a 404.
+ */
 
 /** A concurrent write took the email between our check and our write: answer 409, not 500. */
 async function asEmailConflict<T>(
@@ -21,21 +26,22 @@ async function asEmailConflict<T>(
   } catch (error) {
     const holder =
       isUniqueViolation(error) && email ? await findExpertByEmail(db, orgId, email.toLowerCase()) : undefined
-    if (holder) throw emailConflict(holder.username)
+    if (holder) throw emailConflict(holder)
     throw error
   }
 }
 
-/** Creates an expert (the API's create; the import calls `createAccount` in its own transaction). */
+/** Creates an expert or a staff member (the API's create; the import calls `createAccount` in its own transaction). */
 export async function createExpert(
   db: Kysely<DB>,
   orgId: number,
   input: ExpertCreateInput,
   now: number,
+  type: ProfileType = 'expert',
 ): Promise<string> {
   return asEmailConflict(db, orgId, input.email, () =>
     writeTransaction(db, async (trx) => {
-      const created = await createAccount(trx, orgId, input, now)
+      const created = await createAccount(trx, orgId, input, now, type)
       await profileChanged(trx, orgId, created.id, now)
       return created.username
     }),
@@ -49,11 +55,12 @@ export async function updateExpert(
   username: string,
   input: ExpertUpdateInput,
   now: number,
+  type: ProfileType = 'expert',
 ): Promise<boolean> {
   return asEmailConflict(db, orgId, input.email, () =>
     writeTransaction(db, async (trx) => {
-      const expert = await findExpertForWrite(trx, orgId, username)
-      if (!expert) throw notFound(`Expert ${username}`)
+      const expert = await findExpertForWrite(trx, orgId, username, type)
+      if (!expert) throw profileNotFound(type, username)
       const changed = await updateAccount(trx, orgId, expert, input)
       if (changed) await profileChanged(trx, orgId, expert.id, now, { account: true })
       return changed
@@ -62,9 +69,9 @@ export async function updateExpert(
 }
 
 /**
- * Deletes an expert and its profile sections (inquiries already received are kept); the posts that
- * tagged it and the questions it answered change with it. The stored files of its photo are handed to
- * `discard` once the delete has committed.
+ * Deletes an expert or a staff member and its profile sections (inquiries already received are kept);
+ * the posts that tagged an expert and the questions it answered change with it. The stored files of
+ * its photo are handed to `discard` once the delete has committed.
  */
 export async function deleteExpert(
   db: Kysely<DB>,
@@ -72,15 +79,16 @@ export async function deleteExpert(
   username: string,
   now: number,
   discard: (keys: string[]) => Promise<void>,
+  type: ProfileType = 'expert',
 ): Promise<void> {
   const files = await writeTransaction(db, async (trx) => {
-    const expert = await findExpertForWrite(trx, orgId, username)
-    if (!expert) throw notFound(`Expert ${username}`)
+    const expert = await findExpertForWrite(trx, orgId, username, type)
+    if (!expert) throw profileNotFound(type, username)
     const keys = await expertMediaKeys(trx, orgId, expert.id)
     const removed = await expertDeleted(trx, orgId, expert.id, now, () =>
       deleteExpertRow(trx, orgId, expert.id),
     )
-    if (!removed) throw notFound(`Expert ${username}`)
+    if (!removed) throw profileNotFound(type, username)
     return keys
   })
   await discard(files)

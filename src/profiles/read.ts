@@ -1,9 +1,9 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
-import type { ExpertRow } from '../db/schema.js'
+import type { ExpertRow, ProfileType } from '../db/schema.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
-import { notFound } from '../errors.js'
+import { profileNotFound } from '../experts/profile-type.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
 
@@ -128,9 +128,14 @@ export function accountOf(expert: ExpertRow): Account {
  * Costs four queries whatever the number of filled sections: the expert with its organization,
  * the stored section items, the posts tagging the expert, the questions the expert answered.
  */
-export async function readProfile(db: Queryable, orgId: number, username: string): Promise<ProfileData> {
-  const found = await findExpertWithOrganization(db, orgId, username)
-  if (!found) throw notFound(`Expert ${username}`)
+export async function readProfile(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  type: ProfileType = 'expert',
+): Promise<ProfileData> {
+  const found = await findExpertWithOrganization(db, orgId, username, type)
+  if (!found) throw profileNotFound(type, username)
   const sections = await readContentSections(db, orgId, found.expert.id, found.organization)
   const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, sections[key] ?? []])) as ProfileData
   profile.account = [accountOf(found.expert)]
@@ -145,11 +150,12 @@ export async function profileDocument(
   db: Queryable,
   orgId: number,
   username: string,
+  type: ProfileType,
   serialize: (profile: ProfileData) => string | Buffer | ArrayBuffer,
 ): Promise<ReadDocument> {
-  const [found] = await findExpertDocument(db, orgId, username)
-  if (!found) throw notFound(`Expert ${username}`)
+  const [found] = await findExpertDocument(db, orgId, username, type)
+  if (!found) throw profileNotFound(type, username)
   return currentDocument(db, 'expert', orgId, found, async () =>
-    serialize(await readProfile(db, orgId, username)),
+    serialize(await readProfile(db, orgId, username, type)),
   )
 }

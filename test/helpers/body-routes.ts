@@ -1,4 +1,4 @@
-import { createExpert, type TestContext } from './harness.js'
+import { createExpert, createStaff, type TestContext } from './harness.js'
 
 /** POSTs `payload` as the main tenant and returns the new id. */
 async function created(ctx: TestContext, url: string, payload: object): Promise<number> {
@@ -9,6 +9,9 @@ async function created(ctx: TestContext, url: string, payload: object): Promise<
 
 const expertUrl = async (ctx: TestContext) =>
   `/v2/organization/${ctx.tenant.orgId}/expert/${await createExpert(ctx, ctx.tenant)}`
+
+const staffUrl = async (ctx: TestContext) =>
+  `/v2/organization/${ctx.tenant.orgId}/staff/${await createStaff(ctx, ctx.tenant)}`
 
 /** Every route that takes a body, with the URL to send to (for the abuse suite). */
 export interface BodyRoute {
@@ -87,7 +90,38 @@ export const BODY_ROUTES: BodyRoute[] = [
     }),
   ),
   ...writeRoutes(),
+  ...staffWriteRoutes(),
 ]
+
+/** Staff members (CONTRACT §17): the account and the section writes, as for experts. */
+function staffWriteRoutes(): BodyRoute[] {
+  const route = (
+    name: string,
+    method: 'POST' | 'PUT',
+    table: BodyRoute['table'],
+    url: (ctx: TestContext) => Promise<string>,
+  ): BodyRoute => ({ name, method, auth: true, url, malformed: 'validation_failed', table })
+  return [
+    route('POST staff', 'POST', 'experts', async (ctx) => `/v2/organization/${ctx.tenant.orgId}/staff`),
+    route('PUT staff', 'PUT', 'experts', staffUrl),
+    route(
+      'POST staff section element',
+      'POST',
+      'profile_items',
+      async (ctx) => `${await staffUrl(ctx)}/education`,
+    ),
+    route('PUT staff section element', 'PUT', 'profile_items', async (ctx) => {
+      const base = await staffUrl(ctx)
+      return `${base}/education/${await created(ctx, `${base}/education`, { institution: 'A' })}`
+    }),
+    route(
+      'POST staff single-element section',
+      'POST',
+      'profile_items',
+      async (ctx) => `${await staffUrl(ctx)}/biography`,
+    ),
+  ]
+}
 
 function writeRoutes(): BodyRoute[] {
   const route = (
@@ -184,4 +218,12 @@ export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   { name: 'DELETE spotlight (id)', method: 'DELETE', path: '/v2/spotlight/1/{id}' },
   { name: 'PUT qanda (id)', method: 'PUT', path: '/v2/qanda/1/{id}' },
   { name: 'DELETE answer (id)', method: 'DELETE', path: '/v2/qanda/1/1/answer/{id}' },
+  { name: 'GET staff', method: 'GET', path: '/v2/organization/{id}/staff' },
+  { name: 'GET staff member', method: 'GET', path: '/v2/organization/{id}/staff/someone' },
+  { name: 'GET employees', method: 'GET', path: '/v2/organization/{id}/employee' },
+  {
+    name: 'PUT staff section element (id)',
+    method: 'PUT',
+    path: '/v2/organization/1/staff/someone/link/{id}',
+  },
 ]

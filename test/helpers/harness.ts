@@ -147,6 +147,18 @@ export async function createExpert(
   return response.json().data.username as string
 }
 
+/** Creates a staff member in `tenant`'s organization and returns its username. */
+export async function createStaff(ctx: TestContext, tenant: Tenant, overrides: Record<string, unknown> = {}) {
+  const response = await ctx.inject({
+    method: 'POST',
+    url: `/v2/organization/${tenant.orgId}/staff`,
+    headers: tenant.auth,
+    payload: expertBody({ firstname: 'Alan', lastname: 'Turing', job_title: 'Registrar', ...overrides }),
+  })
+  if (response.statusCode !== 200) throw new Error(`create staff failed: ${response.body}`)
+  return response.json().data.username as string
+}
+
 /** Asserts nothing about the body; returns it parsed for envelope checks. */
 export function envelope(response: LightMyRequestResponse): {
   success: boolean

@@ -1,9 +1,21 @@
 import type { InjectOptions } from 'fastify'
 import type { Scope } from '../../src/auth/scopes.js'
 import { PROFILE_KEYS } from '../../src/profiles/read.js'
-import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../../src/profiles/section-fields.js'
+import {
+  NAME_SECTIONS,
+  SINGLE_SECTIONS,
+  STAFF_SECTIONS,
+  STORED_SECTIONS,
+} from '../../src/profiles/section-fields.js'
 import { importDocument } from './content.js'
-import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
+import {
+  createExpert,
+  createStaff,
+  expertBody,
+  inquiryBody,
+  type Tenant,
+  type TestContext,
+} from './harness.js'
 import { multipart, testImage, testPdf } from './images.js'
 
 let contentKey = 0
@@ -190,6 +202,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     }),
   },
   ...profileWriteRoutes(),
+  ...staffRoutes(),
   ...mediaRoutes(),
 ]
 
@@ -486,6 +499,161 @@ function profileWriteRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => {
         const { question, answer } = await answeredQuestion(ctx, owner)
         return { method: 'DELETE', url: `/v2/qanda/${corporation}/${question}/answer/${answer}` }
+      },
+    },
+  ]
+}
+
+/** A staff member of `owner` with one link, addressed under `corporation`. */
+async function staffWithLink(ctx: TestContext, corporation: number, owner: Tenant) {
+  const username = await createStaff(ctx, owner)
+  const { id } = await asOwner(ctx, owner, 'POST', `/v2/organization/${owner.orgId}/staff/${username}/link`, {
+    name: 'Office',
+    url: 'https://office.example',
+  })
+  return { base: `/v2/organization/${corporation}/staff/${username}`, id }
+}
+
+/** Staff profiles and the employee list (CONTRACT §17). */
+function staffRoutes(): ProtectedRoute[] {
+  const STAFF = '/v2/organization/:corporation/staff'
+  const MEMBER = `${STAFF}/:username`
+  const ELEMENT_SECTIONS = STAFF_SECTIONS.filter((s) => !SINGLE_SECTIONS.has(s))
+  const LIST_SECTIONS = ELEMENT_SECTIONS.filter((s) => !NAME_SECTIONS.has(s))
+  const ONE_ELEMENT = STAFF_SECTIONS.filter((s) => SINGLE_SECTIONS.has(s))
+  return [
+    {
+      name: 'GET staff list',
+      scope: 'read',
+      covers: [`GET ${STAFF}`],
+      record: false,
+      build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}/staff` }),
+    },
+    {
+      name: 'GET employee list',
+      scope: 'read',
+      covers: ['GET /v2/organization/:corporation/employee'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/employee?page_size=5`,
+      }),
+    },
+    {
+      name: 'POST staff',
+      scope: 'write',
+      covers: [`POST ${STAFF}`],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/staff`,
+        payload: expertBody(),
+      }),
+    },
+    {
+      name: 'GET staff member',
+      scope: 'read',
+      covers: [`GET ${MEMBER}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+      }),
+    },
+    {
+      name: 'PUT staff member',
+      scope: 'write',
+      covers: [`PUT ${MEMBER}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+        payload: { job_title: 'Changed' },
+      }),
+    },
+    {
+      name: 'DELETE staff member',
+      scope: 'write',
+      covers: [`DELETE ${MEMBER}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'DELETE',
+        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+      }),
+    },
+    {
+      name: 'GET staff section',
+      scope: 'read',
+      covers: STAFF_SECTIONS.map((section) => `GET ${MEMBER}/${section}`),
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `${(await staffWithLink(ctx, corporation, owner)).base}/link`,
+      }),
+    },
+    {
+      name: 'GET staff section element',
+      scope: 'read',
+      covers: ELEMENT_SECTIONS.map((section) => `GET ${MEMBER}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'GET', url: `${base}/link/${id}` }
+      },
+    },
+    {
+      name: 'POST staff section element',
+      scope: 'write',
+      covers: ELEMENT_SECTIONS.map((section) => `POST ${MEMBER}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await staffWithLink(ctx, corporation, owner)).base}/language`,
+        payload: { name: 'French' },
+      }),
+    },
+    {
+      name: 'PUT staff section element',
+      scope: 'write',
+      covers: LIST_SECTIONS.map((section) => `PUT ${MEMBER}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/link/${id}`, payload: { name: 'Front desk' } }
+      },
+    },
+    {
+      name: 'DELETE staff section element',
+      scope: 'write',
+      covers: ELEMENT_SECTIONS.map((section) => `DELETE ${MEMBER}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'DELETE', url: `${base}/link/${id}` }
+      },
+    },
+    {
+      name: 'POST staff single-element section',
+      scope: 'write',
+      covers: ONE_ELEMENT.map((section) => `POST ${MEMBER}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await staffWithLink(ctx, corporation, owner)).base}/tagline`,
+        payload: { tagline: 'Keeps the records' },
+      }),
+    },
+    {
+      name: 'DELETE staff single-element section',
+      scope: 'write',
+      covers: ONE_ELEMENT.map((section) => `DELETE ${MEMBER}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base } = await staffWithLink(ctx, corporation, owner)
+        await asOwner(ctx, owner, 'POST', `${base.replace(`/${corporation}/`, `/${owner.orgId}/`)}/tagline`, {
+          tagline: 'To clear',
+        })
+        return { method: 'DELETE', url: `${base}/tagline` }
       },
     },
   ]
