@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createExpert, describeEachDialect } from '../../../test/helpers/harness.js'
+import { listeningPort } from '../../../test/helpers/net.js'
 
 const run = promisify(execFile)
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -171,7 +171,7 @@ describeEachDialect('the packed client, installed into an empty project', (ctx) 
 
   before(async () => {
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-    api = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`
+    api = `http://127.0.0.1:${listeningPort(ctx.app.server)}`
     username = await createExpert(ctx, ctx.tenant)
   })
 
