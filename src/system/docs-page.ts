@@ -2,12 +2,12 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 
 /**
- * The `/docs` page's content security policy: swagger-ui's own (its scripts, styles and the hashes of
- * its inline code), with `upgrade-insecure-requests` only for a request that came over HTTPS. Sent over
+ * The `/docs` page's content security policy: the one swagger-ui ships (with the hashes of its inline
+ * code, if any), with `upgrade-insecure-requests` only for a request that came over HTTPS. Sent over
  * plain HTTP on a real host name, that directive makes the browser fetch the page's scripts over
  * HTTPS from a server that does not speak it, and the page stays blank.
  */
-export function docsContentSecurityPolicy(inline: { script: string[]; style: string[] }, https: boolean) {
+function docsContentSecurityPolicy(inline: { script: string[]; style: string[] }, https: boolean) {
   const directives = [
     "default-src 'self'",
     "base-uri 'self'",

@@ -11,10 +11,17 @@ export type SpotlightRead = Schemas['SpotlightRead']
 export type QuestionRead = Schemas['QuestionRead']
 
 const INQUIRY_PREFIX = '/v2/organization/{corporation}/inquiry/'
-type InquiryPath = Extract<keyof paths, `${typeof INQUIRY_PREFIX}${string}`>
-/** `.../inquiry/<kind>` paths with a POST; `.../inquiry/{id}` is a read. */
+/** The paths under `.../inquiry/` that take a POST. */
+type InquiryPostPath = {
+  [Path in keyof paths]: Path extends `${typeof INQUIRY_PREFIX}${string}`
+    ? paths[Path] extends { post: object }
+      ? Path
+      : never
+    : never
+}[keyof paths]
+/** The last segment of such a path when it is a plain name (not `{id}`, not deeper). */
 type KindOf<Path> = Path extends `${typeof INQUIRY_PREFIX}${infer Kind}`
-  ? Kind extends `{${string}}`
+  ? Kind extends `${string}/${string}` | `{${string}`
     ? never
     : Kind
   : never
@@ -23,7 +30,7 @@ type KindOf<Path> = Path extends `${typeof INQUIRY_PREFIX}${infer Kind}`
  * Every inquiry kind the service accepts (`donor`, `event`, `general`, `media`, ...), read from the
  * OpenAPI document's paths, so a kind the service adds appears here when the types are regenerated.
  */
-export type InquiryKind = KindOf<InquiryPath>
+export type InquiryKind = KindOf<InquiryPostPath>
 
 /** The request body of an inquiry of `kind`, as the service's schema for that kind describes it. */
 export type InquiryBody<Kind extends InquiryKind> = NonNullable<
@@ -161,7 +168,7 @@ export function createExpertdirClient(options: ExpertdirClientOptions): Expertdi
         accept: 'application/json',
       }
       if (inquiry.idempotencyKey) headers['idempotency-key'] = inquiry.idempotencyKey
-      const url = `${baseUrl}${INQUIRY_PREFIX.replace('{corporation}', String(corporation))}${kind}`
+      const url = `${baseUrl}${INQUIRY_PREFIX.replace('{corporation}', String(corporation))}${encodeURIComponent(kind)}`
       const response = await send(new Request(url, { method: 'POST', headers, body: JSON.stringify(body) }))
       const json = await jsonBodyOf(response)
       const data = isObject(json) && isObject(json.data) ? json.data : undefined
