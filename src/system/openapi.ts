@@ -1,10 +1,10 @@
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { SCOPE_DESCRIPTIONS } from '../auth/scopes.js'
 import type { Config } from '../config.js'
 import { ErrorEnvelope, OAuthErrorBody } from '../http/envelope.js'
 import { isObject, propertyOf, stringsOf } from '../validation/guards.js'
+import { registerDocsPage } from './docs-page.js'
 import { forEachOperation, hoistTitledSchemas, objectAt } from './openapi-document.js'
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -249,6 +249,6 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       return Object.assign(openapiObject, completeDocument({ ...openapiObject }, app, config))
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+  await registerDocsPage(app)
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }
