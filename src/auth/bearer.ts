@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Database } from '../db/database.js'
 import { ApiError } from '../errors.js'
 import { isPositiveId } from '../validation/text.js'
-import { isScope, SCOPES, type Scope } from './scopes.js'
+import { grants, isScope, SCOPES, type Scope } from './scopes.js'
 import { hashToken } from './secrets.js'
 import { findPrincipal, type Principal } from './tokens.js'
 
@@ -39,7 +39,8 @@ function invalidToken(): ApiError {
   )
 }
 
-function insufficientScope(needed: Scope): ApiError {
+/** 403 for a request that needs `needed`, which the token lacks. */
+export function insufficientScope(needed: Scope): ApiError {
   return new ApiError(
     'insufficient_scope',
     `This access token lacks the scope this request needs: ${needed}. Request a token with that scope from a client that holds it.`,
@@ -71,7 +72,7 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
     if (!principal) throw invalidToken()
     request.principal = principal
     const needed = request.routeOptions.config.scope as Scope
-    if (!principal.scopes.includes(needed)) throw insufficientScope(needed)
+    if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
     const corporation = (request.params as { corporation?: string }).corporation
     if (corporation !== undefined && isPositiveId(corporation) && Number(corporation) !== principal.orgId) {
       throw new ApiError(

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { audienceOf } from '../derived/audience.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { contentDocument } from './read.js'
@@ -12,15 +13,21 @@ const errors = { '4xx': ErrorEnvelope }
 /** Read-only content: `/v2/spotlight/:corporation/:id` and `/v2/qanda/:corporation/:id`. */
 export async function contentRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db } = context
-  const send = async (params: ItemPath, kind: 'spotlight' | 'question', reply: FastifyReply) => {
+  const send = async (
+    request: FastifyRequest<{ Params: ItemPath }>,
+    kind: 'spotlight' | 'question',
+    reply: FastifyReply,
+  ) => {
+    const { corporation, id } = request.params
+    const audience = audienceOf(request.principal.scopes)
     const serialize = (data: unknown) => reply.serialize(ok(data))
-    return sendDocument(reply, await contentDocument(db, kind, params.corporation, params.id, serialize))
+    return sendDocument(reply, await contentDocument(db, kind, corporation, id, audience, serialize))
   }
 
   app.get<{ Params: ItemPath }>(
     '/v2/spotlight/:corporation/:id',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       schema: {
         operationId: 'getSpotlight',
         tags: ['content'],
@@ -29,13 +36,13 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
         response: { 200: Success(SpotlightRead), ...errors },
       },
     },
-    async (request, reply) => send(request.params, 'spotlight', reply),
+    async (request, reply) => send(request, 'spotlight', reply),
   )
 
   app.get<{ Params: ItemPath }>(
     '/v2/qanda/:corporation/:id',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       schema: {
         operationId: 'getQuestion',
         tags: ['content'],
@@ -44,6 +51,6 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
         response: { 200: Success(QuestionRead), ...errors },
       },
     },
-    async (request, reply) => send(request.params, 'question', reply),
+    async (request, reply) => send(request, 'question', reply),
   )
 }

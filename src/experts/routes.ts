@@ -47,7 +47,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
       schema: {
         operationId: 'updateExpert',
         tags: ['experts'],
-        summary: 'Update an expert (partial)',
+        summary: 'Update an expert (partial; a username renames it)',
         params: ExpertParams,
         body: ExpertUpdate,
         response: { 200: Success(ExpertUpdated), ...errors },
@@ -56,8 +56,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
     },
     async (request) => {
       const { corporation, username } = request.params
-      const updated = await updateExpert(db, corporation, username, request.body, context.now())
-      return ok({ username, updated })
+      return ok(await updateExpert(db, corporation, username, request.body, context.now()))
     },
   )
 

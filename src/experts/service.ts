@@ -4,23 +4,25 @@ import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
 import { notFound } from '../errors.js'
-import { createAccount, emailConflict, updateAccount } from './account.js'
-import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from './repository.js'
+import { createAccount, emailConflict, updateAccount, usernameConflict } from './account.js'
+import { deleteExpertRow, findExpert, findExpertByEmail, findExpertForWrite } from './repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
 
-/** A concurrent write took the email between our check and our write: answer 409, not 500. */
-async function asEmailConflict<T>(
+/** A concurrent write took the email or the username between our check and our write: answer 409, not 500. */
+async function asConflict<T>(
   db: Kysely<DB>,
   orgId: number,
-  email: string | undefined,
+  input: { email?: string | undefined; username?: string | undefined },
   run: () => Promise<T>,
 ) {
   try {
     return await run()
   } catch (error) {
-    const holder =
-      isUniqueViolation(error) && email ? await findExpertByEmail(db, orgId, email.toLowerCase()) : undefined
+    if (!isUniqueViolation(error)) throw error
+    const holder = input.email ? await findExpertByEmail(db, orgId, input.email.toLowerCase()) : undefined
     if (holder) throw emailConflict(holder.username)
+    if (input.username && (await findExpert(db, orgId, input.username)))
+      throw usernameConflict(input.username)
     throw error
   }
 }
@@ -32,7 +34,7 @@ export async function createExpert(
   input: ExpertCreateInput,
   now: number,
 ): Promise<string> {
-  return asEmailConflict(db, orgId, input.email, () =>
+  return asConflict(db, orgId, { email: input.email }, () =>
     writeTransaction(db, async (trx) => {
       const created = await createAccount(trx, orgId, input, now)
       await profileChanged(trx, orgId, created.id, now)
@@ -41,21 +43,24 @@ export async function createExpert(
   )
 }
 
-/** Applies a partial update of the account; returns whether anything changed. */
+/**
+ * Applies a partial update of the account (a rename included); returns whether anything changed and
+ * the expert's username after it.
+ */
 export async function updateExpert(
   db: Kysely<DB>,
   orgId: number,
   username: string,
   input: ExpertUpdateInput,
   now: number,
-): Promise<boolean> {
-  return asEmailConflict(db, orgId, input.email, () =>
+): Promise<{ updated: boolean; username: string }> {
+  return asConflict(db, orgId, input, () =>
     writeTransaction(db, async (trx) => {
       const expert = await findExpertForWrite(trx, orgId, username)
       if (!expert) throw notFound(`Expert ${username}`)
-      const changed = await updateAccount(trx, orgId, expert, input)
-      if (changed) await profileChanged(trx, orgId, expert.id, now, { account: true })
-      return changed
+      const updated = await updateAccount(trx, orgId, expert, input, now)
+      if (updated) await profileChanged(trx, orgId, expert.id, now, { account: true })
+      return { updated, username: input.username ?? expert.username }
     }),
   )
 }

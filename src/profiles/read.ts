@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow } from '../db/schema.js'
+import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
 import { notFound } from '../errors.js'
@@ -128,9 +129,14 @@ export function accountOf(expert: ExpertRow): Account {
  * Costs four queries whatever the number of filled sections: the expert with its organization,
  * the stored section items, the posts tagging the expert, the questions the expert answered.
  */
-export async function readProfile(db: Queryable, orgId: number, username: string): Promise<ProfileData> {
+export async function readProfile(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  audience: Audience,
+): Promise<ProfileData> {
   const found = await findExpertWithOrganization(db, orgId, username)
-  if (!found) throw notFound(`Expert ${username}`)
+  if (!found || !profileVisibleTo(audience, found.expert)) throw notFound(`Expert ${username}`)
   const sections = await readContentSections(db, orgId, found.expert.id, found.organization)
   const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, sections[key] ?? []])) as ProfileData
   profile.account = [accountOf(found.expert)]
@@ -138,18 +144,20 @@ export async function readProfile(db: Queryable, orgId: number, username: string
 }
 
 /**
- * The profile read as served: the stored document when it is current (one query), otherwise built by
- * `readProfile`, serialized by `serialize` (the route's response serializer) and stored.
+ * The profile read as served to `audience`: the stored document when it is current (one query),
+ * otherwise built by `readProfile`, serialized by `serialize` (the route's response serializer) and
+ * stored. An expert the audience may not see is a 404.
  */
 export async function profileDocument(
   db: Queryable,
   orgId: number,
   username: string,
+  audience: Audience,
   serialize: (profile: ProfileData) => string | Buffer | ArrayBuffer,
 ): Promise<ReadDocument> {
-  const [found] = await findExpertDocument(db, orgId, username)
+  const [found] = await findExpertDocument(db, orgId, username, audience)
   if (!found) throw notFound(`Expert ${username}`)
-  return currentDocument(db, 'expert', orgId, found, async () =>
-    serialize(await readProfile(db, orgId, username)),
+  return currentDocument(db, 'expert', orgId, audience, found, async () =>
+    serialize(await readProfile(db, orgId, username, audience)),
   )
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { writeTransaction } from '../db/transactions.js'
+import { audienceOf } from '../derived/audience.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
@@ -78,11 +79,12 @@ export async function profileReadRoutes(app: FastifyInstance, context: AppContex
         params: ExpertParams,
         response: { 200: Success(Profile), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request, reply) => {
       const { corporation, username } = request.params
-      const document = await profileDocument(db, corporation, username, (profile) =>
+      const audience = audienceOf(request.principal.scopes)
+      const document = await profileDocument(db, corporation, username, audience, (profile) =>
         reply.serialize(ok(profile)),
       )
       return sendDocument(reply, document)
@@ -111,10 +113,11 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
             ...errors,
           },
         },
-        config: { scope: 'read' },
+        config: { scope: 'read:public' },
       },
       async (request) => {
-        const profile = await readProfile(db, request.params.corporation, request.params.username)
+        const { corporation, username } = request.params
+        const profile = await readProfile(db, corporation, username, audienceOf(request.principal.scopes))
         return ok({ [section]: profile[section] })
       },
     )
@@ -130,7 +133,7 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
         params: CorporationParams,
         response: { 200: Success(OrganizationRead), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => ok(await readOrganization(db, request.params.corporation)),
   )
@@ -187,11 +190,12 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const { corporation, username } = request.params
-      return ok({ [section]: await listElements(db, corporation, username, section) })
+      const audience = audienceOf(request.principal.scopes)
+      return ok({ [section]: await listElements(db, corporation, username, section, audience) })
     },
   )
 
@@ -246,11 +250,12 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
         params: ElementParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const { corporation, username, id } = request.params
-      return ok({ [section]: [await getElement(db, corporation, username, section, id)] })
+      const audience = audienceOf(request.principal.scopes)
+      return ok({ [section]: [await getElement(db, corporation, username, section, id, audience)] })
     },
   )
 

@@ -5,6 +5,7 @@ import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
+import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { profileChanged } from '../derived/changes.js'
 import { ApiError, notFound, validationError } from '../errors.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
@@ -69,9 +70,14 @@ async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, el
     : new Map()
 }
 
-async function expertOf(db: Queryable, orgId: number, username: string): Promise<ExpertRow> {
+async function expertOf(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  audience: Audience,
+): Promise<ExpertRow> {
   const expert = await findExpert(db, orgId, username)
-  if (!expert) throw notFound(`Expert ${username}`)
+  if (!expert || !profileVisibleTo(audience, expert)) throw notFound(`Expert ${username}`)
   return expert
 }
 
@@ -86,14 +92,15 @@ function elementNotFound(section: string, id: number): ApiError {
   return notFound(`Element ${id} of section ${section}`)
 }
 
-/** The elements of one section of an expert, as served in the profile. */
+/** The elements of one section of an expert `audience` may see, as served in the profile. */
 export async function listElements(
   db: Queryable,
   orgId: number,
   username: string,
   section: StoredSection,
+  audience: Audience,
 ): Promise<Element[]> {
-  const expert = await expertOf(db, orgId, username)
+  const expert = await expertOf(db, orgId, username, audience)
   const items = await listSectionItems(db, orgId, expert.id, [section])
   return items.map((item) => elementOf(section, item))
 }
@@ -104,8 +111,9 @@ export async function getElement(
   username: string,
   section: StoredSection,
   id: number,
+  audience: Audience,
 ): Promise<Element> {
-  const element = (await listElements(db, orgId, username, section)).find((e) => e.id === id)
+  const element = (await listElements(db, orgId, username, section, audience)).find((e) => e.id === id)
   if (!element) throw elementNotFound(section, id)
   return element
 }

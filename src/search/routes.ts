@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { audienceOf } from '../derived/audience.js'
 import { validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { parseQueryString } from './query-string.js'
@@ -45,10 +46,18 @@ export async function searchRoutes(app: FastifyInstance, context: AppContext): P
         querystring: ExpertSearchQuery,
         response: { 200: Success(ExpertSearchResult), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       preValidation: parseSearchQuery,
     },
-    async (request) => ok(await searchExperts(target, request.params.corporation, request.query)),
+    async (request) =>
+      ok(
+        await searchExperts(
+          target,
+          request.params.corporation,
+          request.query,
+          audienceOf(request.principal.scopes),
+        ),
+      ),
   )
 
   app.get<{ Params: { corporation: number }; Querystring: SpotlightSearchInput }>(
@@ -62,10 +71,18 @@ export async function searchRoutes(app: FastifyInstance, context: AppContext): P
         querystring: SpotlightSearchQuery,
         response: { 200: Success(SpotlightSearchResult), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       preValidation: parseSearchQuery,
     },
-    async (request) => ok(await searchSpotlights(target, request.params.corporation, request.query)),
+    async (request) =>
+      ok(
+        await searchSpotlights(
+          target,
+          request.params.corporation,
+          request.query,
+          audienceOf(request.principal.scopes),
+        ),
+      ),
   )
 
   app.get<{ Params: { corporation: number }; Querystring: QuestionSearchInput }>(
@@ -79,9 +96,17 @@ export async function searchRoutes(app: FastifyInstance, context: AppContext): P
         querystring: QuestionSearchQuery,
         response: { 200: Success(QuestionSearchResult), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       preValidation: parseSearchQuery,
     },
-    async (request) => ok(await searchQuestions(target, request.params.corporation, request.query)),
+    async (request) =>
+      ok(
+        await searchQuestions(
+          target,
+          request.params.corporation,
+          request.query,
+          audienceOf(request.principal.scopes),
+        ),
+      ),
   )
 }
