@@ -104,7 +104,7 @@ export interface paths {
         };
         /** Get an expert profile */
         get: operations["getExpert"];
-        /** Update an expert (partial) */
+        /** Update an expert (partial; a username renames it) */
         put: operations["updateExpert"];
         post?: never;
         /** Delete an expert and its profile sections */
@@ -2507,6 +2507,8 @@ export interface components {
         };
         /** ExpertUpdate */
         ExpertUpdate: {
+            /** @description A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on */
+            username?: string;
             /** @description First name */
             firstname?: string;
             /** @description Last name */
@@ -3933,7 +3935,7 @@ export interface components {
             client_id?: string;
             /** @description Client secret (or send both as HTTP Basic) */
             client_secret?: string;
-            /** @description Space-separated subset of the client's scopes (read, write, inquiries:create, inquiries:read); without it the token gets every scope of its client */
+            /** @description Space-separated subset of the client's scopes (read, read:public, write, inquiries:create, inquiries:read); without it the token gets every scope of its client */
             scope?: string;
         } & {
             [key: string]: unknown;
