@@ -4050,6 +4050,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description Permanent Redirect: the username is an old name of a renamed expert; repeat the request (same method and body) at Location, its current name */
+        RenamedExpert: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Not modified: the If-None-Match header names the current ETag */
         NotModified: {
             headers: {
@@ -4132,6 +4141,8 @@ export interface components {
         "Retry-After": number;
         /** @description Strong validator of the representation; send it back as If-None-Match */
         ETag: string;
+        /** @description The same path and query string under the expert's current username */
+        Location: string;
         /** @description The authentication challenge: `Bearer realm="expertdir"`, with `error` when a token was sent */
         "WWW-Authenticate": string;
         /** @description Present when the response replays the first result of this Idempotency-Key */
@@ -4349,6 +4360,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4401,6 +4413,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4448,6 +4461,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4623,6 +4637,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4675,6 +4690,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4728,6 +4744,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4782,6 +4799,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4831,6 +4849,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4882,6 +4901,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4934,6 +4954,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4987,6 +5008,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5041,6 +5063,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5090,6 +5113,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5141,6 +5165,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5193,6 +5218,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5246,6 +5272,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5300,6 +5327,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5349,6 +5377,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5400,6 +5429,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5452,6 +5482,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5505,6 +5536,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5559,6 +5591,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5608,6 +5641,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5659,6 +5693,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5711,6 +5746,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5764,6 +5800,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5818,6 +5855,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5867,6 +5905,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5918,6 +5957,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5970,6 +6010,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6017,6 +6058,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6068,6 +6110,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6120,6 +6163,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6167,6 +6211,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6218,6 +6263,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6270,6 +6316,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6323,6 +6370,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6377,6 +6425,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6426,6 +6475,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6477,6 +6527,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6529,6 +6580,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6582,6 +6634,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6631,6 +6684,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6682,6 +6736,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6734,6 +6789,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6787,6 +6843,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6841,6 +6898,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6890,6 +6948,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6941,6 +7000,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6993,6 +7053,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7040,6 +7101,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7091,6 +7153,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7143,6 +7206,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7196,6 +7260,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7250,6 +7315,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7299,6 +7365,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7350,6 +7417,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7402,6 +7470,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7455,6 +7524,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7509,6 +7579,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7558,6 +7629,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7609,6 +7681,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7661,6 +7734,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7714,6 +7788,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7768,6 +7843,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7817,6 +7893,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7868,6 +7945,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7920,6 +7998,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7967,6 +8046,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8018,6 +8098,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8070,6 +8151,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8123,6 +8205,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8172,6 +8255,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8223,6 +8307,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8275,6 +8360,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8328,6 +8414,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8382,6 +8469,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8431,6 +8519,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8482,6 +8571,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8534,6 +8624,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8587,6 +8678,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8641,6 +8733,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8690,6 +8783,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8741,6 +8835,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8793,6 +8888,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8846,6 +8942,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8900,6 +8997,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8949,6 +9047,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9000,6 +9099,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9052,6 +9152,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9105,6 +9206,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9159,6 +9261,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9208,6 +9311,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9259,6 +9363,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9311,6 +9416,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9364,6 +9470,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9418,6 +9525,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9467,6 +9575,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9518,6 +9627,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9570,6 +9680,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9623,6 +9734,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9677,6 +9789,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9726,6 +9839,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9777,6 +9891,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9829,6 +9944,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9882,6 +9998,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9936,6 +10053,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9985,6 +10103,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10036,6 +10155,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10088,6 +10208,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10141,6 +10262,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10190,6 +10312,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10241,6 +10364,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10293,6 +10417,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10346,6 +10471,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10400,6 +10526,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10449,6 +10576,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10500,6 +10628,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10552,6 +10681,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10605,6 +10735,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10659,6 +10790,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10708,6 +10840,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10759,6 +10892,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10811,6 +10945,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10864,6 +10999,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10918,6 +11054,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10967,6 +11104,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11018,6 +11156,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11070,6 +11209,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11117,6 +11257,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11168,6 +11309,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11220,6 +11362,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11267,6 +11410,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11318,6 +11462,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11370,6 +11515,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11423,6 +11569,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11477,6 +11624,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11526,6 +11674,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11577,6 +11726,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11629,6 +11779,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11682,6 +11833,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11731,6 +11883,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11782,6 +11935,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11834,6 +11988,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11881,6 +12036,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11932,6 +12088,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11984,6 +12141,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12037,6 +12195,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12091,6 +12250,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12140,6 +12300,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12191,6 +12352,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12243,6 +12405,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12296,6 +12459,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12345,6 +12509,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12396,6 +12561,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12448,6 +12614,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12501,6 +12668,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12555,6 +12723,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12604,6 +12773,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12655,6 +12825,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12707,6 +12878,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12760,6 +12932,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12814,6 +12987,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12863,6 +13037,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12914,6 +13089,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12966,6 +13142,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13019,6 +13196,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13073,6 +13251,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13122,6 +13301,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13173,6 +13353,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13224,6 +13405,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13275,6 +13457,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13326,6 +13509,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13377,6 +13561,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13428,6 +13613,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13479,6 +13665,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13530,6 +13717,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13581,6 +13769,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
