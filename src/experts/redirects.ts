@@ -38,7 +38,14 @@ export function redirectRenamedExperts(app: FastifyInstance, context: AppContext
         return await handler.call(this, request, reply)
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'not_found') throw error
-        const params = request.params as { corporation: number; username: string }
+        const { params } = request
+        if (
+          typeof params !== 'object' ||
+          params === null ||
+          !('corporation' in params && typeof params.corporation === 'number') ||
+          !('username' in params && typeof params.username === 'string')
+        )
+          throw error
         const renamed = await findRenamedExpert(context.db, params.corporation, params.username)
         const audience =
           request.routeOptions.config.scope === 'read:public' ? audienceOf(request.principal.scopes) : 'all'

@@ -71,15 +71,15 @@ function inOrder<T extends { id: number }>(ids: number[], rows: T[]): T[] {
  * its defaults, and asking for more is a 403 naming the scope that allows it (CONTRACT §17).
  */
 function publicFilter<T extends string>(audience: Audience, given: T | undefined, visible: T): T | undefined {
-  if (audience === 'all' || given === undefined || given === visible)
-    return audience === 'all' ? given : visible
-  throw insufficientScope('read')
+  if (audience === 'all') return given
+  if (given !== undefined && given !== visible) throw insufficientScope('read')
+  return visible
 }
 
 /**
  * `GET /v2/organization/:corporation/expert`: a page of experts, the exact total and the facet counts,
- * over the experts `audience` may see. The narrowing is part of the criteria, so the cached pages and
- * counts of one audience are never another's.
+ * over the experts `audience` may see. The narrowing is part of the criteria, which key the kept
+ * pages and counts: what is kept for a narrowed query is the answer to that query, whoever asked it.
  */
 export async function searchExperts(
   target: SearchTarget,
