@@ -256,7 +256,7 @@ const aPhoto = async () => {
 
 /** Creates an expert of `owner` with a photo; returns its username. */
 async function expertWithPhoto(ctx: TestContext, owner: Tenant): Promise<string> {
-  const username = await createExpert(ctx, owner)
+  const username = await expertOf(ctx, owner)
   const response = await ctx.inject({
     method: 'PUT',
     url: `/v2/organization/${owner.orgId}/expert/${username}/avatar`,
@@ -276,7 +276,7 @@ function mediaRoutes(): ProtectedRoute[] {
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'PUT',
-        url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}/avatar`,
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/avatar`,
         headers: { 'content-type': 'image/jpeg' },
         payload: await aPhoto(),
       }),
