@@ -11,6 +11,7 @@ import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
+import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
@@ -133,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     )
     if (limit) protectedScope.addHook('onRequest', limit)
     registerReadEtags(protectedScope)
+    redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)
     await expertRoutes(protectedScope, context)
     await profileRoutes(protectedScope, context)

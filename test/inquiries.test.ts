@@ -59,7 +59,7 @@ describeEachDialect('inquiries', (ctx) => {
 
   before(async () => {
     username = await createExpert(ctx, ctx.tenant, { email: 'recipient@uni.example' })
-    otherUsername = await createExpert(ctx, ctx.other)
+    otherUsername = await createExpert(ctx, ctx.other, { lastname: 'Only Elsewhere' })
   })
 
   test('stores a donor inquiry with its outbox rows and returns its id', async () => {

@@ -4,7 +4,7 @@ import { before, test } from 'node:test'
 import * as oauth from 'oauth4webapi'
 import { describeEachDialect } from './helpers/harness.js'
 
-const SCOPES = ['read', 'write', 'inquiries:create', 'inquiries:read']
+const SCOPES = ['read', 'read:public', 'write', 'inquiries:create', 'inquiries:read']
 
 /** The members RFC 8414 asks for, with the URLs under `base`. */
 function expectedMetadata(base: string) {

@@ -43,7 +43,7 @@ const openPath = (path: string) => !path.startsWith('/v2/') || path.startsWith('
 /** CONTRACT §13: `read` for GETs, `write` for changes, the inquiry scopes for the inquiry routes. */
 function expectedScope(method: string, path: string): string {
   if (/\/inquiry(\/|$)/.test(path)) return method === 'get' ? 'inquiries:read' : 'inquiries:create'
-  return method === 'get' ? 'read' : 'write'
+  return method === 'get' ? 'read:public' : 'write'
 }
 
 describeEachDialect('OpenAPI document for code generators', (ctx) => {
@@ -109,6 +109,7 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
       'inquiries:create',
       'inquiries:read',
       'read',
+      'read:public',
       'write',
     ])
     for (const { path, method, operation } of operationsOf(document)) {

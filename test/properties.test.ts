@@ -31,6 +31,13 @@ function accepts(schema: unknown): (body: unknown) => boolean {
 const acceptsCreate = accepts(ExpertCreate)
 const acceptsUpdate = accepts(ExpertUpdate)
 
+/** The account update without `username`: these properties keep addressing one expert (renames: usernames.test.ts). */
+const { username: _rename, ...accountFields } = ExpertUpdate.properties
+const AccountUpdate: JsonSchema = {
+  ...(ExpertUpdate as JsonSchema),
+  properties: accountFields as JsonSchema['properties'],
+}
+
 /** Never a 5xx; `success` boolean; `data` on 200; a catalogued code, its status and a message otherwise. */
 function assertEnvelope(response: LightMyRequestResponse, sent: unknown): Record<string, unknown> {
   const context = `sent ${JSON.stringify(sent)}\ngot ${response.statusCode} ${response.body}`
@@ -135,7 +142,7 @@ describeEachDialect(
     })
 
     const createBodies = validBody(ExpertCreate as JsonSchema)
-    const updateBodies = validBody(ExpertUpdate as JsonSchema)
+    const updateBodies = validBody(AccountUpdate)
 
     test('every generated valid expert create is accepted and stored as sent', async () => {
       await fc.assert(
@@ -220,7 +227,7 @@ describeEachDialect(
 
     test('every mutated expert update is refused with a 4xx envelope and the expert is unchanged', async () => {
       await fc.assert(
-        fc.asyncProperty(mutatedBody(ExpertUpdate as JsonSchema), async ({ mutation, field, body }) => {
+        fc.asyncProperty(mutatedBody(AccountUpdate), async ({ mutation, field, body }) => {
           assert.ok(
             !acceptsUpdate(body),
             `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js'
 import { ApiError } from '../errors.js'
 import { propertyOf } from '../validation/guards.js'
 import { isPositiveId } from '../validation/text.js'
-import { isScope, SCOPES, type Scope } from './scopes.js'
+import { grants, isScope, SCOPES, type Scope } from './scopes.js'
 import { hashToken } from './secrets.js'
 import { findPrincipal, type Principal } from './tokens.js'
 
@@ -40,7 +40,8 @@ function invalidToken(): ApiError {
   )
 }
 
-function insufficientScope(needed: Scope): ApiError {
+/** 403 for a request that needs `needed`, which the token lacks. */
+export function insufficientScope(needed: Scope): ApiError {
   return new ApiError(
     'insufficient_scope',
     `This access token lacks the scope this request needs: ${needed}. Request a token with that scope from a client that holds it.`,
@@ -75,7 +76,7 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
     const needed = request.routeOptions.config.scope
     // Unreachable: the onRoute check above refuses a route without a scope.
     if (needed === undefined) throw new Error(`${request.routeOptions.url} declares no scope`)
-    if (!principal.scopes.includes(needed)) throw insufficientScope(needed)
+    if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
     const corporation = propertyOf(request.params, 'corporation')
     if (
       typeof corporation === 'string' &&

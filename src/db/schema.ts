@@ -1,6 +1,9 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { SectionName } from './sections.js'
 
+/** What a reader may see: everything (`read`) or only what is public (`read:public`, CONTRACT §17). */
+export type Audience = 'all' | 'public'
+
 /** Times are unix milliseconds in every table. */
 export interface OrganizationsTable {
   id: number
@@ -67,9 +70,18 @@ export interface ExpertsTable {
 /** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
 export type ProfileType = 'expert' | 'staff'
 
-/** Every username ever handed out, so that none is reused after a delete. */
+/** Every username ever handed out in an organization, so that none is generated again after a delete or a rename. */
 export interface UsernamesTable {
+  org_id: number
   username: string
+  created_at: number
+}
+
+/** An old username of a renamed expert: requests under it are redirected to the expert's current one. */
+export interface UsernameRedirectsTable {
+  org_id: number
+  username: string
+  expert_id: number
   created_at: number
 }
 
@@ -80,6 +92,7 @@ export interface DB extends ContentTables, SearchTables {
   access_tokens: AccessTokensTable
   experts: ExpertsTable
   usernames: UsernamesTable
+  username_redirects: UsernameRedirectsTable
   inquiries: InquiriesTable
   inquiry_deliveries: InquiryDeliveriesTable
   idempotency_keys: IdempotencyKeysTable
@@ -373,6 +386,8 @@ export type DocumentKind = 'expert' | 'spotlight' | 'question'
 export interface ReadDocumentsTable {
   kind: DocumentKind
   record_id: number
+  /** Who the document was built for (src/derived/audience.ts): a reader gets only its own audience's. */
+  audience: Audience
   org_id: number
   /** The record's `doc_version` the document was built from. */
   record_version: number

@@ -4,8 +4,11 @@ import type { ExpertRow, NewExpertRow, ProfileType } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { normalizeLocation } from '../validation/location.js'
 import {
+  addUsernameRedirect,
+  findUsernameHolder,
   findExpertByEmail,
   insertExpert,
+  removeUsernameRedirect,
   reserveUsername,
   takenUsernames,
   updateExpertRow,
@@ -25,7 +28,7 @@ export type ExpertColumns = Omit<
 >
 
 /** Request fields -> columns: "" clears an optional field, the location is normalized, email gets its key. */
-function toColumns(input: ExpertUpdateInput, stored?: ExpertRow): Partial<ExpertColumns> {
+function toColumns(input: Omit<ExpertUpdateInput, 'username'>, stored?: ExpertRow): Partial<ExpertColumns> {
   const columns: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue
@@ -44,14 +47,20 @@ export function emailConflict(holder: { username: string; type: ProfileType }): 
   })
 }
 
-/** Reserves the first free username derived from `base` (`base`, `base-2`, ...). */
-async function claimUsername(db: Queryable, base: string, now: number): Promise<string> {
+export function usernameConflict(username: string): ApiError {
+  return new ApiError('conflict', `Another profile of this organization is named ${username}.`, {
+    details: [{ field: 'username', message: 'is already used by another expert or staff member of this organization' }],
+  })
+}
+
+/** Reserves the first username derived from `base` (`base`, `base-2`, ...) never handed out in the organization. */
+async function claimUsername(db: Queryable, orgId: number, base: string, now: number): Promise<string> {
   const candidates = usernameCandidates(base)
   for (;;) {
     const batch = Array.from({ length: 20 }, () => candidates.next().value)
-    const taken = await takenUsernames(db, batch)
+    const taken = await takenUsernames(db, orgId, batch)
     for (const candidate of batch) {
-      if (!taken.has(candidate) && (await reserveUsername(db, candidate, now))) return candidate
+      if (!taken.has(candidate) && (await reserveUsername(db, orgId, candidate, now))) return candidate
     }
   }
 }
@@ -74,7 +83,7 @@ export async function createAccount(
   const columns = toColumns(fields) as ExpertColumns
   const existing = await findExpertByEmail(trx, orgId, columns.email_key)
   if (existing) throw emailConflict(existing)
-  const username = await claimUsername(trx, usernameBase(input.firstname, input.lastname), now)
+  const username = await claimUsername(trx, orgId, usernameBase(input.firstname, input.lastname), now)
   const id = await insertExpert(trx, {
     ...columns,
     org_id: orgId,
@@ -88,20 +97,34 @@ export async function createAccount(
   return { id, username }
 }
 
-/** Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). */
+/**
+ * Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). A new
+ * `username` renames the expert (409 when another expert of the organization has it): the old one
+ * leads to the expert from then on, and the new one, were it an old name of anyone, no longer leads
+ * elsewhere.
+ */
 export async function updateAccount(
   trx: Queryable,
   orgId: number,
   expert: ExpertRow,
   input: ExpertUpdateInput,
+  now: number,
 ): Promise<boolean> {
-  const columns = toColumns(input, expert)
-  const changes = changedColumns(columns, expert)
-  if (Object.keys(changes).length === 0) return false
+  const { username, ...fields } = input
+  const columns = toColumns(fields, expert)
+  const changes: Partial<NewExpertRow> = changedColumns(columns, expert)
   if (changes.email_key !== undefined) {
     const holder = await findExpertByEmail(trx, orgId, changes.email_key)
     if (holder && holder.id !== expert.id) throw emailConflict(holder)
   }
+  if (username !== undefined && username !== expert.username) {
+    if (await findUsernameHolder(trx, orgId, username)) throw usernameConflict(username)
+    await reserveUsername(trx, orgId, username, now)
+    await removeUsernameRedirect(trx, orgId, username)
+    await addUsernameRedirect(trx, orgId, expert.username, expert.id, now)
+    changes.username = username
+  }
+  if (Object.keys(changes).length === 0) return false
   await updateExpertRow(trx, orgId, expert.id, changes)
   return true
 }

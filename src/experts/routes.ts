@@ -55,8 +55,7 @@ export function accountRoutes(untyped: FastifyInstance, context: AppContext, kin
     },
     async (request) => {
       const { corporation, username } = request.params
-      const updated = await updateExpert(db, corporation, username, request.body, context.now(), type)
-      return ok({ username, updated })
+      return ok(await updateExpert(db, corporation, username, request.body, context.now(), type))
     },
   )
 

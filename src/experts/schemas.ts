@@ -56,8 +56,19 @@ export const ExpertCreate = Type.Object(
   },
 )
 
+/** A username as generated (CONTRACT §4): the rules a rename must meet. */
+export const Username = Type.String({
+  minLength: 3,
+  maxLength: 64,
+  pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  description:
+    'A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on',
+  'x-message': 'must be 3 to 64 lower-case letters a-z, digits and single hyphens, not at either end',
+})
+
 export const ExpertUpdate = Type.Object(
   {
+    username: Type.Optional(Username),
     ...Type.Partial(Type.Object(requiredFields)).properties,
     ...optionalFields,
     is_published: Type.Optional(Flag('Published flag')),

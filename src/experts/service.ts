@@ -4,9 +4,9 @@ import type { DB, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
 import { expertMediaKeys } from '../storage/records.js'
-import { createAccount, emailConflict, updateAccount } from './account.js'
+import { createAccount, emailConflict, updateAccount, usernameConflict } from './account.js'
 import { profileNotFound } from './profile-type.js'
-import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from './repository.js'
+import { deleteExpertRow, findExpertByEmail, findExpertForWrite, findUsernameHolder } from './repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
 
 /**
@@ -14,19 +14,21 @@ import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
  * A profile of the other type under the same username is a 404.
  */
 
-/** A concurrent write took the email between our check and our write: answer 409, not 500. */
-async function asEmailConflict<T>(
+/** A concurrent write took the email or the username between our check and our write: answer 409, not 500. */
+async function asConflict<T>(
   db: Kysely<DB>,
   orgId: number,
-  email: string | undefined,
+  input: { email?: string | undefined; username?: string | undefined },
   run: () => Promise<T>,
 ) {
   try {
     return await run()
   } catch (error) {
-    const holder =
-      isUniqueViolation(error) && email ? await findExpertByEmail(db, orgId, email.toLowerCase()) : undefined
+    if (!isUniqueViolation(error)) throw error
+    const holder = input.email ? await findExpertByEmail(db, orgId, input.email.toLowerCase()) : undefined
     if (holder) throw emailConflict(holder)
+    if (input.username && (await findUsernameHolder(db, orgId, input.username)))
+      throw usernameConflict(input.username)
     throw error
   }
 }
@@ -39,7 +41,7 @@ export async function createExpert(
   now: number,
   type: ProfileType = 'expert',
 ): Promise<string> {
-  return asEmailConflict(db, orgId, input.email, () =>
+  return asConflict(db, orgId, { email: input.email }, () =>
     writeTransaction(db, async (trx) => {
       const created = await createAccount(trx, orgId, input, now, type)
       await profileChanged(trx, orgId, created.id, now)
@@ -48,7 +50,10 @@ export async function createExpert(
   )
 }
 
-/** Applies a partial update of the account; returns whether anything changed. */
+/**
+ * Applies a partial update of the account (a rename included); returns whether anything changed and
+ * the expert's username after it.
+ */
 export async function updateExpert(
   db: Kysely<DB>,
   orgId: number,
@@ -56,14 +61,14 @@ export async function updateExpert(
   input: ExpertUpdateInput,
   now: number,
   type: ProfileType = 'expert',
-): Promise<boolean> {
-  return asEmailConflict(db, orgId, input.email, () =>
+): Promise<{ updated: boolean; username: string }> {
+  return asConflict(db, orgId, input, () =>
     writeTransaction(db, async (trx) => {
       const expert = await findExpertForWrite(trx, orgId, username, type)
       if (!expert) throw profileNotFound(type, username)
-      const changed = await updateAccount(trx, orgId, expert, input)
-      if (changed) await profileChanged(trx, orgId, expert.id, now, { account: true })
-      return changed
+      const updated = await updateAccount(trx, orgId, expert, input, now)
+      if (updated) await profileChanged(trx, orgId, expert.id, now, { account: true })
+      return { updated, username: input.username ?? expert.username }
     }),
   )
 }

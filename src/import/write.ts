@@ -152,7 +152,7 @@ async function writeExpert(
     changed = true
   } else {
     ;({ id, username } = stored)
-    changed = await updateAccount(trx, orgId, stored, account)
+    changed = await updateAccount(trx, orgId, stored, account, now)
   }
   if (!resolution.linkedKeys.has(key)) await linkImportKey(trx, orgId, key, id)
   const sectionsChanged = await replaceSections(trx, orgId, id, sections ?? {})

@@ -1,7 +1,7 @@
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js'
 import type { NewInquiryRow } from '../db/schema.js'
 import { notFound } from '../errors.js'
-import { findExpert } from '../experts/repository.js'
+import { findExpertOrRenamed } from '../experts/repository.js'
 import { blankToNull } from '../validation/fields.js'
 import { propertyOf } from '../validation/guards.js'
 import { normalizeLocation } from '../validation/location.js'
@@ -67,10 +67,12 @@ export async function createInquiry(
     return await database.commits.run(async (trx) => {
       const earlier = await replay(trx)
       if (earlier) return earlier
-      const expert = await findExpert(trx, orgId, input.username)
+      // An old username (a form made before a rename) reaches the expert under its current one.
+      const expert = await findExpertOrRenamed(trx, orgId, input.username)
       if (!expert) throw notFound(`Expert ${input.username}`)
       const id = await insertInquiry(trx, {
         ...columns,
+        username: expert.username,
         org_id: orgId,
         expert_email: expert.email,
         created_at: now,

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow, ProfileType } from '../db/schema.js'
+import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
 import { profileNotFound } from '../experts/profile-type.js'
@@ -132,10 +133,11 @@ export async function readProfile(
   db: Queryable,
   orgId: number,
   username: string,
-  type: ProfileType = 'expert',
+  type: ProfileType,
+  audience: Audience,
 ): Promise<ProfileData> {
   const found = await findExpertWithOrganization(db, orgId, username, type)
-  if (!found) throw profileNotFound(type, username)
+  if (!found || !profileVisibleTo(audience, found.expert)) throw profileNotFound(type, username)
   const sections = await readContentSections(db, orgId, found.expert.id, found.organization)
   const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, sections[key] ?? []])) as ProfileData
   profile.account = [accountOf(found.expert)]
@@ -143,19 +145,21 @@ export async function readProfile(
 }
 
 /**
- * The profile read as served: the stored document when it is current (one query), otherwise built by
- * `readProfile`, serialized by `serialize` (the route's response serializer) and stored.
+ * The profile read as served to `audience`: the stored document when it is current (one query),
+ * otherwise built by `readProfile`, serialized by `serialize` (the route's response serializer) and
+ * stored. An expert the audience may not see is a 404.
  */
 export async function profileDocument(
   db: Queryable,
   orgId: number,
   username: string,
   type: ProfileType,
+  audience: Audience,
   serialize: (profile: ProfileData) => string | Buffer | ArrayBuffer,
 ): Promise<ReadDocument> {
-  const [found] = await findExpertDocument(db, orgId, username, type)
+  const [found] = await findExpertDocument(db, orgId, username, type, audience)
   if (!found) throw profileNotFound(type, username)
-  return currentDocument(db, 'expert', orgId, found, async () =>
-    serialize(await readProfile(db, orgId, username, type)),
+  return currentDocument(db, 'expert', orgId, audience, found, async () =>
+    serialize(await readProfile(db, orgId, username, type, audience)),
   )
 }

@@ -3,6 +3,7 @@ import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { writeTransaction } from '../db/transactions.js'
 import { EXPERT_KIND, type ProfileKind } from '../experts/profile-type.js'
+import { audienceOf } from '../derived/audience.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
@@ -84,11 +85,12 @@ export function profileReadRoute(untyped: FastifyInstance, context: AppContext, 
         params: ExpertParams,
         response: { 200: Success(Profile), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request, reply) => {
       const { corporation, username } = request.params
-      const document = await profileDocument(db, corporation, username, kind.type, (profile) =>
+      const audience = audienceOf(request.principal.scopes)
+      const document = await profileDocument(db, corporation, username, kind.type, audience, (profile) =>
         reply.serialize(ok(profile)),
       )
       return sendDocument(reply, document)
@@ -129,10 +131,12 @@ export async function profileRoutes(untyped: FastifyInstance, context: AppContex
             ...errors,
           },
         },
-        config: { scope: 'read' },
+        config: { scope: 'read:public' },
       },
       async (request) => {
-        const profile = await readProfile(db, request.params.corporation, request.params.username, 'expert')
+        const { corporation, username } = request.params
+        const audience = audienceOf(request.principal.scopes)
+        const profile = await readProfile(db, corporation, username, 'expert', audience)
         return ok({ [section]: profile[section] })
       },
     )
@@ -148,7 +152,7 @@ export async function profileRoutes(untyped: FastifyInstance, context: AppContex
         params: CorporationParams,
         response: { 200: Success(OrganizationRead), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => ok(await readOrganization(db, request.params.corporation)),
   )
@@ -207,11 +211,12 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
+      const audience = audienceOf(request.principal.scopes)
       return ok({
-        [section]: await listElements(db, request.params.corporation, who(request.params), section),
+        [section]: await listElements(db, request.params.corporation, who(request.params), section, audience),
       })
     },
   )
@@ -276,11 +281,12 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ElementParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok({ [section]: [await getElement(db, corporation, who(request.params), section, id)] })
+      const audience = audienceOf(request.principal.scopes)
+      return ok({ [section]: [await getElement(db, corporation, who(request.params), section, id, audience)] })
     },
   )
 

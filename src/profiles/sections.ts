@@ -6,6 +6,7 @@ import { parseItemData } from '../db/item-data.js'
 import type { DB, ExpertRow, ProfileType } from '../db/schema.js'
 import { isSectionName } from '../db/sections.js'
 import { writeTransaction } from '../db/transactions.js'
+import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { profileChanged } from '../derived/changes.js'
 import { ApiError, notFound, validationError } from '../errors.js'
 import { profileNotFound } from '../experts/profile-type.js'
@@ -77,9 +78,14 @@ export interface ProfileRef {
   username: string
 }
 
-async function expertOf(db: Queryable, orgId: number, { type, username }: ProfileRef): Promise<ExpertRow> {
+async function expertOf(
+  db: Queryable,
+  orgId: number,
+  { type, username }: ProfileRef,
+  audience: Audience,
+): Promise<ExpertRow> {
   const expert = await findExpert(db, orgId, username, type)
-  if (!expert) throw profileNotFound(type, username)
+  if (!expert || !profileVisibleTo(audience, expert)) throw profileNotFound(type, username)
   return expert
 }
 
@@ -98,14 +104,15 @@ function elementNotFound(section: string, id: number): ApiError {
   return notFound(`Element ${id} of section ${section}`)
 }
 
-/** The elements of one section of an expert, as served in the profile. */
+/** The elements of one section of an expert `audience` may see, as served in the profile. */
 export async function listElements(
   db: Queryable,
   orgId: number,
   profile: ProfileRef,
   section: StoredSection,
+  audience: Audience,
 ): Promise<Element[]> {
-  const expert = await expertOf(db, orgId, profile)
+  const expert = await expertOf(db, orgId, profile, audience)
   const items = await listSectionItems(db, orgId, expert.id, [section])
   return items.map((item) => elementOf(section, item))
 }
@@ -116,8 +123,9 @@ export async function getElement(
   profile: ProfileRef,
   section: StoredSection,
   id: number,
+  audience: Audience,
 ): Promise<Element> {
-  const element = (await listElements(db, orgId, profile, section)).find((e) => e.id === id)
+  const element = (await listElements(db, orgId, profile, section, audience)).find((e) => e.id === id)
   if (!element) throw elementNotFound(section, id)
   return element
 }

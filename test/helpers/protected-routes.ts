@@ -20,29 +20,61 @@ import { multipart, testImage, testPdf } from './images.js'
 
 let contentKey = 0
 
+/**
+ * An expert of `owner`, its name telling its organization apart: usernames are per organization, so
+ * another organization's expert addressed under ours must not meet a namesake of ours.
+ */
+function expertOf(ctx: TestContext, owner: Tenant): Promise<string> {
+  return createExpert(ctx, owner, { lastname: `Hopper Org${owner.orgId}` })
+}
+
 /** Stores a media inquiry in `owner`'s organization; returns its id. */
 async function createInquiryOf(ctx: TestContext, owner: Tenant): Promise<number> {
   const response = await ctx.inject({
     method: 'POST',
     url: `/v2/organization/${owner.orgId}/inquiry/media`,
     headers: owner.auth,
-    payload: inquiryBody('media', await createExpert(ctx, owner)),
+    payload: inquiryBody('media', await expertOf(ctx, owner)),
   })
   if (response.statusCode !== 200) throw new Error(`create inquiry failed: ${response.body}`)
   return response.json().data.id as number
 }
 
-/** Imports one post and one question into `owner`'s organization; returns their ids. */
+/** Imports one post and one question into `owner`'s organization (published unless told); returns their ids. */
 async function createContent(
   ctx: TestContext,
   owner: Tenant,
+  published: 0 | 1 = 1,
 ): Promise<{ spotlight: number; question: number }> {
   const key = `security-${++contentKey}`
   const result = await importDocument(ctx, owner.orgId, {
-    spotlights: [{ key, title: 'A post', html: '<p>Text</p>', published: 1 }],
-    questions: [{ key, question: 'A question?', published: 1 }],
+    spotlights: [{ key, title: 'A post', html: '<p>Text</p>', published }],
+    questions: [{ key, question: 'A question?', published }],
   })
   return { spotlight: result.ids.spotlights[0] as number, question: result.ids.questions[0] as number }
+}
+
+/** The flags of an expert the public may not see: unpublished, or published but private. */
+const HIDDEN_FLAGS = [
+  { is_published: 0, is_private: 0 },
+  { is_published: 1, is_private: 1 },
+]
+
+/** An expert of `owner` with the given flags (published and public by default, as the public sees). */
+async function flaggedExpert(
+  ctx: TestContext,
+  owner: Tenant,
+  flags: { is_published: number; is_private: number } = { is_published: 1, is_private: 0 },
+): Promise<string> {
+  const username = await expertOf(ctx, owner)
+  const response = await ctx.inject({
+    method: 'PUT',
+    url: `/v2/organization/${owner.orgId}/expert/${username}`,
+    headers: owner.auth,
+    payload: flags,
+  })
+  if (response.statusCode !== 200) throw new Error(`setting flags failed: ${response.body}`)
+  return username
 }
 
 /**
@@ -60,18 +92,31 @@ export interface ProtectedRoute {
   /** The scope a token needs here (CONTRACT §13); the suite checks the route asks for exactly it. */
   scope: Scope
   build(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions>
+  /**
+   * `read:public` routes that address a record: requests for records of `owner` the public may not see
+   * (an unpublished or private expert, an unpublished post), each a 200 with `read` and a 404 with
+   * `read:public` only.
+   */
+  hidden?(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions[]>
 }
 
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET expert',
-    scope: 'read',
+    scope: 'read:public',
     covers: ['GET /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
-      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+      url: `/v2/organization/${corporation}/expert/${await flaggedExpert(ctx, owner)}`,
     }),
+    hidden: async (ctx, corporation, owner) =>
+      Promise.all(
+        HIDDEN_FLAGS.map(async (flags) => ({
+          method: 'GET' as const,
+          url: `/v2/organization/${corporation}/expert/${await flaggedExpert(ctx, owner, flags)}`,
+        })),
+      ),
   },
   {
     name: 'POST expert',
@@ -91,7 +136,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'PUT',
-      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+      url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}`,
       payload: { job_title: 'Changed' },
     }),
   },
@@ -102,7 +147,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'DELETE',
-      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+      url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}`,
     }),
   },
   ...(['donor', 'event'] as const).map(
@@ -114,34 +159,43 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
         url: `/v2/organization/${corporation}/inquiry/${kind}`,
-        payload: inquiryBody(kind, await createExpert(ctx, owner)),
+        payload: inquiryBody(kind, await expertOf(ctx, owner)),
       }),
     }),
   ),
   {
     name: 'GET spotlight',
-    scope: 'read',
+    scope: 'read:public',
     covers: ['GET /v2/spotlight/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
       url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner)).spotlight}`,
     }),
+    hidden: async (ctx, corporation, owner) => [
+      {
+        method: 'GET',
+        url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner, 0)).spotlight}`,
+      },
+    ],
   },
   {
     name: 'GET qanda',
-    scope: 'read',
+    scope: 'read:public',
     covers: ['GET /v2/qanda/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
       url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
     }),
+    hidden: async (ctx, corporation, owner) => [
+      { method: 'GET', url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner, 0)).question}` },
+    ],
   },
   {
     name: 'GET expert search',
     covers: ['GET /v2/organization/:corporation/expert'],
-    scope: 'read',
+    scope: 'read:public',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -151,7 +205,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET spotlight search',
     covers: ['GET /v2/spotlight/:corporation/search'],
-    scope: 'read',
+    scope: 'read:public',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -161,7 +215,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET qanda search',
     covers: ['GET /v2/qanda/:corporation/search'],
-    scope: 'read',
+    scope: 'read:public',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -177,7 +231,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
         url: `/v2/organization/${corporation}/inquiry/${kind}`,
-        payload: inquiryBody(kind, await createExpert(ctx, owner)),
+        payload: inquiryBody(kind, await expertOf(ctx, owner)),
       }),
     }),
   ),
@@ -215,7 +269,7 @@ const aPhoto = async () => {
 
 /** Creates an expert of `owner` with a photo; returns its username. */
 async function expertWithPhoto(ctx: TestContext, owner: Tenant): Promise<string> {
-  const username = await createExpert(ctx, owner)
+  const username = await expertOf(ctx, owner)
   const response = await ctx.inject({
     method: 'PUT',
     url: `/v2/organization/${owner.orgId}/expert/${username}/avatar`,
@@ -235,7 +289,7 @@ function mediaRoutes(): ProtectedRoute[] {
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'PUT',
-        url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}/avatar`,
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/avatar`,
         headers: { 'content-type': 'image/jpeg' },
         payload: await aPhoto(),
       }),
@@ -276,9 +330,14 @@ async function asOwner(
   return response.json().data as { id: number }
 }
 
-/** An expert of `owner` with one article, addressed under `corporation`. */
-async function expertWithArticle(ctx: TestContext, corporation: number, owner: Tenant) {
-  const username = await createExpert(ctx, owner)
+/** An expert of `owner` (published and public unless told) with one article, addressed under `corporation`. */
+async function expertWithArticle(
+  ctx: TestContext,
+  corporation: number,
+  owner: Tenant,
+  flags?: { is_published: number; is_private: number },
+) {
+  const username = await flaggedExpert(ctx, owner, flags)
   const { id } = await asOwner(
     ctx,
     owner,
@@ -293,7 +352,7 @@ async function expertWithArticle(ctx: TestContext, corporation: number, owner: T
 
 /** A published question of `owner` with one answer by one of its experts. */
 async function answeredQuestion(ctx: TestContext, owner: Tenant) {
-  const username = await createExpert(ctx, owner)
+  const username = await expertOf(ctx, owner)
   const { question } = await createContent(ctx, owner)
   const { id } = await asOwner(ctx, owner, 'POST', `/v2/qanda/${owner.orgId}/${question}/answer`, {
     username,
@@ -311,23 +370,37 @@ function profileWriteRoutes(): ProtectedRoute[] {
   return [
     {
       name: 'GET profile section',
-      scope: 'read',
+      scope: 'read:public',
       covers: PROFILE_KEYS.map((section) => `GET ${EXPERT}/${section}`),
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'GET',
         url: `${(await expertWithArticle(ctx, corporation, owner)).base}/article`,
       }),
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => ({
+            method: 'GET' as const,
+            url: `${(await expertWithArticle(ctx, corporation, owner, flags)).base}/article`,
+          })),
+        ),
     },
     {
       name: 'GET section element',
-      scope: 'read',
+      scope: 'read:public',
       covers: ELEMENT_SECTIONS.map((section) => `GET ${EXPERT}/${section}/:id`),
       record: true,
       build: async (ctx, corporation, owner) => {
         const { base, id } = await expertWithArticle(ctx, corporation, owner)
         return { method: 'GET', url: `${base}/article/${id}` }
       },
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => {
+            const { base, id } = await expertWithArticle(ctx, corporation, owner, flags)
+            return { method: 'GET' as const, url: `${base}/article/${id}` }
+          }),
+        ),
     },
     {
       name: 'POST section element',
@@ -386,7 +459,7 @@ function profileWriteRoutes(): ProtectedRoute[] {
     },
     {
       name: 'GET organization',
-      scope: 'read',
+      scope: 'read:public',
       covers: ['GET /v2/organization/:corporation'],
       record: false,
       build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}` }),
@@ -474,7 +547,7 @@ function profileWriteRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
         url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}/answer`,
-        payload: { username: await createExpert(ctx, owner), answer: 'An answer.' },
+        payload: { username: await expertOf(ctx, owner), answer: 'An answer.' },
       }),
     },
     {

@@ -53,7 +53,7 @@ export interface ExpertdirClientOptions {
   clientSecret: string
   /** The organization (`:corporation`) the client's credentials belong to. */
   organization: number
-  /** Space-separated scopes to ask for, such as `read inquiries:create` (default: all of the client's). */
+  /** Space-separated scopes to ask for, such as `read:public inquiries:create` (default: all of the client's). */
   scope?: string
   /** Renew the token this many seconds before it expires (default 60). */
   refreshMarginSeconds?: number

@@ -104,7 +104,7 @@ export interface paths {
         };
         /** Get the profile of an expert */
         get: operations["getExpert"];
-        /** Update an expert (partial) */
+        /** Update an expert (partial; a username renames it) */
         put: operations["updateExpert"];
         post?: never;
         /** Delete an expert and its profile sections */
@@ -2859,6 +2859,8 @@ export interface components {
         };
         /** ExpertUpdate */
         ExpertUpdate: {
+            /** @description A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on */
+            username?: string;
             /** @description First name */
             firstname?: string;
             /** @description Last name */
@@ -4307,7 +4309,7 @@ export interface components {
             client_id?: string;
             /** @description Client secret (or send both as HTTP Basic) */
             client_secret?: string;
-            /** @description Space-separated subset of the client's scopes (read, write, inquiries:create, inquiries:read); without it the token gets every scope of its client */
+            /** @description Space-separated subset of the client's scopes (read, read:public, write, inquiries:create, inquiries:read); without it the token gets every scope of its client */
             scope?: string;
         } & {
             [key: string]: unknown;
@@ -4422,6 +4424,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description Permanent Redirect: the username is an old name of a renamed expert; repeat the request (same method and body) at Location, its current name */
+        RenamedExpert: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Not modified: the If-None-Match header names the current ETag */
         NotModified: {
             headers: {
@@ -4504,6 +4515,8 @@ export interface components {
         "Retry-After": number;
         /** @description Strong validator of the representation; send it back as If-None-Match */
         ETag: string;
+        /** @description The same path and query string under the expert's current username */
+        Location: string;
         /** @description The authentication challenge: `Bearer realm="expertdir"`, with `error` when a token was sent */
         "WWW-Authenticate": string;
         /** @description Present when the response replays the first result of this Idempotency-Key */
@@ -4721,6 +4734,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4773,6 +4787,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4820,6 +4835,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4995,6 +5011,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5047,6 +5064,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5100,6 +5118,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5154,6 +5173,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5203,6 +5223,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5254,6 +5275,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5306,6 +5328,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5359,6 +5382,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5413,6 +5437,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5462,6 +5487,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5513,6 +5539,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5565,6 +5592,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5618,6 +5646,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5672,6 +5701,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5721,6 +5751,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5772,6 +5803,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5824,6 +5856,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5877,6 +5910,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5931,6 +5965,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5980,6 +6015,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6031,6 +6067,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6083,6 +6120,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6136,6 +6174,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6190,6 +6229,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6239,6 +6279,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6290,6 +6331,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6342,6 +6384,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6389,6 +6432,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6440,6 +6484,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6492,6 +6537,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6539,6 +6585,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6590,6 +6637,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6642,6 +6690,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6695,6 +6744,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6749,6 +6799,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6798,6 +6849,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6849,6 +6901,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6901,6 +6954,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6954,6 +7008,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7003,6 +7058,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7054,6 +7110,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7106,6 +7163,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7159,6 +7217,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7213,6 +7272,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7262,6 +7322,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7313,6 +7374,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7365,6 +7427,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7412,6 +7475,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7463,6 +7527,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7515,6 +7580,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7568,6 +7634,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7622,6 +7689,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7671,6 +7739,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7722,6 +7791,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7774,6 +7844,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7827,6 +7898,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7881,6 +7953,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7930,6 +8003,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7981,6 +8055,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8033,6 +8108,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8086,6 +8162,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8140,6 +8217,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8189,6 +8267,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8240,6 +8319,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8292,6 +8372,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8339,6 +8420,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8390,6 +8472,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8442,6 +8525,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8495,6 +8579,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8544,6 +8629,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8595,6 +8681,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8647,6 +8734,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8700,6 +8788,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8754,6 +8843,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8803,6 +8893,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8854,6 +8945,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8906,6 +8998,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8959,6 +9052,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9013,6 +9107,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9062,6 +9157,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9113,6 +9209,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9165,6 +9262,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9218,6 +9316,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9272,6 +9371,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9321,6 +9421,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9372,6 +9473,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9424,6 +9526,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9477,6 +9580,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9531,6 +9635,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9580,6 +9685,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9631,6 +9737,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9683,6 +9790,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9736,6 +9844,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9790,6 +9899,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9839,6 +9949,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9890,6 +10001,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9942,6 +10054,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9995,6 +10108,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10049,6 +10163,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10098,6 +10213,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10149,6 +10265,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10201,6 +10318,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10254,6 +10372,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10308,6 +10427,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10357,6 +10477,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10408,6 +10529,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10460,6 +10582,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10513,6 +10636,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10562,6 +10686,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10613,6 +10738,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10665,6 +10791,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10718,6 +10845,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10772,6 +10900,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10821,6 +10950,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10872,6 +11002,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10924,6 +11055,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10977,6 +11109,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11031,6 +11164,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11080,6 +11214,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11131,6 +11266,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11183,6 +11319,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11236,6 +11373,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11290,6 +11428,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11339,6 +11478,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11390,6 +11530,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11442,6 +11583,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11489,6 +11631,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11540,6 +11683,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11592,6 +11736,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11639,6 +11784,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11690,6 +11836,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11742,6 +11889,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11795,6 +11943,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11849,6 +11998,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11898,6 +12048,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11949,6 +12100,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12001,6 +12153,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12054,6 +12207,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12103,6 +12257,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12154,6 +12309,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12206,6 +12362,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12253,6 +12410,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12304,6 +12462,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12356,6 +12515,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12409,6 +12569,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12463,6 +12624,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12512,6 +12674,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12563,6 +12726,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12615,6 +12779,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12668,6 +12833,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12717,6 +12883,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12768,6 +12935,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12820,6 +12988,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12873,6 +13042,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12927,6 +13097,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12976,6 +13147,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13027,6 +13199,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13079,6 +13252,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13132,6 +13306,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13186,6 +13361,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13235,6 +13411,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13286,6 +13463,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13338,6 +13516,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13391,6 +13570,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13445,6 +13625,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13494,6 +13675,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13545,6 +13727,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13596,6 +13779,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13647,6 +13831,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13706,6 +13891,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13753,6 +13939,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13804,6 +13991,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13855,6 +14043,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13906,6 +14095,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13957,6 +14147,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14008,6 +14199,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14059,6 +14251,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
