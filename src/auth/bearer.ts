@@ -70,7 +70,7 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
     const principal = await context.principals.resolve(token)
     if (!principal) throw invalidToken()
     request.principal = principal
-    const needed = request.routeOptions.config.scope as Scope
+    const needed = neededScope(request)
     if (!principal.scopes.includes(needed)) throw insufficientScope(needed)
     const corporation = (request.params as { corporation?: string }).corporation
     if (corporation !== undefined && isPositiveId(corporation) && Number(corporation) !== principal.orgId) {
@@ -80,6 +80,21 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
       )
     }
   })
+}
+
+/** The route's scope, or its `queryScope` when the request carries that query parameter. */
+function neededScope(request: FastifyRequest): Scope {
+  const { scope, queryScope } = request.routeOptions.config
+  const query = request.query
+  if (
+    queryScope &&
+    typeof query === 'object' &&
+    query !== null &&
+    Object.hasOwn(query, queryScope.parameter)
+  ) {
+    return queryScope.scope
+  }
+  return scope as Scope
 }
 
 /** Resolves bearer tokens to principals. */
