@@ -25,6 +25,8 @@ export interface KindSpec {
   label: string
   /** The operation that creates one: `POST .../inquiry/<kind>`. */
   summary: string
+  /** May be sent to the organization itself (no `username`): it goes to the inquiry desk (§17). */
+  desk?: boolean
   fields: Readonly<Record<string, KindField>>
 }
 
@@ -71,7 +73,8 @@ const ORGANIZATION_TYPES = {
 export const INQUIRY_KINDS = {
   general: {
     label: 'general',
-    summary: 'Send a general inquiry to an expert',
+    summary: "Send a general inquiry to an expert, or without username to the organization's inquiry desk",
+    desk: true,
     fields: {},
   },
   donor: {
@@ -100,7 +103,9 @@ export const INQUIRY_KINDS = {
   },
   media: {
     label: 'media',
-    summary: 'Send a media request (from a journalist) to an expert',
+    summary:
+      "Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk",
+    desk: true,
     fields: {
       media_position: choice('Position', "The sender's position", {
         reporter: 'Reporter',
@@ -206,6 +211,12 @@ export const KIND_NAMES = Object.keys(INQUIRY_KINDS) as InquiryKind[]
 
 export function isInquiryKind(value: string): value is InquiryKind {
   return Object.hasOwn(INQUIRY_KINDS, value)
+}
+
+/** Whether `kind` may be sent without an expert, to the organization's desk. */
+export function goesToDesk(kind: InquiryKind): boolean {
+  const spec: KindSpec = INQUIRY_KINDS[kind]
+  return spec.desk === true
 }
 
 /** The fields `kind` adds, as `[name, field]` pairs in table order. */
