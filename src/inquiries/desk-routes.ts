@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import { writeTransaction } from '../db/transactions.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { handleInquiry } from './handle.js'
-import { KIND_NAMES } from './kinds.js'
 import { inquiryView } from './mapping.js'
 import {
   NotificationSettingsUpdate,
@@ -14,7 +12,7 @@ import {
 import {
   type NotificationSettings,
   readNotificationSettings,
-  saveNotificationSettings,
+  updateNotificationSettings,
 } from './notifications.js'
 import { eraseSenderData } from './privacy.js'
 import {
@@ -74,24 +72,12 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
       },
     },
     async (request) => {
-      const orgId = request.params.corporation
-      const settings = await writeTransaction(context.db, async (trx) => {
-        const current = await readNotificationSettings(trx, orgId)
-        const changed: NotificationSettings = new Map()
-        for (const kind of KIND_NAMES) {
-          const change = request.body[kind]
-          const stored = current.get(kind)
-          if (!change || !stored) continue
-          const recipients = change.recipients?.map((email) => email.toLowerCase())
-          changed.set(kind, {
-            ...stored,
-            ...change,
-            ...(recipients ? { recipients: [...new Set(recipients)] } : {}),
-          })
-        }
-        await saveNotificationSettings(trx, orgId, changed, context.now())
-        return new Map([...current, ...changed])
-      })
+      const settings = await updateNotificationSettings(
+        context.db,
+        request.params.corporation,
+        request.body,
+        context.now(),
+      )
       return ok(settingsView(settings))
     },
   )

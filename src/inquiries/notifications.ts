@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely'
 import type { Queryable } from '../db/database.js'
-import type { ExpertRow, InquiryNotificationRow } from '../db/schema.js'
+import type { DB, ExpertRow, InquiryNotificationRow } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
 import type { Recipient } from './handling.js'
 import { type InquiryKind, KIND_NAMES } from './kinds.js'
 
@@ -63,8 +65,8 @@ export async function notificationFor(
   return row ? fromRow(row) : { ...DEFAULT_NOTIFICATION }
 }
 
-/** Stores the given kinds' settings whole (the caller merged them with what was stored). */
-export async function saveNotificationSettings(
+/** Stores the given kinds' settings whole. */
+async function saveNotificationSettings(
   db: Queryable,
   orgId: number,
   settings: NotificationSettings,
@@ -84,6 +86,37 @@ export async function saveNotificationSettings(
       .onConflict((conflict) => conflict.columns(['org_id', 'kind']).doUpdateSet(values))
       .execute()
   }
+}
+
+/** A change of some kinds' settings, as `PUT .../notifications` takes it: only the fields given change. */
+export type NotificationChanges = Partial<Record<InquiryKind, Partial<KindNotification>>>
+
+/**
+ * Merges `changes` into the stored settings in one transaction (recipients lower-cased, each once) and
+ * returns every kind's settings after it.
+ */
+export async function updateNotificationSettings(
+  db: Kysely<DB>,
+  orgId: number,
+  changes: NotificationChanges,
+  now: number,
+): Promise<NotificationSettings> {
+  return writeTransaction(db, async (trx) => {
+    const current = await readNotificationSettings(trx, orgId)
+    const changed: NotificationSettings = new Map()
+    for (const [kind, stored] of current) {
+      const change = changes[kind]
+      if (!change) continue
+      const recipients = change.recipients?.map((email) => email.toLowerCase())
+      changed.set(kind, {
+        ...stored,
+        ...change,
+        ...(recipients ? { recipients: [...new Set(recipients)] } : {}),
+      })
+    }
+    await saveNotificationSettings(trx, orgId, changed, now)
+    return new Map([...current, ...changed])
+  })
 }
 
 /** Every desk address of the organization, over all kinds: who an inquiry may be assigned to. */
