@@ -63,6 +63,7 @@ const ACCOUNT_TEXT = [
   'lastname',
   'job_title',
   'email',
+  'assistant_email',
   'company',
   'department',
   'phone_number',
@@ -278,7 +279,8 @@ describeEachDialect(
               { kind: row.kind, username: row.username, ...inquiryFields(row) },
               {
                 kind,
-                username: body.username,
+                // general and media without username (or with "") go to the desk.
+                username: stored(body.username),
                 firstname: stored(body.firstname),
                 lastname: stored(body.lastname),
                 email: stored(body.email),
