@@ -305,7 +305,7 @@ describeEachDialect('experts: update, delete, read', (ctx) => {
     assert.equal(account?.department, 'Research')
     assert.equal(account?.corporation_id, ctx.tenant.orgId)
     assert.equal(account?.is_published, 0)
-    assert.equal(Object.keys(account ?? {}).length, 19)
+    assert.equal(Object.keys(account ?? {}).length, 20)
   })
 
   test('a malformed username or corporation in the path is a 400', async () => {

@@ -288,10 +288,13 @@ describeEachDialect('import', (ctx) => {
     assert.equal(output.experts.length, 12)
     assert.ok(output.spotlights.length >= 4 && output.questions.length >= 3)
     const db = ctx.testDatabase.database.db
-    const profile = (await readProfile(db, org.orgId, output.experts[0] as string, 'expert', 'all')) as Record<
-      string,
-      unknown
-    >
+    const profile = (await readProfile(
+      db,
+      org.orgId,
+      output.experts[0] as string,
+      'expert',
+      'all',
+    )) as Record<string, unknown>
     const filled = Object.values(profile).filter((value) => !Array.isArray(value) || value.length > 0)
     assert.ok(filled.length >= 38, `${filled.length} sections filled`)
     const post = await ctx.inject({

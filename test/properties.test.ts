@@ -70,6 +70,7 @@ const ACCOUNT_TEXT = [
   'lastname',
   'job_title',
   'email',
+  'assistant_email',
   'company',
   'department',
   'phone_number',
@@ -285,7 +286,8 @@ describeEachDialect(
               { kind: row.kind, username: row.username, ...inquiryFields(row) },
               {
                 kind,
-                username: body.username,
+                // general and media without username (or with "") go to the desk.
+                username: stored(body.username),
                 firstname: stored(body.firstname),
                 lastname: stored(body.lastname),
                 email: stored(body.email),

@@ -88,7 +88,7 @@ describe('every route behind the bearer check declares its scope', () => {
   })
 
   test('a route with an unknown scope stops the app from starting', async () => {
-    await assert.rejects(start({ scope: 'admin' }), /declares no scope/)
+    await assert.rejects(start({ scope: 'superuser' }), /declares no scope/)
   })
 
   test('a route with a known scope starts', async () => {

@@ -73,9 +73,7 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
     const principal = await context.principals.resolve(token)
     if (!principal) throw invalidToken()
     request.principal = principal
-    const needed = request.routeOptions.config.scope
-    // Unreachable: the onRoute check above refuses a route without a scope.
-    if (needed === undefined) throw new Error(`${request.routeOptions.url} declares no scope`)
+    const needed = neededScope(request)
     if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
     const corporation = propertyOf(request.params, 'corporation')
     if (
@@ -89,6 +87,23 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
       )
     }
   })
+}
+
+/** The route's scope, or its `queryScope` when the request carries that query parameter. */
+function neededScope(request: FastifyRequest): Scope {
+  const { scope, queryScope } = request.routeOptions.config
+  const query = request.query
+  if (
+    queryScope &&
+    typeof query === 'object' &&
+    query !== null &&
+    Object.hasOwn(query, queryScope.parameter)
+  ) {
+    return queryScope.scope
+  }
+  // Unreachable: the onRoute check refuses a route without a scope.
+  if (scope === undefined) throw new Error(`${request.routeOptions.url} declares no scope`)
+  return scope
 }
 
 /** Resolves bearer tokens to principals. */

@@ -13,6 +13,7 @@ import * as searchVersions from './migrations/0011_search_versions.js'
 import * as sanitizeEmbeds from './migrations/0012_sanitize_embeds.js'
 import * as media from './migrations/0013_media.js'
 import * as usernamesPerOrganization from './migrations/0014_usernames_per_organization.js'
+import * as inquiryDesk from './migrations/0015_inquiry_desk.js'
 import * as staff from './migrations/0016_staff.js'
 import type { DB } from './schema.js'
 
@@ -31,6 +32,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012_sanitize_embeds': sanitizeEmbeds,
   '0013_media': media,
   '0014_usernames_per_organization': usernamesPerOrganization,
+  '0015_inquiry_desk': inquiryDesk,
   '0016_staff': staff,
 }
 

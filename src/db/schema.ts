@@ -46,6 +46,8 @@ export interface ExpertsTable {
   email: string
   /** Lower-cased email: the per-organization uniqueness key. */
   email_key: string
+  /** Where the expert's assistant receives inquiries, when the organization's settings say so. */
+  assistant_email: Generated<string | null>
   company: string
   department: string | null
   phone_number: string | null
@@ -97,6 +99,8 @@ export interface DB extends ContentTables, SearchTables {
   inquiry_deliveries: InquiryDeliveriesTable
   idempotency_keys: IdempotencyKeysTable
   webhooks: WebhooksTable
+  inquiry_notifications: InquiryNotificationsTable
+  privacy_requests: PrivacyRequestsTable
   media_files: MediaFilesTable
 }
 
@@ -111,9 +115,19 @@ export interface InquiriesTable {
   org_id: number
   /** One of the kinds of src/inquiries/kinds.ts. */
   kind: string
-  username: string
-  /** The expert's address when the inquiry arrived: where the email goes even if the expert changes. */
-  expert_email: string
+  /** The recipient expert; null for an inquiry to the organization's desk. */
+  username: string | null
+  /**
+   * Who is emailed, decided when the inquiry arrived (the notification settings, the expert's and the
+   * assistant's addresses of that moment): a JSON array of `{"role", "email"}`.
+   */
+  recipients: string
+  /** Handling: one of src/inquiries/handling.ts. */
+  status: Generated<string>
+  assignee: Generated<string | null>
+  notes: Generated<string | null>
+  /** When the sender's personal data was removed (retention or erasure); null while it is kept. */
+  redacted_at: Generated<number | null>
   firstname: string
   lastname: string | null
   email: string
@@ -171,7 +185,30 @@ export interface WebhooksTable {
   updated_at: number
 }
 
+/** Per organization and inquiry kind: who is emailed (absent row: the defaults of src/inquiries/notifications.ts). */
+export interface InquiryNotificationsTable {
+  org_id: number
+  kind: string
+  /** The desk's addresses for this kind: a JSON array of strings. */
+  recipients: string
+  expert: number
+  assistant: number
+  desk: number
+  updated_at: number
+}
+
+/** A record of an export or erasure by sender email: who asked and how many records, never the address. */
+export interface PrivacyRequestsTable {
+  id: Generated<number>
+  org_id: number
+  action: 'export' | 'erase'
+  client_id: string
+  records: number
+  created_at: number
+}
+
 export type InquiryRow = Selectable<InquiriesTable>
+export type InquiryNotificationRow = Selectable<InquiryNotificationsTable>
 export type NewInquiryRow = Insertable<InquiriesTable>
 export type DeliveryRow = Selectable<InquiryDeliveriesTable>
 export type WebhookRow = Selectable<WebhooksTable>

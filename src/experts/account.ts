@@ -5,8 +5,8 @@ import { ApiError } from '../errors.js'
 import { normalizeLocation } from '../validation/location.js'
 import {
   addUsernameRedirect,
-  findUsernameHolder,
   findExpertByEmail,
+  findUsernameHolder,
   insertExpert,
   removeUsernameRedirect,
   reserveUsername,
@@ -49,7 +49,12 @@ export function emailConflict(holder: { username: string; type: ProfileType }): 
 
 export function usernameConflict(username: string): ApiError {
   return new ApiError('conflict', `Another profile of this organization is named ${username}.`, {
-    details: [{ field: 'username', message: 'is already used by another expert or staff member of this organization' }],
+    details: [
+      {
+        field: 'username',
+        message: 'is already used by another expert or staff member of this organization',
+      },
+    ],
   })
 }
 

@@ -29,6 +29,13 @@ const optionalFields = {
   location_address: Type.Optional(Text({ max: 255, description: 'Address' })),
   location_building: Type.Optional(Text({ max: 255, description: 'Building' })),
   location_room: Type.Optional(Text({ max: 255, description: 'Room number' })),
+  assistant_email: Type.Optional(
+    Type.Union([Email("The expert's assistant's email address"), Type.Literal('')], {
+      description:
+        'Email address of the expert\'s assistant, emailed about inquiries when the notification settings say so ("" for none)',
+      'x-message': 'must be a valid email address, or "" for none',
+    }),
+  ),
 }
 
 const requiredFields = {

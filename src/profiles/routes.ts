@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { writeTransaction } from '../db/transactions.js'
-import { EXPERT_KIND, type ProfileKind } from '../experts/profile-type.js'
 import { audienceOf } from '../derived/audience.js'
+import { EXPERT_KIND, type ProfileKind } from '../experts/profile-type.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
@@ -286,7 +286,9 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
     async (request) => {
       const { corporation, id } = request.params
       const audience = audienceOf(request.principal.scopes)
-      return ok({ [section]: [await getElement(db, corporation, who(request.params), section, id, audience)] })
+      return ok({
+        [section]: [await getElement(db, corporation, who(request.params), section, id, audience)],
+      })
     },
   )
 

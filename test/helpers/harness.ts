@@ -5,6 +5,7 @@ import { after, before, describe } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { createClient, type IssuedClient } from '../../src/auth/clients.js'
+import { SCOPES } from '../../src/auth/scopes.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import type { DialectName } from '../../src/db/database.js'
 import type { InquiryKind } from '../../src/inquiries/kinds.js'
@@ -100,7 +101,8 @@ export function describeEachDialect(
           ctx.addTenant = async (orgName = 'Tenant') => {
             const { db } = ctx.testDatabase.database
             const org = await createOrganization(db, { name: orgName }, ctx.clock.now())
-            const client = await createClient(db, org.id, 'test', ctx.clock.now())
+            // Every scope, the admin ones too, so that each route's control case succeeds.
+            const client = await createClient(db, org.id, 'test', ctx.clock.now(), SCOPES)
             const token = await requestToken(ctx.app, client)
             return { orgId: org.id, client, token, auth: { authorization: `Bearer ${token}` } }
           }

@@ -255,6 +255,58 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       url: `/v2/organization/${corporation}/inquiry/${await createInquiryOf(ctx, owner)}`,
     }),
   },
+  {
+    name: 'GET inquiries export by sender',
+    covers: ['GET /v2/organization/:corporation/inquiry'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/inquiry?email=ada%40example.org`,
+    }),
+  },
+  {
+    name: 'DELETE inquiries by sender',
+    covers: ['DELETE /v2/organization/:corporation/inquiry'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'DELETE',
+      url: `/v2/organization/${corporation}/inquiry?email=nobody%40example.org`,
+    }),
+  },
+  {
+    name: 'PATCH inquiry',
+    covers: ['PATCH /v2/organization/:corporation/inquiry/:id'],
+    scope: 'inquiries:handle',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'PATCH',
+      url: `/v2/organization/${corporation}/inquiry/${await createInquiryOf(ctx, owner)}`,
+      payload: { status: 'closed', notes: 'Handled' },
+    }),
+  },
+  {
+    name: 'GET notifications',
+    covers: ['GET /v2/organization/:corporation/notifications'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/notifications`,
+    }),
+  },
+  {
+    name: 'PUT notifications',
+    covers: ['PUT /v2/organization/:corporation/notifications'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'PUT',
+      url: `/v2/organization/${corporation}/notifications`,
+      payload: { media: { recipients: ['press@example.org'], desk: 1 } },
+    }),
+  },
   ...profileWriteRoutes(),
   ...staffRoutes(),
   ...mediaRoutes(),

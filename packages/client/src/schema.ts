@@ -104,7 +104,7 @@ export interface paths {
         };
         /** Get the profile of an expert */
         get: operations["getExpert"];
-        /** Update an expert (partial; a username renames it) */
+        /** Update an expert (partial) */
         put: operations["updateExpert"];
         post?: never;
         /** Delete an expert and its profile sections */
@@ -1660,7 +1660,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a general inquiry to an expert
+         * Send a general inquiry to an expert, or without username to the organization's inquiry desk
          * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
          */
         post: operations["createGeneralInquiry"];
@@ -1720,7 +1720,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a media request (from a journalist) to an expert
+         * Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk
          * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
          */
         post: operations["createMediaInquiry"];
@@ -1839,12 +1839,16 @@ export interface paths {
         };
         /**
          * The organization's inquiries, newest first, with each delivery's status
-         * @description Pages through the inbox with an opaque cursor: pass next_cursor back as cursor until it is null. Inquiries that arrive during a walk do not shift later pages: each inquiry received before the first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until.
+         * @description Pages through the inbox with an opaque cursor: pass next_cursor back as cursor until it is null. Inquiries that arrive during a walk do not shift later pages: each inquiry received before the first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until. With email (alone, scope admin instead of inquiries:read) it exports every inquiry sent from that address on one page, and records the export (docs/privacy.md).
          */
         get: operations["listInquiries"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase the personal data of every inquiry sent from one address
+         * @description Empties the sender's fields of each inquiry from this address (case-insensitive), its internal notes and delivery log texts, cancels its pending deliveries; the records (kind, expert, date, status) stay so that counts do not change. The erasure is recorded (who, when, how many), never the address. See docs/privacy.md.
+         */
+        delete: operations["eraseSenderData"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1860,6 +1864,34 @@ export interface paths {
         /** One inquiry with its fields and the status of each delivery */
         get: operations["getInquiry"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an inquiry's status, assignee or internal notes
+         * @description assignee must be an address of the notification settings ("" or null unassigns); assigning a new inquiry without a status makes it assigned. Answers the inquiry as the inbox shows it.
+         */
+        patch: operations["handleInquiry"];
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is emailed about each inquiry kind
+         * @description Per kind: the desk addresses, and whether the expert, the expert's assistant and the desk are emailed. A kind never set emails the expert only.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Change who is emailed about some inquiry kinds
+         * @description Partial: only the kinds given change, and of each only the fields given. Applies to inquiries received afterwards (each inquiry keeps the recipients it was addressed to). Answers every kind's settings.
+         */
+        put: operations["updateNotificationSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2791,6 +2823,8 @@ export interface components {
             location_building?: string;
             /** @description Room number */
             location_room?: string;
+            /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
+            assistant_email?: string | "";
             /** @description Not accepted on create: new experts start unpublished */
             is_published?: unknown;
             /** @description Not accepted on create: new experts start public */
@@ -2897,6 +2931,8 @@ export interface components {
             location_building?: string;
             /** @description Room number */
             location_room?: string;
+            /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
+            assistant_email?: string | "";
             /** @description Published flag */
             is_published?: number;
             /** @description Private flag */
@@ -2971,7 +3007,7 @@ export interface components {
         };
         /**
          * GeneralInquiry
-         * @description Send a general inquiry to an expert.
+         * @description Send a general inquiry to an expert, or without username to the organization's inquiry desk.
          */
         GeneralInquiry: {
             /** @description Sender first name */
@@ -3000,8 +3036,8 @@ export interface components {
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
             location_country?: string;
-            /** @description Username of the recipient expert */
-            username: string;
+            /** @description Username of the recipient expert; leave it out (or "") to write to the organization's inquiry desk */
+            username?: string;
         };
         /** Health */
         Health: {
@@ -3021,10 +3057,19 @@ export interface components {
              * @enum {unknown}
              */
             kind: "general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness";
-            /** @description Username of the recipient expert */
-            username: string;
+            username: string | null;
             /** @description When it was received: unix seconds */
             created_at: number;
+            /**
+             * @description Where its handling stands
+             * @enum {unknown}
+             */
+            status: "new" | "assigned" | "answered" | "closed" | "spam";
+            assignee: string | null;
+            notes: string | null;
+            /** @description Who was emailed, decided when it arrived */
+            recipients: components["schemas"]["InquiryRecipient"][];
+            redacted_at: number | null;
             fields: components["schemas"]["InquiryFields"];
             delivery: components["schemas"]["InquiryDelivery"][];
         };
@@ -3042,6 +3087,11 @@ export interface components {
             /** @description Attempts made so far */
             attempts: number;
             last_error: string | null;
+        };
+        /** InquiryErasure */
+        InquiryErasure: {
+            /** @description Inquiries whose sender's personal data was removed */
+            erased: number;
         };
         /**
          * InquiryFields
@@ -3087,6 +3137,48 @@ export interface components {
             inquiries: components["schemas"]["Inquiry"][];
             next_cursor: string | null;
         };
+        /** InquiryPatch */
+        InquiryPatch: {
+            /**
+             * @description Where the handling stands
+             * @enum {unknown}
+             */
+            status?: "new" | "assigned" | "answered" | "closed" | "spam";
+            /** @description Who handles it: an address among the notification recipients (GET .../notifications); "" or null unassigns */
+            assignee?: string | "" | null;
+            /** @description Internal notes (replace the stored ones; "" or null clears them) */
+            notes?: string | null;
+        };
+        /** InquiryRecipient */
+        InquiryRecipient: {
+            /**
+             * @description expert, the expert's assistant, or the desk
+             * @enum {unknown}
+             */
+            role: "expert" | "assistant" | "desk";
+            /** @description Address emailed */
+            email: string;
+        };
+        /** KindNotification */
+        KindNotification: {
+            /** @description The desk's addresses for this kind */
+            recipients: string[];
+            /**
+             * @description Whether the expert is emailed
+             * @enum {integer}
+             */
+            expert: 0 | 1;
+            /**
+             * @description Whether the expert's assistant is emailed
+             * @enum {integer}
+             */
+            assistant: 0 | 1;
+            /**
+             * @description Whether the desk is emailed about inquiries to experts (always about those to the organization)
+             * @enum {integer}
+             */
+            desk: 0 | 1;
+        };
         /** LanguageCreate */
         LanguageCreate: {
             /** @description Name */
@@ -3119,7 +3211,7 @@ export interface components {
         };
         /**
          * MediaInquiry
-         * @description Send a media request (from a journalist) to an expert.
+         * @description Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk.
          */
         MediaInquiry: {
             /** @description Sender first name */
@@ -3148,8 +3240,8 @@ export interface components {
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
             location_country?: string;
-            /** @description Username of the recipient expert */
-            username: string;
+            /** @description Username of the recipient expert; leave it out (or "") to write to the organization's inquiry desk */
+            username?: string;
             /**
              * @description The sender's position
              * @enum {unknown}
@@ -3184,6 +3276,117 @@ export interface components {
             details?: string | "" | null;
             date?: (number & unknown) | "" | null;
             cover_url?: string | "" | null;
+        };
+        /**
+         * NotificationSettings
+         * @description Who is emailed about each inquiry kind
+         */
+        NotificationSettings: {
+            general: components["schemas"]["KindNotification"];
+            donor: components["schemas"]["KindNotification"];
+            event: components["schemas"]["KindNotification"];
+            media: components["schemas"]["KindNotification"];
+            partnership: components["schemas"]["KindNotification"];
+            admission: components["schemas"]["KindNotification"];
+            research: components["schemas"]["KindNotification"];
+            business: components["schemas"]["KindNotification"];
+            expertwitness: components["schemas"]["KindNotification"];
+        };
+        /**
+         * NotificationSettingsUpdate
+         * @description The kinds to change, each with the fields to change; kinds and fields left out keep their settings
+         */
+        NotificationSettingsUpdate: {
+            general?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            donor?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            event?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            media?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            partnership?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            admission?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            research?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            business?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            expertwitness?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
         };
         /**
          * OAuthError
@@ -3502,6 +3705,7 @@ export interface components {
             lastname: string;
             job_title: string;
             email: string;
+            assistant_email: string | null;
             company: string;
             department: string | null;
             phone_number: string | null;
@@ -4309,7 +4513,7 @@ export interface components {
             client_id?: string;
             /** @description Client secret (or send both as HTTP Basic) */
             client_secret?: string;
-            /** @description Space-separated subset of the client's scopes (read, read:public, write, inquiries:create, inquiries:read); without it the token gets every scope of its client */
+            /** @description Space-separated subset of the client's scopes (read, read:public, write, inquiries:create, inquiries:read, inquiries:handle, admin); without it the token gets every scope of its client */
             scope?: string;
         } & {
             [key: string]: unknown;
@@ -14929,7 +15133,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Send a general inquiry to an expert. */
+        /** @description Send a general inquiry to an expert, or without username to the organization's inquiry desk. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["GeneralInquiry"];
@@ -15094,7 +15298,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Send a media request (from a journalist) to an expert. */
+        /** @description Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MediaInquiry"];
@@ -15418,6 +15622,12 @@ export interface operations {
                 kind?: "general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness";
                 /** @description Only inquiries to this expert */
                 username?: string;
+                /** @description Only inquiries with this status */
+                status?: "new" | "assigned" | "answered" | "closed" | "spam";
+                /** @description Only inquiries assigned to this address */
+                assignee?: string;
+                /** @description Export: every inquiry sent from this address, all at once (scope admin; no other parameter with it) */
+                email?: string;
                 /** @description Only inquiries received at or after this time: unix time in seconds (not milliseconds) */
                 since?: number & unknown;
                 /** @description Only inquiries received before this time: unix time in seconds (not milliseconds) */
@@ -15471,6 +15681,54 @@ export interface operations {
             };
         };
     };
+    eraseSenderData: {
+        parameters: {
+            query: {
+                /** @description Erase every inquiry sent from this address */
+                email: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryErasure"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getInquiry: {
         parameters: {
             query?: never;
@@ -15504,6 +15762,156 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    handleInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Inquiry id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryPatch"];
+                "application/x-www-form-urlencoded": components["schemas"]["InquiryPatch"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Inquiry"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description The kinds to change, each with the fields to change; kinds and fields left out keep their settings */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSettingsUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["NotificationSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
