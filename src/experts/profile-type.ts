@@ -1,4 +1,3 @@
-import type { Scope } from '../auth/scopes.js'
 import type { ProfileType } from '../db/schema.js'
 import { type ApiError, notFound } from '../errors.js'
 
@@ -22,7 +21,7 @@ export interface ProfileKind {
    * The scope of its reads: experts are public (`read:public`, narrowed to published, non-private
    * profiles); staff profiles are read with `read` only, as the staff and employee lists are.
    */
-  readScope: Scope
+  readScope: 'read' | 'read:public'
 }
 
 export const EXPERT_KIND: ProfileKind = {
