@@ -15,8 +15,8 @@ const SHARED = ['http', 'db', 'validation']
 const LAYERS = [
   ['derived'],
   ['auth', 'experts', 'organizations'],
-  ['content', 'inquiries', 'search'],
-  ['profiles', 'delivery'],
+  ['content', 'inquiries', 'search', 'people'],
+  ['profiles', 'delivery', 'sessions'],
   ['import', 'system'],
   ['demo'],
   ['cli'],

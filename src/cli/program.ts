@@ -4,6 +4,7 @@ import { clientCommands } from './commands/clients.js'
 import { contentCommands } from './commands/content.js'
 import { inquiryCommands } from './commands/inquiries.js'
 import { organizationCommands } from './commands/organizations.js'
+import { peopleCommands } from './commands/people.js'
 import { searchCommands } from './commands/search.js'
 import { serverCommands } from './commands/server.js'
 import { CliError, type CliIo, createCli, type GlobalOptions, UsageError } from './output.js'
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIo): Command {
   serverCommands(program, cli)
   organizationCommands(program, cli)
   clientCommands(program, cli)
+  peopleCommands(program, cli)
   contentCommands(program, cli)
   inquiryCommands(program, cli)
   searchCommands(program, cli)

@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { PeopleTables } from './people-schema.js'
 
 /** Times are unix milliseconds in every table. */
 export interface OrganizationsTable {
@@ -67,7 +68,7 @@ export interface UsernamesTable {
   created_at: number
 }
 
-export interface DB extends ContentTables, SearchTables {
+export interface DB extends ContentTables, SearchTables, PeopleTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable
