@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
 import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
-import { databasePrincipals, requireBearer } from './auth/bearer.js'
+import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
@@ -22,8 +22,11 @@ import { securityHeaders } from './http/security-headers.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { createLinkMailer } from './people/mail.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
+import { withPersonTokens } from './sessions/principals.js'
+import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
 import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
@@ -86,7 +89,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const context: AppContext = { config, database, db: database.db, now }
   const auth: AuthContext = {
     ...context,
-    principals: databasePrincipals({ database, now }),
+    principals: withPersonTokens(databasePrincipals({ database, now }), {
+      database,
+      now,
+      lifetimes: { idleMs: config.sessionIdleSeconds * 1000, maxMs: config.sessionMaxSeconds * 1000 },
+    }),
+    inquiryRecipient: databaseInquiryRecipient(database),
     lockout: redis
       ? redisLockout(redis, config.redisPrefix, (error) =>
           app.log.warn({ err: error }, 'lock-out store error'),
@@ -98,6 +106,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         )
       : memoryFailureLimit(config.rateLimitTokenFailures, now),
   }
+
+  const sessions: SessionContext = {
+    ...context,
+    accountLockout: redis
+      ? redisLockout(redis, config.redisPrefix, (error) =>
+          app.log.warn({ err: error }, 'lock-out store error'),
+        )
+      : memoryLockout(now),
+    addressLockout: redis
+      ? redisLockout(
+          redis,
+          config.redisPrefix,
+          (error) => app.log.warn({ err: error }, 'lock-out store error'),
+          ADDRESS_SIGN_IN_FAILURES,
+        )
+      : memoryLockout(now, undefined, ADDRESS_SIGN_IN_FAILURES),
+    mailer: createLinkMailer(config.smtpUrl, config.mailFrom, (error) =>
+      app.log.warn({ err: error }, 'sign-in link email failed'),
+    ),
+  }
+  app.addHook('onClose', async () => sessions.mailer.close())
 
   registerConventions(app, securityHeaders())
   const metrics =
@@ -115,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await tokenRoutes(open, auth)
     await metadataRoutes(open, context)
   })
+  await app.register(async (signIn) => sessionRoutes(signIn, sessions))
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
     const limit = perMinute(

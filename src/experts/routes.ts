@@ -71,7 +71,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
         params: ExpertParams,
         response: { 200: Success(ExpertDeleted), ...errors },
       },
-      config: { scope: 'write' },
+      config: { scope: 'write', expertReach: false },
     },
     async (request) => {
       await deleteExpert(db, request.params.corporation, request.params.username, context.now())

@@ -85,7 +85,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
   app.get<{ Params: { corporation: number }; Querystring: InboxQueryInput }>(
     '/v2/organization/:corporation/inquiry',
     {
-      config: { scope: 'inquiries:read' },
+      config: { scope: 'inquiries:read', expertReach: 'inquiry-list' },
       schema: {
         operationId: 'listInquiries',
         tags: ['inquiries'],
@@ -112,7 +112,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
   app.get<{ Params: { corporation: number; id: number } }>(
     '/v2/organization/:corporation/inquiry/:id',
     {
-      config: { scope: 'inquiries:read' },
+      config: { scope: 'inquiries:read', expertReach: 'inquiry' },
       schema: {
         operationId: 'getInquiry',
         tags: ['inquiries'],

@@ -5,7 +5,7 @@ import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { ApiError, notFound, validationError } from '../errors.js'
 import { findExpert } from '../experts/repository.js'
-import { issueLink } from './links.js'
+import { consumeLink, issueLink, type LinkPurpose } from './links.js'
 import { hashPassword, passwordProblem } from './passwords.js'
 import {
   countOwners,
@@ -13,6 +13,7 @@ import {
   deleteSessionsOf,
   emailTaken,
   findPerson,
+  findPersonById,
   insertPerson,
   type PersonView,
   updatePersonRow,
@@ -236,5 +237,36 @@ export async function setPassword(
     })
     await deleteSessionsOf(trx, Number(person.id), keepSession)
     await trx.deleteFrom('person_links').where('person_id', '=', Number(person.id)).execute()
+  })
+}
+
+/**
+ * Sets a password with a single-use link (invitation or reset): in one transaction the link is used
+ * up, the password set and every session of the person ended. A refused password leaves the link
+ * usable. Returns false when the link is unknown, used or expired.
+ */
+export async function setPasswordWithLink(
+  db: Kysely<DB>,
+  token: string,
+  purpose: LinkPurpose,
+  password: string,
+  now: number,
+): Promise<boolean> {
+  const problem = passwordProblem(password)
+  if (problem) throw validationError([{ field: 'password', message: problem }])
+  const hash = await hashPassword(password)
+  return writeTransaction(db, async (trx) => {
+    const personId = await consumeLink(trx, token, purpose, now)
+    const person = personId === undefined ? undefined : await findPersonById(trx, personId)
+    if (!person) return false
+    const sameAsEmail = passwordProblem(password, person.email)
+    if (sameAsEmail) throw validationError([{ field: 'password', message: sameAsEmail }])
+    await updatePersonRow(trx, Number(person.org_id), Number(person.id), {
+      password_hash: hash,
+      password_must_change: 0,
+      updated_at: now,
+    })
+    await deleteSessionsOf(trx, Number(person.id))
+    return true
   })
 }
