@@ -62,12 +62,19 @@ export function runCliProcess(args: string[], env: Record<string, string> = {}):
   })
 }
 
-/** Starts the real CLI entry as a child process (for `serve`); DATABASE_URL of the test run is not passed on. */
-export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
+/**
+ * Starts the real CLI entry as a child process (for `serve`); DATABASE_URL of the test run is not
+ * passed on. `stdin: true` gives it a standard input to write to (`--password-stdin`).
+ */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { stdin?: boolean } = {},
+): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   })
 }
 

@@ -29,7 +29,9 @@ async function readPassword(cli: Cli): Promise<string> {
   let text = ''
   for await (const chunk of stdin)
     text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-  return text.replace(/\r?\n$/, '')
+  const password = text.replace(/\r?\n$/, '')
+  if (password === '') throw new UsageError('--password-stdin: standard input held no password')
+  return password
 }
 
 export function peopleCommands(program: Command, cli: Cli): void {
