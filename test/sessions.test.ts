@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { hashToken } from '../src/auth/secrets.js'
+import { CHORES } from '../src/system/housekeeping.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import {
   addPersonWithPassword,
@@ -414,6 +415,44 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       assert.equal((await app.inject(request)).statusCode, 403, `${ORIGIN} is not the public origin`)
     } finally {
       await app.close()
+    }
+  })
+
+  test('housekeeping deletes sessions, dashboard tokens and links past their end, and nothing live', async () => {
+    const { addPerson } = await import('../src/people/service.js')
+    const { db } = ctx.testDatabase.database
+    const person = await personToken(ctx, ctx.tenant.orgId, 'editor')
+    await addPerson(
+      db,
+      ctx.tenant.orgId,
+      { email: 'housekeeping@example.edu', role: 'editor' },
+      ctx.clock.now(),
+    )
+    const count = async () => ({
+      sessions: (await db.selectFrom('person_sessions').select('id').execute()).length,
+      tokens: (await db.selectFrom('person_tokens').select('token_hash').execute()).length,
+      links: (await db.selectFrom('person_links').select('token_hash').execute()).length,
+    })
+    const chores = () =>
+      Promise.all(
+        [CHORES.expired_sessions, CHORES.expired_person_links].map((chore) => chore?.(db, ctx.clock.now())),
+      )
+    await chores()
+    const live = await count()
+    assert.ok(live.sessions > 0 && live.tokens > 0 && live.links > 0)
+    assert.ok(
+      await db
+        .selectFrom('person_tokens')
+        .select('token_hash')
+        .where('token_hash', '=', hashToken(person.token))
+        .executeTakeFirst(),
+    )
+    ctx.clock.advance(8 * 24 * 3600 * 1000)
+    try {
+      await chores()
+      assert.deepEqual(await count(), { sessions: 0, tokens: 0, links: 0 })
+    } finally {
+      ctx.clock.advance(-8 * 24 * 3600 * 1000)
     }
   })
 })

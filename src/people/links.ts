@@ -65,3 +65,9 @@ export async function consumeLink(
   if (!row || Number(row.expires_at) <= now) return undefined
   return Number(row.person_id)
 }
+
+/** Deletes invitation and reset links past their end; returns how many. */
+export async function purgeExpiredLinks(db: Queryable, now: number): Promise<number> {
+  const result = await db.deleteFrom('person_links').where('expires_at', '<=', now).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -3,6 +3,8 @@ import type { Kysely } from 'kysely'
 import { purgeExpiredTokens } from '../auth/tokens.js'
 import type { DB } from '../db/schema.js'
 import { purgeExpiredKeys } from '../inquiries/idempotency.js'
+import { purgeExpiredLinks } from '../people/links.js'
+import { purgeExpiredSessions } from '../sessions/repository.js'
 
 /** A periodic chore: deletes what has expired and returns how many rows it removed. */
 export type Chore = (db: Kysely<DB>, now: number) => Promise<number>
@@ -10,6 +12,8 @@ export type Chore = (db: Kysely<DB>, now: number) => Promise<number>
 export const CHORES: Record<string, Chore> = {
   expired_tokens: purgeExpiredTokens,
   expired_idempotency_keys: purgeExpiredKeys,
+  expired_sessions: purgeExpiredSessions,
+  expired_person_links: purgeExpiredLinks,
 }
 
 /** Runs every chore now and then every `intervalMs`; returns a stop function. Failures are logged, not fatal. */
