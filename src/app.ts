@@ -63,7 +63,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       level: config.logLevel,
       ...(options.logStream ? { stream: options.logStream } : {}),
       // Defence in depth: our log lines carry no headers or bodies, but never let credentials through.
-      redact: ['req.headers.authorization', 'headers.authorization', '*.client_secret', '*.access_token'],
+      redact: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'req.headers.cookie',
+        'headers.cookie',
+        '*.client_secret',
+        '*.access_token',
+        '*.password',
+        '*.current_password',
+        '*.new_password',
+      ],
     },
     // One line per request is written by our onResponse hook instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),

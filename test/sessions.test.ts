@@ -418,6 +418,33 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
     }
   })
 
+  test('no password, cookie or dashboard token ever reaches the log', async () => {
+    const before = ctx.logs.length
+    const person = await personToken(ctx, ctx.tenant.orgId, 'editor')
+    await ctx.inject(
+      dashboard('POST', '/auth/password', {
+        cookie: person.cookie,
+        payload: { current_password: PASSWORD, new_password: 'log-test-passphrase-2026' },
+      }),
+    )
+    await ctx.inject({
+      method: 'GET',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert`,
+      headers: bearer(person.token),
+    })
+    const written = ctx.logs.slice(before).join('\n')
+    assert.ok(ctx.logs.length > before, 'requests were logged')
+    for (const secret of [
+      PASSWORD,
+      'log-test-passphrase-2026',
+      person.cookie,
+      person.token,
+      person.token.slice(2),
+    ]) {
+      assert.ok(!written.includes(secret), 'a secret was logged')
+    }
+  })
+
   test('housekeeping deletes sessions, dashboard tokens and links past their end, and nothing live', async () => {
     const { addPerson } = await import('../src/people/service.js')
     const { db } = ctx.testDatabase.database
