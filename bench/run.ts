@@ -14,6 +14,8 @@
  *                    start; its memory and profiles then include the TypeScript loader)
  *   --search-only    only the search measurements (otherwise they follow the route measurements)
  *   --no-search      skip the search measurements
+ *   --uploads-only   only the photo upload measurements (bench/uploads.ts; otherwise they come last)
+ *   --no-uploads     skip the photo upload measurements
  *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, inquiry, token)
  *   --workers N      also measure the profile read on `serve --workers N` against N bare baseline
  *                    servers sharing the port (node:cluster), next to the single-process figures
@@ -43,6 +45,7 @@ import { migrateToLatest } from '../src/db/migrate.js'
 import { bumpExpertSearchVersion } from '../src/derived/search-index.js'
 import { buildDataset, type Dataset, type DatasetSizes } from './dataset.js'
 import { buildSearchDataset, type SearchDataset } from './search-dataset.js'
+import { uploadsBench } from './uploads.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values: flags } = parseArgs({
@@ -57,6 +60,8 @@ const { values: flags } = parseArgs({
     tsx: { type: 'boolean', default: false },
     routes: { type: 'string' },
     'search-only': { type: 'boolean', default: false },
+    'uploads-only': { type: 'boolean', default: false },
+    'no-uploads': { type: 'boolean', default: false },
     'no-search': { type: 'boolean', default: false },
     workers: { type: 'string' },
   },
@@ -719,8 +724,11 @@ function build(): void {
 
 async function main(): Promise<void> {
   build()
-  const report: Record<string, unknown> = flags['search-only'] ? {} : await routesBench()
-  if (!flags['no-search']) report.search = await searchBench()
+  const uploadsOnly = flags['uploads-only']
+  const report: Record<string, unknown> = flags['search-only'] || uploadsOnly ? {} : await routesBench()
+  if (!flags['no-search'] && !uploadsOnly) report.search = await searchBench()
+  if (!flags['no-uploads'] && !flags['search-only'])
+    report.uploads = await uploadsBench({ startApp: (url, env) => startApp(url, env), log, quick })
   const out = join(here, 'results.json')
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)

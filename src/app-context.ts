@@ -2,12 +2,15 @@ import type { Kysely } from 'kysely'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import type { DB } from './db/schema.js'
+import type { MediaStorage } from './storage/storage.js'
 
-/** The running app's infrastructure that every feature needs: config, database, clock. */
+/** The running app's infrastructure that every feature needs: config, database, clock, media storage. */
 export interface AppContext {
   readonly config: Config
   readonly database: Database
   readonly db: Kysely<DB>
   /** Unix milliseconds; injectable so tests can move time. */
   readonly now: () => number
+  /** Where photos and documents are stored (a folder or a bucket). */
+  readonly storage: MediaStorage
 }

@@ -22,11 +22,14 @@ import { securityHeaders } from './http/security-headers.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
+import { openStorage } from './storage/open.js'
+import type { MediaStorage } from './storage/storage.js'
 import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
@@ -42,6 +45,8 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void
   /** Prometheus metrics of this process; when absent and `config.metrics` is on, the app makes its own. */
   metrics?: Metrics
+  /** The media storage; when absent the app opens the one the config names and closes it with itself. */
+  storage?: MediaStorage
 }
 
 /** A Redis connection that fails fast (limits fail open) and closes with the app. */
@@ -96,7 +101,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
   const redis = config.redisUrl ? connectRedis(config.redisUrl, app) : undefined
-  const context: AppContext = { config, database, db: database.db, now }
+  const storage = options.storage ?? openStorage(config)
+  if (!options.storage) app.addHook('onClose', () => storage.close())
+  const context: AppContext = { config, database, db: database.db, now, storage }
   const auth: AuthContext = {
     ...context,
     principals: withPersonTokens(databasePrincipals({ database, now }), {
@@ -153,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await healthRoutes(open, context)
     await tokenRoutes(open, auth)
     await metadataRoutes(open, context)
+    await mediaRoutes(open, storage)
   })
   await app.register(async (signIn) => sessionRoutes(signIn, sessions))
   await app.register(async (protectedScope) => {
@@ -171,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
     await searchRoutes(protectedScope, context)
+    await uploadRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

@@ -82,6 +82,16 @@ export const ConfigSchema = Type.Object({
   personTokenTtlSeconds: Type.Integer({ minimum: 10, maximum: 3600, default: 600 }),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
+  /** The folder photos and documents are stored in (created on start) when no S3 bucket is set. */
+  mediaDir: Type.String({ default: './data/media' }),
+  /**
+   * An S3-compatible bucket for photos and documents instead of the folder (several machines):
+   * `s3://bucket[/prefix]` (AWS, credentials and region from the SDK's environment) or
+   * `http(s)://[key:secret@]host[:port]/bucket[/prefix]` (another S3-compatible server, path-style).
+   */
+  mediaS3Url: Type.Optional(Type.String({ pattern: '^(s3|https?)://' })),
+  /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
+  uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -116,6 +126,9 @@ const ENV_KEYS: Record<keyof Config, string> = {
   sessionIdleSeconds: 'EXPERTDIR_SESSION_IDLE_SECONDS',
   sessionMaxSeconds: 'EXPERTDIR_SESSION_MAX_SECONDS',
   personTokenTtlSeconds: 'EXPERTDIR_PERSON_TOKEN_TTL_SECONDS',
+  mediaDir: 'EXPERTDIR_MEDIA_DIR',
+  mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
+  uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */

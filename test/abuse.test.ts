@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { before, test } from 'node:test'
-import { BODY_ROUTES, type BodyRoute, ID_PATHS } from './helpers/body-routes.js'
+import { BODY_ROUTES, type BodyRoute, ID_PATHS, UPLOAD_ROUTES } from './helpers/body-routes.js'
 import { describeEachDialect, expertBody, type TestContext } from './helpers/harness.js'
 
 /**
@@ -22,6 +22,81 @@ interface AbuseCase {
   status: number
   code: string
 }
+
+const FORM = 'multipart/form-data; boundary=xyz'
+const part = (body: string) =>
+  `--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n${body}`
+
+/** Hostile bodies for the upload routes (multipart or a raw file). */
+const UPLOAD_CASES: AbuseCase[] = [
+  {
+    name: 'multipart without a boundary',
+    contentType: 'multipart/form-data',
+    body: 'x',
+    status: 400,
+    code: 'validation_failed',
+  },
+  {
+    name: 'multipart with a boundary that never comes',
+    contentType: FORM,
+    body: 'no parts here at all',
+    status: 400,
+    code: 'validation_failed',
+  },
+  {
+    name: 'multipart cut in the middle of the file',
+    contentType: FORM,
+    body: part('\xff\xd8\xff\xe0 half a jp'),
+    status: 400,
+    code: 'validation_failed',
+  },
+  {
+    name: 'multipart with only a text field',
+    contentType: FORM,
+    body: '--xyz\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n--xyz--\r\n',
+    status: 400,
+    code: 'validation_failed',
+  },
+  {
+    name: 'multipart file over the size limit',
+    contentType: FORM,
+    body: Buffer.concat([
+      Buffer.from(part('')),
+      Buffer.alloc(4 * 1024 * 1024 + 10),
+      Buffer.from('\r\n--xyz--\r\n'),
+    ]),
+    status: 413,
+    code: 'payload_too_large',
+  },
+  {
+    name: 'raw image over the size limit',
+    contentType: 'image/jpeg',
+    body: Buffer.alloc(4 * 1024 * 1024 + 10),
+    status: 413,
+    code: 'payload_too_large',
+  },
+  {
+    name: 'raw image of zero bytes',
+    contentType: 'image/png',
+    body: '',
+    status: 400,
+    code: 'validation_failed',
+  },
+  {
+    name: 'a JSON body',
+    contentType: 'application/json',
+    body: '{"file": "x"}',
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+  {
+    name: 'a text body',
+    contentType: 'text/plain',
+    body: 'hello',
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+]
 
 const deep = (depth: number) => `{"firstname": ${'['.repeat(depth)}${']'.repeat(depth)}}`
 
@@ -204,7 +279,7 @@ function assertRejected(sent: Sent, status: number, code: string, label: string,
   assert.equal(sent.headers.get('content-type'), 'application/json; charset=utf-8', label)
 }
 
-async function rowCount(ctx: TestContext, table: BodyRoute['table']): Promise<number> {
+async function rowCount(ctx: TestContext, table: BodyRoute['table'] | 'media_files'): Promise<number> {
   const { db } = ctx.testDatabase.database
   const row = await db
     .selectFrom(table as 'experts')
@@ -248,6 +323,21 @@ describeEachDialect('abuse suite over real HTTP', (ctx) => {
         )
         assert.equal(await rowCount(ctx, route.table), before)
         assert.equal(({} as Record<string, unknown>).isAdmin, undefined, 'Object.prototype untouched')
+      })
+    }
+  }
+
+  for (const route of UPLOAD_ROUTES) {
+    for (const abuse of UPLOAD_CASES) {
+      test(`${route.name}: ${abuse.name} is ${abuse.status} ${abuse.code} and stores nothing`, async () => {
+        const url = await route.url(ctx)
+        const before = await rowCount(ctx, 'media_files')
+        const headers: Record<string, string> = { ...ctx.tenant.auth }
+        if (abuse.contentType) headers['content-type'] = abuse.contentType
+        const sent = await send(port, route.method, url, { headers, body: abuse.body })
+        if (sent.status >= 500) fiveHundreds++
+        assertRejected(sent, abuse.status, abuse.code, abuse.name)
+        assert.equal(await rowCount(ctx, 'media_files'), before)
       })
     }
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
 import { openDatabase } from '../src/db/database.js'
@@ -107,7 +107,8 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
     assert.equal(backup.code, 0, backup.stderr)
     assert.equal(failures, 0, 'the server kept answering while the backup ran')
     const result = JSON.parse(backup.stdout)
-    assert.deepEqual(Object.keys(result).sort(), ['bytes', 'duration_ms', 'file', 'pages'])
+    assert.deepEqual(Object.keys(result).sort(), ['bytes', 'duration_ms', 'file', 'media', 'pages'])
+    assert.equal(result.media, resolve('data/media'), 'it says where photos and documents live')
     assert.equal(result.file, file)
     assert.ok(result.pages > 100)
 
@@ -147,6 +148,7 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
     const forced = await runCli(['--db', testDatabase.url, 'backup', file, '--force'])
     assert.equal(forced.code, 0, forced.stderr)
     assert.match(forced.stdout, /^Backed up \d+ pages/)
+    assert.match(forced.stdout, /Photos and documents are not in this copy: they live in /)
   })
 })
 

@@ -161,7 +161,6 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
       'spotlight',
       'qanda',
       'videos_all',
-      'avatar',
     ]) {
       const read = await data(await call(ctx, 'GET', `${base()}/${section}`))
       assert.ok(Object.hasOwn(read, section), section)
@@ -175,6 +174,11 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
       ((await data(await call(ctx, 'GET', `${base()}/account`))).account as Element[])[0]?.username,
       username,
     )
+    // The avatar is read here and written by its own upload routes (PUT and DELETE, test/media.test.ts).
+    assert.ok(Object.hasOwn(await data(await call(ctx, 'GET', `${base()}/avatar`)), 'avatar'))
+    const post = await call(ctx, 'POST', `${base()}/avatar`, {})
+    expectError(post, 405, 'method_not_allowed')
+    assert.deepEqual(String(post.headers.allow).split(', ').sort(), ['DELETE', 'GET', 'HEAD', 'PUT'])
   })
 
   test('a name set: unique case-insensitively, no PUT, tags are the organization tags', async () => {

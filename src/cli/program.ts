@@ -3,6 +3,7 @@ import { backupCommands } from './commands/backup.js'
 import { clientCommands } from './commands/clients.js'
 import { contentCommands } from './commands/content.js'
 import { inquiryCommands } from './commands/inquiries.js'
+import { mediaCommands } from './commands/media.js'
 import { organizationCommands } from './commands/organizations.js'
 import { peopleCommands } from './commands/people.js'
 import { searchCommands } from './commands/search.js'
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIo): Command {
   inquiryCommands(program, cli)
   searchCommands(program, cli)
   backupCommands(program, cli)
+  mediaCommands(program, cli)
   return program
 }
 

@@ -10,6 +10,7 @@ import * as scopes from './migrations/0008_scopes.js'
 import * as readDocuments from './migrations/0009_read_documents.js'
 import * as searchVersions from './migrations/0011_search_versions.js'
 import * as sanitizeEmbeds from './migrations/0012_sanitize_embeds.js'
+import * as media from './migrations/0013_media.js'
 import * as people from './migrations/0017_people.js'
 import type { DB } from './schema.js'
 
@@ -26,6 +27,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009_read_documents': readDocuments,
   '0011_search_versions': searchVersions,
   '0012_sanitize_embeds': sanitizeEmbeds,
+  '0013_media': media,
   '0017_people': people,
 }
 

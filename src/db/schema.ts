@@ -79,6 +79,7 @@ export interface DB extends ContentTables, SearchTables, PeopleTables {
   inquiry_deliveries: InquiryDeliveriesTable
   idempotency_keys: IdempotencyKeysTable
   webhooks: WebhooksTable
+  media_files: MediaFilesTable
 }
 
 export type ExpertRow = Selectable<ExpertsTable>
@@ -375,4 +376,20 @@ export interface ReadDocumentsTable {
   etag: string
   /** The whole response body: the `{"success":true,"data":...}` envelope as served. */
   body: Buffer
+}
+
+/** What a stored media file is for: a rendition of an expert's photo, or a document uploaded for a section. */
+export type MediaPurpose = 'avatar' | 'file'
+
+/** One stored file of the media storage (src/storage): its key there and its owner. */
+export interface MediaFilesTable {
+  /** `<org id>/<content hash>.<ext>`: the object's name in the folder or bucket. */
+  key: string
+  org_id: number
+  /** The expert whose photo this is; null for documents. */
+  expert_id: number | null
+  purpose: MediaPurpose
+  content_type: string
+  bytes: number
+  created_at: number
 }

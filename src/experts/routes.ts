@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
+import { discardFiles } from '../storage/records.js'
 import {
   ExpertCreate,
   ExpertCreated,
@@ -74,7 +75,11 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
       config: { scope: 'write', expertReach: false },
     },
     async (request) => {
-      await deleteExpert(db, request.params.corporation, request.params.username, context.now())
+      await deleteExpert(db, request.params.corporation, request.params.username, context.now(), (keys) =>
+        discardFiles(context.storage, keys, (error) =>
+          request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
+        ),
+      )
       return ok({ deleted: true, username: request.params.username })
     },
   )

@@ -4,6 +4,7 @@ import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
 import { notFound } from '../errors.js'
+import { expertMediaKeys } from '../storage/records.js'
 import { createAccount, emailConflict, updateAccount } from './account.js'
 import { deleteExpertRow, findExpertByEmail, findExpertForWrite } from './repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
@@ -62,20 +63,25 @@ export async function updateExpert(
 
 /**
  * Deletes an expert and its profile sections (inquiries already received are kept); the posts that
- * tagged it and the questions it answered change with it.
+ * tagged it and the questions it answered change with it. The stored files of its photo are handed to
+ * `discard` once the delete has committed.
  */
 export async function deleteExpert(
   db: Kysely<DB>,
   orgId: number,
   username: string,
   now: number,
+  discard: (keys: string[]) => Promise<void>,
 ): Promise<void> {
-  await writeTransaction(db, async (trx) => {
+  const files = await writeTransaction(db, async (trx) => {
     const expert = await findExpertForWrite(trx, orgId, username)
     if (!expert) throw notFound(`Expert ${username}`)
+    const keys = await expertMediaKeys(trx, orgId, expert.id)
     const removed = await expertDeleted(trx, orgId, expert.id, now, () =>
       deleteExpertRow(trx, orgId, expert.id),
     )
     if (!removed) throw notFound(`Expert ${username}`)
+    return keys
   })
+  await discard(files)
 }

@@ -3,10 +3,12 @@ import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { findOrganization } from '../organizations/repository.js'
 import { parseImportText } from './format.js'
+import { attachPhotos, type ImportMedia, preparePhotos, storePhotos } from './photos.js'
 import { validateRecords } from './validate.js'
 import { ImportRejected, type ImportResult, writePlan } from './write.js'
 
 export type { ImportIssue } from './format.js'
+export type { ImportMedia } from './photos.js'
 export { ImportRejected, type ImportResult } from './write.js'
 
 export interface ImportOptions {
@@ -15,6 +17,8 @@ export interface ImportOptions {
   fileName?: string
   /** Called once with the number of records once they are valid, then after each record written. */
   onProgress?: (event: { total: number; done: number }) => void
+  /** Where photos given as local files (`avatar: {"file": ...}`) are stored; without it such photos are refused. */
+  media?: ImportMedia
 }
 
 /**
@@ -32,14 +36,31 @@ export async function importContent(
   if (!(await findOrganization(db, orgId))) throw new Error(`Organization ${orgId} does not exist.`)
   const parsed = parseImportText(text, options.fileName)
   const { plan, issues } = validateRecords(parsed.records)
-  const all = [...parsed.issues, ...issues]
+  const photos = await preparePhotos(plan, orgId, options.media)
+  const all = [...parsed.issues, ...issues, ...photos.issues]
   if (all.length > 0) throw new ImportRejected(all)
   const total =
     (plan.organization ? 1 : 0) + plan.experts.length + plan.spotlights.length + plan.questions.length
   let done = 0
   options.onProgress?.({ total, done })
-  return writeTransaction(db, (trx) => {
-    done = 0
-    return writePlan(trx, orgId, plan, options.now, () => options.onProgress?.({ total, done: ++done }))
-  })
+  // Photo files are written before the transaction and removed again if it fails (docs/import.md).
+  const written: string[] = []
+  try {
+    const stored =
+      options.media && photos.photos.length > 0
+        ? await storePhotos(db, options.media, orgId, photos.photos, options.now, written)
+        : []
+    const { result, previous } = await writeTransaction(db, async (trx) => {
+      done = 0
+      const result = await writePlan(trx, orgId, plan, options.now, () =>
+        options.onProgress?.({ total, done: ++done }),
+      )
+      return { result, previous: await attachPhotos(trx, orgId, stored, result.ids.experts) }
+    })
+    if (options.media) await options.media.storage.delete(previous).catch(() => {})
+    return result
+  } catch (error) {
+    if (options.media) await options.media.storage.delete(written).catch(() => {})
+    throw error
+  }
 }

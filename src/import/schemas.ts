@@ -15,7 +15,13 @@ import { Flag } from '../validation/text.js'
 const SUBDIVISION = { country: 'location_country', state: 'location_state', requireCountry: true }
 const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))
 
-/** `sections` of an imported expert: any stored section, plus the avatar. */
+/** A photo given as a local image file (JPEG, PNG or WebP), relative to the import file's folder. */
+export const AvatarFile = Type.Object(
+  { file: Type.String({ minLength: 1, maxLength: 4096, description: 'Path of a JPEG, PNG or WebP image' }) },
+  { additionalProperties: false },
+)
+
+/** `sections` of an imported expert: any stored section, plus the avatar (renditions, or a local file). */
 export const ImportSections = Type.Object(
   {
     ...Object.fromEntries(
@@ -24,7 +30,7 @@ export const ImportSections = Type.Object(
         Type.Optional(Type.Array(sectionInput(section), SINGLE_SECTIONS.has(section) ? { maxItems: 1 } : {})),
       ]),
     ),
-    avatar: Type.Optional(AvatarInput),
+    avatar: Type.Optional(Type.Union([AvatarInput, AvatarFile])),
   },
   { additionalProperties: false },
 )

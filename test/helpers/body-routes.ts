@@ -178,6 +178,18 @@ function writeRoutes(): BodyRoute[] {
   ]
 }
 
+/** The upload routes (multipart or raw file bodies, not JSON or forms): the abuse suite's upload cases. */
+export interface UploadRoute {
+  name: string
+  method: 'PUT' | 'POST'
+  url(ctx: TestContext): Promise<string>
+}
+
+export const UPLOAD_ROUTES: UploadRoute[] = [
+  { name: 'PUT avatar', method: 'PUT', url: async (ctx) => `${await expertUrl(ctx)}/avatar` },
+  { name: 'POST file', method: 'POST', url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/file` },
+]
+
 /** Paths with a `:corporation` (and maybe a numeric `:id`) segment; `{id}` marks where a bad id goes. */
 export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }[] = [
   { name: 'GET expert', method: 'GET', path: '/v2/organization/{id}/expert/someone' },

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -73,10 +76,13 @@ export function describeEachDialect(
     for (const { dialect, skip } of DIALECTS) {
       describe(dialect, { skip }, () => {
         const ctx = { dialect, logs: [] as string[], routes: [] } as unknown as TestContext
+        // Each suite stores photos and documents in a folder of its own, removed with it.
+        let mediaDir = ''
         before(async () => {
+          mediaDir = mkdtempSync(join(tmpdir(), 'expertdir-media-'))
           ctx.clock = new TestClock()
           ctx.testDatabase = await createTestDatabase(dialect)
-          ctx.config = loadConfig({ logLevel: 'info', ...options.config }, {})
+          ctx.config = loadConfig({ logLevel: 'info', mediaDir, ...options.config }, {})
           ctx.app = await buildApp({
             config: ctx.config,
             database: ctx.testDatabase.database,
@@ -104,6 +110,7 @@ export function describeEachDialect(
         after(async () => {
           await ctx.app?.close()
           await ctx.testDatabase?.drop()
+          if (mediaDir) rmSync(mediaDir, { recursive: true, force: true })
         })
         suite(ctx)
       })

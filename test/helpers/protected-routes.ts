@@ -4,6 +4,7 @@ import { PROFILE_KEYS } from '../../src/profiles/read.js'
 import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../../src/profiles/section-fields.js'
 import { importDocument } from './content.js'
 import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
+import { multipart, testImage, testPdf } from './images.js'
 
 let contentKey = 0
 
@@ -189,7 +190,65 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     }),
   },
   ...profileWriteRoutes(),
+  ...mediaRoutes(),
 ]
+
+/** A small photo, made once, for the photo routes. */
+let photo: Buffer | undefined
+const aPhoto = async () => {
+  photo ??= await testImage('jpeg', 240, 240)
+  return photo
+}
+
+/** Creates an expert of `owner` with a photo; returns its username. */
+async function expertWithPhoto(ctx: TestContext, owner: Tenant): Promise<string> {
+  const username = await createExpert(ctx, owner)
+  const response = await ctx.inject({
+    method: 'PUT',
+    url: `/v2/organization/${owner.orgId}/expert/${username}/avatar`,
+    headers: { ...owner.auth, 'content-type': 'image/jpeg' },
+    payload: await aPhoto(),
+  })
+  if (response.statusCode !== 200) throw new Error(`photo upload failed: ${response.body}`)
+  return username
+}
+
+function mediaRoutes(): ProtectedRoute[] {
+  return [
+    {
+      name: 'PUT avatar',
+      covers: ['PUT /v2/organization/:corporation/expert/:username/avatar'],
+      scope: 'write',
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}/avatar`,
+        headers: { 'content-type': 'image/jpeg' },
+        payload: await aPhoto(),
+      }),
+    },
+    {
+      name: 'DELETE avatar',
+      covers: ['DELETE /v2/organization/:corporation/expert/:username/avatar'],
+      scope: 'write',
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'DELETE',
+        url: `/v2/organization/${corporation}/expert/${await expertWithPhoto(ctx, owner)}/avatar`,
+      }),
+    },
+    {
+      name: 'POST file',
+      covers: ['POST /v2/organization/:corporation/file'],
+      scope: 'write',
+      record: false,
+      build: async (_ctx, corporation) => {
+        const body = multipart(testPdf(), { type: 'application/pdf', filename: 'cv.pdf' })
+        return { method: 'POST', url: `/v2/organization/${corporation}/file`, ...body }
+      },
+    },
+  ]
+}
 
 /** Sends `payload` to `path` as `owner` and returns the response data (for setting up records). */
 async function asOwner(

@@ -1558,9 +1558,11 @@ export interface paths {
         };
         /** Get the avatar section of an expert (read-only here) */
         get: operations["getExpertAvatar"];
-        put?: never;
+        /** Upload an expert's photo: a JPEG, PNG or WebP of at least 200x200 pixels */
+        put: operations["setExpertAvatar"];
         post?: never;
-        delete?: never;
+        /** Delete an expert's photo and its files */
+        delete: operations["deleteExpertAvatar"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2044,6 +2046,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload a document (PDF, JPEG, PNG or WebP) for a section's url fields */
+        post: operations["uploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2261,6 +2280,10 @@ export interface components {
             width?: number;
             height?: number;
         };
+        /** AvatarStored */
+        AvatarStored: {
+            avatar: components["schemas"]["Avatar"];
+        };
         /** BiographyUpdate */
         BiographyUpdate: {
             /** @description Biography (HTML) */
@@ -2402,6 +2425,17 @@ export interface components {
              * @description Document URL: an http(s) URL
              */
             url?: string;
+        };
+        /**
+         * DocumentUpload
+         * @description multipart/form-data with the field file: the document (PDF, JPEG, PNG or WebP)
+         */
+        DocumentUpload: {
+            /**
+             * Format: binary
+             * @description the document (PDF, JPEG, PNG or WebP)
+             */
+            file: string;
         };
         /** Done */
         Done: {
@@ -2772,6 +2806,11 @@ export interface components {
             fee_max?: number | "" | null;
             /** @description Currency: ISO 4217 code such as USD */
             currency?: string;
+        };
+        /** FileStored */
+        FileStored: {
+            /** @description The stored file, for a section's url field */
+            url: string;
         };
         /**
          * GeneralInquiry
@@ -3190,6 +3229,17 @@ export interface components {
             url?: string;
             thumbnail_url?: string | "" | null;
             alt?: string | "" | null;
+        };
+        /**
+         * PhotoUpload
+         * @description multipart/form-data with the field file: the photo (JPEG, PNG or WebP)
+         */
+        PhotoUpload: {
+            /**
+             * Format: binary
+             * @description the photo (JPEG, PNG or WebP)
+             */
+            file: string;
         };
         /** PodchaserCreate */
         PodchaserCreate: {
@@ -13817,6 +13867,112 @@ export interface operations {
             };
         };
     };
+    setExpertAvatar: {
+        parameters: {
+            query?: {
+                /** @description Crop centre, as a fraction of the width (0 left, 1 right) */
+                focus_x?: number;
+                /** @description Crop centre, as a fraction of the height (0 top, 1 bottom) */
+                focus_y?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PhotoUpload"];
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AvatarStored"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteExpertAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AvatarStored"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getExpertCorporationprofile: {
         parameters: {
             query?: never;
@@ -15483,6 +15639,59 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["DocumentUpload"];
+                "application/pdf": string;
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["FileStored"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { BackupRefused, backupSqlite } from '../../db/backup.js'
+import { mediaLocation } from '../../storage/open.js'
 import { type Cli, CliError } from '../output.js'
 
 /** `expertdir backup FILE`: an online copy of the SQLite database (PostgreSQL: pg_dump). */
@@ -40,15 +41,18 @@ export function backupCommands(program: Command, cli: Cli): void {
         })
         bar?.stop()
         const durationMs = Date.now() - began
+        const media = mediaLocation(config)
         cli.report(
           options.json,
-          { ...result, duration_ms: durationMs },
+          { ...result, duration_ms: durationMs, media },
           () =>
-            `Backed up ${result.pages} pages (${result.bytes} bytes) to ${result.file} in ${durationMs} ms.`,
+            `Backed up ${result.pages} pages (${result.bytes} bytes) to ${result.file} in ${durationMs} ms.\n` +
+            `Photos and documents are not in this copy: they live in ${media}. Back them up too (docs/deploy.md, "Backups").`,
         )
       } catch (error) {
         bar?.stop()
-        if (error instanceof BackupRefused) throw new CliError(error.message)
+        if (error instanceof BackupRefused)
+          throw new CliError(`${error.message} Photos and documents live in ${mediaLocation(config)}.`)
         throw error
       }
     })

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises'
-import { basename } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { ImportRejected, type ImportResult, importContent } from '../../import/index.js'
+import { openStorage } from '../../storage/open.js'
 import { type Cli, CliError, positiveInt } from '../output.js'
 
 const MAX_LISTED = 200
@@ -29,11 +30,21 @@ export function contentCommands(program: Command, cli: Cli): void {
           )
         : undefined
       let result: ImportResult
+      const config = cli.config()
+      const storage = openStorage(config)
       try {
         result = await cli.withDatabase(async (database) => {
           const imported = await importContent(database.db, options.org, text, {
             now: Date.now(),
             fileName: basename(file),
+            media: {
+              storage,
+              baseUrl:
+                config.publicUrl ??
+                `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`,
+              baseDir: dirname(resolve(file)),
+              maxBytes: config.uploadMaxBytes,
+            },
             onProgress: ({ total, done }) => {
               if (done === 0) bar?.start(total, 0)
               else bar?.update(done)
@@ -58,6 +69,7 @@ export function contentCommands(program: Command, cli: Cli): void {
         throw new CliError(`${error.message}\n${lines.join('\n')}`)
       } finally {
         bar?.stop()
+        await storage.close()
       }
       const { experts, spotlights, questions } = result
       cli.report(options.json, { experts, spotlights, questions }, () =>

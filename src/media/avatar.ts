@@ -1,0 +1,151 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
+import { profileChanged } from '../derived/changes.js'
+import { notFound } from '../errors.js'
+import { findExpert, findExpertForWrite } from '../experts/repository.js'
+import {
+  deleteProfileItems,
+  insertProfileItem,
+  listSectionItems,
+  updateProfileItem,
+} from '../profiles/repository.js'
+import { AVATAR_SIZES } from '../profiles/section-fields.js'
+import { mediaUrl } from '../storage/keys.js'
+import { discardFiles, expertMediaKeys, forgetMediaFiles, recordMediaFiles } from '../storage/records.js'
+import type { MediaStorage } from '../storage/storage.js'
+import { type FocusPoint, photoRenditions, type RenditionName } from './images.js'
+import { committedOrDiscarded, type FileToStore, storeFiles, uploadNamer } from './store.js'
+
+/** What the photo routes need from the running app. */
+export interface MediaContext {
+  db: Kysely<DB>
+  storage: MediaStorage
+  now: () => number
+  /** Told of a stored file that could not be deleted (`media gc` removes it later). */
+  report: (error: unknown) => void
+}
+
+/** A stored rendition as the profile shows it. */
+export interface StoredRendition {
+  url: string
+  width: number
+  height: number
+}
+type AvatarRendition = StoredRendition | Record<string, never>
+export type Avatar = Record<RenditionName, AvatarRendition>
+
+export const NO_AVATAR: Avatar = { s: {}, m: {}, o: {}, l: {} }
+
+/** An expert's photo, stored: the profile's `avatar` (§5) and the item that keeps it. */
+export interface StoredPhoto {
+  avatar: Record<RenditionName, StoredRendition>
+  files: FileToStore[]
+}
+
+/**
+ * Makes the renditions of a photo and names their files: each rendition is one URL (served as WebP or
+ * JPEG as the browser accepts) backed by a `.webp` and a `.jpg` file of the same name.
+ */
+export async function preparePhoto(
+  bytes: Buffer,
+  baseUrl: string,
+  orgId: number,
+  focus?: FocusPoint,
+  nameOf: (bytes: Buffer) => string = uploadNamer(),
+): Promise<StoredPhoto> {
+  const renditions = await photoRenditions(bytes, focus)
+  const made: Partial<Record<RenditionName, StoredRendition>> = {}
+  const files: FileToStore[] = []
+  for (const rendition of renditions) {
+    const name = nameOf(rendition.webp)
+    made[rendition.name] = {
+      url: mediaUrl(baseUrl, orgId, name),
+      width: rendition.width,
+      height: rendition.height,
+    }
+    // A photo of at most 400 px square is its own large rendition: the two share their files.
+    if (files.some((file) => file.name === name)) continue
+    files.push(
+      { name, extension: 'webp', bytes: rendition.webp },
+      { name, extension: 'jpg', bytes: rendition.jpeg },
+    )
+  }
+  const { s, m, o, l } = made
+  if (!s || !m || !o || !l) throw new Error('photoRenditions made fewer renditions than the profile shows')
+  return { avatar: { s, m, o, l }, files }
+}
+
+/** The avatar item's stored JSON, in the order the profile lists the renditions. */
+export function avatarData(avatar: Avatar): string {
+  return JSON.stringify(Object.fromEntries(AVATAR_SIZES.map((size) => [size, avatar[size]])))
+}
+
+/**
+ * PUT .../avatar: stores the photo's renditions, points the profile at them and forgets the previous
+ * photo, in one transaction (the expert's read documents and search row change with it); the previous
+ * photo's files are deleted once it has committed. Nothing is left behind when anything fails.
+ */
+export async function setAvatar(
+  context: MediaContext,
+  orgId: number,
+  username: string,
+  bytes: Buffer,
+  baseUrl: string,
+  focus?: FocusPoint,
+): Promise<Avatar> {
+  const { db, storage } = context
+  const expert = await findExpert(db, orgId, username)
+  if (!expert) throw notFound(`Expert ${username}`)
+  const photo = await preparePhoto(bytes, baseUrl, orgId, focus)
+  const rows = await storeFiles(
+    storage,
+    { orgId, expertId: expert.id, purpose: 'avatar' },
+    photo.files,
+    context.now(),
+  )
+  const previous = await committedOrDiscarded(storage, rows, () =>
+    writeTransaction(db, async (trx) => {
+      const locked = await findExpertForWrite(trx, orgId, username)
+      if (!locked || locked.id !== expert.id) throw notFound(`Expert ${username}`)
+      const old = await expertMediaKeys(trx, orgId, expert.id)
+      await forgetMediaFiles(trx, orgId, old)
+      await recordMediaFiles(trx, rows)
+      const [item] = await listSectionItems(trx, orgId, expert.id, ['avatar'])
+      const data = avatarData(photo.avatar)
+      if (item) await updateProfileItem(trx, orgId, item.id, { data })
+      else
+        await insertProfileItem(trx, orgId, expert.id, {
+          section: 'avatar',
+          position: 0,
+          external_key: '#0',
+          data,
+        })
+      await profileChanged(trx, orgId, expert.id, context.now())
+      return old
+    }),
+  )
+  await discardFiles(storage, previous, context.report)
+  return photo.avatar
+}
+
+/** DELETE .../avatar: the profile shows no photo, and the photo's files are deleted (404 when it has none). */
+export async function deleteAvatar(context: MediaContext, orgId: number, username: string): Promise<void> {
+  const { db, storage } = context
+  const removed = await writeTransaction(db, async (trx) => {
+    const expert = await findExpertForWrite(trx, orgId, username)
+    if (!expert) throw notFound(`Expert ${username}`)
+    const items = await listSectionItems(trx, orgId, expert.id, ['avatar'])
+    const keys = await expertMediaKeys(trx, orgId, expert.id)
+    if (items.length === 0 && keys.length === 0) throw notFound(`The avatar of expert ${username}`)
+    await deleteProfileItems(
+      trx,
+      orgId,
+      items.map((item) => item.id),
+    )
+    await forgetMediaFiles(trx, orgId, keys)
+    await profileChanged(trx, orgId, expert.id, context.now())
+    return keys
+  })
+  await discardFiles(storage, removed, context.report)
+}

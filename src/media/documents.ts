@@ -1,0 +1,33 @@
+import type { MediaExtension } from '../storage/keys.js'
+import { mediaUrl } from '../storage/keys.js'
+import { recordMediaFiles } from '../storage/records.js'
+import type { MediaContext } from './avatar.js'
+import { cleanImage, type SniffedType } from './images.js'
+import { committedOrDiscarded, storeFiles, uploadNamer } from './store.js'
+import type { Upload } from './upload.js'
+
+const EXTENSION: Record<SniffedType, MediaExtension> = { jpeg: 'jpg', png: 'png', webp: 'webp', pdf: 'pdf' }
+
+/**
+ * POST .../file: stores a document (a PDF as sent; an image oriented and stripped of its metadata, in
+ * its own format) for a section's `url` fields and returns its URL. The organization owns it; once no
+ * record refers to it, `expertdir media gc` removes it.
+ */
+export async function storeDocument(
+  context: MediaContext,
+  orgId: number,
+  upload: Upload,
+  baseUrl: string,
+): Promise<string> {
+  const bytes = upload.type === 'pdf' ? upload.bytes : await cleanImage(upload.bytes, upload.type)
+  const name = uploadNamer()(bytes)
+  const extension = EXTENSION[upload.type]
+  const rows = await storeFiles(
+    context.storage,
+    { orgId, expertId: null, purpose: 'file' },
+    [{ name, extension, bytes }],
+    context.now(),
+  )
+  await committedOrDiscarded(context.storage, rows, () => recordMediaFiles(context.db, rows))
+  return mediaUrl(baseUrl, orgId, name, extension)
+}
