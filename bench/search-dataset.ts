@@ -7,8 +7,12 @@
 import type { Insertable, Kysely } from 'kysely'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import type { DB } from '../src/db/schema.js'
+import type { SectionName } from '../src/db/sections.js'
 import { rebuildSearchIndex } from '../src/derived/search-maintenance.js'
 import { createOrganization } from '../src/organizations/repository.js'
+
+/** A profile item to store: its section and its element. */
+type Section = [SectionName, Record<string, unknown>]
 
 const FIRST = [
   'Amara',
@@ -325,14 +329,12 @@ export async function buildSearchDataset(db: Kysely<DB>, count: number, now: num
       ids.push(i)
       const topics = [`${discipline} ${pick(ASPECTS)}`, pick(TOPICS), pick(TOPICS)]
       const biography = Array.from({ length: 40 + Math.floor(next() * 40) }, () => pick(VOCABULARY)).join(' ')
-      const sections: [string, Record<string, unknown>][] = [
+      const sections: Section[] = [
         ['tagline', { tagline: `${discipline} expert on ${pick(VOCABULARY)} and ${pick(VOCABULARY)}` }],
         ['biography', { biography: `<p>${firstname} ${lastname} ${biography}.</p>` }],
-        ...[...new Set(topics)].map((name): [string, Record<string, unknown>] => ['topic', { name }]),
+        ...[...new Set(topics)].map((name): Section => ['topic', { name }]),
         ['industry', { name: pick(INDUSTRIES) }],
-        ...(next() < 0.5
-          ? [['industry', { name: pick(INDUSTRIES) }] as [string, Record<string, unknown>]]
-          : []),
+        ...(next() < 0.5 ? [['industry', { name: pick(INDUSTRIES) }] as Section] : []),
         ['category', { name: pick(CATEGORIES) }],
         ['tag', { tag: pick(TAGS) }],
         ['tag', { tag: pick(TAGS) }],

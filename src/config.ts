@@ -143,12 +143,14 @@ function fromEnvironment(key: keyof Config, value: string): unknown {
   return value
 }
 
+const isConfigKey = (key: string): key is keyof Config => Object.hasOwn(ENV_KEYS, key)
+
 /** Builds a config from defaults, the environment, then explicit overrides; throws a readable error. */
 export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {}
   for (const [key, name] of Object.entries(ENV_KEYS)) {
     const value = env[name]
-    if (value !== undefined && value !== '') raw[key] = fromEnvironment(key as keyof Config, value)
+    if (value !== undefined && value !== '' && isConfigKey(key)) raw[key] = fromEnvironment(key, value)
   }
   for (const [key, value] of Object.entries(overrides)) {
     if (value !== undefined) raw[key] = value
@@ -156,8 +158,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
   if (!Value.Check(ConfigSchema, config)) {
     const problems = [...Value.Errors(ConfigSchema, config)].map((error) => {
-      const key = error.instancePath.split('/')[1] as keyof Config
-      return `${ENV_KEYS[key] ?? key} ${error.message}`
+      const key = error.instancePath.split('/')[1] ?? ''
+      return `${isConfigKey(key) ? ENV_KEYS[key] : key} ${error.message}`
     })
     throw new Error(`Invalid configuration: ${problems.join('; ')}`)
   }

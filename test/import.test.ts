@@ -81,7 +81,7 @@ describeEachDialect('import', (ctx) => {
         'experts[1] location_state: requires location_country',
         'experts[2] key: repeats the key of an earlier expert',
         'experts[2] email: repeats the email of an earlier expert',
-        'questions[0] answers[0].created: must be a unix time in seconds (an integer; milliseconds are not accepted)',
+        'questions[0] answers[0].created: looks like unix milliseconds: send unix seconds (divide by 1000)',
       ],
     )
   })

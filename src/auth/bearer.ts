@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Database } from '../db/database.js'
 import { ApiError } from '../errors.js'
+import { propertyOf } from '../validation/guards.js'
 import { isPositiveId } from '../validation/text.js'
 import { isScope, SCOPES, type Scope } from './scopes.js'
 import { hashToken } from './secrets.js'
@@ -67,7 +68,8 @@ export function requireBearer(
   app: FastifyInstance,
   context: { principals: PrincipalResolver; inquiryRecipient: InquiryRecipient },
 ): void {
-  app.decorateRequest('principal', null as unknown as Principal)
+  // Set on every request before a handler runs (the onRequest hook below); no dependencies.
+  app.decorateRequest('principal', null, [])
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope
     if (typeof scope !== 'string' || !isScope(scope)) {
@@ -82,10 +84,16 @@ export function requireBearer(
     const principal = await context.principals.resolve(token)
     if (!principal) throw invalidToken()
     request.principal = principal
-    const needed = request.routeOptions.config.scope as Scope
+    const needed = request.routeOptions.config.scope
+    // Unreachable: the onRoute check above refuses a route without a scope.
+    if (needed === undefined) throw new Error(`${request.routeOptions.url} declares no scope`)
     if (!principal.scopes.includes(needed)) throw insufficientScope(needed)
-    const corporation = (request.params as { corporation?: string }).corporation
-    if (corporation !== undefined && isPositiveId(corporation) && Number(corporation) !== principal.orgId) {
+    const corporation = propertyOf(request.params, 'corporation')
+    if (
+      typeof corporation === 'string' &&
+      isPositiveId(corporation) &&
+      Number(corporation) !== principal.orgId
+    ) {
       throw new ApiError(
         'forbidden',
         'This access token belongs to another organization than the one in the path.',

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { ClientRow } from '../db/schema.js'
 import { ApiError } from '../errors.js'
+import { isObject } from '../validation/guards.js'
 import { findClient } from './clients.js'
 import type { AuthContext } from './context.js'
 import { addressGate, addressKey } from './failure-limit.js'
@@ -56,7 +57,7 @@ export function claimedClientId(request: FastifyRequest): string {
   } catch {
     // A malformed header counts under the empty client id.
   }
-  const body = request.body as Record<string, unknown> | undefined
+  const body = isObject(request.body) ? request.body : undefined
   return typeof body?.client_id === 'string' ? body.client_id.slice(0, 128) : ''
 }
 
@@ -66,17 +67,25 @@ function given(value: unknown): boolean {
 }
 
 function credentialsOf(request: FastifyRequest): Credentials {
-  const body = (request.body ?? {}) as Record<string, unknown>
+  const body = isObject(request.body) ? request.body : {}
   const basic = basicCredentials(request)
   const inBody = given(body.client_id) || given(body.client_secret)
   if (basic && inBody)
     throw invalidRequest('Send the client credentials either in the body or as HTTP Basic, not both.')
   if (basic) return basic
+  const { client_id: clientId, client_secret: clientSecret } = body
+  if (
+    typeof clientId === 'string' &&
+    given(clientId) &&
+    typeof clientSecret === 'string' &&
+    given(clientSecret)
+  ) {
+    return { clientId, clientSecret, viaBasic: false }
+  }
   const missing = ['client_id', 'client_secret'].filter(
     (key) => typeof body[key] !== 'string' || !given(body[key]),
   )
-  if (missing.length > 0) throw invalidRequest(`Missing parameter: ${missing.join(', ')}.`)
-  return { clientId: body.client_id as string, clientSecret: body.client_secret as string, viaBasic: false }
+  throw invalidRequest(`Missing parameter: ${missing.join(', ')}.`)
 }
 
 /** The 429 of an address that used up its failed authentications (failure-limit.ts). */

@@ -23,7 +23,7 @@ declare module 'fastify' {
 }
 
 export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value)
+  return SCOPES.some((scope) => scope === value)
 }
 
 /** The space-separated form (RFC 6749 §3.3), in the canonical order of `SCOPES`, without repeats. */

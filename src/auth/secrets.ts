@@ -1,12 +1,15 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
-import { promisify } from 'node:util'
+import { createHash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
-const scryptAsync = promisify(scrypt) as (
-  password: string,
+function scryptAsync(
+  secret: string,
   salt: Buffer,
-  keylen: number,
-  options: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>
+  keyLength: number,
+  options: ScryptOptions,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(secret, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)))
+  })
+}
 
 /** scrypt cost: about 30-60 ms per check on a 2-core machine, off the event loop. */
 const COST = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }

@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifySchema, RouteHandlerMethod } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ApiError } from '../errors.js'
 import { OAuthErrorBody, ok, Success } from '../http/envelope.js'
 import { perMinute } from '../http/rate-limits.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { authenticateClient, claimedClientId, invalidRequest } from './client-auth.js'
 import type { AuthContext } from './context.js'
 import { formatScopes, hasEveryScope, parseScopes, SCOPES, type Scope, storedScopes } from './scopes.js'
@@ -104,7 +105,8 @@ function grantedScopes(requested: unknown, held: readonly Scope[]): readonly Sco
  * `POST /v2/oauth/token` (and `/oauth/token`): the client-credentials grant of RFC 6749 §4.4;
  * `POST /v2/oauth/revoke` (and `/oauth/revoke`): token revocation, RFC 7009.
  */
-export async function tokenRoutes(app: FastifyInstance, context: AuthContext): Promise<void> {
+export async function tokenRoutes(untyped: FastifyInstance, context: AuthContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const limit = perMinute(
     app,
     context.config.rateLimitToken,
@@ -112,76 +114,78 @@ export async function tokenRoutes(app: FastifyInstance, context: AuthContext): P
   )
   const preHandler = limit ? [limit] : []
 
-  const endpoint = (name: string, schema: FastifySchema, handler: RouteHandlerMethod) => {
-    for (const url of [`/v2/oauth/${name}`, `/oauth/${name}`]) {
-      app.post(
-        url,
-        {
-          attachValidation: true,
-          config: { oauth: true },
-          preHandler,
-          schema: { tags: ['auth'], hide: !url.startsWith('/v2/'), ...schema },
+  /** Each endpoint answers under /v2 and at the root (hidden from the document there). */
+  const urls = (name: string) => [`/v2/oauth/${name}`, `/oauth/${name}`]
+  const options = { attachValidation: true, config: { oauth: true }, preHandler }
+  const documented = (url: string) => ({ tags: ['auth'], hide: !url.startsWith('/v2/') })
+
+  for (const url of urls('token')) {
+    app.post(
+      url,
+      {
+        ...options,
+        schema: {
+          ...documented(url),
+          operationId: 'createAccessToken',
+          summary: 'Create an access token (client credentials)',
+          body: TokenRequest,
+          response: { 200: TokenResponse, '4xx': OAuthErrorBody },
         },
-        handler,
-      )
-    }
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+        if (request.validationError) throw invalidParameters(request.validationError)
+        const { body } = request
+        if (body.grant_type !== 'client_credentials') {
+          throw new ApiError('unsupported_grant_type', 'Only the client_credentials grant is supported.')
+        }
+        const client = await authenticateClient(context, request)
+        const scopes = grantedScopes(body.scope, storedScopes(client.scope))
+        const ttl = context.config.tokenTtlSeconds
+        const principal = { orgId: client.org_id, clientId: client.client_id, scopes }
+        const token = await issueToken(context.db, principal, context.now(), ttl)
+        const scope = formatScopes(scopes)
+        return {
+          success: true as const,
+          data: {
+            accessToken: token.accessToken,
+            accessTokenExpiresAt: new Date(token.expiresAt).toISOString(),
+            client: client.client_id,
+            user: client.org_id,
+            scope: hasEveryScope(scopes) ? (true as const) : scope,
+          },
+          access_token: token.accessToken,
+          token_type: 'Bearer' as const,
+          expires_in: ttl,
+          scope,
+        }
+      },
+    )
   }
 
-  endpoint(
-    'token',
-    {
-      operationId: 'createAccessToken',
-      summary: 'Create an access token (client credentials)',
-      body: TokenRequest,
-      response: { 200: TokenResponse, '4xx': OAuthErrorBody },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-      if (request.validationError) throw invalidParameters(request.validationError)
-      const body = request.body as Record<string, unknown>
-      if (body.grant_type !== 'client_credentials') {
-        throw new ApiError('unsupported_grant_type', 'Only the client_credentials grant is supported.')
-      }
-      const client = await authenticateClient(context, request)
-      const scopes = grantedScopes(body.scope, storedScopes(client.scope))
-      const ttl = context.config.tokenTtlSeconds
-      const principal = { orgId: client.org_id, clientId: client.client_id, scopes }
-      const token = await issueToken(context.db, principal, context.now(), ttl)
-      const scope = formatScopes(scopes)
-      return {
-        success: true as const,
-        data: {
-          accessToken: token.accessToken,
-          accessTokenExpiresAt: new Date(token.expiresAt).toISOString(),
-          client: client.client_id,
-          user: client.org_id,
-          scope: hasEveryScope(scopes) ? (true as const) : scope,
+  for (const url of urls('revoke')) {
+    app.post(
+      url,
+      {
+        ...options,
+        schema: {
+          ...documented(url),
+          operationId: 'revokeAccessToken',
+          summary: 'Revoke an access token (RFC 7009)',
+          description: 'Answers 200 whether or not the token was live, as RFC 7009 asks.',
+          body: RevokeRequest,
+          response: { 200: Success(Type.Object({})), '4xx': OAuthErrorBody },
         },
-        access_token: token.accessToken,
-        token_type: 'Bearer' as const,
-        expires_in: ttl,
-        scope,
-      }
-    },
-  )
-
-  endpoint(
-    'revoke',
-    {
-      operationId: 'revokeAccessToken',
-      summary: 'Revoke an access token (RFC 7009)',
-      description: 'Answers 200 whether or not the token was live, as RFC 7009 asks.',
-      body: RevokeRequest,
-      response: { 200: Success(Type.Object({})), '4xx': OAuthErrorBody },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store')
-      if (request.validationError) throw invalidParameters(request.validationError)
-      const token = (request.body as { token: string }).token
-      const client = await authenticateClient(context, request)
-      const tokenHash = hashToken(token)
-      await revokeToken(context.db, client.client_id, tokenHash)
-      return ok({})
-    },
-  )
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store')
+        if (request.validationError) throw invalidParameters(request.validationError)
+        const { token } = request.body
+        const client = await authenticateClient(context, request)
+        const tokenHash = hashToken(token)
+        await revokeToken(context.db, client.client_id, tokenHash)
+        return ok({})
+      },
+    )
+  }
 }

@@ -2,38 +2,30 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
 import {
   AnswerCreate,
-  type AnswerCreateInput,
   AnswerParams,
   AnswerUpdate,
-  type AnswerUpdateInput,
   PostCreate,
-  type PostCreateInput,
   PostUpdate,
-  type PostUpdateInput,
   QuestionCreate,
-  type QuestionCreateInput,
   QuestionParams,
   QuestionUpdate,
-  type QuestionUpdateInput,
   SpotlightParams,
 } from './schemas.js'
-
-type Corporation = { corporation: number }
-type ItemPath = Corporation & { id: number }
-type AnswerPath = ItemPath & { answer_id: number }
 
 const errors = { '4xx': ErrorEnvelope }
 const write = { scope: 'write' as const }
 
 /** Writing posts (`/v2/spotlight/:corporation`) and Q&A items with their answers (`/v2/qanda/:corporation`). */
-export async function publishingRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function publishingRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const { db, now } = context
   const posts = { tags: ['content'] }
 
-  app.post<{ Params: Corporation; Body: PostCreateInput }>(
+  app.post(
     '/v2/spotlight/:corporation',
     {
       schema: {
@@ -50,7 +42,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
       ok({ id: await createItem(db, request.params.corporation, 'spotlights', request.body, now()) }),
   )
 
-  app.put<{ Params: ItemPath; Body: PostUpdateInput }>(
+  app.put(
     '/v2/spotlight/:corporation/:id',
     {
       schema: {
@@ -69,7 +61,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
   )
 
-  app.delete<{ Params: ItemPath }>(
+  app.delete(
     '/v2/spotlight/:corporation/:id',
     {
       schema: {
@@ -88,7 +80,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
   )
 
-  app.post<{ Params: Corporation; Body: QuestionCreateInput }>(
+  app.post(
     '/v2/qanda/:corporation',
     {
       schema: {
@@ -105,7 +97,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
       ok({ id: await createItem(db, request.params.corporation, 'questions', request.body, now()) }),
   )
 
-  app.put<{ Params: ItemPath; Body: QuestionUpdateInput }>(
+  app.put(
     '/v2/qanda/:corporation/:id',
     {
       schema: {
@@ -124,7 +116,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
   )
 
-  app.delete<{ Params: ItemPath }>(
+  app.delete(
     '/v2/qanda/:corporation/:id',
     {
       schema: {
@@ -143,7 +135,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
   )
 
-  app.post<{ Params: ItemPath; Body: AnswerCreateInput }>(
+  app.post(
     '/v2/qanda/:corporation/:id/answer',
     {
       schema: {
@@ -162,7 +154,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
   )
 
-  app.put<{ Params: AnswerPath; Body: AnswerUpdateInput }>(
+  app.put(
     '/v2/qanda/:corporation/:id/answer/:answer_id',
     {
       schema: {
@@ -182,7 +174,7 @@ export async function publishingRoutes(app: FastifyInstance, context: AppContext
     },
   )
 
-  app.delete<{ Params: AnswerPath }>(
+  app.delete(
     '/v2/qanda/:corporation/:id/answer/:answer_id',
     {
       schema: {

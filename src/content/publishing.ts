@@ -7,6 +7,7 @@ import { itemChanged, itemDeleted } from '../derived/changes.js'
 import type { ContentTable } from '../derived/versions.js'
 import { notFound, validationError } from '../errors.js'
 import { findExpertIds } from '../experts/repository.js'
+import { blankToNull } from '../validation/fields.js'
 import { sanitizeHtml } from '../validation/html.js'
 import {
   type AnswerRow,
@@ -60,28 +61,24 @@ export interface ItemWrite {
   expertIds?: readonly number[]
 }
 
-function blank<T>(value: T | ''): T | null {
-  return value === '' ? null : value
-}
-
 function columnsOf(fields: ItemWrite): ContentChanges {
   const columns: ContentChanges = {}
   if (fields.title !== undefined) columns.title = fields.title
   if (fields.html !== undefined) columns.html = sanitizeHtml(fields.html)
-  if (fields.featured_image !== undefined) columns.featured_image = blank(fields.featured_image)
+  if (fields.featured_image !== undefined) columns.featured_image = blankToNull(fields.featured_image)
   if (fields.question !== undefined) columns.question = fields.question
   if (fields.details !== undefined) {
-    const details = blank(fields.details)
+    const details = blankToNull(fields.details)
     columns.details = details === null ? null : sanitizeHtml(details)
   }
   if (fields.published !== undefined) columns.published = fields.published
   if (fields.published_date !== undefined) {
-    const seconds = blank(fields.published_date)
+    const seconds = blankToNull(fields.published_date)
     columns.published_at = seconds === null ? null : seconds * 1000
   }
   for (const field of SEO_FIELDS) {
     const value = fields.seo?.[field]
-    if (value !== undefined) columns[`seo_${field}`] = blank(value)
+    if (value !== undefined) columns[`seo_${field}`] = blankToNull(value)
   }
   return columns
 }
@@ -152,7 +149,8 @@ export async function saveItem(
   }
   if (fields.tags !== undefined) {
     const tags = await ensureTags(trx, orgId, fields.tags)
-    const after = [...new Set(fields.tags.map((name) => tags.get(name.toLowerCase())?.id as number))]
+    // ensureTags returns every given name's tag.
+    const after = [...new Set(fields.tags.flatMap((name) => tags.get(name.toLowerCase())?.id ?? []))]
     const before = existing ? await listTagIds(trx, TAGGINGS[table], id) : []
     if (!same(before, after)) {
       await replaceTags(trx, TAGGINGS[table], id, after)

@@ -141,19 +141,21 @@ export async function ensureTags(
   )
   const tags = new Map(found.map((row) => [row.name_key, { id: row.id, name: row.name }]))
   // In key order, so two writers creating the same tags cannot wait for each other in a cycle.
-  const missing = [...wanted.keys()].filter((key) => !tags.has(key)).sort()
+  const missing = [...wanted]
+    .filter(([key]) => !tags.has(key))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   // A concurrent write may create the same tag first: its row stands (ON CONFLICT waits for that
   // writer's commit, then inserts nothing) and is read back below.
   const created = await inChunks(missing, (keys) =>
     db
       .insertInto('content_tags')
-      .values(keys.map((name_key) => ({ org_id: orgId, name: wanted.get(name_key) as string, name_key })))
+      .values(keys.map(([name_key, name]) => ({ org_id: orgId, name, name_key })))
       .onConflict((conflict) => conflict.columns(['org_id', 'name_key']).doNothing())
       .returning(['id', 'name', 'name_key'])
       .execute(),
   )
   for (const row of created) tags.set(row.name_key, { id: row.id, name: row.name })
-  const raced = missing.filter((key) => !tags.has(key))
+  const raced = missing.map(([key]) => key).filter((key) => !tags.has(key))
   const theirs = await inChunks(raced, (keys) =>
     db
       .selectFrom('content_tags')

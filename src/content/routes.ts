@@ -1,23 +1,27 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { Static } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { contentDocument } from './read.js'
 import { QuestionParams, QuestionRead, SpotlightParams, SpotlightRead } from './schemas.js'
 
-type ItemPath = { corporation: number; id: number }
+/** Both reads take the same path parameters. */
+type ItemPath = Static<typeof SpotlightParams>
 
 const errors = { '4xx': ErrorEnvelope }
 
 /** Read-only content: `/v2/spotlight/:corporation/:id` and `/v2/qanda/:corporation/:id`. */
-export async function contentRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function contentRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const { db } = context
   const send = async (params: ItemPath, kind: 'spotlight' | 'question', reply: FastifyReply) => {
     const serialize = (data: unknown) => reply.serialize(ok(data))
     return sendDocument(reply, await contentDocument(db, kind, params.corporation, params.id, serialize))
   }
 
-  app.get<{ Params: ItemPath }>(
+  app.get(
     '/v2/spotlight/:corporation/:id',
     {
       config: { scope: 'read' },
@@ -32,7 +36,7 @@ export async function contentRoutes(app: FastifyInstance, context: AppContext): 
     async (request, reply) => send(request.params, 'spotlight', reply),
   )
 
-  app.get<{ Params: ItemPath }>(
+  app.get(
     '/v2/qanda/:corporation/:id',
     {
       config: { scope: 'read' },

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely'
 import pg from 'pg'
+import { propertyOf } from '../validation/guards.js'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import type { DB } from './schema.js'
 import { kyselySqlite, openSqliteConnection } from './sqlite.js'
@@ -78,18 +79,21 @@ export function postgresPoolOf(db: Queryable): pg.Pool | undefined {
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 
+/** pg's type parsers, with int8 and numeric read as JavaScript numbers instead of strings. */
+function numbersAsNumbers(): pg.TypeOverrides {
+  const types = new pg.TypeOverrides()
+  types.setTypeParser(INT8_OID, Number)
+  types.setTypeParser(NUMERIC_OID, Number)
+  return types
+}
+
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     // Our bigint columns hold unix milliseconds and ids, all below 2^53.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID || oid === NUMERIC_OID
-          ? Number
-          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types: numbersAsNumbers(),
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})
@@ -157,7 +161,7 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
 
 /** True when `error` is a unique or primary-key violation, on either dialect. */
 export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code
+  const code = propertyOf(error, 'code')
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
 
@@ -180,7 +184,8 @@ const UNAVAILABLE_CODES = new Set([
 
 /** True when `error` means the database cannot be reached now (a 503, not a 500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  const code = propertyOf(error, 'code')
+  const message = propertyOf(error, 'message')
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true
   return (
     typeof message === 'string' &&

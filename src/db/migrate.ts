@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, SqliteAdapter, sql } from 'kysely'
+import { propertyOf } from '../validation/guards.js'
 import * as foundation from './migrations/0001_foundation.js'
 import * as content from './migrations/0002_content.js'
 import * as inquiries from './migrations/0003_inquiries.js'
@@ -85,7 +86,7 @@ async function beginImmediate(connection: Kysely<DB>): Promise<void> {
       await sql`begin immediate`.execute(connection)
       return
     } catch (error) {
-      const code = (error as { code?: unknown })?.code
+      const code = propertyOf(error, 'code')
       if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error
       await new Promise((resolve) => setTimeout(resolve, 50))
     }

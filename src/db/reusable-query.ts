@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely'
 import { postgresPoolOf, type Queryable } from './database.js'
 
-const PLACEHOLDERS = Array.from({ length: 8 }, (_, i) => Symbol(`parameter ${i}`))
+const PLACEHOLDERS: readonly unknown[] = Array.from({ length: 8 }, (_, i) => Symbol(`parameter ${i}`))
 
 /**
  * A query compiled once per database and run with new parameter values: Kysely's query building
@@ -22,18 +22,17 @@ export function reusableQuery<A extends unknown[], R>(
     let entry = compiled.get(db)
     if (!entry) {
       const query = build(db, ...(PLACEHOLDERS.slice(0, args.length) as unknown as A)).compile()
-      const slots = query.parameters.map((value) => PLACEHOLDERS.indexOf(value as symbol))
+      const slots = query.parameters.map((value) => PLACEHOLDERS.indexOf(value))
       entry = { query, slots }
       compiled.set(db, entry)
     }
     const { query, slots } = entry
     const parameters = query.parameters.map((value, i) => {
-      const slot = slots[i] as number
+      const slot = slots[i] ?? -1
       return slot >= 0 ? args[slot] : value
     })
     const pool = name === undefined ? undefined : postgresPoolOf(db)
-    if (pool)
-      return (await pool.query({ name, text: query.sql, values: parameters as unknown[] })).rows as R[]
+    if (pool) return (await pool.query({ name, text: query.sql, values: parameters })).rows as R[]
     return (await db.executeQuery<R>({ ...query, parameters })).rows
   }
 }

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { PeopleTables } from './people-schema.js'
+import type { SectionName } from './sections.js'
 
 /** Times are unix milliseconds in every table. */
 export interface OrganizationsTable {
@@ -196,7 +197,7 @@ export interface ProfileItemsTable {
   id: Generated<number>
   expert_id: number
   org_id: number
-  section: string
+  section: SectionName
   position: number
   /** The import key of the element, or `#<position>` for elements imported without one. */
   external_key: string

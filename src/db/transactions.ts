@@ -9,6 +9,7 @@ import {
   type Transaction,
   type TransactionSettings,
 } from 'kysely'
+import { propertyOf } from '../validation/guards.js'
 import type { DB } from './schema.js'
 
 /**
@@ -44,7 +45,7 @@ const RETRYABLE_CODES = new Set([
   'SQLITE_BUSY_RECOVERY', // another connection is recovering the WAL: transient
 ])
 
-const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.code
+const codeOf = (error: unknown) => propertyOf(error, 'code')
 
 /** True when the database rolled the transaction back for a concurrent one and it may simply run again. */
 export function isRetryableWriteFailure(error: unknown): boolean {

@@ -1,6 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { InquiryRow } from '../db/schema.js'
 import { kindLabel, labelledFields } from '../inquiries/mapping.js'
+import { propertyOf } from '../validation/guards.js'
 import { DeliveryError } from './webhook.js'
 
 /** Sends inquiry emails to experts; `undefined` from `createEmailChannel` means SMTP is not configured. */
@@ -44,7 +45,7 @@ export function composeEmail(inquiry: InquiryRow): { subject: string; text: stri
 /** An SMTP channel for `smtpUrl` (`smtp://user:pass@host:587`, `smtps://...`), or undefined when it is "". */
 export function createEmailChannel(smtpUrl: string, from: string): EmailChannel | undefined {
   if (smtpUrl === '') return undefined
-  const transport: Transporter = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS } as never)
+  const transport: Transporter = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS })
   return {
     async send(inquiry) {
       const { subject, text } = composeEmail(inquiry)
@@ -61,15 +62,9 @@ export function createEmailChannel(smtpUrl: string, from: string): EmailChannel 
           headers: { 'X-Expertdir-Inquiry': String(inquiry.id) },
         })
       } catch (error) {
-        const { code, responseCode, message } = error as {
-          code?: string
-          responseCode?: number
-          message?: string
-        }
+        const parts = ['code', 'responseCode', 'message'].map((key) => propertyOf(error, key))
         // nodemailer's messages name the server's reply, never the credentials of the URL.
-        throw new DeliveryError(
-          `email failed: ${[code, responseCode, message].filter((part) => part !== undefined).join(' ')}`,
-        )
+        throw new DeliveryError(`email failed: ${parts.filter((part) => part !== undefined).join(' ')}`)
       }
     },
     close: () => transport.close(),

@@ -161,18 +161,19 @@ export function createOutbox(options: OutboxOptions): Outbox {
       rows.map((row) => row.id),
       token,
     )
-    const outcomes = await Promise.all(rows.map(settle)).finally(stopRenewing)
+    const settled = await Promise.all(rows.map(async (row) => ({ row, outcome: await settle(row) }))).finally(
+      stopRenewing,
+    )
     // One commit for the whole batch: a commit costs a disk flush. A crash before it means the batch is
     // attempted again after its lease, which at-least-once delivery allows (receivers dedupe by delivery id).
     const recorded = await database.commits.run(async (trx) => {
       const done: boolean[] = []
-      for (const [i, row] of rows.entries()) {
-        done.push(await completeDelivery(trx, row, token, outcomes[i] as DeliveryOutcome, now()))
-      }
+      for (const { row, outcome } of settled)
+        done.push(await completeDelivery(trx, row, token, outcome, now()))
       return done
     })
-    for (const [i, row] of rows.entries()) {
-      if (recorded[i]) report(row, outcomes[i] as DeliveryOutcome, run)
+    for (const [i, { row, outcome }] of settled.entries()) {
+      if (recorded[i]) report(row, outcome, run)
       else log.warn({ delivery_id: row.id }, 'delivery lease was lost before the outcome was recorded')
     }
     options.onRun?.(run)

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import type { InquiryRow, WebhookRow } from '../db/schema.js'
+import { propertyOf } from '../validation/guards.js'
 import { inquiryPayload } from './payload.js'
 
 /** The header that carries the signature: `t=<unix seconds>,v1=<hex HMAC-SHA256>` (docs/webhooks.md). */
@@ -66,10 +67,11 @@ export async function sendWebhook(
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     })
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    const name = (error as Error).name
+    const cause = propertyOf(error, 'cause')
+    const name = propertyOf(error, 'name')
     if (name === 'TimeoutError') throw new DeliveryError(`webhook timed out after ${WEBHOOK_TIMEOUT_MS} ms`)
-    throw new DeliveryError(`webhook request failed: ${cause?.code ?? cause?.message ?? name}`)
+    const reason = propertyOf(cause, 'code') ?? propertyOf(cause, 'message') ?? name
+    throw new DeliveryError(`webhook request failed: ${String(reason)}`)
   }
   await response.body?.cancel().catch(() => {})
   if (response.status < 200 || response.status > 299) {

@@ -368,7 +368,7 @@ function expert(p: Person, index: number) {
       ],
       researchfocus: [
         {
-          title: p.topics[0] as string,
+          title: p.topics[0] ?? p.job_title,
           subtitle: p.topics[1] ?? null,
           details: `Current work on ${p.topics.join(' and ').toLowerCase()}.`,
         },

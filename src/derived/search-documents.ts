@@ -7,11 +7,12 @@ import type {
   SearchFacet,
   SpotlightSearchTable,
 } from '../db/schema.js'
+import type { SectionName } from '../db/sections.js'
 import { plainText } from '../validation/html-text.js'
 import { foldForSort, valueKey } from './search-text.js'
 
 /** Profile sections whose element names feed a facet and the `keywords` text. */
-const FACET_SECTIONS: Record<string, { facet: SearchFacet; field: string }> = {
+const FACET_SECTIONS: Partial<Record<SectionName, { facet: SearchFacet; field: string }>> = {
   topic: { facet: 'topics', field: 'name' },
   industry: { facet: 'industries', field: 'name' },
   category: { facet: 'categories', field: 'name' },
@@ -19,7 +20,7 @@ const FACET_SECTIONS: Record<string, { facet: SearchFacet; field: string }> = {
 }
 
 export interface IndexedItem {
-  section: string
+  section: SectionName
   data: string
 }
 

@@ -43,7 +43,7 @@ export function emailConflict(username: string): ApiError {
 async function claimUsername(db: Queryable, base: string, now: number): Promise<string> {
   const candidates = usernameCandidates(base)
   for (;;) {
-    const batch = Array.from({ length: 20 }, () => candidates.next().value as string)
+    const batch = Array.from({ length: 20 }, () => candidates.next().value)
     const taken = await takenUsernames(db, batch)
     for (const candidate of batch) {
       if (!taken.has(candidate) && (await reserveUsername(db, candidate, now))) return candidate

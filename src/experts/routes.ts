@@ -2,28 +2,20 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { discardFiles } from '../storage/records.js'
-import {
-  ExpertCreate,
-  ExpertCreated,
-  type ExpertCreateInput,
-  ExpertDeleted,
-  ExpertUpdate,
-  ExpertUpdated,
-  type ExpertUpdateInput,
-} from './schemas.js'
+import { ExpertCreate, ExpertCreated, ExpertDeleted, ExpertUpdate, ExpertUpdated } from './schemas.js'
 import { createExpert, deleteExpert, updateExpert } from './service.js'
-
-type ExpertPath = { corporation: number; username: string }
 
 const errors = { '4xx': ErrorEnvelope }
 const EXPERT = '/v2/organization/:corporation/expert'
 
 /** The expert (account) routes: create, update, delete. The profile read is in src/profiles/routes.ts. */
-export async function expertRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function expertRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const { db } = context
 
-  app.post<{ Params: { corporation: number }; Body: ExpertCreateInput }>(
+  app.post(
     EXPERT,
     {
       schema: {
@@ -42,7 +34,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
     },
   )
 
-  app.put<{ Params: ExpertPath; Body: ExpertUpdateInput }>(
+  app.put(
     `${EXPERT}/:username`,
     {
       schema: {
@@ -62,7 +54,7 @@ export async function expertRoutes(app: FastifyInstance, context: AppContext): P
     },
   )
 
-  app.delete<{ Params: ExpertPath }>(
+  app.delete(
     `${EXPERT}/:username`,
     {
       schema: {

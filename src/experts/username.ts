@@ -17,7 +17,7 @@ export function usernameBase(firstname: string, lastname: string): string {
 }
 
 /** The usernames to try in order: `base`, `base-2`, `base-3`, ... */
-export function* usernameCandidates(base: string): Generator<string> {
+export function* usernameCandidates(base: string): Generator<string, never> {
   yield base
   for (let n = 2; ; n++) yield `${base}-${n}`
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { ApiError, validationError } from '../errors.js'
+import { propertyOf } from '../validation/guards.js'
 import { badEncoding, decodePairs, decodeUtf8, FORBIDDEN_KEYS, MALFORMED_QUERY } from './url-encoding.js'
 import { FORM_BODY } from './validation.js'
 
@@ -46,6 +47,9 @@ function textOf(bytes: Buffer): string {
   throw validationError([{ field: 'body', message: 'must be UTF-8 text' }])
 }
 
+/** What the parsers throw is an Error (ApiError, SyntaxError); anything else is wrapped. */
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
+
 /**
  * The two body encodings of the contract. Anything else is a 415 (Fastify's own check, mapped to
  * the envelope by the error handler); bodies over the limit are a 413 before they are read whole.
@@ -53,28 +57,27 @@ function textOf(bytes: Buffer): string {
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser<Buffer>('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJson(textOf(body as Buffer)))
+      done(null, parseJson(textOf(body)))
     } catch (error) {
-      done(error as Error, undefined)
+      done(asError(error), undefined)
     }
   })
-  app.addContentTypeParser(
+  app.addContentTypeParser<Buffer>(
     'application/x-www-form-urlencoded',
     { parseAs: 'buffer' },
     (_request, body, done) => {
       try {
-        done(null, parseForm(textOf(body as Buffer)))
+        done(null, parseForm(textOf(body)))
       } catch (error) {
-        done(error as Error, undefined)
+        done(asError(error), undefined)
       }
     },
   )
   // The query string of every route, decoded as strictly as a form body (url-encoding.ts).
   app.addHook('onRequest', (request, _reply, done) => {
-    const query = request.query as Record<symbol, unknown> | undefined
-    if (query?.[MALFORMED_QUERY]) done(badEncoding('query'))
+    if (propertyOf(request.query, MALFORMED_QUERY)) done(badEncoding('query'))
     else done()
   })
 }

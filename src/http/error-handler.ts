@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from '../db/database.js'
 import { isWriteConflict } from '../db/transactions.js'
 import { ApiError, type ErrorCode, validationError } from '../errors.js'
 import { InvalidFields } from '../validation/errors.js'
+import { propertyOf } from '../validation/guards.js'
 
 /** Fastify's own errors (body parsing, limits) mapped onto the catalogue. */
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
@@ -41,8 +42,10 @@ function sizeOf(bytes: number): string {
 export function toApiError(error: FastifyError | Error, bodyLimit?: number): ApiError {
   if (error instanceof ApiError) return error
   if (error instanceof InvalidFields) return validationError(error.issues.map((issue) => ({ ...issue })))
-  const fastifyError = error as FastifyError
-  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+  const code = propertyOf(error, 'code')
+  const statusCode = propertyOf(error, 'statusCode')
+  const status = typeof statusCode === 'number' ? statusCode : undefined
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return new ApiError(
       'payload_too_large',
       bodyLimit
@@ -50,9 +53,8 @@ export function toApiError(error: FastifyError | Error, bodyLimit?: number): Api
         : 'The request body is too large.',
     )
   const known =
-    FASTIFY_CODES[fastifyError.code] ??
-    FRAMEWORK_CODES[fastifyError.code] ??
-    STATUS_CODES[fastifyError.statusCode ?? 0]
+    (typeof code === 'string' ? (FASTIFY_CODES[code] ?? FRAMEWORK_CODES[code]) : undefined) ??
+    STATUS_CODES[status ?? 0]
   if (known) return new ApiError(known[0], known[1])
   if (isWriteConflict(error)) {
     return new ApiError('unavailable', 'The database is busy with other writes; retry shortly.', {
@@ -64,8 +66,7 @@ export function toApiError(error: FastifyError | Error, bodyLimit?: number): Api
       headers: { 'retry-after': '5' },
     })
   }
-  const status = fastifyError.statusCode ?? 500
-  if (status >= 400 && status < 500)
+  if (status !== undefined && status >= 400 && status < 500)
     return new ApiError('validation_failed', 'The request could not be understood.')
   return new ApiError(
     'internal_error',

@@ -1,19 +1,22 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { type ApiError, type ErrorDetail, validationError } from '../errors.js'
 import { isCountryCode, subdivisionCode } from '../validation/geo.js'
+import { isObject } from '../validation/guards.js'
 
 /** Marks a body that arrived form-encoded: its values are strings and get decimal coercion. */
 export const FORM_BODY = Symbol('form-encoded body')
 
-// ajv-formats is CommonJS with a default export that TypeScript's NodeNext view wraps once more.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+// ajv-formats is CommonJS: its module object is the plugin, and carries it again as `default`.
+const addFormats = addFormatsModule.default
 
-type Schema = Record<string, unknown> & {
+/** What the validator reads of a JSON schema (TypeBox's and any other). */
+interface Schema {
   properties?: Record<string, Schema>
-  type?: string
-  anyOf?: unknown
+  type?: unknown
+  anyOf?: Schema[]
+  items?: Schema
 }
 
 interface SubdivisionRule {
@@ -43,23 +46,23 @@ function createAjv(): Ajv {
     type: 'object',
     schemaType: 'object',
     errors: true,
-    validate: function subdivision(rule: SubdivisionRule, data: Record<string, unknown>) {
-      const country = data[rule.country]
-      const state = data[rule.state]
-      if (typeof state !== 'string' || state === '') return true
-      const hasCountry = typeof country === 'string' && country !== ''
-      if (hasCountry ? !isCountryCode(country) || subdivisionCode(country, state) : !rule.requireCountry)
-        return true
-      const message = hasCountry
-        ? `must be an ISO 3166-2 subdivision of ${country.toUpperCase()}`
-        : `requires ${rule.country}`
-      ;(subdivision as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-        { keyword: 'x-subdivision', instancePath: `/${rule.state}`, message, params: {} },
-      ]
-      return false
-    },
+    validate: subdivision,
   })
   return ajv
+}
+
+const subdivision: SchemaValidateFunction = (rule: SubdivisionRule, data: Record<string, unknown>) => {
+  const country = data[rule.country]
+  const state = data[rule.state]
+  if (typeof state !== 'string' || state === '') return true
+  const hasCountry = typeof country === 'string' && country !== ''
+  if (hasCountry ? !isCountryCode(country) || subdivisionCode(country, state) : !rule.requireCountry)
+    return true
+  const message = hasCountry
+    ? `must be an ISO 3166-2 subdivision of ${country.toUpperCase()}`
+    : `requires ${rule.country}`
+  subdivision.errors = [{ keyword: 'x-subdivision', instancePath: `/${rule.state}`, message, params: {} }]
+  return false
 }
 
 const ajv = createAjv()
@@ -72,8 +75,10 @@ const DECIMAL_FRACTION = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/
 function typeOf(schema: Schema | undefined): string | undefined {
   if (!schema) return undefined
   if (typeof schema.type === 'string') return schema.type
-  const branches = (schema.anyOf ?? []) as Schema[]
-  return branches.map((branch) => branch.type).find((type) => typeof type === 'string' && type !== 'null')
+  const branches = schema.anyOf ?? []
+  return branches
+    .map((branch) => branch.type)
+    .find((type): type is string => typeof type === 'string' && type !== 'null')
 }
 
 function coerced(value: string, type: string | undefined, coerce: boolean): unknown {
@@ -110,7 +115,7 @@ function normalize(
     const type = typeOf(property)
     if (form && type === 'array') {
       const values = (Array.isArray(value) ? value : [value]).filter((item) => item !== '')
-      const itemType = typeOf(property?.items as Schema | undefined)
+      const itemType = typeOf(property?.items)
       put(
         out,
         key,
@@ -147,8 +152,8 @@ const TYPE_NAMES: Record<string, string> = {
 }
 
 function messageOf(error: ErrorObject): string {
-  const custom = (error.parentSchema as Schema | undefined)?.['x-message']
-  const params = error.params as Record<string, unknown>
+  const custom: unknown = error.parentSchema?.['x-message']
+  const { params } = error
   switch (error.keyword) {
     case 'required':
       return 'is required'
@@ -167,7 +172,7 @@ function messageOf(error: ErrorObject): string {
     case 'maxItems':
       return `must have at most ${params.limit} items`
     case 'enum':
-      return `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`
+      return `must be one of: ${[params.allowedValues].flat().join(', ')}`
     case 'x-subdivision':
       return error.message ?? 'is not valid'
     default:
@@ -189,24 +194,36 @@ function bodyMissing(part: string): ApiError {
   return validationError([{ field: part, message: 'must be a JSON or form-encoded object' }])
 }
 
+/** A compiled validator: the normalized value, or the `validation_failed` ApiError of every offending field. */
+export type Validator<T = unknown> = (
+  data: unknown,
+) => { value: T; error?: undefined } | { value?: undefined; error: ApiError }
+
 /**
  * Fastify's schema compiler: one ajv validator per schema, compiled once at start-up, reporting every
  * offending field at once as a `validation_failed` ApiError.
  */
 export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpPart }) => {
-  const validate: ValidateFunction = ajv.compile(schema)
+  const validate = compileValidator(schema, httpPart)
+  // An absent part is left alone unless its schema asks for an object.
+  return (data: unknown) => (data == null && schema.type !== 'object' ? { value: data } : validate(data))
+}
+
+/**
+ * The validator of `schema` for one part of a request (`body`, `params`, ...), as a route gets it; what it
+ * accepts has the schema's type `T` (ajv's compiled check is the type guard).
+ */
+export function compileValidator<T = unknown>(schema: Schema, httpPart: string | undefined): Validator<T> {
+  const validate: ValidateFunction<T> = ajv.compile<T>(schema)
   const part = httpPart === 'body' ? 'body' : (httpPart ?? 'request')
   const coerceAlways = httpPart === 'params' || httpPart === 'querystring'
   return (data: unknown) => {
-    if (data === null || data === undefined) {
-      if (schema.type === 'object') return { error: bodyMissing(part) }
-      return { value: data }
-    }
-    if (typeof data !== 'object' || Array.isArray(data)) {
+    if (data === null || data === undefined) return { error: bodyMissing(part) }
+    if (!isObject(data)) {
       return { error: validationError([{ field: part, message: 'must be an object' }]) }
     }
     const form = FORM_BODY in data
-    const { value, repeated } = normalize(data as Record<string, unknown>, schema, coerceAlways || form, form)
+    const { value, repeated } = normalize(data, schema, coerceAlways || form, form)
     if (repeated.length > 0) return { error: validationError(repeated) }
     if (validate(value)) return { value }
     return { error: validationError(toDetails(validate.errors ?? [], part)) }

@@ -1,3 +1,5 @@
+import { isObject } from '../validation/guards.js'
+
 /** The kinds of record an import file holds. */
 export const RECORD_KINDS = ['organization', 'expert', 'spotlight', 'question'] as const
 export type RecordKind = (typeof RECORD_KINDS)[number]
@@ -59,12 +61,12 @@ function parseJsonDocument(document: unknown): { records: RawRecord[]; issues: I
   for (const [name, value] of Object.entries(document)) {
     if (name === 'organization') {
       records.push({ kind: 'organization', position: 'organization', data: value })
-    } else if (Object.hasOwn(JSON_LISTS, name)) {
+    } else if (isListName(name)) {
       if (!Array.isArray(value)) {
         issues.push({ position: name, field: '', message: 'must be an array' })
         continue
       }
-      const kind = JSON_LISTS[name as keyof typeof JSON_LISTS]
+      const kind = JSON_LISTS[name]
       value.forEach((data, index) => {
         records.push({ kind, position: `${name}[${index}]`, data })
       })
@@ -78,6 +80,8 @@ function parseJsonDocument(document: unknown): { records: RawRecord[]; issues: I
   }
   return { records, issues }
 }
+
+const isListName = (name: string): name is keyof typeof JSON_LISTS => Object.hasOwn(JSON_LISTS, name)
 
 function parseNdjson(text: string): { records: RawRecord[]; issues: ImportIssue[] } {
   const records: RawRecord[] = []
@@ -97,11 +101,12 @@ function parseNdjson(text: string): { records: RawRecord[]; issues: ImportIssue[
       return
     }
     const { type, ...rest } = data
-    if (!RECORD_KINDS.includes(type as RecordKind)) {
+    const kind = RECORD_KINDS.find((known) => known === type)
+    if (kind === undefined) {
       issues.push({ position, field: 'type', message: `must be one of: ${RECORD_KINDS.join(', ')}` })
       return
     }
-    records.push({ kind: type as RecordKind, position, data: rest })
+    records.push({ kind, position, data: rest })
   })
   return { records, issues }
 }
@@ -114,10 +119,6 @@ function looksLikeNdjson(text: string): boolean {
   } catch {
     return false
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function messageOf(error: unknown): string {

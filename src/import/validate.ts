@@ -1,8 +1,8 @@
 import type { Static, TSchema } from 'typebox'
-import type { ApiError } from '../errors.js'
-import { validatorCompiler } from '../http/validation.js'
+import { compileValidator, type Validator } from '../http/validation.js'
 import { DERIVED_SECTIONS, SINGLE_SECTIONS } from '../profiles/section-fields.js'
-import { type ImportIssue, isObject, type RawRecord, type RecordKind } from './format.js'
+import { isObject } from '../validation/guards.js'
+import type { ImportIssue, RawRecord, RecordKind } from './format.js'
 import { ImportExpert, ImportOrganization, ImportQuestion, ImportSpotlight } from './schemas.js'
 
 export type ExpertRecord = Static<typeof ImportExpert>
@@ -24,8 +24,6 @@ export interface ImportPlan {
   questions: Valid<QuestionRecord>[]
 }
 
-type Check = (data: unknown) => { value?: unknown; error?: ApiError }
-
 const SCHEMAS: Record<RecordKind, TSchema> = {
   organization: ImportOrganization,
   expert: ImportExpert,
@@ -33,15 +31,15 @@ const SCHEMAS: Record<RecordKind, TSchema> = {
   question: ImportQuestion,
 }
 
-const CHECKS = Object.fromEntries(
-  Object.entries(SCHEMAS).map(([kind, schema]) => [
-    kind,
-    (validatorCompiler as unknown as (route: { schema: TSchema; httpPart: string }) => Check)({
-      schema,
-      httpPart: 'body',
-    }),
-  ]),
-) as Record<RecordKind, Check>
+/** The validator of a record schema: a record it accepts has the schema's type. */
+const checkOf = <S extends TSchema>(schema: S) => compileValidator<Static<S>>(schema, 'body')
+
+const CHECKS = {
+  organization: checkOf(ImportOrganization),
+  expert: checkOf(ImportExpert),
+  spotlight: checkOf(ImportSpotlight),
+  question: checkOf(ImportQuestion),
+}
 
 const NOT_STORED = new Set([
   'account',
@@ -56,18 +54,27 @@ const NOT_STORED = new Set([
 function deepTrim(value: unknown): unknown {
   if (typeof value === 'string') return value.trim()
   if (Array.isArray(value)) return value.map(deepTrim)
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepTrim(v)]))
+  if (isObject(value)) return trimObject(value)
   return value
 }
 
-/** `""` means "not set" wherever the schema also accepts null, at any depth. */
-function emptyToNull(value: unknown, schema: TSchema | undefined): unknown {
-  if (!schema) return value
-  const s = schema as { anyOf?: TSchema[]; properties?: Record<string, TSchema>; items?: TSchema }
-  if (value === '' && s.anyOf?.some((branch) => (branch as { type?: string }).type === 'null')) return null
-  if (Array.isArray(value) && s.items) return value.map((item) => emptyToNull(item, s.items))
-  if (isObject(value) && s.properties) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, emptyToNull(v, s.properties?.[k])]))
+function trimObject(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepTrim(v)]))
+}
+
+/** `""` means "not set" wherever the schema (a JSON schema: TypeBox's are plain objects) also accepts null, at any depth. */
+function emptyToNull(value: unknown, schema: unknown): unknown {
+  if (!isObject(schema)) return value
+  const { anyOf, items, properties } = schema
+  if (
+    value === '' &&
+    Array.isArray(anyOf) &&
+    anyOf.some((branch) => isObject(branch) && branch.type === 'null')
+  )
+    return null
+  if (Array.isArray(value) && items) return value.map((item) => emptyToNull(item, items))
+  if (isObject(value) && isObject(properties)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, emptyToNull(v, properties[k])]))
   }
   return value
 }
@@ -133,32 +140,39 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
       if (seenEmails.has(email)) issue('email', 'repeats the email of an earlier expert')
       seenEmails.add(email)
     }
-    const prepared = deepTrim(data) as Record<string, unknown>
+    const prepared = trimObject(data)
     if (kind === 'expert') prepareSections(prepared, issue)
     const before = issues.length
-    const result = CHECKS[kind](emptyToNull(prepared, SCHEMAS[kind]))
-    for (const detail of result.error?.details ?? []) {
-      const field = fieldPath(detail.field)
-      const single = /^sections\.([a-z]+)$/.exec(field)?.[1]
-      const message =
-        single && SINGLE_SECTIONS.has(single) && detail.message.startsWith('must have at most')
-          ? 'holds at most one element'
-          : detail.message
-      issue(field, message)
+    const input = emptyToNull(prepared, SCHEMAS[kind])
+    /** Checks the record with its kind's validator and hands it on when nothing is wrong with it. */
+    const accept = <T>(check: Validator<T>, add: (valid: Valid<T>) => void) => {
+      const result = check(input)
+      for (const detail of result.error?.details ?? []) {
+        const field = fieldPath(detail.field)
+        const single = /^sections\.([a-z]+)$/.exec(field)?.[1]
+        const message =
+          single && SINGLE_SECTIONS.has(single) && detail.message.startsWith('must have at most')
+            ? 'holds at most one element'
+            : detail.message
+        issue(field, message)
+      }
+      if (result.error === undefined && issues.length === before) add({ position, record: result.value })
     }
-    if (result.error || issues.length > before) continue
-    const valid = { position, record: result.value } as Valid<never>
     if (kind === 'organization') {
-      if (plan.organization) issue('', 'the file may hold one organization record only')
-      plan.organization = valid
-    } else if (kind === 'expert') plan.experts.push(valid)
-    else if (kind === 'spotlight') plan.spotlights.push(valid)
-    else plan.questions.push(valid)
+      accept(CHECKS.organization, (valid) => {
+        if (plan.organization) issue('', 'the file may hold one organization record only')
+        plan.organization = valid
+      })
+    } else if (kind === 'expert') accept(CHECKS.expert, (valid) => plan.experts.push(valid))
+    else if (kind === 'spotlight') accept(CHECKS.spotlight, (valid) => plan.spotlights.push(valid))
+    else accept(CHECKS.question, (valid) => plan.questions.push(valid))
   }
   for (const { position, record } of plan.experts) {
     for (const [section, elements] of Object.entries(record.sections ?? {})) {
       if (!Array.isArray(elements)) continue
-      for (const index of duplicates(elements as { key?: string }[], (element) => element.key)) {
+      const keyOf = (element: unknown) =>
+        isObject(element) && typeof element.key === 'string' ? element.key : undefined
+      for (const index of duplicates(elements, keyOf)) {
         issues.push({
           position,
           key: record.key,

@@ -246,7 +246,12 @@ export async function writePlan(
     result.ids.experts.push(written.username)
     onRecord()
   }
-  const expertId = (ref: string) => (fileExperts.get(ref) ?? resolution.references.get(ref)) as number
+  const expertId = (ref: string) => {
+    const id = fileExperts.get(ref) ?? resolution.references.get(ref)
+    // Unreachable: every reference was resolved before the writes began.
+    if (id === undefined) throw new Error(`The expert reference "${ref}" was not resolved.`)
+    return id
+  }
   for (const { record } of plan.spotlights) {
     const written = await writeItem(trx, orgId, 'spotlights', record, expertId, now)
     result.spotlights[written.outcome]++

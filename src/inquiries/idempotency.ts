@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto'
 import type { Queryable } from '../db/database.js'
 import { ApiError } from '../errors.js'
+import { isObject } from '../validation/guards.js'
 
 /** How long a key remembers its first response (24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
 /** JSON with sorted keys, so that field order (and JSON versus form) does not change the fingerprint. */
 function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value)
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  const entries = Object.entries(value as Record<string, unknown>)
+  if (!isObject(value)) return JSON.stringify(value)
+  const entries = Object.entries(value)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`

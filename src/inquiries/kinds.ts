@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import { UnixSeconds } from '../validation/fields.js'
 import { Text } from '../validation/text.js'
 
 /**
@@ -6,9 +7,6 @@ import { Text } from '../validation/text.js'
  * This table is the one description of a kind: its request schema, its stored fields, the labels of
  * the email and webhook payload and the inbox all come from it.
  */
-
-/** Above this, a unix time is almost certainly in milliseconds (10^11 s is the year 5138). */
-export const LARGEST_UNIX_SECONDS = 99_999_999_999
 
 /** A field a kind adds. `choices` maps each allowed value to its readable label. */
 export interface KindField {
@@ -40,24 +38,11 @@ function paragraph(label: string, description: string): KindField {
   return { label, schema: Text({ min: 1, max: 5000, multiline: true, description }) }
 }
 
-/** An integer unix time in seconds; a value that only fits milliseconds gets a message saying so. */
-export function UnixSeconds(description: string) {
-  return Type.Integer({
-    minimum: 0,
-    description: `${description}: unix time in seconds (not milliseconds)`,
-    'x-message': 'must be an integer unix time in seconds, such as 1767225600',
-    // A nested schema so that a too-large value gets its own message.
-    allOf: [
-      {
-        maximum: LARGEST_UNIX_SECONDS,
-        'x-message': 'looks like unix milliseconds: send unix seconds (divide by 1000)',
-      },
-    ],
-  })
-}
+/** An inquiry's time: a unix time in seconds from 1970 on. */
+export const InquiryTime = (description: string) => UnixSeconds(description, 0)
 
 function time(label: string, description: string, optional = false): KindField {
-  return { label, time: true, optional, schema: UnixSeconds(description) }
+  return { label, time: true, optional, schema: InquiryTime(description) }
 }
 
 const ORGANIZATION_TYPES = {
@@ -206,6 +191,12 @@ export const KIND_NAMES = Object.keys(INQUIRY_KINDS) as InquiryKind[]
 
 export function isInquiryKind(value: string): value is InquiryKind {
   return Object.hasOwn(INQUIRY_KINDS, value)
+}
+
+/** A stored inquiry's kind: inquiries are written by the service alone, always with a kind of this table. */
+export function storedKind(value: string): InquiryKind {
+  if (isInquiryKind(value)) return value
+  throw new Error(`An inquiry of the unknown kind "${value}" is stored.`)
 }
 
 /** The fields `kind` adds, as `[name, field]` pairs in table order. */

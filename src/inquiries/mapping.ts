@@ -1,5 +1,6 @@
 import type { DeliveryRow, InquiryRow } from '../db/schema.js'
-import { INQUIRY_KINDS, isInquiryKind, type KindFieldValue, kindFields } from './kinds.js'
+import { isObject } from '../validation/guards.js'
+import { INQUIRY_KINDS, isInquiryKind, type KindFieldValue, kindFields, storedKind } from './kinds.js'
 
 /** Stored rows -> the shapes the inbox, the webhook and the email show. */
 
@@ -20,9 +21,21 @@ const SENDER_COLUMNS = [
 export function kindFieldValues(
   row: Pick<InquiryRow, 'kind' | 'kind_fields'>,
 ): Record<string, KindFieldValue | null> {
-  const stored = JSON.parse(row.kind_fields) as Record<string, KindFieldValue>
+  const stored = parseKindFields(row.kind_fields)
   if (!isInquiryKind(row.kind)) return stored
   return Object.fromEntries(kindFields(row.kind).map(([name]) => [name, stored[name] ?? null]))
+}
+
+/** `inquiries.kind_fields` as written by the service: a JSON object of strings and numbers. */
+function parseKindFields(text: string): Record<string, KindFieldValue> {
+  const parsed: unknown = JSON.parse(text)
+  if (!isObject(parsed)) return {}
+  return Object.fromEntries(
+    Object.entries(parsed).filter(
+      (entry): entry is [string, KindFieldValue] =>
+        typeof entry[1] === 'string' || typeof entry[1] === 'number',
+    ),
+  )
 }
 
 /** Every field the sender filled in: the common ones, then the kind's. Absent ones are `null`. */
@@ -77,7 +90,7 @@ export function deliveryView(row: DeliveryRow): DeliveryView {
 export function inquiryView(row: InquiryRow, deliveries: DeliveryRow[]) {
   return {
     id: row.id,
-    kind: row.kind,
+    kind: storedKind(row.kind),
     username: row.username,
     created_at: Math.floor(row.created_at / 1000),
     fields: inquiryFields(row),

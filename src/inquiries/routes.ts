@@ -4,6 +4,7 @@ import type { AppContext } from '../app-context.js'
 import { ApiError, notFound } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { readInbox } from './inbox.js'
 import { INQUIRY_KINDS, type InquiryKind, KIND_NAMES } from './kinds.js'
 import { inquiryView } from './mapping.js'
@@ -12,11 +13,11 @@ import {
   IdempotencyHeaders,
   INQUIRY_SCHEMAS,
   InboxQuery,
-  type InboxQueryInput,
   InquiryCreated,
   InquiryList,
   InquiryParams,
   InquiryView,
+  titleOf,
   toInquiryInput,
 } from './schemas.js'
 import { createInquiry } from './service.js'
@@ -24,19 +25,16 @@ import { createInquiry } from './service.js'
 const errors = { '4xx': ErrorEnvelope }
 
 /** `media` -> `createMediaInquiry`, from the body schema's title. */
-const operationIdOf = (kind: InquiryKind) => `create${(INQUIRY_SCHEMAS[kind] as { title?: string }).title}`
+const operationIdOf = (kind: InquiryKind) => `create${titleOf(kind)}`
 
 /**
  * `POST /v2/organization/:corporation/inquiry/<kind>` for every kind, and the inbox:
  * `GET /v2/organization/:corporation/inquiry` and `GET .../inquiry/:id`.
  */
-export async function inquiryRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function inquiryRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   for (const kind of KIND_NAMES) {
-    app.post<{
-      Params: { corporation: number }
-      Body: Record<string, unknown>
-      Headers: { 'idempotency-key'?: string }
-    }>(
+    app.post(
       `/v2/organization/:corporation/inquiry/${kind}`,
       {
         config: { scope: 'inquiries:create' },
@@ -68,7 +66,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
   }
 
   // POST to any other name below /inquiry/ would otherwise be a 405 of `GET .../inquiry/:id`.
-  app.post<{ Params: { corporation: number; id: string } }>(
+  app.post(
     '/v2/organization/:corporation/inquiry/:id',
     {
       config: { scope: 'inquiries:create', catchAll: true },
@@ -82,7 +80,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
     },
   )
 
-  app.get<{ Params: { corporation: number }; Querystring: InboxQueryInput }>(
+  app.get(
     '/v2/organization/:corporation/inquiry',
     {
       config: { scope: 'inquiries:read', expertReach: 'inquiry-list' },
@@ -109,7 +107,7 @@ export async function inquiryRoutes(app: FastifyInstance, context: AppContext): 
     },
   )
 
-  app.get<{ Params: { corporation: number; id: number } }>(
+  app.get(
     '/v2/organization/:corporation/inquiry/:id',
     {
       config: { scope: 'inquiries:read', expertReach: 'inquiry' },

@@ -1,14 +1,15 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
+import { propertyOf } from '../validation/guards.js'
 import { CountryCode, Email, Id, StateCode, Text, Url } from '../validation/text.js'
 import {
   INQUIRY_KINDS,
   type InquiryKind,
+  InquiryTime,
   KIND_NAMES,
   type KindField,
   type KindFieldValue,
   kindFields,
-  UnixSeconds,
 } from './kinds.js'
 
 function Username(description: string) {
@@ -54,7 +55,7 @@ const objectOptions = {
 }
 
 /** `expertwitness` -> `ExpertWitnessInquiry`: the title the OpenAPI document names the body schema by. */
-const titleOf = (kind: InquiryKind) =>
+export const titleOf = (kind: InquiryKind) =>
   `${INQUIRY_KINDS[kind].label.replace(/(^| )([a-z])/g, (_, _space, letter: string) => letter.toUpperCase())}Inquiry`
 
 /** The body schema of `kind`: the common sender fields and the kind's own. */
@@ -128,8 +129,8 @@ export const InboxQuery = Type.Object(
   {
     kind: Type.Optional(Type.Enum(KIND_NAMES, { description: 'Only inquiries of this kind' })),
     username: Type.Optional(Username('Only inquiries to this expert')),
-    since: Type.Optional(UnixSeconds('Only inquiries received at or after this time')),
-    until: Type.Optional(UnixSeconds('Only inquiries received before this time')),
+    since: Type.Optional(InquiryTime('Only inquiries received at or after this time')),
+    until: Type.Optional(InquiryTime('Only inquiries received before this time')),
     page_size: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -175,6 +176,11 @@ const kindFieldProperties = Object.fromEntries(
   ),
 )
 
+const descriptionOf = (schema: unknown) => {
+  const description = propertyOf(schema, 'description')
+  return typeof description === 'string' ? description : undefined
+}
+
 export const InquiryFieldsView = Type.Object(
   {
     ...Object.fromEntries(
@@ -183,8 +189,8 @@ export const InquiryFieldsView = Type.Object(
         .map(([name, schema]) => [
           name,
           name === 'firstname' || name === 'email' || name === 'message'
-            ? Type.String({ description: (schema as { description?: string }).description })
-            : nullable(Type.String({ description: (schema as { description?: string }).description })),
+            ? Type.String({ description: descriptionOf(schema) })
+            : nullable(Type.String({ description: descriptionOf(schema) })),
         ]),
     ),
     ...kindFieldProperties,

@@ -2,6 +2,8 @@ import { type Database, isUniqueViolation, type Queryable } from '../db/database
 import type { NewInquiryRow } from '../db/schema.js'
 import { notFound } from '../errors.js'
 import { findExpert } from '../experts/repository.js'
+import { blankToNull } from '../validation/fields.js'
+import { propertyOf } from '../validation/guards.js'
 import { normalizeLocation } from '../validation/location.js'
 import { findIdempotentResponse, fingerprint, keyConflict, storeIdempotentResponse } from './idempotency.js'
 import { insertInquiry } from './repository.js'
@@ -13,8 +15,6 @@ export interface CreatedInquiry {
   replayed: boolean
 }
 
-const blank = (value: string | undefined) => (value === undefined || value === '' ? null : value)
-
 /** Request fields -> columns: "" becomes null, codes are stored upper-case (state as its short code). */
 function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_email' | 'created_at'> {
   const location = normalizeLocation(input)
@@ -22,13 +22,13 @@ function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_
     kind: input.kind,
     username: input.username,
     firstname: input.firstname,
-    lastname: blank(input.lastname),
+    lastname: blankToNull(input.lastname) ?? null,
     email: input.email,
-    phone: blank(input.phone),
-    website: blank(input.website),
-    organization: blank(input.organization),
+    phone: blankToNull(input.phone) ?? null,
+    website: blankToNull(input.website) ?? null,
+    organization: blankToNull(input.organization) ?? null,
     message: input.message,
-    location_city: blank(input.location_city),
+    location_city: blankToNull(input.location_city) ?? null,
     location_state: location.location_state ?? null,
     location_country: location.location_country ?? null,
     kind_fields: JSON.stringify(input.fields),
@@ -58,7 +58,9 @@ export async function createInquiry(
     const stored = await findIdempotentResponse(db, orgId, idempotencyKey, now)
     if (!stored) return undefined
     if (stored.fingerprint !== print) throw keyConflict()
-    return { id: (stored.response as { id: number }).id, replayed: true }
+    const id = propertyOf(stored.response, 'id')
+    if (typeof id !== 'number') throw new Error('A stored idempotent response has no inquiry id.')
+    return { id, replayed: true }
   }
 
   try {

@@ -6,7 +6,7 @@ export const ROLES = ['owner', 'admin', 'editor', 'inquiries', 'expert'] as cons
 export type Role = (typeof ROLES)[number]
 
 export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value)
+  return ROLES.some((role) => role === value)
 }
 
 /**

@@ -1,6 +1,8 @@
+import type { Selectable } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
-import type { ExpertRow, OrganizationProfilesTable } from '../db/schema.js'
+import type { ExpertRow, OrganizationProfilesTable, ProfileItemsTable } from '../db/schema.js'
+import type { SectionName } from '../db/sections.js'
 
 /** Profile queries: section items, the organization's public profile, the experts' `updated_at`. */
 
@@ -119,13 +121,10 @@ export async function saveOrganizationProfile(
     .execute()
 }
 
-export interface ProfileItemRow {
-  id: number
-  section: string
-  position: number
-  external_key: string
-  data: string
-}
+export type ProfileItemRow = Pick<
+  Selectable<ProfileItemsTable>,
+  'id' | 'section' | 'position' | 'external_key' | 'data'
+>
 
 export const listProfileItems: (db: Queryable, orgId: number, expertId: number) => Promise<ProfileItemRow[]> =
   reusableQuery((db: Queryable, orgId: number, expertId: number) =>
@@ -144,7 +143,7 @@ export async function listSectionItems(
   db: Queryable,
   orgId: number,
   expertId: number,
-  sections: readonly string[],
+  sections: readonly SectionName[],
 ): Promise<ProfileItemRow[]> {
   if (sections.length === 0) return []
   return db

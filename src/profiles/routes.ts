@@ -5,16 +5,18 @@ import { writeTransaction } from '../db/transactions.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
+import { type TypedApp, typedRoutes } from '../http/typed-routes.js'
+import { isObject } from '../validation/guards.js'
 import { Id } from '../validation/text.js'
 import {
   OrganizationRead,
   OrganizationUpdate,
-  type OrganizationUpdateInput,
   readOrganization,
   setOrganizationProfile,
 } from './organization.js'
 import { PROFILE_KEYS, Profile, profileDocument, readProfile } from './read.js'
 import {
+  isStoredSection,
   NAME_SECTIONS,
   pascal,
   SINGLE_SECTIONS,
@@ -25,8 +27,6 @@ import {
 } from './section-fields.js'
 import { addElement, deleteElement, getElement, listElements, updateElement } from './sections.js'
 
-type ExpertPath = { corporation: number; username: string }
-type ElementPath = ExpertPath & { id: number }
 type Body = Record<string, unknown>
 
 const errors = { '4xx': ErrorEnvelope }
@@ -44,8 +44,8 @@ function renameAliases(section: StoredSection) {
   const aliases = ALIASES[section]
   if (!aliases) return undefined
   return async (request: FastifyRequest) => {
-    const body = request.body as Body | undefined
-    if (!body || typeof body !== 'object') return
+    const body = request.body
+    if (!isObject(body)) return
     for (const [alias, field] of Object.entries(aliases)) {
       if (Object.hasOwn(body, alias) && !Object.hasOwn(body, field)) {
         body[field] = body[alias]
@@ -59,16 +59,17 @@ function renameAliases(section: StoredSection) {
 const inputOf = (section: StoredSection, body: Body): Body => (section === 'tag' ? { tag: body.name } : body)
 
 /** Sections served but not written here (CONTRACT §9): GET only, any other method 405. */
-const READ_ONLY = PROFILE_KEYS.filter((key) => !STORED_SECTIONS.includes(key as StoredSection))
+const READ_ONLY = PROFILE_KEYS.filter((key) => !isStoredSection(key))
 
 /**
  * The expert profile read. The app registers it before the expert (account) routes of src/experts and
  * `profileRoutes`, in the order the OpenAPI document lists them.
  */
-export async function profileReadRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function profileReadRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const { db } = context
 
-  app.get<{ Params: ExpertPath }>(
+  app.get(
     `${EXPERT}/:username`,
     {
       schema: {
@@ -91,14 +92,15 @@ export async function profileReadRoutes(app: FastifyInstance, context: AppContex
 }
 
 /** Every profile section's routes and the organization profile. */
-export async function profileRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function profileRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const { db } = context
 
   for (const section of STORED_SECTIONS) sectionRoutes(app, context, section)
 
   const profileSchemas = Profile.properties as Record<string, TSchema>
   for (const section of READ_ONLY) {
-    app.get<{ Params: ExpertPath }>(
+    app.get(
       `${EXPERT}/:username/${section}`,
       {
         schema: {
@@ -120,7 +122,7 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
     )
   }
 
-  app.get<{ Params: { corporation: number } }>(
+  app.get(
     '/v2/organization/:corporation',
     {
       schema: {
@@ -135,7 +137,7 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
     async (request) => ok(await readOrganization(db, request.params.corporation)),
   )
 
-  app.put<{ Params: { corporation: number }; Body: OrganizationUpdateInput }>(
+  app.put(
     '/v2/organization/:corporation',
     {
       schema: {
@@ -164,7 +166,7 @@ export async function profileRoutes(app: FastifyInstance, context: AppContext): 
 }
 
 /** The routes of one stored section, by its kind: list, name set or single element. */
-function sectionRoutes(app: FastifyInstance, context: AppContext, section: StoredSection): void {
+function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSection): void {
   const { db } = context
   const name = pascal(section)
   const base = `${EXPERT}/:username/${section}`
@@ -175,7 +177,7 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
   const preValidation = renameAliases(section)
   const withAliases = preValidation ? { preValidation } : {}
 
-  app.get<{ Params: ExpertPath }>(
+  app.get(
     base,
     {
       schema: {
@@ -196,7 +198,7 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
   )
 
   if (single) {
-    app.post<{ Params: ExpertPath; Body: Body }>(
+    app.post(
       base,
       {
         schema: {
@@ -215,7 +217,7 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
         return ok(await addElement(db, corporation, username, section, request.body, context.now()))
       },
     )
-    app.delete<{ Params: ExpertPath }>(
+    app.delete(
       base,
       {
         schema: {
@@ -236,7 +238,7 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
     return
   }
 
-  app.get<{ Params: ElementPath }>(
+  app.get(
     `${base}/:id`,
     {
       schema: {
@@ -254,7 +256,7 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
     },
   )
 
-  app.post<{ Params: ExpertPath; Body: Body }>(
+  app.post(
     base,
     {
       schema: {
@@ -279,7 +281,7 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
   )
 
   if (!names) {
-    app.put<{ Params: ElementPath; Body: Body }>(
+    app.put(
       `${base}/:id`,
       {
         schema: {
@@ -309,7 +311,7 @@ function sectionRoutes(app: FastifyInstance, context: AppContext, section: Store
     )
   }
 
-  app.delete<{ Params: ElementPath }>(
+  app.delete(
     `${base}/:id`,
     {
       schema: {

@@ -1,4 +1,5 @@
-import { type TSchema, Type } from 'typebox'
+import { type TObject, type TSchema, Type } from 'typebox'
+import { SECTION_NAMES, type SectionName } from '../db/sections.js'
 import {
   Choice,
   Currency,
@@ -12,6 +13,7 @@ import {
   Url,
   Year,
 } from '../validation/fields.js'
+import { propertyOf } from '../validation/guards.js'
 import { sanitizeEmbed, sanitizeHtml } from '../validation/html.js'
 import { Flag } from '../validation/text.js'
 
@@ -234,10 +236,11 @@ export const SECTION_FIELDS = {
     thumbnail_url: opt(Url('Thumbnail')),
     video_id: opt(ShortText('YouTube video id', 64)),
   },
-} satisfies Record<string, Record<string, Field>>
+} satisfies Record<Exclude<SectionName, 'avatar'>, Record<string, Field>>
 
+/** A section written through its own routes: every section but the avatar. */
 export type StoredSection = keyof typeof SECTION_FIELDS
-export const STORED_SECTIONS = Object.keys(SECTION_FIELDS) as StoredSection[]
+export const STORED_SECTIONS = SECTION_NAMES.filter((name): name is StoredSection => name !== 'avatar')
 
 /** Sections that hold at most one element. */
 export const SINGLE_SECTIONS: ReadonlySet<string> = new Set<StoredSection>([
@@ -307,12 +310,13 @@ export function sectionTitle(section: string): string {
 
 /** The response type of an input field: same type and description, without input checks. */
 function plainType(schema: TSchema): TSchema {
-  const {
-    type,
-    description,
-    enum: values,
-  } = schema as { type?: string; description?: string; enum?: unknown[] }
-  const options = { ...(description ? { description } : {}), ...(values ? { enum: values } : {}) }
+  const type = propertyOf(schema, 'type')
+  const description = propertyOf(schema, 'description')
+  const values = propertyOf(schema, 'enum')
+  const options = {
+    ...(typeof description === 'string' && description ? { description } : {}),
+    ...(Array.isArray(values) ? { enum: values } : {}),
+  }
   if (type === 'integer') return Type.Integer(options)
   if (type === 'number') return Type.Number(options)
   return Type.String(options)
@@ -360,7 +364,7 @@ export const pascal = (name: string) =>
  * required fields; `patch` (a list element's PUT, a single-element section's POST) takes any of them,
  * at least one. Optional fields may be cleared with `null` or `""`. Name sets take `{name}`.
  */
-export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): TSchema {
+export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): TObject {
   const title = `${pascal(section)}${mode === 'create' ? 'Create' : 'Update'}`
   if (NAME_SECTIONS.has(section)) {
     const schema =

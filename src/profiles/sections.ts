@@ -4,6 +4,7 @@ import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
 import type { DB, ExpertRow } from '../db/schema.js'
+import { isSectionName } from '../db/sections.js'
 import { writeTransaction } from '../db/transactions.js'
 import { profileChanged } from '../derived/changes.js'
 import { ApiError, notFound, validationError } from '../errors.js'
@@ -254,15 +255,15 @@ export async function replaceSections(
   expertId: number,
   sections: SectionsInput,
 ): Promise<boolean> {
-  const names = Object.keys(sections)
+  // The import's schema lets only section names through.
+  const names = Object.keys(sections).filter(isSectionName)
   if (names.length === 0) return false
   const stored = await listSectionItems(trx, orgId, expertId, names)
-  const tagElements = (sections.tag as Element[] | undefined) ?? []
-  const tags = await tagsFor(trx, orgId, 'tag', tagElements)
+  const tags = await tagsFor(trx, orgId, 'tag', [sections.tag ?? []].flat())
   let changed = false
-  for (const [section, value] of Object.entries(sections)) {
-    const desired =
-      section === 'avatar' ? avatarItems(value as Element) : listItems(section as StoredSection, value, tags)
+  for (const section of names) {
+    const value = sections[section] ?? []
+    const desired = section === 'avatar' ? avatarItems(value) : listItems(section, value, tags)
     const byKey = new Map(
       stored.filter((row) => row.section === section).map((row) => [row.external_key, row]),
     )
@@ -289,7 +290,8 @@ export async function replaceSections(
 
 type DesiredItem = Omit<ProfileItemRow, 'id' | 'section'>
 
-function avatarItems(avatar: Element): DesiredItem[] {
+function avatarItems(value: Element[] | Element): DesiredItem[] {
+  const avatar = Array.isArray(value) ? {} : value
   const renditions = Object.fromEntries(AVATAR_SIZES.filter((s) => avatar[s]).map((s) => [s, avatar[s]]))
   return Object.keys(renditions).length > 0
     ? [{ external_key: '#0', position: 0, data: JSON.stringify(renditions) }]

@@ -1,7 +1,9 @@
 import type { Static } from 'typebox'
-import { parseItemData } from '../db/item-data.js'
+import { type ItemData, parseItemData } from '../db/item-data.js'
 import type { ExpertRow } from '../db/schema.js'
+import type { SectionName } from '../db/sections.js'
 import { toSeconds } from '../time.js'
+import { propertyOf } from '../validation/guards.js'
 import { plainText, readingTime, summary } from '../validation/html-text.js'
 import type { ExpertListItem, QuestionListItem, SpotlightListItem } from './schemas.js'
 
@@ -9,18 +11,24 @@ import type { ExpertListItem, QuestionListItem, SpotlightListItem } from './sche
 
 const AVATAR_NAMES = { small: 's', medium: 'm', large: 'l', original: 'o' } as const
 
+/** An avatar rendition's URL: `{url, width, height}` as stored, or `{}`. */
+function urlOf(rendition: unknown): string {
+  const url = propertyOf(rendition, 'url')
+  return typeof url === 'string' ? url : ''
+}
+
 export function expertListItem(
   expert: ExpertRow,
-  items: { section: string; data: string }[],
+  items: { section: SectionName; data: string }[],
 ): Static<typeof ExpertListItem> {
   let tagline = ''
-  let avatar: Record<string, { url?: string }> = {}
+  let avatar: ItemData = {}
   const topics: { title: string }[] = []
   for (const item of items) {
     const data = parseItemData(item.data)
     if (item.section === 'topic') topics.push({ title: String(data.name ?? '') })
     else if (item.section === 'tagline') tagline = String(data.tagline ?? '')
-    else if (item.section === 'avatar') avatar = data as typeof avatar
+    else if (item.section === 'avatar') avatar = data
   }
   return {
     username: expert.username,
@@ -37,10 +45,10 @@ export function expertListItem(
     tagline,
     topics,
     avatar: {
-      small: avatar[AVATAR_NAMES.small]?.url ?? '',
-      medium: avatar[AVATAR_NAMES.medium]?.url ?? '',
-      large: avatar[AVATAR_NAMES.large]?.url ?? '',
-      original: avatar[AVATAR_NAMES.original]?.url ?? '',
+      small: urlOf(avatar[AVATAR_NAMES.small]),
+      medium: urlOf(avatar[AVATAR_NAMES.medium]),
+      large: urlOf(avatar[AVATAR_NAMES.large]),
+      original: urlOf(avatar[AVATAR_NAMES.original]),
     },
     is_published: expert.is_published,
     is_private: expert.is_private,

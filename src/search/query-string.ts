@@ -30,7 +30,8 @@ export function parseQueryString(
   const query: Record<string, string | string[]> = Object.create(null)
   for (const [name, list] of values) {
     if (!arrays.has(name)) {
-      query[name] = list.length === 1 ? (list[0] as string) : list
+      const [only, ...others] = list
+      query[name] = only !== undefined && others.length === 0 ? only : list
       continue
     }
     const items: string[] = []

@@ -202,7 +202,10 @@ export async function countExpertMatches(
   let total = 0
   for (const row of rows) {
     if (row.facet === 'total') total = Number(row.n)
-    else aggregations[row.facet as ExpertFacet].push({ key: row.key, count: Number(row.n) })
+    else {
+      const facet = facets.find((name) => name === row.facet)
+      if (facet) aggregations[facet].push({ key: row.key, count: Number(row.n) })
+    }
   }
   fromCounters.forEach((facet, i) => {
     aggregations[facet] = counted[i] as Bucket[]

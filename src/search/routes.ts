@@ -2,17 +2,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { parseQueryString } from './query-string.js'
 import {
   ARRAY_PARAMETERS,
-  type ExpertSearchInput,
   ExpertSearchQuery,
   ExpertSearchResult,
-  type QuestionSearchInput,
   QuestionSearchQuery,
   QuestionSearchResult,
   SearchParams,
-  type SpotlightSearchInput,
   SpotlightSearchQuery,
   SpotlightSearchResult,
 } from './schemas.js'
@@ -31,10 +29,11 @@ async function parseSearchQuery(request: FastifyRequest): Promise<void> {
  * Search (CONTRACT §10): experts, posts, Q&A. `/v2/spotlight/:corporation/search` is a static
  * segment, which Fastify's router prefers over the read route's `:id`.
  */
-export async function searchRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function searchRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const target = { db: context.db, dialect: context.database.dialect }
 
-  app.get<{ Params: { corporation: number }; Querystring: ExpertSearchInput }>(
+  app.get(
     '/v2/organization/:corporation/expert',
     {
       schema: {
@@ -51,7 +50,7 @@ export async function searchRoutes(app: FastifyInstance, context: AppContext): P
     async (request) => ok(await searchExperts(target, request.params.corporation, request.query)),
   )
 
-  app.get<{ Params: { corporation: number }; Querystring: SpotlightSearchInput }>(
+  app.get(
     '/v2/spotlight/:corporation/search',
     {
       schema: {
@@ -68,7 +67,7 @@ export async function searchRoutes(app: FastifyInstance, context: AppContext): P
     async (request) => ok(await searchSpotlights(target, request.params.corporation, request.query)),
   )
 
-  app.get<{ Params: { corporation: number }; Querystring: QuestionSearchInput }>(
+  app.get(
     '/v2/qanda/:corporation/search',
     {
       schema: {

@@ -1,12 +1,12 @@
 import fastifyCookie from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Static } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { addressKey } from '../auth/failure-limit.js'
 import type { Lockout } from '../auth/lockout.js'
 import { formatScopes } from '../auth/scopes.js'
 import { ApiError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { issueLink, linkUrl } from '../people/links.js'
 import type { LinkMailer } from '../people/mail.js'
 import { decoyHash, verifyPassword } from '../people/passwords.js'
@@ -95,8 +95,9 @@ function meOf(session: LiveSession) {
  * `POST /auth/token` mints a short-lived bearer token for the signed-in person. The cookie
  * authenticates nothing but these routes.
  */
-export async function sessionRoutes(app: FastifyInstance, context: SessionContext): Promise<void> {
+export async function sessionRoutes(scope: FastifyInstance, context: SessionContext): Promise<void> {
   const { db, now, config } = context
+  const app = typedRoutes(scope)
   const lifetimes = lifetimesOf(context)
   await app.register(fastifyCookie)
 
@@ -136,7 +137,7 @@ export async function sessionRoutes(app: FastifyInstance, context: SessionContex
   }
   const session = (request: FastifyRequest) => liveSession(request.cookies[SESSION_COOKIE])
 
-  app.post<{ Body: Static<typeof SignIn> }>(
+  app.post(
     '/auth/sign-in',
     {
       config: { sameOrigin: true },
@@ -241,7 +242,7 @@ export async function sessionRoutes(app: FastifyInstance, context: SessionContex
     },
   )
 
-  app.post<{ Body: Static<typeof PasswordChange> }>(
+  app.post(
     '/auth/password',
     {
       config: { sameOrigin: true },
@@ -269,7 +270,7 @@ export async function sessionRoutes(app: FastifyInstance, context: SessionContex
     },
   )
 
-  app.post<{ Body: Static<typeof ResetRequest> }>(
+  app.post(
     '/auth/password-reset',
     {
       config: { sameOrigin: true },
@@ -295,7 +296,7 @@ export async function sessionRoutes(app: FastifyInstance, context: SessionContex
   )
 
   for (const purpose of ['invitation', 'reset'] as const) {
-    app.post<{ Body: Static<typeof LinkUse> }>(
+    app.post(
       purpose === 'invitation' ? '/auth/invitation/accept' : '/auth/password-reset/complete',
       {
         config: { sameOrigin: true },

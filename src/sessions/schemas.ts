@@ -48,7 +48,7 @@ export const Me = Type.Object(
     organization: Type.Integer({ description: 'The organization id (`:corporation`)' }),
     email: Type.String(),
     name: Type.String(),
-    role: Type.Union(ROLES.map((role) => Type.Literal(role))),
+    role: Type.Enum(ROLES),
     expert: Type.Union([Type.String(), Type.Null()], {
       description: 'For the expert role: the username of its expert',
     }),

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { isObject } from '../validation/guards.js'
 
 /**
  * Post-processing of the generated OpenAPI document, so that code generators and linters get named
@@ -6,9 +7,6 @@ import { isDeepStrictEqual } from 'node:util'
  */
 
 type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
 const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']
@@ -53,8 +51,9 @@ export function hoistTitledSchemas(document: Json): void {
     if (!isObject(schema)) continue
     // A component's own title names it already: visit only what is inside it.
     const { title, ...rest } = schema
-    const visited = visit(rest) as Json
-    schemas[name] = title === undefined ? visited : { title, ...visited }
+    // Without its title the component is never replaced by a $ref: it stays an object.
+    const visited = visit(rest)
+    schemas[name] = title === undefined || !isObject(visited) ? visited : { title, ...visited }
   }
   forEachOperation(document, (operation) => {
     for (const parameter of asList(operation.parameters)) {

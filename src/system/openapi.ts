@@ -1,10 +1,10 @@
-import type { AddressInfo } from 'node:net'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { SCOPE_DESCRIPTIONS } from '../auth/scopes.js'
 import type { Config } from '../config.js'
 import { ErrorEnvelope, OAuthErrorBody } from '../http/envelope.js'
+import { isObject, propertyOf, stringsOf } from '../validation/guards.js'
 import { forEachOperation, hoistTitledSchemas, objectAt } from './openapi-document.js'
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -103,7 +103,9 @@ const RESPONSES = {
 /** The base URL the document names: `EXPERTDIR_PUBLIC_URL`, else the address the server listens on. */
 function serverUrl(app: FastifyInstance, config: Config): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '')
-  const address = app.server.listening ? (app.server.address() as AddressInfo | null) : null
+  const listening = app.server.listening ? app.server.address() : null
+  // A string is a pipe or socket path: no host and port to name.
+  const address = typeof listening === 'string' ? null : listening
   const host = address?.address ?? config.host
   const port = address?.port ?? config.port
   const named = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
@@ -119,14 +121,14 @@ const isProtected = (url: string, route: RouteOptions) =>
  */
 function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   if (!schema) return { schema, url }
-  const documented: Record<string, unknown> = { ...schema }
+  const documented: FastifySchema & Json = { ...schema }
   // The cookie-authenticated sign-in routes take JSON only (their CSRF defence, docs/security.md).
   if (schema.body) documented.consumes = route.config?.sameOrigin ? ['application/json'] : BODY_MEDIA_TYPES
   if (route.config?.oauth) {
     // Client authentication: HTTP Basic, or client_id and client_secret in the body.
     documented.security = [{ clientBasic: [] }, {}]
     // Documents the RFC 6749 error body until the route's own response schema declares it.
-    const responses = (schema.response ?? {}) as Record<string, unknown>
+    const responses = isObject(schema.response) ? schema.response : {}
     if (responses['4xx'] === ErrorEnvelope) documented.response = { ...responses, '4xx': OAuthErrorBody }
   } else if (isProtected(url, route)) {
     const scope = route.config?.scope
@@ -134,7 +136,7 @@ function transformRoute({ schema, url, route }: { schema: FastifySchema; url: st
   } else {
     documented.security = []
   }
-  return { schema: documented as FastifySchema, url }
+  return { schema: documented, url }
 }
 
 type Json = Record<string, unknown>
@@ -171,14 +173,14 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
 
   const tags = new Map<string, string[]>()
   forEachOperation(document, (operation, method, path) => {
-    for (const tag of (operation.tags as string[] | undefined) ?? []) {
+    for (const tag of stringsOf(operation.tags)) {
       tags.set(tag, [...(tags.get(tag) ?? []), String(operation.summary ?? `${method} ${path}`)])
     }
-    const responses = objectAt(operation, 'responses') as Record<string, Json>
+    const responses = objectAt(operation, 'responses')
     const isApi = path.startsWith('/v2/')
     const bearer = Array.isArray(operation.security) && operation.security.some((s) => 'oauth2' in s)
     for (const [status, response] of Object.entries(responses)) {
-      if ('$ref' in response) continue
+      if (!isObject(response) || '$ref' in response) continue
       if (response.description === 'Default Response' && status === '200') {
         response.description = path.startsWith('/v2/oauth/') ? 'Success' : 'Success: `{success: true, data}`'
       }
@@ -187,8 +189,12 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
       if (!status.startsWith('2')) continue
       if (isApi) Object.assign(headers, RATE_LIMIT_HEADERS)
       if (bearer && method === 'get') headers.ETag = ref('headers', 'ETag')
-      const parameters = (operation.parameters as Json[] | undefined) ?? []
-      if (parameters.some((parameter) => String(parameter.name).toLowerCase() === 'idempotency-key')) {
+      const parameters = Array.isArray(operation.parameters) ? operation.parameters : []
+      if (
+        parameters.some(
+          (parameter) => String(propertyOf(parameter, 'name')).toLowerCase() === 'idempotency-key',
+        )
+      ) {
         headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed')
       }
     }
@@ -203,7 +209,7 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
     if (isApi) responses['429'] = ref('responses', 'TooManyRequests')
     responses['503'] = ref('responses', 'Unavailable')
   })
-  const schemas = components.schemas as Json
+  const schemas = objectAt(components, 'schemas')
   components.schemas = Object.fromEntries(
     Object.keys(schemas)
       .sort()
@@ -236,10 +242,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       // Replaced with the real token URL when the document is built (the address is known then).
       components: { securitySchemes: securitySchemes('/v2/oauth/token') },
     },
-    transform: transformRoute as never,
+    transform: transformRoute,
     transformObject: (documentObject) => {
-      const { openapiObject } = documentObject as unknown as { openapiObject: Json }
-      return completeDocument(openapiObject, app, config) as never
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
+      // Completed as plain JSON on a shallow copy, whose members then replace the document's own.
+      const { openapiObject } = documentObject
+      return Object.assign(openapiObject, completeDocument({ ...openapiObject }, app, config))
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })

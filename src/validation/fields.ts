@@ -23,12 +23,27 @@ export function EmbedCode(description: string, max: number) {
 }
 
 /** Dates are unix seconds; a value that only makes sense as milliseconds is refused. */
-export function UnixSeconds(description: string) {
+/** Above this, a unix time is almost certainly in milliseconds (10^11 s is the year 5138). */
+export const LARGEST_UNIX_SECONDS = 99_999_999_999
+/** 0001-01-01T00:00:00Z: the earliest date a profile, a post or a Q&A item may give. */
+const EARLIEST_UNIX_SECONDS = -62_135_596_800
+
+/**
+ * An integer unix time in seconds, from `earliest` (default: the year 1) to the year 5138; a value that
+ * only fits milliseconds gets a message saying so.
+ */
+export function UnixSeconds(description: string, earliest = EARLIEST_UNIX_SECONDS) {
   return Type.Integer({
-    minimum: -62_135_596_800,
-    maximum: 99_999_999_999,
-    description: `${description}: unix time in seconds`,
-    'x-message': 'must be a unix time in seconds (an integer; milliseconds are not accepted)',
+    minimum: earliest,
+    description: `${description}: unix time in seconds (not milliseconds)`,
+    'x-message': 'must be an integer unix time in seconds, such as 1767225600',
+    // A nested schema so that a too-large value gets its own message.
+    allOf: [
+      {
+        maximum: LARGEST_UNIX_SECONDS,
+        'x-message': 'looks like unix milliseconds: send unix seconds (divide by 1000)',
+      },
+    ],
   })
 }
 
@@ -74,3 +89,8 @@ export const Key = (description: string) =>
 /** An optional field a write may clear: `null`, or `""` (the only way a form body can clear it). */
 export const Clearable = <T extends TSchema>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Literal(''), Type.Null()]))
+
+/** A written "" clears a field: it is stored as null. Any other value (undefined: not given) stays. */
+export function blankToNull<T>(value: T | ''): T | null {
+  return value === '' ? null : value
+}

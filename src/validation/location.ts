@@ -1,12 +1,11 @@
 import { InvalidFields } from './errors.js'
+import { blankToNull } from './fields.js'
 import { subdivisionCode } from './geo.js'
 
 export interface Location {
   location_country?: string | null
   location_state?: string | null
 }
-
-const blank = (value: string | null | undefined) => (value === undefined ? undefined : value || null)
 
 /**
  * The one normalization of a country/state pair, for experts, the organization profile and inquiries:
@@ -16,8 +15,8 @@ const blank = (value: string | null | undefined) => (value === undefined ? undef
  */
 export function normalizeLocation(given: Location, stored: Location = {}): Location {
   const out: Location = {}
-  const country = blank(given.location_country)
-  const state = blank(given.location_state)
+  const country = blankToNull(given.location_country)
+  const state = blankToNull(given.location_state)
   if (country !== undefined) out.location_country = country?.toUpperCase() ?? null
   const effectiveCountry = country !== undefined ? out.location_country : stored.location_country
   const effectiveState = state !== undefined ? state : stored.location_state

@@ -40,7 +40,7 @@ export function codePointsOf(characters: string): CodePoints {
 }
 
 function subtract(from: CodePoints, excluded: CodePoints): [number, number][] {
-  let ranges = from.map(([a, b]) => [a, b] as [number, number])
+  let ranges = from.map(([a, b]): [number, number] => [a, b])
   for (const [low, high] of excluded) {
     ranges = ranges.flatMap(([a, b]): [number, number][] => {
       if (high < a || low > b) return [[a, b]]

@@ -2073,8 +2073,8 @@ export interface components {
             title: string;
             description?: string | "" | null;
             type?: (71 | 73) | "" | null;
-            start?: number | "" | null;
-            end?: number | "" | null;
+            start?: (number & unknown) | "" | null;
+            end?: (number & unknown) | "" | null;
         };
         /** AccomplishmentUpdate */
         AccomplishmentUpdate: {
@@ -2082,8 +2082,8 @@ export interface components {
             title?: string;
             description?: string | "" | null;
             type?: (71 | 73) | "" | null;
-            start?: number | "" | null;
-            end?: number | "" | null;
+            start?: (number & unknown) | "" | null;
+            end?: (number & unknown) | "" | null;
         };
         /**
          * AdmissionInquiry
@@ -2174,7 +2174,7 @@ export interface components {
             publisher?: string | "" | null;
             authors?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** ArticleUpdate */
@@ -2184,7 +2184,7 @@ export interface components {
             publisher?: string | "" | null;
             authors?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** AssessmentCreate */
@@ -2295,7 +2295,7 @@ export interface components {
             title: string;
             publisher?: string | "" | null;
             authors?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             isbn?: string | "" | null;
             cover_url?: string | "" | null;
@@ -2306,7 +2306,7 @@ export interface components {
             title?: string;
             publisher?: string | "" | null;
             authors?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             isbn?: string | "" | null;
             cover_url?: string | "" | null;
@@ -2584,7 +2584,7 @@ export interface components {
             title: string;
             event_name?: string | "" | null;
             location?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             time_zone?: string | "" | null;
             time?: string | "" | null;
         };
@@ -2594,7 +2594,7 @@ export interface components {
             title?: string;
             event_name?: string | "" | null;
             location?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             time_zone?: string | "" | null;
             time?: string | "" | null;
         };
@@ -3021,7 +3021,7 @@ export interface components {
             type?: ("print" | "online" | "tv" | "radio") | "" | null;
             url?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             cover_url?: string | "" | null;
         };
         /** MediaappearanceUpdate */
@@ -3032,7 +3032,7 @@ export interface components {
             type?: ("print" | "online" | "tv" | "radio") | "" | null;
             url?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             cover_url?: string | "" | null;
         };
         /**
@@ -3118,7 +3118,7 @@ export interface components {
             individual?: string | "" | null;
             organization?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /**
@@ -3172,7 +3172,7 @@ export interface components {
             individual?: string | "" | null;
             organization?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** PasswordChange */
@@ -3196,7 +3196,7 @@ export interface components {
             title: string;
             number?: string | "" | null;
             detail?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** PatentUpdate */
@@ -3205,7 +3205,7 @@ export interface components {
             title?: string;
             number?: string | "" | null;
             detail?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** PhotoCreate */
@@ -3276,7 +3276,7 @@ export interface components {
             tagged?: string[];
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3292,7 +3292,7 @@ export interface components {
             tagged?: string[];
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3834,7 +3834,7 @@ export interface components {
             details?: string | "" | null;
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3884,7 +3884,7 @@ export interface components {
             details?: string | "" | null;
             /** @description Published flag (default 0) */
             published?: number;
-            published_date?: number | "" | null;
+            published_date?: (number & unknown) | "" | null;
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
@@ -3938,7 +3938,7 @@ export interface components {
             title: string;
             subtitle?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             cover_url?: string | "" | null;
         };
@@ -3948,7 +3948,7 @@ export interface components {
             title?: string;
             subtitle?: string | "" | null;
             details?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
             cover_url?: string | "" | null;
         };
@@ -3960,7 +3960,7 @@ export interface components {
             details?: string | "" | null;
             amount?: number | "" | null;
             currency?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /** ResearchgrantUpdate */
@@ -3971,7 +3971,7 @@ export interface components {
             details?: string | "" | null;
             amount?: number | "" | null;
             currency?: string | "" | null;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
             url?: string | "" | null;
         };
         /**
@@ -4035,6 +4035,7 @@ export interface components {
             organization: number;
             email: string;
             name: string;
+            /** @enum {unknown} */
             role: "owner" | "admin" | "editor" | "inquiries" | "expert";
             /** @description For the expert role: the username of its expert */
             expert: string | null;
@@ -4170,7 +4171,7 @@ export interface components {
             url?: string | "" | null;
             /** @description Recommendation */
             recommendation: string;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
         };
         /** TestimonialUpdate */
         TestimonialUpdate: {
@@ -4182,7 +4183,7 @@ export interface components {
             url?: string | "" | null;
             /** @description Recommendation */
             recommendation?: string;
-            date?: number | "" | null;
+            date?: (number & unknown) | "" | null;
         };
         /**
          * TokenRequest

@@ -21,7 +21,7 @@ export function contentCommands(program: Command, cli: Cli): void {
       try {
         text = await readFile(file, 'utf8')
       } catch (error) {
-        throw new CliError(`Cannot read ${file}: ${(error as Error).message}`)
+        throw new CliError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`)
       }
       const bar = cli.io.stderr.isTTY
         ? new cliProgress.SingleBar(

@@ -3,10 +3,11 @@ import { deleteWebhook, findWebhook, saveWebhook } from '../../delivery/reposito
 import { generateWebhookSecret, isWebhookUrl } from '../../delivery/webhook.js'
 import { decodeCursor } from '../../inquiries/cursor.js'
 import { readInbox } from '../../inquiries/inbox.js'
-import { type InquiryKind, isInquiryKind, KIND_NAMES, LARGEST_UNIX_SECONDS } from '../../inquiries/kinds.js'
+import { type InquiryKind, isInquiryKind, KIND_NAMES } from '../../inquiries/kinds.js'
 import { inquiryFields } from '../../inquiries/mapping.js'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../inquiries/schemas.js'
 import { findOrganization } from '../../organizations/repository.js'
+import { LARGEST_UNIX_SECONDS } from '../../validation/fields.js'
 import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())

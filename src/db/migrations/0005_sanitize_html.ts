@@ -58,7 +58,7 @@ async function sanitizeBiographies(db: Kysely<Tables>): Promise<void> {
  * Not reversible: `down` keeps the sanitized text.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const tables = db as unknown as Kysely<Tables>
+  const tables = db.withTables<Tables>()
   await sanitizeColumn(tables, 'spotlights', 'html')
   await sanitizeColumn(tables, 'questions', 'details')
   await sanitizeColumn(tables, 'answers', 'answer')

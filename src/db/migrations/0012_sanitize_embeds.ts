@@ -81,7 +81,7 @@ type Tables = Record<string, Record<string, string | number | null>>
  * Not reversible: `down` keeps the sanitized values.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const tables = db as unknown as Kysely<Tables>
+  const tables = db.withTables<Tables>()
   const changedExperts = new Set<number>()
   let after = 0
   for (;;) {
