@@ -101,7 +101,7 @@ export async function buildDataset(db: Kysely<DB>, sizes: DatasetSizes, now: num
     const username = `bench-expert-${String(i + 1).padStart(6, '0')}`
     const email = `${username}@bench.example`
     experts.push({ ...expertColumns, id, username, email, email_key: email })
-    usernames.push({ username, created_at: now })
+    usernames.push({ org_id: org.id, username, created_at: now })
     for (const item of i < sizes.fullExperts ? template : lightTemplate) {
       const { id: _itemId, ...columns } = item
       profileItems.push({ ...columns, expert_id: id })

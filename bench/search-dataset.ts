@@ -301,7 +301,7 @@ export async function buildSearchDataset(db: Kysely<DB>, count: number, now: num
       const lastname = surname()
       if (surnames.length < 200 && i % 7 === 0) surnames.push(lastname)
       const discipline = pick(DISCIPLINES)
-      usernames.push({ username, created_at: now })
+      usernames.push({ org_id: org.id, username, created_at: now })
       experts.push({
         org_id: org.id,
         username,

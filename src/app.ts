@@ -11,6 +11,7 @@ import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
+import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
 import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
@@ -28,6 +29,7 @@ import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
+import { staffRoutes } from './staff/routes.js'
 import { openStorage } from './storage/open.js'
 import type { MediaStorage } from './storage/storage.js'
 import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
@@ -172,6 +174,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     )
     if (limit) protectedScope.addHook('onRequest', limit)
     registerReadEtags(protectedScope)
+    redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)
     await expertRoutes(protectedScope, context)
     await profileRoutes(protectedScope, context)
@@ -179,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
     await searchRoutes(protectedScope, context)
+    await staffRoutes(protectedScope, context)
     await uploadRoutes(protectedScope, context)
   })
   await app.after()

@@ -40,7 +40,7 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     ...(metrics ? { onRun: metrics.recordOutboxRun } : {}),
   })
   outbox.start()
-  const stopHousekeeping = startHousekeeping(database.db, log)
+  const stopHousekeeping = startHousekeeping(database.db, log, config)
 
   let stopping = false
   const quickDeaths = new Map<number, number>()

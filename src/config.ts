@@ -61,6 +61,11 @@ export const ConfigSchema = Type.Object({
    */
   deliveryLeaseMs: Type.Integer({ minimum: 1000, default: 100_000 }),
   /**
+   * Days an inquiry keeps its sender's personal data; housekeeping then removes it and keeps the
+   * record (kind, expert, date). Unset: kept until erased (docs/privacy.md).
+   */
+  inquiryRetentionDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
+  /**
    * The service's public base URL (`https://api.example.org`), for the URLs it publishes (OAuth
    * metadata, OpenAPI `servers` and token URL); unset: taken from the request or the listening
    * address. Set it behind a proxy.
@@ -119,6 +124,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',
   deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
   deliveryLeaseMs: 'EXPERTDIR_DELIVERY_LEASE_MS',
+  inquiryRetentionDays: 'EXPERTDIR_INQUIRY_RETENTION_DAYS',
   publicUrl: 'EXPERTDIR_PUBLIC_URL',
   corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
   trustProxy: 'EXPERTDIR_TRUST_PROXY',

@@ -35,7 +35,7 @@ export async function startServer(
   database.commits.observe((batch) => app.log.debug(batch, 'group commit'))
   await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
-  const stopHousekeeping = background ? startHousekeeping(database.db, app.log) : () => {}
+  const stopHousekeeping = background ? startHousekeeping(database.db, app.log, config) : () => {}
   // Inquiry deliveries run inside the server process; several processes may share one database.
   const outbox = createOutbox({
     database,

@@ -49,7 +49,8 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
     assert.equal(body.data.client, ctx.tenant.client.client_id)
     assert.equal(body.data.user, ctx.tenant.orgId)
     assert.equal(body.data.scope, true)
-    assert.equal(body.scope, 'read write inquiries:create inquiries:read')
+    // The test client holds every scope, the two outside the defaults too.
+    assert.equal(body.scope, 'read write inquiries:create inquiries:read inquiries:handle admin')
     assert.match(body.data.accessTokenExpiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     assert.equal(Date.parse(body.data.accessTokenExpiresAt), ctx.clock.now() + 30 * 24 * 3600 * 1000)
   })
@@ -232,8 +233,12 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
     assert.equal(write.statusCode, 403, 'a read token cannot delete')
   })
 
-  test('asking for every scope, or an empty scope, gives data.scope true', async () => {
-    for (const scope of ['inquiries:read inquiries:create write read', '', ' ']) {
+  test('asking for every default scope, or an empty scope, gives data.scope true', async () => {
+    for (const [scope, granted] of [
+      ['inquiries:read inquiries:create write read', 'read write inquiries:create inquiries:read'],
+      ['', 'read write inquiries:create inquiries:read inquiries:handle admin'],
+      [' ', 'read write inquiries:create inquiries:read inquiries:handle admin'],
+    ]) {
       const response = await ctx.inject({
         method: 'POST',
         url: '/v2/oauth/token',
@@ -241,13 +246,20 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
       })
       assert.equal(response.statusCode, 200, response.body)
       assert.equal(response.json().data.scope, true)
-      assert.equal(response.json().scope, 'read write inquiries:create inquiries:read')
+      assert.equal(response.json().scope, granted)
     }
+    const narrower = await ctx.inject({
+      method: 'POST',
+      url: '/v2/oauth/token',
+      payload: { ...grant(), scope: 'read admin' },
+    })
+    assert.equal(narrower.json().data.scope, 'read admin')
   })
 
   test('an unknown scope, or one the client lacks, is 400 invalid_scope and issues nothing', async () => {
     const { db } = ctx.testDatabase.database
     const readOnly = await createClient(db, ctx.tenant.orgId, 'read only', ctx.clock.now(), ['read'])
+    const defaults = await createClient(db, ctx.tenant.orgId, 'default scopes', ctx.clock.now())
     const count = async () =>
       Number(
         (
@@ -259,7 +271,9 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
       )
     const before = await count()
     for (const [client, scope, hint] of [
-      [ctx.tenant.client, 'admin', /Unknown scope: admin/],
+      [ctx.tenant.client, 'superuser', /Unknown scope: superuser/],
+      [defaults, 'admin', /may not request: admin/],
+      [defaults, 'read inquiries:handle', /may not request: inquiries:handle/],
       [ctx.tenant.client, 'read everything', /Unknown scope: everything/],
       [readOnly, 'write', /may not request: write/],
       [readOnly, 'read inquiries:create', /may not request: inquiries:create/],
@@ -296,7 +310,7 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
     const response = await ctx.inject({
       method: 'POST',
       url: '/v2/oauth/token',
-      payload: { ...grant(), client_secret: 'wrong', scope: 'admin' },
+      payload: { ...grant(), client_secret: 'wrong', scope: 'superuser' },
     })
     assertOAuthError(response, 401, 'invalid_client')
   })

@@ -65,7 +65,7 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
         await insertInquiry(trx, {
           org_id: 1,
           username,
-          expert_email: 'grace@navy.example',
+          recipients: JSON.stringify([{ role: 'expert', email: 'grace@navy.example' }]),
           kind: 'general',
           firstname: 'Ada',
           lastname: 'Lovelace',

@@ -89,9 +89,9 @@ for (const { dialect, skip } of await testDialects()) {
     test('exit codes: 2 for usage errors, 1 for failed operations', async () => {
       assert.equal((await cli('org', 'create')).code, 2, 'missing --name')
       assert.equal((await cli('client', 'create', '--org', 'abc')).code, 2, 'bad --org')
-      const badScope = await cli('client', 'create', '--org', '1', '--scope', 'read admin')
+      const badScope = await cli('client', 'create', '--org', '1', '--scope', 'read superuser')
       assert.equal(badScope.code, 2, 'unknown scope')
-      assert.match(badScope.stderr, /unknown scope admin/)
+      assert.match(badScope.stderr, /unknown scope superuser/)
       assert.equal((await cli('client', 'create', '--org', '1', '--scope', ' ')).code, 2, 'no scope')
       assert.equal((await cli('no-such-command')).code, 2)
       const failed = await cli('client', 'create', '--org', '999999')

@@ -36,7 +36,10 @@ describeEachDialect(
             response.headers['access-control-allow-headers'],
             'Authorization, Content-Type, Idempotency-Key, If-None-Match',
           )
-          assert.equal(response.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, DELETE')
+          assert.equal(
+            response.headers['access-control-allow-methods'],
+            'GET, HEAD, POST, PUT, PATCH, DELETE',
+          )
           assert.equal(response.headers['access-control-allow-credentials'], undefined)
           assert.match(String(response.headers.vary), /Origin/)
           assert.ok(response.headers['x-request-id'])

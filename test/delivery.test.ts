@@ -376,11 +376,16 @@ describeEachDialect('inquiry delivery', (ctx) => {
     )
     const entry = listed.inquiries.find((inquiry: { id: number }) => inquiry.id === id)
     assert.deepEqual(Object.keys(entry).sort(), [
+      'assignee',
       'created_at',
       'delivery',
       'fields',
       'id',
       'kind',
+      'notes',
+      'recipients',
+      'redacted_at',
+      'status',
       'username',
     ])
     assert.equal(listed.next_cursor, null)

@@ -59,10 +59,10 @@ describeEachDialect('experts: create', (ctx) => {
     assert.equal(row?.location_state, 'ON')
   })
 
-  test('gives a taken username the next free -N suffix, and never reuses a deleted one', async () => {
+  test('gives a username taken in the organization the next free -N suffix, and never reuses a deleted one', async () => {
     const first = await createExpert(ctx, ctx.tenant, { firstname: 'Ann', lastname: 'Lee' })
     const second = await createExpert(ctx, ctx.tenant, { firstname: 'Ann', lastname: 'Lee' })
-    const third = await createExpert(ctx, ctx.other, { firstname: 'Ann', lastname: 'Lee' })
+    const third = await createExpert(ctx, ctx.tenant, { firstname: 'Ann', lastname: 'Lee' })
     assert.deepEqual([first, second, third], ['ann-lee', 'ann-lee-2', 'ann-lee-3'])
     const deleted = await ctx.inject({
       method: 'DELETE',
@@ -71,6 +71,12 @@ describeEachDialect('experts: create', (ctx) => {
     })
     assert.equal(deleted.statusCode, 200)
     assert.equal(await createExpert(ctx, ctx.tenant, { firstname: 'Ann', lastname: 'Lee' }), 'ann-lee-4')
+  })
+
+  test('another organization has usernames of its own: its first Ann Lee is ann-lee', async () => {
+    await createExpert(ctx, ctx.tenant, { firstname: 'Ann', lastname: 'Lee' })
+    const elsewhere = await ctx.addTenant('Elsewhere College')
+    assert.equal(await createExpert(ctx, elsewhere, { firstname: 'Ann', lastname: 'Lee' }), 'ann-lee')
   })
 
   test('names without Latin letters get expert- and a random suffix', async () => {
@@ -299,7 +305,7 @@ describeEachDialect('experts: update, delete, read', (ctx) => {
     assert.equal(account?.department, 'Research')
     assert.equal(account?.corporation_id, ctx.tenant.orgId)
     assert.equal(account?.is_published, 0)
-    assert.equal(Object.keys(account ?? {}).length, 19)
+    assert.equal(Object.keys(account ?? {}).length, 20)
   })
 
   test('a malformed username or corporation in the path is a 400', async () => {

@@ -108,7 +108,7 @@ describeEachDialect('import', (ctx) => {
     assert.deepEqual(first.questions, { created: 1, updated: 0, unchanged: 0 })
     const db = ctx.testDatabase.database.db
     const counts = await contentRowCounts(ctx)
-    const profile = await readProfile(db, ctx.tenant.orgId, 'amara-nwosu')
+    const profile = await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all')
     ctx.clock.advance(60_000)
     const second = await importDocument(ctx, ctx.tenant.orgId, file)
     assert.deepEqual(second.experts, { created: 0, updated: 0, unchanged: 2 })
@@ -116,12 +116,12 @@ describeEachDialect('import', (ctx) => {
     assert.deepEqual(second.questions, { created: 0, updated: 0, unchanged: 1 })
     assert.deepEqual(second.ids, first.ids)
     assert.deepEqual(await contentRowCounts(ctx), counts)
-    assert.deepEqual(await readProfile(db, ctx.tenant.orgId, 'amara-nwosu'), profile)
+    assert.deepEqual(await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all'), profile)
   })
 
   test('a changed re-import updates elements in place by key and drops the ones no longer listed', async () => {
     const db = ctx.testDatabase.database.db
-    const before = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu')) as Record<
+    const before = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all')) as Record<
       string,
       { id: number }[]
     >
@@ -136,7 +136,7 @@ describeEachDialect('import', (ctx) => {
     ctx.clock.advance(60_000)
     const result = await importDocument(ctx, ctx.tenant.orgId, file)
     assert.deepEqual(result.experts, { created: 0, updated: 1, unchanged: 1 })
-    const after = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu')) as Record<
+    const after = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all')) as Record<
       string,
       Record<string, unknown>[]
     >
@@ -171,10 +171,13 @@ describeEachDialect('import', (ctx) => {
     })
     assert.deepEqual(result.experts, { created: 0, updated: 1, unchanged: 0 })
     assert.deepEqual(result.ids.experts, [username])
-    const profile = (await readProfile(ctx.testDatabase.database.db, ctx.tenant.orgId, username)) as Record<
-      string,
-      Record<string, unknown>[]
-    >
+    const profile = (await readProfile(
+      ctx.testDatabase.database.db,
+      ctx.tenant.orgId,
+      username,
+      'expert',
+      'all',
+    )) as Record<string, Record<string, unknown>[]>
     assert.equal(profile.tagline?.[0]?.tagline, 'First programmer')
   })
 
@@ -285,7 +288,13 @@ describeEachDialect('import', (ctx) => {
     assert.equal(output.experts.length, 12)
     assert.ok(output.spotlights.length >= 4 && output.questions.length >= 3)
     const db = ctx.testDatabase.database.db
-    const profile = (await readProfile(db, org.orgId, output.experts[0] as string)) as Record<string, unknown>
+    const profile = (await readProfile(
+      db,
+      org.orgId,
+      output.experts[0] as string,
+      'expert',
+      'all',
+    )) as Record<string, unknown>
     const filled = Object.values(profile).filter((value) => !Array.isArray(value) || value.length > 0)
     assert.ok(filled.length >= 38, `${filled.length} sections filled`)
     const post = await ctx.inject({

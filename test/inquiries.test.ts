@@ -59,7 +59,7 @@ describeEachDialect('inquiries', (ctx) => {
 
   before(async () => {
     username = await createExpert(ctx, ctx.tenant, { email: 'recipient@uni.example' })
-    otherUsername = await createExpert(ctx, ctx.other)
+    otherUsername = await createExpert(ctx, ctx.other, { lastname: 'Only Elsewhere' })
   })
 
   test('stores a donor inquiry with its outbox rows and returns its id', async () => {
@@ -74,7 +74,7 @@ describeEachDialect('inquiries', (ctx) => {
     assert.equal(row?.kind, 'donor')
     assert.equal(row?.org_id, ctx.tenant.orgId)
     assert.equal(row?.username, username)
-    assert.equal(row?.expert_email, 'recipient@uni.example')
+    assert.deepEqual(JSON.parse(row?.recipients ?? ''), [{ role: 'expert', email: 'recipient@uni.example' }])
     assert.equal(kindField(row, 'donor_type'), 'corporate')
     assert.equal(kindField(row, 'donor_focus'), 'recurring_gift')
     assert.equal(row?.location_country, 'CA')

@@ -4,7 +4,15 @@ import { before, test } from 'node:test'
 import * as oauth from 'oauth4webapi'
 import { describeEachDialect } from './helpers/harness.js'
 
-const SCOPES = ['read', 'write', 'inquiries:create', 'inquiries:read']
+const SCOPES = [
+  'read',
+  'read:public',
+  'write',
+  'inquiries:create',
+  'inquiries:read',
+  'inquiries:handle',
+  'admin',
+]
 
 /** The members RFC 8414 asks for, with the URLs under `base`. */
 function expectedMetadata(base: string) {
@@ -98,7 +106,7 @@ describeEachDialect('OAuth for off-the-shelf clients (RFC 8414 metadata, oauth4w
       as,
       { client_id: ctx.tenant.client.client_id },
       oauth.ClientSecretPost(ctx.tenant.client.client_secret),
-      new URLSearchParams({ scope: 'admin' }),
+      new URLSearchParams({ scope: 'superuser' }),
       insecure,
     )
     await assert.rejects(

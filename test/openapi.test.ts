@@ -42,8 +42,11 @@ const openPath = (path: string) => !path.startsWith('/v2/') || path.startsWith('
 
 /** CONTRACT §13: `read` for GETs, `write` for changes, the inquiry scopes for the inquiry routes. */
 function expectedScope(method: string, path: string): string {
+  if (path.endsWith('/notifications')) return 'admin'
+  if (/\/inquiry$/.test(path) && method === 'delete') return 'admin'
+  if (/\/inquiry\/\{id\}$/.test(path) && method === 'patch') return 'inquiries:handle'
   if (/\/inquiry(\/|$)/.test(path)) return method === 'get' ? 'inquiries:read' : 'inquiries:create'
-  return method === 'get' ? 'read' : 'write'
+  return method === 'get' ? 'read:public' : 'write'
 }
 
 describeEachDialect('OpenAPI document for code generators', (ctx) => {
@@ -106,9 +109,12 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
     const server = document.servers[0].url
     assert.equal(scheme.flows.clientCredentials.tokenUrl, `${server}/v2/oauth/token`)
     assert.deepEqual(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [
+      'admin',
       'inquiries:create',
+      'inquiries:handle',
       'inquiries:read',
       'read',
+      'read:public',
       'write',
     ])
     for (const { path, method, operation } of operationsOf(document)) {

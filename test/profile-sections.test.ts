@@ -165,10 +165,10 @@ describeEachDialect('profile sections', (ctx) => {
   test('a profile read costs four queries however many sections are filled', async () => {
     const counter = queryCounter()
     const db = ctx.testDatabase.database.db.withPlugin(counter)
-    const filled = await readProfile(db, ctx.tenant.orgId, 'amara-nwosu')
+    const filled = await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all')
     const fullCount = counter.count
     counter.count = 0
-    await readProfile(db, ctx.tenant.orgId, 'daniel-okonkwo-reyes')
+    await readProfile(db, ctx.tenant.orgId, 'daniel-okonkwo-reyes', 'expert', 'all')
     const sparseCount = counter.count
     assert.equal(Object.keys(filled).length, 46)
     assert.equal(fullCount, 4)

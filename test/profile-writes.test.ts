@@ -124,7 +124,7 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     expectError(await call(ctx, 'GET', `${base()}/article/${theirs.id}`), 404, 'not_found')
     expectError(await call(ctx, 'PUT', `${base()}/article/${theirs.id}`, { title: 'Mine' }), 404, 'not_found')
     expectError(await call(ctx, 'DELETE', `${base()}/article/${link.id}`), 404, 'not_found')
-    const foreignUser = await createExpert(ctx, ctx.other)
+    const foreignUser = await createExpert(ctx, ctx.other, { lastname: 'Only Elsewhere' })
     const foreign = await data(
       await call(
         ctx,

@@ -27,19 +27,20 @@ function referenceServer(database: Database): FastifyInstance {
   app.get<{ Params: Params }>(
     '/v2/organization/:corporation/expert/:username',
     { schema: { response: { 200: Success(Profile) } } },
-    async (request) => ok(await readProfile(db, Number(request.params.corporation), request.params.username)),
+    async (request) =>
+      ok(await readProfile(db, Number(request.params.corporation), request.params.username, 'expert', 'all')),
   )
   app.get<{ Params: Params }>(
     '/v2/spotlight/:corporation/:id',
     { schema: { response: { 200: Success(SpotlightRead) } } },
     async (request) =>
-      ok(await readSpotlight(db, Number(request.params.corporation), Number(request.params.id))),
+      ok(await readSpotlight(db, Number(request.params.corporation), Number(request.params.id), 'all')),
   )
   app.get<{ Params: Params }>(
     '/v2/qanda/:corporation/:id',
     { schema: { response: { 200: Success(QuestionRead) } } },
     async (request) =>
-      ok(await readQuestion(db, Number(request.params.corporation), Number(request.params.id))),
+      ok(await readQuestion(db, Number(request.params.corporation), Number(request.params.id), 'all')),
   )
   return app
 }
@@ -345,29 +346,31 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
     const body = (data: unknown) => JSON.stringify(ok(data))
     /** The lookup a read starts with, as if no document were stored (the reader rebuilds). */
     const lookup = async () => {
-      const [row] = await findExpertDocument(db, org(), expertX)
+      const [row] = await findExpertDocument(db, org(), expertX, 'expert', 'all')
       assert.ok(row)
       return { ...row, body: null, etag: null }
     }
     // The writer commits after the reader read the versions, before it reads the data.
     let found = await lookup()
     await write('PUT', url, { job_title: 'Between lookup and build' })
-    await currentDocument(db, 'expert', org(), found, async () => body(await readProfile(db, org(), expertX)))
+    await currentDocument(db, 'expert', org(), 'all', found, async () =>
+      body(await readProfile(db, org(), expertX, 'expert', 'all')),
+    )
     await assertFresh('a write between lookup and build')
     // The writer commits after the reader built from old data, before it stores.
     found = await lookup()
-    await currentDocument(db, 'expert', org(), found, async () => {
-      const old = body(await readProfile(db, org(), expertX))
+    await currentDocument(db, 'expert', org(), 'all', found, async () => {
+      const old = body(await readProfile(db, org(), expertX, 'expert', 'all'))
       await write('PUT', url, { job_title: 'Between build and store' })
       return old
     })
     await assertFresh('a write between build and store')
     // A slow reader of an older version stores after a newer document was stored: it is kept.
     found = await lookup()
-    const slow = body(await readProfile(db, org(), expertX))
+    const slow = body(await readProfile(db, org(), expertX, 'expert', 'all'))
     await write('PUT', url, { job_title: 'Newest' })
     const newest = await second.inject({ method: 'GET', url, headers: ctx.tenant.auth })
-    await currentDocument(db, 'expert', org(), found, async () => slow)
+    await currentDocument(db, 'expert', org(), 'all', found, async () => slow)
     const stored = await db
       .selectFrom('read_documents')
       .select('etag')

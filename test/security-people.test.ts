@@ -65,6 +65,7 @@ async function inquiryRecipient(ctx: TestContext, url: string): Promise<string> 
     .select('username')
     .where('id', '=', id)
     .executeTakeFirstOrThrow()
+  assert.ok(row.username, 'the inquiry names an expert')
   return row.username
 }
 

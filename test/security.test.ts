@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import type { InjectOptions } from 'fastify'
 import { createClient } from '../src/auth/clients.js'
-import { formatScopes, SCOPES, type Scope } from '../src/auth/scopes.js'
+import { formatScopes, grants, SCOPES, type Scope } from '../src/auth/scopes.js'
 import { describeEachDialect, envelope, requestToken, type TestContext } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
 import { PROTECTED_ROUTES } from './helpers/protected-routes.js'
@@ -33,6 +33,21 @@ const PUBLIC =
 /** Answers 404 to every request (an inquiry kind that does not exist): test/inquiry-kinds.test.ts covers it. */
 const ALWAYS_404 = new Set(['POST /v2/organization/:corporation/inquiry/:id'])
 
+/**
+ * `request` (built for `built`, a route of the same entry) sent to `route`: each `:param` of the route
+ * takes the segment at its place in the built URL, literal segments come from the route. So an entry
+ * that covers many routes of one shape (every profile section) is tried on each of them.
+ */
+function onRoute(route: string, request: InjectOptions): InjectOptions {
+  const [path = '', query] = String(request.url).split('?')
+  const built = path.split('/')
+  const segments = route
+    .replace(/^[A-Z]+ /, '')
+    .split('/')
+    .map((segment, i) => (segment.startsWith(':') ? (built[i] ?? segment) : segment))
+  return { ...request, url: segments.join('/') + (query === undefined ? '' : `?${query}`) }
+}
+
 describeEachDialect('shared security suite: every protected route', (ctx) => {
   /** For each scope, a token holding only it and one holding every other scope. */
   const only = {} as Record<Scope, string>
@@ -41,6 +56,7 @@ describeEachDialect('shared security suite: every protected route', (ctx) => {
   let revokedClientToken: string
   before(async () => {
     const { db } = ctx.testDatabase.database
+    const everyScope = await createClient(db, ctx.tenant.orgId, 'every scope', ctx.clock.now(), SCOPES)
     const client = await createClient(db, ctx.tenant.orgId, 'to revoke', ctx.clock.now())
     revokedClientToken = await requestToken(ctx.app, client)
     await db
@@ -49,12 +65,50 @@ describeEachDialect('shared security suite: every protected route', (ctx) => {
       .where('client_id', '=', client.client_id)
       .execute()
     for (const scope of SCOPES) {
-      only[scope] = await scopedToken(ctx.app, ctx.tenant.client, scope)
+      only[scope] = await scopedToken(ctx.app, everyScope, scope)
+      // Every scope that does not grant this one (`read` grants `read:public` as well).
       allBut[scope] = await scopedToken(
         ctx.app,
-        ctx.tenant.client,
-        formatScopes(SCOPES.filter((other) => other !== scope)),
+        everyScope,
+        formatScopes(SCOPES.filter((other) => !grants([other], scope))),
       )
+    }
+  })
+
+  test('a read:public token on every GET route of the route table: the same as read on what the public may see, 404 on the rest, 403 on routes that are not for it', async () => {
+    const getRoutes = ctx.routes.filter(
+      ({ route, config }) => route.startsWith('GET ') && !config.methodFallback && !PUBLIC.test(route),
+    )
+    assert.ok(getRoutes.length > 50, 'the harness collected the routes')
+    for (const { route, config } of getRoutes) {
+      const entry = PROTECTED_ROUTES.find((candidate) => candidate.covers.includes(route))
+      assert.ok(entry, `${route} has an entry in test/helpers/protected-routes.ts`)
+      const request = onRoute(route, await entry.build(ctx, ctx.tenant.orgId, ctx.tenant))
+      const asPublic = await ctx.inject(withToken(request, only['read:public']))
+      if (config.scope !== 'read:public') {
+        assert.equal(asPublic.statusCode, 403, `${route}: ${asPublic.body}`)
+        assert.equal(envelope(asPublic).error?.code, 'insufficient_scope', route)
+        continue
+      }
+      const asReader = await ctx.inject(withToken(request, only.read))
+      assert.equal(asPublic.statusCode, asReader.statusCode, `${route}: ${asPublic.body}`)
+      if (!entry.record) {
+        assert.equal(asPublic.statusCode, 200, `${route}: ${asPublic.body}`)
+        continue
+      }
+      if (asReader.statusCode === 200)
+        assert.equal(asPublic.body, asReader.body, `${route}: the same document`)
+      assert.ok(entry.hidden, `${entry.name} addresses a record: give its entry a hidden() builder`)
+      for (const hidden of await entry.hidden(ctx, ctx.tenant.orgId, ctx.tenant)) {
+        const target = onRoute(route, hidden)
+        const hiddenAsPublic = await ctx.inject(withToken(target, only['read:public']))
+        assert.equal(hiddenAsPublic.statusCode, 404, `${route} ${target.url}: ${hiddenAsPublic.body}`)
+        assert.equal(envelope(hiddenAsPublic).error?.code, 'not_found')
+        if (target.url === hidden.url) {
+          const control = await ctx.inject(withToken(target, only.read))
+          assert.equal(control.statusCode, 200, `${route} ${target.url} with read: ${control.body}`)
+        }
+      }
     }
   })
 

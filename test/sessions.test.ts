@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { hashToken } from '../src/auth/secrets.js'
-import { CHORES } from '../src/system/housekeeping.js'
+import { chores } from '../src/system/housekeeping.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import {
   addPersonWithPassword,
@@ -460,11 +460,13 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       tokens: (await db.selectFrom('person_tokens').select('token_hash').execute()).length,
       links: (await db.selectFrom('person_links').select('token_hash').execute()).length,
     })
-    const chores = () =>
+    const runChores = () =>
       Promise.all(
-        [CHORES.expired_sessions, CHORES.expired_person_links].map((chore) => chore?.(db, ctx.clock.now())),
+        [chores({}).expired_sessions, chores({}).expired_person_links].map((chore) =>
+          chore?.(db, ctx.clock.now()),
+        ),
       )
-    await chores()
+    await runChores()
     const live = await count()
     assert.ok(live.sessions > 0 && live.tokens > 0 && live.links > 0)
     assert.ok(
@@ -476,7 +478,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
     )
     ctx.clock.advance(8 * 24 * 3600 * 1000)
     try {
-      await chores()
+      await runChores()
       assert.deepEqual(await count(), { sessions: 0, tokens: 0, links: 0 })
     } finally {
       ctx.clock.advance(-8 * 24 * 3600 * 1000)

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js'
 import { ApiError } from '../errors.js'
 import { propertyOf } from '../validation/guards.js'
 import { isPositiveId } from '../validation/text.js'
-import { isScope, SCOPES, type Scope } from './scopes.js'
+import { grants, isScope, SCOPES, type Scope } from './scopes.js'
 import { hashToken } from './secrets.js'
 import { findPrincipal, type Principal } from './tokens.js'
 
@@ -49,7 +49,8 @@ function invalidToken(): ApiError {
   )
 }
 
-function insufficientScope(needed: Scope): ApiError {
+/** 403 for a request that needs `needed`, which the token lacks. */
+export function insufficientScope(needed: Scope): ApiError {
   return new ApiError(
     'insufficient_scope',
     `This access token lacks the scope this request needs: ${needed}. Request a token with that scope from a client that holds it.`,
@@ -84,10 +85,8 @@ export function requireBearer(
     const principal = await context.principals.resolve(token)
     if (!principal) throw invalidToken()
     request.principal = principal
-    const needed = request.routeOptions.config.scope
-    // Unreachable: the onRoute check above refuses a route without a scope.
-    if (needed === undefined) throw new Error(`${request.routeOptions.url} declares no scope`)
-    if (!principal.scopes.includes(needed)) throw insufficientScope(needed)
+    const needed = neededScope(request)
+    if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
     const corporation = propertyOf(request.params, 'corporation')
     if (
       typeof corporation === 'string' &&
@@ -165,8 +164,25 @@ export function databaseInquiryRecipient(database: Database): InquiryRecipient {
       .where('org_id', '=', orgId)
       .where('id', '=', id)
       .executeTakeFirst()
-    return row?.username
+    return row?.username ?? undefined
   }
+}
+
+/** The route's scope, or its `queryScope` when the request carries that query parameter. */
+function neededScope(request: FastifyRequest): Scope {
+  const { scope, queryScope } = request.routeOptions.config
+  const query = request.query
+  if (
+    queryScope &&
+    typeof query === 'object' &&
+    query !== null &&
+    Object.hasOwn(query, queryScope.parameter)
+  ) {
+    return queryScope.scope
+  }
+  // Unreachable: the onRoute check refuses a route without a scope.
+  if (scope === undefined) throw new Error(`${request.routeOptions.url} declares no scope`)
+  return scope
 }
 
 /** Resolves bearer tokens to principals. */

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import type { ClientRow } from '../db/schema.js'
-import { formatScopes, SCOPES, type Scope } from './scopes.js'
+import { DEFAULT_SCOPES, formatScopes, type Scope } from './scopes.js'
 import { hashSecret, randomToken } from './secrets.js'
 
 export interface IssuedClient {
@@ -17,7 +17,7 @@ export async function createClient(
   orgId: number,
   label: string | null,
   now: number,
-  scopes: readonly Scope[] = SCOPES,
+  scopes: readonly Scope[] = DEFAULT_SCOPES,
 ): Promise<IssuedClient> {
   const clientId = `cl_${randomToken(12)}`
   const clientSecret = randomToken(32)

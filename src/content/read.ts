@@ -1,5 +1,6 @@
 import type { Static } from 'typebox'
 import type { Queryable } from '../db/database.js'
+import { type Audience, itemVisibleTo, type ProfileFlags, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findContentDocument } from '../derived/read-documents.js'
 import { notFound } from '../errors.js'
@@ -35,15 +36,26 @@ function publishedDate(item: { published: number; published_at: number | null; c
   return toSeconds(item.published_at ?? (item.published ? item.created_at : null))
 }
 
+/** The experts `audience` may see, without their flags. */
+function visibleExperts<T extends ProfileFlags>(
+  audience: Audience,
+  experts: T[],
+): Omit<T, keyof ProfileFlags>[] {
+  return experts
+    .filter((expert) => profileVisibleTo(audience, expert))
+    .map(({ is_published, is_private, ...expert }) => expert)
+}
+
 export async function readSpotlight(
   db: Queryable,
   orgId: number,
   id: number,
+  audience: Audience,
 ): Promise<Static<typeof SpotlightRead>> {
   const post = await findSpotlight(db, orgId, id)
-  if (!post) throw notFound(`Post ${id}`)
+  if (!post || !itemVisibleTo(audience, post)) throw notFound(`Post ${id}`)
   const [experts, tags] = await Promise.all([
-    listTaggedExperts(db, orgId, id),
+    listTaggedExperts(db, orgId, id).then((rows) => visibleExperts(audience, rows)),
     listTags(db, orgId, 'spotlight_tags', id),
   ])
   return {
@@ -74,15 +86,17 @@ export async function readSpotlight(
   }
 }
 
+/** A question with its answers; for the public, only the answers of experts it may see. */
 export async function readQuestion(
   db: Queryable,
   orgId: number,
   id: number,
+  audience: Audience,
 ): Promise<Static<typeof QuestionRead>> {
   const question = await findQuestion(db, orgId, id)
-  if (!question) throw notFound(`Question ${id}`)
+  if (!question || !itemVisibleTo(audience, question)) throw notFound(`Question ${id}`)
   const [answers, tags] = await Promise.all([
-    listAnswers(db, orgId, id),
+    listAnswers(db, orgId, id).then((rows) => visibleExperts(audience, rows)),
     listTags(db, orgId, 'question_tags', id),
   ])
   const text = plainText(question.details ?? '') || plainText(answers[0]?.answer ?? '') || question.question
@@ -116,17 +130,20 @@ const BUILDERS = { spotlight: readSpotlight, question: readQuestion }
 const NAMES = { spotlight: 'Post', question: 'Question' }
 
 /**
- * A post (`spotlight`) or Q&A item read as served: the stored document when it is current (one query),
- * otherwise built, serialized by `serialize` (the route's response serializer) and stored.
+ * A post (`spotlight`) or Q&A item read as served to `audience`: the stored document when it is current
+ * (one query), otherwise built, serialized by `serialize` (the route's response serializer) and stored.
  */
 export async function contentDocument(
   db: Queryable,
   kind: 'spotlight' | 'question',
   orgId: number,
   id: number,
+  audience: Audience,
   serialize: (data: unknown) => string | Buffer | ArrayBuffer,
 ): Promise<ReadDocument> {
-  const found = await findContentDocument(db, kind, orgId, id)
+  const found = await findContentDocument(db, kind, orgId, id, audience)
   if (!found) throw notFound(`${NAMES[kind]} ${id}`)
-  return currentDocument(db, kind, orgId, found, async () => serialize(await BUILDERS[kind](db, orgId, id)))
+  return currentDocument(db, kind, orgId, audience, found, async () =>
+    serialize(await BUILDERS[kind](db, orgId, id, audience)),
+  )
 }

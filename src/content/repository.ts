@@ -81,7 +81,14 @@ export const listTaggedExperts = reusableQuery((db: Queryable, orgId: number, sp
   db
     .selectFrom('spotlight_experts')
     .innerJoin('experts', 'experts.id', 'spotlight_experts.expert_id')
-    .select(['experts.username', 'experts.firstname', 'experts.lastname', 'experts.job_title'])
+    .select([
+      'experts.username',
+      'experts.firstname',
+      'experts.lastname',
+      'experts.job_title',
+      'experts.is_published',
+      'experts.is_private',
+    ])
     .where('experts.org_id', '=', orgId)
     .where('spotlight_experts.spotlight_id', '=', spotlightId)
     .orderBy('spotlight_experts.position'),
@@ -98,6 +105,8 @@ export const listAnswers = reusableQuery((db: Queryable, orgId: number, question
       'experts.lastname',
       'answers.answer',
       'answers.created_at',
+      'experts.is_published',
+      'experts.is_private',
     ])
     .where('experts.org_id', '=', orgId)
     .where('answers.question_id', '=', questionId)

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { audienceOf } from '../derived/audience.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -16,15 +17,21 @@ const errors = { '4xx': ErrorEnvelope }
 export async function contentRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
   const app = typedRoutes(untyped)
   const { db } = context
-  const send = async (params: ItemPath, kind: 'spotlight' | 'question', reply: FastifyReply) => {
+  const send = async (
+    request: { params: ItemPath; principal: FastifyRequest['principal'] },
+    kind: 'spotlight' | 'question',
+    reply: FastifyReply,
+  ) => {
+    const { corporation, id } = request.params
+    const audience = audienceOf(request.principal.scopes)
     const serialize = (data: unknown) => reply.serialize(ok(data))
-    return sendDocument(reply, await contentDocument(db, kind, params.corporation, params.id, serialize))
+    return sendDocument(reply, await contentDocument(db, kind, corporation, id, audience, serialize))
   }
 
   app.get(
     '/v2/spotlight/:corporation/:id',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       schema: {
         operationId: 'getSpotlight',
         tags: ['content'],
@@ -33,13 +40,13 @@ export async function contentRoutes(untyped: FastifyInstance, context: AppContex
         response: { 200: Success(SpotlightRead), ...errors },
       },
     },
-    async (request, reply) => send(request.params, 'spotlight', reply),
+    async (request, reply) => send(request, 'spotlight', reply),
   )
 
   app.get(
     '/v2/qanda/:corporation/:id',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       schema: {
         operationId: 'getQuestion',
         tags: ['content'],
@@ -48,6 +55,6 @@ export async function contentRoutes(untyped: FastifyInstance, context: AppContex
         response: { 200: Success(QuestionRead), ...errors },
       },
     },
-    async (request, reply) => send(request.params, 'question', reply),
+    async (request, reply) => send(request, 'question', reply),
   )
 }

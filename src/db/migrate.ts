@@ -12,6 +12,9 @@ import * as readDocuments from './migrations/0009_read_documents.js'
 import * as searchVersions from './migrations/0011_search_versions.js'
 import * as sanitizeEmbeds from './migrations/0012_sanitize_embeds.js'
 import * as media from './migrations/0013_media.js'
+import * as usernamesPerOrganization from './migrations/0014_usernames_per_organization.js'
+import * as inquiryDesk from './migrations/0015_inquiry_desk.js'
+import * as staff from './migrations/0016_staff.js'
 import * as people from './migrations/0017_people.js'
 import type { DB } from './schema.js'
 
@@ -29,6 +32,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011_search_versions': searchVersions,
   '0012_sanitize_embeds': sanitizeEmbeds,
   '0013_media': media,
+  '0014_usernames_per_organization': usernamesPerOrganization,
+  '0015_inquiry_desk': inquiryDesk,
+  '0016_staff': staff,
   '0017_people': people,
 }
 
@@ -36,29 +42,55 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
 /** Migrates up or down to `name` (tests of a migration's data step). */
 export async function migrateTo(db: Kysely<DB>, name: string): Promise<void> {
-  const { error } = await new Migrator({ db, provider }).migrateTo(name)
-  if (error) throw error
+  await underMigrationLock(db, async (migrator) => {
+    const { error } = await migrator.migrateTo(name)
+    if (error) throw error
+  })
 }
 
 /**
  * Applies every pending migration; throws with the failing migration's name. Safe when several
  * processes start together on one database: exactly one applies each migration, the others wait
- * and then find nothing to do. On PostgreSQL, Kysely's migrator holds a session advisory lock
- * (`pg_advisory_lock`) while it reads the applied migrations and runs the pending ones. On SQLite its
- * lock is a no-op (it assumes one process), so the whole run happens inside `BEGIN IMMEDIATE`: the
- * database's write lock, taken before the applied migrations are read.
+ * and then find nothing to do (see `underMigrationLock`).
  */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
-  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return runToLatest(new Migrator({ db, provider }))
+  return underMigrationLock(db, runToLatest)
+}
+
+/**
+ * Runs `migrate` while no other process migrates. On PostgreSQL, Kysely's migrator holds a session
+ * advisory lock (`pg_advisory_lock`) while it reads the applied migrations and runs the pending ones.
+ * On SQLite its lock is a no-op (it assumes one process), so the whole run happens inside
+ * `BEGIN IMMEDIATE`: the database's write lock, taken before the applied migrations are read. There,
+ * foreign keys are off meanwhile: a migration that rebuilds a table (SQLite's way to change a
+ * constraint) drops the old one, which must not cascade to the rows referencing it. The references
+ * are checked before the commit instead. (The pragma has no effect inside a transaction, hence before
+ * BEGIN.)
+ */
+async function underMigrationLock<T>(
+  db: Kysely<DB>,
+  migrate: (migrator: Migrator) => Promise<T>,
+): Promise<T> {
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return migrate(new Migrator({ db, provider }))
   return db.connection().execute(async (connection) => {
-    await beginImmediate(connection)
+    await sql`pragma foreign_keys = off`.execute(connection)
     try {
-      const applied = await runToLatest(new Migrator({ db: connection, provider, disableTransactions: true }))
-      await sql`commit`.execute(connection)
-      return applied
-    } catch (error) {
-      await sql`rollback`.execute(connection).catch(() => {})
-      throw error
+      await beginImmediate(connection)
+      try {
+        const result = await migrate(new Migrator({ db: connection, provider, disableTransactions: true }))
+        const { rows: broken } = await sql<{ table: string }>`pragma foreign_key_check`.execute(connection)
+        if (broken.length > 0)
+          throw new Error(
+            `Migrating left rows whose reference is missing, in: ${[...new Set(broken.map((row) => row.table))].join(', ')}`,
+          )
+        await sql`commit`.execute(connection)
+        return result
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => {})
+        throw error
+      }
+    } finally {
+      await sql`pragma foreign_keys = on`.execute(connection)
     }
   })
 }

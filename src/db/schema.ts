@@ -2,6 +2,9 @@ import type { Generated, Insertable, Selectable } from 'kysely'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
 
+/** What a reader may see: everything (`read`) or only what is public (`read:public`, CONTRACT §17). */
+export type Audience = 'all' | 'public'
+
 /** Times are unix milliseconds in every table. */
 export interface OrganizationsTable {
   id: number
@@ -44,6 +47,8 @@ export interface ExpertsTable {
   email: string
   /** Lower-cased email: the per-organization uniqueness key. */
   email_key: string
+  /** Where the expert's assistant receives inquiries, when the organization's settings say so. */
+  assistant_email: Generated<string | null>
   company: string
   department: string | null
   phone_number: string | null
@@ -61,11 +66,25 @@ export interface ExpertsTable {
   updated_at: number
   /** Bumped by every change of what the expert's read documents show (src/derived/read-documents.ts). */
   doc_version: Generated<number>
+  /** What the profile is: an expert (the directory's subject) or a staff member (CONTRACT §17). */
+  type: Generated<ProfileType>
 }
 
-/** Every username ever handed out, so that none is reused after a delete. */
+/** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
+export type ProfileType = 'expert' | 'staff'
+
+/** Every username ever handed out in an organization, so that none is generated again after a delete or a rename. */
 export interface UsernamesTable {
+  org_id: number
   username: string
+  created_at: number
+}
+
+/** An old username of a renamed expert: requests under it are redirected to the expert's current one. */
+export interface UsernameRedirectsTable {
+  org_id: number
+  username: string
+  expert_id: number
   created_at: number
 }
 
@@ -76,10 +95,13 @@ export interface DB extends ContentTables, SearchTables, PeopleTables {
   access_tokens: AccessTokensTable
   experts: ExpertsTable
   usernames: UsernamesTable
+  username_redirects: UsernameRedirectsTable
   inquiries: InquiriesTable
   inquiry_deliveries: InquiryDeliveriesTable
   idempotency_keys: IdempotencyKeysTable
   webhooks: WebhooksTable
+  inquiry_notifications: InquiryNotificationsTable
+  privacy_requests: PrivacyRequestsTable
   media_files: MediaFilesTable
 }
 
@@ -94,9 +116,19 @@ export interface InquiriesTable {
   org_id: number
   /** One of the kinds of src/inquiries/kinds.ts. */
   kind: string
-  username: string
-  /** The expert's address when the inquiry arrived: where the email goes even if the expert changes. */
-  expert_email: string
+  /** The recipient expert; null for an inquiry to the organization's desk. */
+  username: string | null
+  /**
+   * Who is emailed, decided when the inquiry arrived (the notification settings, the expert's and the
+   * assistant's addresses of that moment): a JSON array of `{"role", "email"}`.
+   */
+  recipients: string
+  /** Handling: one of src/inquiries/handling.ts. */
+  status: Generated<string>
+  assignee: Generated<string | null>
+  notes: Generated<string | null>
+  /** When the sender's personal data was removed (retention or erasure); null while it is kept. */
+  redacted_at: Generated<number | null>
   firstname: string
   lastname: string | null
   email: string
@@ -154,7 +186,30 @@ export interface WebhooksTable {
   updated_at: number
 }
 
+/** Per organization and inquiry kind: who is emailed (absent row: the defaults of src/inquiries/notifications.ts). */
+export interface InquiryNotificationsTable {
+  org_id: number
+  kind: string
+  /** The desk's addresses for this kind: a JSON array of strings. */
+  recipients: string
+  expert: number
+  assistant: number
+  desk: number
+  updated_at: number
+}
+
+/** A record of an export or erasure by sender email: who asked and how many records, never the address. */
+export interface PrivacyRequestsTable {
+  id: Generated<number>
+  org_id: number
+  action: 'export' | 'erase'
+  client_id: string
+  records: number
+  created_at: number
+}
+
 export type InquiryRow = Selectable<InquiriesTable>
+export type InquiryNotificationRow = Selectable<InquiryNotificationsTable>
 export type NewInquiryRow = Insertable<InquiriesTable>
 export type DeliveryRow = Selectable<InquiryDeliveriesTable>
 export type WebhookRow = Selectable<WebhooksTable>
@@ -369,6 +424,8 @@ export type DocumentKind = 'expert' | 'spotlight' | 'question'
 export interface ReadDocumentsTable {
   kind: DocumentKind
   record_id: number
+  /** Who the document was built for (src/derived/audience.ts): a reader gets only its own audience's. */
+  audience: Audience
   org_id: number
   /** The record's `doc_version` the document was built from. */
   record_version: number

@@ -1,12 +1,17 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { InquiryRow } from '../db/schema.js'
+import type { Recipient } from '../inquiries/handling.js'
 import { kindLabel, labelledFields } from '../inquiries/mapping.js'
 import { propertyOf } from '../validation/guards.js'
 import { DeliveryError } from './webhook.js'
 
-/** Sends inquiry emails to experts; `undefined` from `createEmailChannel` means SMTP is not configured. */
+/**
+ * Sends inquiry emails to the recipients decided when the inquiry arrived (the expert, the assistant,
+ * the desk: src/inquiries/notifications.ts); `undefined` from `createEmailChannel` means SMTP is not
+ * configured.
+ */
 export interface EmailChannel {
-  send(inquiry: InquiryRow): Promise<void>
+  send(inquiry: InquiryRow, recipients: readonly Recipient[]): Promise<void>
   close(): void
 }
 
@@ -30,8 +35,9 @@ export function composeEmail(inquiry: InquiryRow): { subject: string; text: stri
   const header = lines
     .filter(([, value]) => value !== null && value !== '')
     .map(([label, value]) => `${label}: ${value}`)
+  const addressee = inquiry.username === null ? "the organization's inquiry desk" : inquiry.username
   const text = [
-    `You have received a new ${kindLabel(inquiry.kind)} inquiry (#${inquiry.id}).`,
+    `You have received a new ${kindLabel(inquiry.kind)} inquiry (#${inquiry.id}) for ${addressee}.`,
     '',
     ...header,
     '',
@@ -47,12 +53,12 @@ export function createEmailChannel(smtpUrl: string, from: string): EmailChannel 
   if (smtpUrl === '') return undefined
   const transport: Transporter = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS })
   return {
-    async send(inquiry) {
+    async send(inquiry, recipients) {
       const { subject, text } = composeEmail(inquiry)
       try {
         await transport.sendMail({
           from,
-          to: inquiry.expert_email,
+          to: recipients.map((recipient) => recipient.email),
           replyTo: {
             name: [inquiry.firstname, inquiry.lastname].filter(Boolean).join(' '),
             address: inquiry.email,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import type { DeliveryRow } from '../db/schema.js'
+import { parseRecipients } from '../inquiries/handling.js'
 import { findInquiry } from '../inquiries/repository.js'
 import { createEmailChannel, type EmailChannel } from './email.js'
 import {
@@ -21,6 +22,8 @@ export const MAX_BACKOFF_MS = 60 * 60 * 1000
  */
 export const LEASE_MS = 10 * WEBHOOK_TIMEOUT_MS
 const BATCH = 10
+const REDACTED = "cancelled: the sender's personal data was removed"
+const NO_RECIPIENTS = 'no one to email: the notification settings name no recipient for this kind'
 
 type Log = {
   info(object: object, message: string): void
@@ -91,8 +94,13 @@ export function createOutbox(options: OutboxOptions): Outbox {
       return skipped('no webhook is configured for this organization')
     const inquiry = await findInquiry(db, row.org_id, row.inquiry_id)
     if (!inquiry) return skipped('the inquiry no longer exists')
+    if (inquiry.redacted_at !== null) return skipped(REDACTED)
     if (webhook) await sendWebhook(webhook, inquiry, row.id)
-    else await email?.send(inquiry)
+    else {
+      const recipients = parseRecipients(inquiry.recipients)
+      if (recipients.length === 0) return skipped(NO_RECIPIENTS)
+      await email?.send(inquiry, recipients)
+    }
     return { status: 'delivered', next_attempt_at: null, last_error: null }
   }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js'
-import type { DocumentKind } from '../db/schema.js'
+import type { Audience, DocumentKind } from '../db/schema.js'
 import { etagOf } from '../http/etag.js'
 import { type DocumentLookup, storeDocument } from './read-documents.js'
 
@@ -11,12 +11,14 @@ export interface ReadDocument {
 
 /**
  * The stored document when it is current; otherwise `build` makes the body (the builder run after
- * the versions were read sees data at least that new), and it is stored under those versions.
+ * the versions were read sees data at least that new), and it is stored under those versions, for
+ * `audience` alone: what one audience's reader is served was built for that audience.
  */
 export async function currentDocument(
   db: Queryable,
   kind: DocumentKind,
   orgId: number,
+  audience: Audience,
   found: DocumentLookup,
   build: () => Promise<string | Buffer | ArrayBuffer>,
 ): Promise<ReadDocument> {
@@ -29,6 +31,7 @@ export async function currentDocument(
   await storeDocument(db, {
     kind,
     record_id: found.id,
+    audience,
     org_id: orgId,
     record_version: found.version,
     org_version: found.org_version,

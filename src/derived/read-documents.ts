@@ -1,7 +1,8 @@
 import type { Insertable } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
-import type { DocumentKind, ReadDocumentsTable } from '../db/schema.js'
+import type { DocumentKind, ProfileType, ReadDocumentsTable } from '../db/schema.js'
+import { type Audience, profileVisibleWithin, visibilityBounds } from './audience.js'
 
 /** Stored read documents: the lookup a read starts with, the guarded store, the removal. */
 
@@ -14,17 +15,16 @@ export interface DocumentLookup {
   etag: string | null
 }
 
-/**
- * The expert by username, with its document only when that was built from the expert's current
- * `doc_version` and its organization's current `profile_version`. One indexed query; on PostgreSQL
- * a named statement.
- */
-export const findExpertDocument: (
-  db: Queryable,
-  orgId: number,
-  username: string,
-) => Promise<DocumentLookup[]> = reusableQuery(
-  (db: Queryable, orgId: number, username: string) =>
+const expertDocument = reusableQuery(
+  (
+    db: Queryable,
+    orgId: number,
+    username: string,
+    type: ProfileType,
+    audience: Audience,
+    minPublished: number,
+    maxPrivate: number,
+  ) =>
     db
       .selectFrom('experts')
       .innerJoin('organizations', 'organizations.id', 'experts.org_id')
@@ -32,6 +32,7 @@ export const findExpertDocument: (
         join
           .on('read_documents.kind', '=', 'expert')
           .onRef('read_documents.record_id', '=', 'experts.id')
+          .on('read_documents.audience', '=', audience)
           .onRef('read_documents.record_version', '=', 'experts.doc_version')
           .onRef('read_documents.org_version', '=', 'organizations.profile_version'),
       )
@@ -43,19 +44,38 @@ export const findExpertDocument: (
         'read_documents.etag as etag',
       ])
       .where('experts.org_id', '=', orgId)
-      .where('experts.username', '=', username),
+      .where('experts.username', '=', username)
+      .where('experts.type', '=', type)
+      .where(profileVisibleWithin('experts', { minPublished, maxPrivate })),
   'read_expert_document',
 )
 
+/**
+ * The expert (or staff member: `type`) by username when `audience` may see it, with its document for that audience only when
+ * that was built from the expert's current `doc_version` and its organization's current
+ * `profile_version`. One indexed query; on PostgreSQL a named statement (both audiences share it).
+ */
+export function findExpertDocument(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  type: ProfileType,
+  audience: Audience,
+): Promise<DocumentLookup[]> {
+  const { minPublished, maxPrivate } = visibilityBounds(audience)
+  return expertDocument(db, orgId, username, type, audience, minPublished, maxPrivate)
+}
+
 const contentDocument = (table: 'spotlights' | 'questions', kind: DocumentKind) =>
   reusableQuery(
-    (db: Queryable, orgId: number, id: number) =>
+    (db: Queryable, orgId: number, id: number, audience: Audience, minPublished: number) =>
       db
         .selectFrom(`${table} as item` as 'spotlights as item')
         .leftJoin('read_documents', (join) =>
           join
             .on('read_documents.kind', '=', kind)
             .onRef('read_documents.record_id', '=', 'item.id')
+            .on('read_documents.audience', '=', audience)
             .onRef('read_documents.record_version', '=', 'item.doc_version'),
         )
         .select([
@@ -66,7 +86,8 @@ const contentDocument = (table: 'spotlights' | 'questions', kind: DocumentKind) 
           'read_documents.etag as etag',
         ])
         .where('item.org_id', '=', orgId)
-        .where('item.id', '=', id),
+        .where('item.id', '=', id)
+        .where('item.published', '>=', minPublished),
     `read_${kind}_document`,
   )
 
@@ -75,14 +96,21 @@ const CONTENT_DOCUMENTS = {
   question: contentDocument('questions', 'question'),
 }
 
-/** A post (`spotlight`) or question by id, with its document when current. */
+/** A post (`spotlight`) or question by id when `audience` may see it, with its document for that audience when current. */
 export async function findContentDocument(
   db: Queryable,
   kind: 'spotlight' | 'question',
   orgId: number,
   id: number,
+  audience: Audience,
 ): Promise<DocumentLookup | undefined> {
-  const [row] = await CONTENT_DOCUMENTS[kind](db, orgId, id)
+  const [row] = await CONTENT_DOCUMENTS[kind](
+    db,
+    orgId,
+    id,
+    audience,
+    visibilityBounds(audience).minPublished,
+  )
   return row && { ...row, org_version: 0 }
 }
 
@@ -96,7 +124,7 @@ export async function storeDocument(db: Queryable, document: Insertable<ReadDocu
     .values(document)
     .onConflict((conflict) =>
       conflict
-        .columns(['kind', 'record_id'])
+        .columns(['kind', 'record_id', 'audience'])
         .doUpdateSet((eb) => ({
           record_version: eb.ref('excluded.record_version'),
           org_version: eb.ref('excluded.org_version'),

@@ -189,6 +189,7 @@ export async function replaceQuestionRows(
   await insertRows(rows, (batch) => db.insertInto('question_search').values(batch).execute())
 }
 
+/** The experts among `ids`: staff members are never indexed, so an expert search never finds one. */
 export async function readExpertsByIds(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
   if (ids.length === 0) return []
   return db
@@ -196,5 +197,6 @@ export async function readExpertsByIds(db: Queryable, orgId: number, ids: number
     .selectAll()
     .where(ofOrganization('org_id', orgId))
     .where('id', 'in', ids)
+    .where('type', '=', 'expert')
     .execute()
 }

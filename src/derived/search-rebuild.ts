@@ -22,6 +22,7 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
       .select('experts.org_id')
       .distinct()
       .where((eb) => eb.and(orgId === undefined ? [] : [eb('experts.org_id', '=', orgId)]))
+      .where('experts.type', '=', 'expert')
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('expert_search').select('expert_id').whereRef('expert_id', '=', 'experts.id'))),
       ),

@@ -1,11 +1,14 @@
 import { changedColumns } from '../db/columns.js'
 import type { Queryable } from '../db/database.js'
-import type { ExpertRow, NewExpertRow } from '../db/schema.js'
+import type { ExpertRow, NewExpertRow, ProfileType } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { normalizeLocation } from '../validation/location.js'
 import {
+  addUsernameRedirect,
   findExpertByEmail,
+  findUsernameHolder,
   insertExpert,
+  removeUsernameRedirect,
   reserveUsername,
   takenUsernames,
   updateExpertRow,
@@ -19,10 +22,13 @@ import { usernameBase, usernameCandidates } from './username.js'
  * bookkeeping that follows a change.
  */
 
-export type ExpertColumns = Omit<NewExpertRow, 'id' | 'org_id' | 'username' | 'created_at' | 'updated_at'>
+export type ExpertColumns = Omit<
+  NewExpertRow,
+  'id' | 'org_id' | 'username' | 'type' | 'created_at' | 'updated_at'
+>
 
 /** Request fields -> columns: "" clears an optional field, the location is normalized, email gets its key. */
-function toColumns(input: ExpertUpdateInput, stored?: ExpertRow): Partial<ExpertColumns> {
+function toColumns(input: Omit<ExpertUpdateInput, 'username'>, stored?: ExpertRow): Partial<ExpertColumns> {
   const columns: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue
@@ -33,20 +39,33 @@ function toColumns(input: ExpertUpdateInput, stored?: ExpertRow): Partial<Expert
   return columns as Partial<ExpertColumns>
 }
 
-export function emailConflict(username: string): ApiError {
-  return new ApiError('conflict', 'Another expert of this organization already has this email address.', {
-    details: [{ field: 'email', message: 'is already used by another expert', username }],
+/** The email is another profile's: experts and staff members share one address space per organization. */
+export function emailConflict(holder: { username: string; type: ProfileType }): ApiError {
+  const who = holder.type === 'staff' ? 'staff member' : 'expert'
+  return new ApiError('conflict', `Another ${who} of this organization already has this email address.`, {
+    details: [{ field: 'email', message: `is already used by another ${who}`, username: holder.username }],
   })
 }
 
-/** Reserves the first free username derived from `base` (`base`, `base-2`, ...). */
-async function claimUsername(db: Queryable, base: string, now: number): Promise<string> {
+export function usernameConflict(username: string): ApiError {
+  return new ApiError('conflict', `Another profile of this organization is named ${username}.`, {
+    details: [
+      {
+        field: 'username',
+        message: 'is already used by another expert or staff member of this organization',
+      },
+    ],
+  })
+}
+
+/** Reserves the first username derived from `base` (`base`, `base-2`, ...) never handed out in the organization. */
+async function claimUsername(db: Queryable, orgId: number, base: string, now: number): Promise<string> {
   const candidates = usernameCandidates(base)
   for (;;) {
     const batch = Array.from({ length: 20 }, () => candidates.next().value)
-    const taken = await takenUsernames(db, batch)
+    const taken = await takenUsernames(db, orgId, batch)
     for (const candidate of batch) {
-      if (!taken.has(candidate) && (await reserveUsername(db, candidate, now))) return candidate
+      if (!taken.has(candidate) && (await reserveUsername(db, orgId, candidate, now))) return candidate
     }
   }
 }
@@ -57,22 +76,24 @@ export type NewAccount = Omit<ExpertCreateInput, 'is_published' | 'is_private'> 
   is_private?: number
 }
 
-/** Creates an expert; 409 when the email is taken. */
+/** Creates an expert or a staff member (`type`); 409 when the email is taken by either. */
 export async function createAccount(
   trx: Queryable,
   orgId: number,
   input: NewAccount,
   now: number,
+  type: ProfileType = 'expert',
 ): Promise<{ id: number; username: string }> {
   const { is_published, is_private, ...fields } = input
   const columns = toColumns(fields) as ExpertColumns
   const existing = await findExpertByEmail(trx, orgId, columns.email_key)
-  if (existing) throw emailConflict(existing.username)
-  const username = await claimUsername(trx, usernameBase(input.firstname, input.lastname), now)
+  if (existing) throw emailConflict(existing)
+  const username = await claimUsername(trx, orgId, usernameBase(input.firstname, input.lastname), now)
   const id = await insertExpert(trx, {
     ...columns,
     org_id: orgId,
     username,
+    type,
     is_published: is_published ?? 0,
     is_private: is_private ?? 0,
     created_at: now,
@@ -81,20 +102,34 @@ export async function createAccount(
   return { id, username }
 }
 
-/** Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). */
+/**
+ * Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). A new
+ * `username` renames the expert (409 when another expert of the organization has it): the old one
+ * leads to the expert from then on, and the new one, were it an old name of anyone, no longer leads
+ * elsewhere.
+ */
 export async function updateAccount(
   trx: Queryable,
   orgId: number,
   expert: ExpertRow,
   input: ExpertUpdateInput,
+  now: number,
 ): Promise<boolean> {
-  const columns = toColumns(input, expert)
-  const changes = changedColumns(columns, expert)
-  if (Object.keys(changes).length === 0) return false
+  const { username, ...fields } = input
+  const columns = toColumns(fields, expert)
+  const changes: Partial<NewExpertRow> = changedColumns(columns, expert)
   if (changes.email_key !== undefined) {
     const holder = await findExpertByEmail(trx, orgId, changes.email_key)
-    if (holder && holder.id !== expert.id) throw emailConflict(holder.username)
+    if (holder && holder.id !== expert.id) throw emailConflict(holder)
   }
+  if (username !== undefined && username !== expert.username) {
+    if (await findUsernameHolder(trx, orgId, username)) throw usernameConflict(username)
+    await reserveUsername(trx, orgId, username, now)
+    await removeUsernameRedirect(trx, orgId, username)
+    await addUsernameRedirect(trx, orgId, expert.username, expert.id, now)
+    changes.username = username
+  }
+  if (Object.keys(changes).length === 0) return false
   await updateExpertRow(trx, orgId, expert.id, changes)
   return true
 }

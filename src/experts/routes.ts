@@ -4,24 +4,30 @@ import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
 import { discardFiles } from '../storage/records.js'
+import { EXPERT_KIND, type ProfileKind } from './profile-type.js'
 import { ExpertCreate, ExpertCreated, ExpertDeleted, ExpertUpdate, ExpertUpdated } from './schemas.js'
 import { createExpert, deleteExpert, updateExpert } from './service.js'
 
 const errors = { '4xx': ErrorEnvelope }
-const EXPERT = '/v2/organization/:corporation/expert'
 
 /** The expert (account) routes: create, update, delete. The profile read is in src/profiles/routes.ts. */
-export async function expertRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+export async function expertRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  accountRoutes(app, context, EXPERT_KIND)
+}
+
+/** Create, update and delete of one kind of profile (experts here; staff members in src/staff). */
+export function accountRoutes(untyped: FastifyInstance, context: AppContext, kind: ProfileKind): void {
   const app = typedRoutes(untyped)
   const { db } = context
+  const { type, path, operation, noun, tag } = kind
 
   app.post(
-    EXPERT,
+    path,
     {
       schema: {
-        operationId: 'createExpert',
-        tags: ['experts'],
-        summary: 'Create an expert',
+        operationId: `create${operation}`,
+        tags: [tag],
+        summary: `Create ${noun}`,
         params: CorporationParams,
         body: ExpertCreate,
         response: { 200: Success(ExpertCreated), ...errors },
@@ -29,18 +35,18 @@ export async function expertRoutes(untyped: FastifyInstance, context: AppContext
       config: { scope: 'write' },
     },
     async (request) => {
-      const username = await createExpert(db, request.params.corporation, request.body, context.now())
+      const username = await createExpert(db, request.params.corporation, request.body, context.now(), type)
       return ok({ username, inserted: true })
     },
   )
 
   app.put(
-    `${EXPERT}/:username`,
+    `${path}/:username`,
     {
       schema: {
-        operationId: 'updateExpert',
-        tags: ['experts'],
-        summary: 'Update an expert (partial)',
+        operationId: `update${operation}`,
+        tags: [tag],
+        summary: `Update ${noun} (partial)`,
         params: ExpertParams,
         body: ExpertUpdate,
         response: { 200: Success(ExpertUpdated), ...errors },
@@ -49,30 +55,36 @@ export async function expertRoutes(untyped: FastifyInstance, context: AppContext
     },
     async (request) => {
       const { corporation, username } = request.params
-      const updated = await updateExpert(db, corporation, username, request.body, context.now())
-      return ok({ username, updated })
+      return ok(await updateExpert(db, corporation, username, request.body, context.now(), type))
     },
   )
 
   app.delete(
-    `${EXPERT}/:username`,
+    `${path}/:username`,
     {
       schema: {
-        operationId: 'deleteExpert',
-        tags: ['experts'],
-        summary: 'Delete an expert and its profile sections',
+        operationId: `delete${operation}`,
+        tags: [tag],
+        summary: `Delete ${noun} and its profile sections`,
         params: ExpertParams,
         response: { 200: Success(ExpertDeleted), ...errors },
       },
       config: { scope: 'write', expertReach: false },
     },
     async (request) => {
-      await deleteExpert(db, request.params.corporation, request.params.username, context.now(), (keys) =>
-        discardFiles(context.storage, keys, (error) =>
-          request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
-        ),
+      const { corporation, username } = request.params
+      await deleteExpert(
+        db,
+        corporation,
+        username,
+        context.now(),
+        (keys) =>
+          discardFiles(context.storage, keys, (error) =>
+            request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
+          ),
+        type,
       )
-      return ok({ deleted: true, username: request.params.username })
+      return ok({ deleted: true, username })
     },
   )
 }

@@ -29,6 +29,13 @@ const optionalFields = {
   location_address: Type.Optional(Text({ max: 255, description: 'Address' })),
   location_building: Type.Optional(Text({ max: 255, description: 'Building' })),
   location_room: Type.Optional(Text({ max: 255, description: 'Room number' })),
+  assistant_email: Type.Optional(
+    Type.Union([Email("The expert's assistant's email address"), Type.Literal('')], {
+      description:
+        'Email address of the expert\'s assistant, emailed about inquiries when the notification settings say so ("" for none)',
+      'x-message': 'must be a valid email address, or "" for none',
+    }),
+  ),
 }
 
 const requiredFields = {
@@ -56,8 +63,19 @@ export const ExpertCreate = Type.Object(
   },
 )
 
+/** A username as generated (CONTRACT §4): the rules a rename must meet. */
+export const Username = Type.String({
+  minLength: 3,
+  maxLength: 64,
+  pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  description:
+    'A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on',
+  'x-message': 'must be 3 to 64 lower-case letters a-z, digits and single hyphens, not at either end',
+})
+
 export const ExpertUpdate = Type.Object(
   {
+    username: Type.Optional(Username),
     ...Type.Partial(Type.Object(requiredFields)).properties,
     ...optionalFields,
     is_published: Type.Optional(Flag('Published flag')),

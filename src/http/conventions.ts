@@ -3,6 +3,7 @@ import { METHODS } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../errors.js'
 import { sendError } from './error-handler.js'
+import type { SecurityHeaders } from './security-headers.js'
 
 /** pino's level numbers: the request line is written at `info`. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 }
@@ -19,13 +20,14 @@ export function requestIdOf(header: string | string[] | undefined): string {
 }
 
 /**
- * One onRequest hook for what every response carries: the static security headers (computed once)
- * and the request id; 503 while closing. One structured log line per request, with no hook at all
+ * One onRequest hook for what every response carries: the security headers (computed once, one set
+ * for HTTPS and one for plain HTTP; `request.protocol` believes `X-Forwarded-Proto` only from a trusted
+ * proxy) and the request id; 503 while closing. One structured log line per request, with no hook at all
  * when the configured level drops it. Also tracks which methods each path has (for 405s).
  */
 export function registerConventions(
   app: FastifyInstance,
-  headers: Readonly<Record<string, string>> = {},
+  headers: SecurityHeaders = { https: {}, http: {} },
 ): void {
   let closing = false
   // Connections that already carried a request. While closing, only their further (keep-alive)
@@ -35,7 +37,7 @@ export function registerConventions(
     closing = true
   })
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(headers)
+    reply.headers(request.protocol === 'https' ? headers.https : headers.http)
     reply.header('x-request-id', request.id)
     const socket = request.raw.socket
     if (!reused.has(socket)) {

@@ -13,7 +13,7 @@ const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
   'WWW-Authenticate',
 ]
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE']
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600
 

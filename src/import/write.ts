@@ -82,7 +82,8 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
     const target = byKey.get(record.key)
     const holder = byEmail.get(record.email.toLowerCase())
     const conflict = (message: string) => issues.push({ position, key: record.key, field: 'email', message })
-    if (target !== undefined) {
+    if (holder?.type === 'staff') conflict(`is already used by staff member ${holder.username}`)
+    else if (target !== undefined) {
       targets.set(record.key, target)
       if (holder && holder.id !== target) conflict(`is already used by expert ${holder.username}`)
     } else if (holder) {
@@ -151,7 +152,7 @@ async function writeExpert(
     changed = true
   } else {
     ;({ id, username } = stored)
-    changed = await updateAccount(trx, orgId, stored, account)
+    changed = await updateAccount(trx, orgId, stored, account, now)
   }
   if (!resolution.linkedKeys.has(key)) await linkImportKey(trx, orgId, key, id)
   const sectionsChanged = await replaceSections(trx, orgId, id, sections ?? {})

@@ -23,6 +23,8 @@ export interface KindSpec {
   label: string
   /** The operation that creates one: `POST .../inquiry/<kind>`. */
   summary: string
+  /** May be sent to the organization itself (no `username`): it goes to the inquiry desk (§17). */
+  desk?: boolean
   fields: Readonly<Record<string, KindField>>
 }
 
@@ -56,7 +58,8 @@ const ORGANIZATION_TYPES = {
 export const INQUIRY_KINDS = {
   general: {
     label: 'general',
-    summary: 'Send a general inquiry to an expert',
+    summary: "Send a general inquiry to an expert, or without username to the organization's inquiry desk",
+    desk: true,
     fields: {},
   },
   donor: {
@@ -85,7 +88,9 @@ export const INQUIRY_KINDS = {
   },
   media: {
     label: 'media',
-    summary: 'Send a media request (from a journalist) to an expert',
+    summary:
+      "Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk",
+    desk: true,
     fields: {
       media_position: choice('Position', "The sender's position", {
         reporter: 'Reporter',
@@ -197,6 +202,12 @@ export function isInquiryKind(value: string): value is InquiryKind {
 export function storedKind(value: string): InquiryKind {
   if (isInquiryKind(value)) return value
   throw new Error(`An inquiry of the unknown kind "${value}" is stored.`)
+}
+
+/** Whether `kind` may be sent without an expert, to the organization's desk. */
+export function goesToDesk(kind: InquiryKind): boolean {
+  const spec: KindSpec = INQUIRY_KINDS[kind]
+  return spec.desk === true
 }
 
 /** The fields `kind` adds, as `[name, field]` pairs in table order. */

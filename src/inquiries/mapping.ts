@@ -1,5 +1,6 @@
 import type { DeliveryRow, InquiryRow } from '../db/schema.js'
 import { isObject } from '../validation/guards.js'
+import { isInquiryStatus, parseRecipients } from './handling.js'
 import { INQUIRY_KINDS, isInquiryKind, type KindFieldValue, kindFields, storedKind } from './kinds.js'
 
 /** Stored rows -> the shapes the inbox, the webhook and the email show. */
@@ -16,6 +17,17 @@ const SENDER_COLUMNS = [
   'location_state',
   'location_country',
 ] as const
+
+/** Status, assignee, notes, recipients and whether the sender's data was removed: the inbox and the CLI show them. */
+export function handlingView(row: InquiryRow) {
+  return {
+    status: isInquiryStatus(row.status) ? row.status : 'new',
+    assignee: row.assignee,
+    notes: row.notes,
+    recipients: parseRecipients(row.recipients),
+    redacted_at: row.redacted_at === null ? null : Math.floor(row.redacted_at / 1000),
+  }
+}
 
 /** The kind's fields as stored, each present (`null` when the sender left an optional one out). */
 export function kindFieldValues(
@@ -93,6 +105,7 @@ export function inquiryView(row: InquiryRow, deliveries: DeliveryRow[]) {
     kind: storedKind(row.kind),
     username: row.username,
     created_at: Math.floor(row.created_at / 1000),
+    ...handlingView(row),
     fields: inquiryFields(row),
     delivery: deliveries.map(deliveryView),
   }

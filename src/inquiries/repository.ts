@@ -44,6 +44,9 @@ export interface InquiryWithDeliveries {
 export interface InquiryFilter {
   kind?: string
   username?: string
+  status?: string
+  /** Lower-cased, as stored. */
+  assignee?: string
   /** Received at or after. */
   since?: number
   /** Received before. */
@@ -71,6 +74,8 @@ export async function listInquiries(
   if (before !== undefined) query = query.where('id', '<', before)
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind)
   if (filter.username !== undefined) query = query.where('username', '=', filter.username)
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status)
+  if (filter.assignee !== undefined) query = query.where('assignee', '=', filter.assignee)
   if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since)
   if (filter.until !== undefined) query = query.where('created_at', '<', filter.until)
   // One row more than asked tells whether there is a next page.
@@ -96,7 +101,7 @@ export async function findInquiryWithDeliveries(
   return inquiry && (await withDeliveries(db, orgId, [inquiry]))[0]
 }
 
-async function withDeliveries(
+export async function withDeliveries(
   db: Queryable,
   orgId: number,
   inquiries: InquiryRow[],

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { ApiError, notFound } from '../errors.js'
+import { ApiError, notFound, validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
+import { deskRoutes } from './desk-routes.js'
 import { readInbox } from './inbox.js'
 import { INQUIRY_KINDS, type InquiryKind, KIND_NAMES } from './kinds.js'
 import { inquiryView } from './mapping.js'
+import { exportSenderData } from './privacy.js'
 import { findInquiryWithDeliveries } from './repository.js'
 import {
   IdempotencyHeaders,
@@ -83,7 +85,11 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
   app.get(
     '/v2/organization/:corporation/inquiry',
     {
-      config: { scope: 'inquiries:read', expertReach: 'inquiry-list' },
+      config: {
+        scope: 'inquiries:read',
+        queryScope: { parameter: 'email', scope: 'admin' },
+        expertReach: 'inquiry-list',
+      },
       schema: {
         operationId: 'listInquiries',
         tags: ['inquiries'],
@@ -91,14 +97,38 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
         description:
           'Pages through the inbox with an opaque cursor: pass next_cursor back as cursor until it is null. ' +
           'Inquiries that arrive during a walk do not shift later pages: each inquiry received before the ' +
-          'first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until.',
+          'first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until. ' +
+          'With email (alone, scope admin instead of inquiries:read) it exports every inquiry sent from that ' +
+          'address on one page, and records the export (docs/privacy.md).',
         params: CorporationParams,
         querystring: InboxQuery,
         response: { 200: Success(InquiryList), ...errors },
       },
     },
     async (request) => {
-      const { page_size, ...query } = request.query
+      const { page_size, email, ...query } = request.query
+      if (email !== undefined) {
+        const others = Object.keys(request.query).filter((name) => name !== 'email' && name !== 'page_size')
+        if (others.length > 0) {
+          throw validationError(
+            others.map((field) => ({
+              field,
+              message: 'cannot be combined with email: an export is everything',
+            })),
+          )
+        }
+        const items = await exportSenderData(
+          context.db,
+          request.params.corporation,
+          email,
+          request.principal.clientId,
+          context.now(),
+        )
+        return ok({
+          inquiries: items.map(({ inquiry, deliveries }) => inquiryView(inquiry, deliveries)),
+          next_cursor: null,
+        })
+      }
       const page = await readInbox(context.db, request.params.corporation, { ...query, pageSize: page_size })
       return ok({
         inquiries: page.items.map(({ inquiry, deliveries }) => inquiryView(inquiry, deliveries)),
@@ -125,4 +155,6 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
       return ok(inquiryView(found.inquiry, found.deliveries))
     },
   )
+
+  await deskRoutes(app, context)
 }

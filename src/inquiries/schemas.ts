@@ -2,7 +2,9 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
 import { propertyOf } from '../validation/guards.js'
 import { CountryCode, Email, Id, StateCode, Text, Url } from '../validation/text.js'
+import { INQUIRY_STATUSES, RECIPIENT_ROLES } from './handling.js'
 import {
+  goesToDesk,
   INQUIRY_KINDS,
   type InquiryKind,
   InquiryTime,
@@ -12,9 +14,9 @@ import {
   kindFields,
 } from './kinds.js'
 
-function Username(description: string) {
+function Username(description: string, minLength = 1) {
   return Type.String({
-    minLength: 1,
+    minLength,
     maxLength: 64,
     pattern: '^[a-z0-9-]*$',
     description,
@@ -49,6 +51,14 @@ const senderFields = {
   username: Username('Username of the recipient expert'),
 }
 
+/** A kind that may go to the desk: without `username` (or with "", as a form sends it) it does. */
+const deskUsername = Type.Optional(
+  Username(
+    'Username of the recipient expert; leave it out (or "") to write to the organization\'s inquiry desk',
+    0,
+  ),
+)
+
 const objectOptions = {
   additionalProperties: false,
   'x-subdivision': { country: 'location_country', state: 'location_state', requireCountry: true },
@@ -66,8 +76,9 @@ function kindSchema(kind: InquiryKind) {
       field.optional ? Type.Optional(field.schema) : field.schema,
     ]),
   )
+  const username = goesToDesk(kind) ? { username: deskUsername } : {}
   return Type.Object(
-    { ...senderFields, ...own },
+    { ...senderFields, ...username, ...own },
     { ...objectOptions, title: titleOf(kind), description: `${INQUIRY_KINDS[kind].summary}.` },
   )
 }
@@ -82,7 +93,8 @@ export const EventInquiry = INQUIRY_SCHEMAS.event
 export const DONOR_TYPES = Object.keys(INQUIRY_KINDS.donor.fields.donor_type.choices ?? {})
 export const DONOR_FOCUSES = Object.keys(INQUIRY_KINDS.donor.fields.donor_focus.choices ?? {})
 
-const SenderFields = Type.Object(senderFields)
+const SenderFields = Type.Object({ ...senderFields, username: deskUsername })
+/** The sender's fields; `username` is absent for an inquiry to the desk. */
 export type SenderInput = Static<typeof SenderFields>
 
 /** A validated request: the sender's fields, and the kind's own fields apart. */
@@ -98,7 +110,7 @@ export function toInquiryInput(kind: InquiryKind, body: Record<string, unknown>)
   const own = new Set(kindFields(kind).map(([name]) => name))
   for (const [key, value] of Object.entries(body)) {
     if (own.has(key)) fields[key] = value as KindFieldValue
-    else sender[key] = value
+    else if (!(key === 'username' && value === '')) sender[key] = value
   }
   return { ...(sender as SenderInput), kind, fields }
 }
@@ -129,6 +141,13 @@ export const InboxQuery = Type.Object(
   {
     kind: Type.Optional(Type.Enum(KIND_NAMES, { description: 'Only inquiries of this kind' })),
     username: Type.Optional(Username('Only inquiries to this expert')),
+    status: Type.Optional(Type.Enum(INQUIRY_STATUSES, { description: 'Only inquiries with this status' })),
+    assignee: Type.Optional(Email('Only inquiries assigned to this address')),
+    email: Type.Optional(
+      Email(
+        'Export: every inquiry sent from this address, all at once (scope admin; no other parameter with it)',
+      ),
+    ),
     since: Type.Optional(InquiryTime('Only inquiries received at or after this time')),
     until: Type.Optional(InquiryTime('Only inquiries received before this time')),
     page_size: Type.Optional(
@@ -211,12 +230,32 @@ export const DeliveryStatusView = Type.Object(
   { title: 'InquiryDelivery' },
 )
 
+export const RecipientView = Type.Object(
+  {
+    role: Type.Enum(RECIPIENT_ROLES, { description: "expert, the expert's assistant, or the desk" }),
+    email: Type.String({ description: 'Address emailed' }),
+  },
+  { title: 'InquiryRecipient' },
+)
+
 export const InquiryView = Type.Object(
   {
     id: Type.Integer({ description: 'Inquiry id' }),
     kind: Type.Enum(KIND_NAMES, { description: 'Kind of inquiry' }),
-    username: Type.String({ description: 'Username of the recipient expert' }),
+    username: nullable(
+      Type.String({ description: "Username of the recipient expert; null for the organization's desk" }),
+    ),
     created_at: Type.Integer({ description: 'When it was received: unix seconds' }),
+    status: Type.Enum(INQUIRY_STATUSES, { description: 'Where its handling stands' }),
+    assignee: nullable(Type.String({ description: 'Who handles it: one of the notification recipients' })),
+    notes: nullable(Type.String({ description: 'Internal notes; never sent to the sender' })),
+    recipients: Type.Array(RecipientView, { description: 'Who was emailed, decided when it arrived' }),
+    redacted_at: nullable(
+      Type.Integer({
+        description:
+          "When the sender's personal data was removed (retention or erasure), unix seconds: its fields are then empty",
+      }),
+    ),
     fields: InquiryFieldsView,
     delivery: Type.Array(DeliveryStatusView),
   },
@@ -231,4 +270,45 @@ export const InquiryList = Type.Object(
     ),
   },
   { title: 'InquiryList' },
+)
+
+export const InquiryPatch = Type.Object(
+  {
+    status: Type.Optional(Type.Enum(INQUIRY_STATUSES, { description: 'Where the handling stands' })),
+    assignee: Type.Optional(
+      Type.Union(
+        [Email('One of the addresses of the notification settings'), Type.Literal(''), Type.Null()],
+        {
+          description:
+            'Who handles it: an address among the notification recipients (GET .../notifications); "" or null unassigns',
+          'x-message': "must be an email address among the organization's inquiry recipients, or empty",
+        },
+      ),
+    ),
+    notes: Type.Optional(
+      Type.Union([Text({ max: 5000, multiline: true, description: 'Internal notes' }), Type.Null()], {
+        description: 'Internal notes (replace the stored ones; "" or null clears them)',
+        'x-message': 'must be text of at most 5000 characters, or null',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    title: 'InquiryPatch',
+    'x-message': 'must contain at least one of status, assignee, notes',
+  },
+)
+export type InquiryPatchInput = Static<typeof InquiryPatch>
+
+export const ErasureQuery = Type.Object(
+  { email: Email('Erase every inquiry sent from this address') },
+  { additionalProperties: false },
+)
+
+export const ErasureResult = Type.Object(
+  {
+    erased: Type.Integer({ description: "Inquiries whose sender's personal data was removed" }),
+  },
+  { title: 'InquiryErasure' },
 )

@@ -1,11 +1,12 @@
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js'
 import type { NewInquiryRow } from '../db/schema.js'
 import { notFound } from '../errors.js'
-import { findExpert } from '../experts/repository.js'
+import { findExpertOrRenamed } from '../experts/repository.js'
 import { blankToNull } from '../validation/fields.js'
 import { propertyOf } from '../validation/guards.js'
 import { normalizeLocation } from '../validation/location.js'
 import { findIdempotentResponse, fingerprint, keyConflict, storeIdempotentResponse } from './idempotency.js'
+import { emailRecipients, notificationFor } from './notifications.js'
 import { insertInquiry } from './repository.js'
 import type { InquiryInput } from './schemas.js'
 
@@ -16,11 +17,11 @@ export interface CreatedInquiry {
 }
 
 /** Request fields -> columns: "" becomes null, codes are stored upper-case (state as its short code). */
-function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_email' | 'created_at'> {
+function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'recipients' | 'created_at'> {
   const location = normalizeLocation(input)
   return {
     kind: input.kind,
-    username: input.username,
+    username: input.username ?? null,
     firstname: input.firstname,
     lastname: blankToNull(input.lastname) ?? null,
     email: input.email,
@@ -36,7 +37,9 @@ function toColumns(input: InquiryInput): Omit<NewInquiryRow, 'org_id' | 'expert_
 }
 
 /**
- * Stores an inquiry and its outbox rows through the group commit: its writes share a transaction
+ * Stores an inquiry and its outbox rows through the group commit, with the email recipients the
+ * organization's notification settings name at this moment (an inquiry without `username` goes to
+ * the desk): its writes share a transaction
  * with concurrent inquiries, inside a savepoint of their own, and this returns only after that
  * transaction has committed, so an acknowledged id survives any crash. With an idempotency key, the
  * key's first response is stored with the inquiry; a retry gets that response back and stores
@@ -67,12 +70,16 @@ export async function createInquiry(
     return await database.commits.run(async (trx) => {
       const earlier = await replay(trx)
       if (earlier) return earlier
-      const expert = await findExpert(trx, orgId, input.username)
-      if (!expert) throw notFound(`Expert ${input.username}`)
+      // An old username (a form made before a rename) reaches the expert under its current one.
+      const expert =
+        input.username === undefined ? undefined : await findExpertOrRenamed(trx, orgId, input.username)
+      if (input.username !== undefined && !expert) throw notFound(`Expert ${input.username}`)
+      const setting = await notificationFor(trx, orgId, input.kind)
       const id = await insertInquiry(trx, {
         ...columns,
+        username: expert?.username ?? null,
         org_id: orgId,
-        expert_email: expert.email,
+        recipients: JSON.stringify(emailRecipients(setting, expert)),
         created_at: now,
       })
       if (idempotencyKey !== undefined) {

@@ -106,7 +106,7 @@ export async function setAvatar(
   )
   const previous = await committedOrDiscarded(storage, rows, () =>
     writeTransaction(db, async (trx) => {
-      const locked = await findExpertForWrite(trx, orgId, username)
+      const locked = await findExpertForWrite(trx, orgId, username, 'expert')
       if (!locked || locked.id !== expert.id) throw notFound(`Expert ${username}`)
       const old = await expertMediaKeys(trx, orgId, expert.id)
       await forgetMediaFiles(trx, orgId, old)
@@ -133,7 +133,7 @@ export async function setAvatar(
 export async function deleteAvatar(context: MediaContext, orgId: number, username: string): Promise<void> {
   const { db, storage } = context
   const removed = await writeTransaction(db, async (trx) => {
-    const expert = await findExpertForWrite(trx, orgId, username)
+    const expert = await findExpertForWrite(trx, orgId, username, 'expert')
     if (!expert) throw notFound(`Expert ${username}`)
     const items = await listSectionItems(trx, orgId, expert.id, ['avatar'])
     const keys = await expertMediaKeys(trx, orgId, expert.id)

@@ -10,9 +10,7 @@ export function isRole(value: string): value is Role {
 }
 
 /**
- * What a signed-in person's bearer tokens hold, by role. Names of scopes this release does not define
- * yet (`admin`, `inquiries:handle`) are listed so that a role gains them as soon as they exist; only
- * known scopes are granted. No role gets `inquiries:create`: inquiries come from the public through
+ * What a signed-in person's bearer tokens hold, by role (CONTRACT §14). No role gets `inquiries:create`: inquiries come from the public through
  * an organization's website, not from its staff. An `expert` person's token also carries a reach
  * (its own expert only), enforced by the bearer check.
  */

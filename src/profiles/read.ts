@@ -1,9 +1,10 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
-import type { ExpertRow } from '../db/schema.js'
+import type { ExpertRow, ProfileType } from '../db/schema.js'
+import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
-import { notFound } from '../errors.js'
+import { profileNotFound } from '../experts/profile-type.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
 
@@ -66,6 +67,7 @@ export const AccountElement = Type.Object(
     lastname: Type.String(),
     job_title: Type.String(),
     email: Type.String(),
+    assistant_email: Nullable(Type.String()),
     company: Type.String(),
     department: Nullable(Type.String()),
     phone_number: Nullable(Type.String()),
@@ -106,6 +108,7 @@ export function accountOf(expert: ExpertRow): Account {
     lastname: expert.lastname,
     job_title: expert.job_title,
     email: expert.email,
+    assistant_email: expert.assistant_email,
     company: expert.company,
     department: expert.department,
     phone_number: expert.phone_number,
@@ -128,9 +131,15 @@ export function accountOf(expert: ExpertRow): Account {
  * Costs four queries whatever the number of filled sections: the expert with its organization,
  * the stored section items, the posts tagging the expert, the questions the expert answered.
  */
-export async function readProfile(db: Queryable, orgId: number, username: string): Promise<ProfileData> {
-  const found = await findExpertWithOrganization(db, orgId, username)
-  if (!found) throw notFound(`Expert ${username}`)
+export async function readProfile(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  type: ProfileType,
+  audience: Audience,
+): Promise<ProfileData> {
+  const found = await findExpertWithOrganization(db, orgId, username, type)
+  if (!found || !profileVisibleTo(audience, found.expert)) throw profileNotFound(type, username)
   const sections = await readContentSections(db, orgId, found.expert.id, found.organization)
   const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, sections[key] ?? []])) as ProfileData
   profile.account = [accountOf(found.expert)]
@@ -138,18 +147,21 @@ export async function readProfile(db: Queryable, orgId: number, username: string
 }
 
 /**
- * The profile read as served: the stored document when it is current (one query), otherwise built by
- * `readProfile`, serialized by `serialize` (the route's response serializer) and stored.
+ * The profile read as served to `audience`: the stored document when it is current (one query),
+ * otherwise built by `readProfile`, serialized by `serialize` (the route's response serializer) and
+ * stored. An expert the audience may not see is a 404.
  */
 export async function profileDocument(
   db: Queryable,
   orgId: number,
   username: string,
+  type: ProfileType,
+  audience: Audience,
   serialize: (profile: ProfileData) => string | Buffer | ArrayBuffer,
 ): Promise<ReadDocument> {
-  const [found] = await findExpertDocument(db, orgId, username)
-  if (!found) throw notFound(`Expert ${username}`)
-  return currentDocument(db, 'expert', orgId, found, async () =>
-    serialize(await readProfile(db, orgId, username)),
+  const [found] = await findExpertDocument(db, orgId, username, type, audience)
+  if (!found) throw profileNotFound(type, username)
+  return currentDocument(db, 'expert', orgId, audience, found, async () =>
+    serialize(await readProfile(db, orgId, username, type, audience)),
   )
 }

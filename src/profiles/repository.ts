@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
-import type { ExpertRow, OrganizationProfilesTable, ProfileItemsTable } from '../db/schema.js'
+import type { ExpertRow, OrganizationProfilesTable, ProfileItemsTable, ProfileType } from '../db/schema.js'
 import type { SectionName } from '../db/sections.js'
 
 /** Profile queries: section items, the organization's public profile, the experts' `updated_at`. */
@@ -27,29 +27,32 @@ export const ORGANIZATION_PROFILE_COLUMNS = [
 export type OrganizationProfileColumns = Omit<OrganizationProfilesTable, 'org_id'>
 export type OrganizationProfile = OrganizationProfileColumns & { id: number; name: string }
 
-const expertWithOrganization = reusableQuery((db: Queryable, orgId: number, username: string) =>
-  db
-    .selectFrom('experts')
-    .innerJoin('organizations', 'organizations.id', 'experts.org_id')
-    .leftJoin('organization_profiles', 'organization_profiles.org_id', 'experts.org_id')
-    .selectAll('experts')
-    .select(['organizations.name as org_name'])
-    .select(
-      ORGANIZATION_PROFILE_COLUMNS.map(
-        (column) => `organization_profiles.${column} as org_${column}` as const,
-      ),
-    )
-    .where('experts.org_id', '=', orgId)
-    .where('experts.username', '=', username),
+const expertWithOrganization = reusableQuery(
+  (db: Queryable, orgId: number, username: string, type: ProfileType) =>
+    db
+      .selectFrom('experts')
+      .innerJoin('organizations', 'organizations.id', 'experts.org_id')
+      .leftJoin('organization_profiles', 'organization_profiles.org_id', 'experts.org_id')
+      .selectAll('experts')
+      .select(['organizations.name as org_name'])
+      .select(
+        ORGANIZATION_PROFILE_COLUMNS.map(
+          (column) => `organization_profiles.${column} as org_${column}` as const,
+        ),
+      )
+      .where('experts.org_id', '=', orgId)
+      .where('experts.username', '=', username)
+      .where('experts.type', '=', type),
 )
 
-/** The expert with its organization's public profile, in one query. */
+/** The expert (or staff member: `type`) with its organization's public profile, in one query. */
 export async function findExpertWithOrganization(
   db: Queryable,
   orgId: number,
   username: string,
+  type: ProfileType,
 ): Promise<{ expert: ExpertRow; organization: OrganizationProfile } | undefined> {
-  const [row] = await expertWithOrganization(db, orgId, username)
+  const [row] = await expertWithOrganization(db, orgId, username, type)
   if (!row) return undefined
   const {
     org_name,

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { writeTransaction } from '../db/transactions.js'
+import { audienceOf } from '../derived/audience.js'
+import { EXPERT_KIND, type ProfileKind } from '../experts/profile-type.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
@@ -30,7 +32,7 @@ import { addElement, deleteElement, getElement, listElements, updateElement } fr
 type Body = Record<string, unknown>
 
 const errors = { '4xx': ErrorEnvelope }
-const EXPERT = '/v2/organization/:corporation/expert'
+const EXPERT = EXPERT_KIND.path
 const ElementParams = Type.Object({ ...ExpertParams.properties, id: Id('Element id') })
 
 /** Vendor field names accepted for ours (CONTRACT §9), renamed before validation. */
@@ -65,25 +67,30 @@ const READ_ONLY = PROFILE_KEYS.filter((key) => !isStoredSection(key))
  * The expert profile read. The app registers it before the expert (account) routes of src/experts and
  * `profileRoutes`, in the order the OpenAPI document lists them.
  */
-export async function profileReadRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+export async function profileReadRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  profileReadRoute(app, context, EXPERT_KIND)
+}
+
+/** The profile read of one kind of profile (experts here; staff members in src/staff): 46 keys, ETag. */
+export function profileReadRoute(untyped: FastifyInstance, context: AppContext, kind: ProfileKind): void {
   const app = typedRoutes(untyped)
   const { db } = context
-
   app.get(
-    `${EXPERT}/:username`,
+    `${kind.path}/:username`,
     {
       schema: {
-        operationId: 'getExpert',
-        tags: ['experts'],
-        summary: 'Get an expert profile',
+        operationId: `get${kind.operation}`,
+        tags: [kind.tag],
+        summary: `Get the profile of ${kind.noun}`,
         params: ExpertParams,
         response: { 200: Success(Profile), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request, reply) => {
       const { corporation, username } = request.params
-      const document = await profileDocument(db, corporation, username, (profile) =>
+      const audience = audienceOf(request.principal.scopes)
+      const document = await profileDocument(db, corporation, username, kind.type, audience, (profile) =>
         reply.serialize(ok(profile)),
       )
       return sendDocument(reply, document)
@@ -91,12 +98,23 @@ export async function profileReadRoutes(untyped: FastifyInstance, context: AppCo
   )
 }
 
+/** The write API (CONTRACT §9) of the `sections` of one kind of profile, the same for every kind. */
+export function profileSectionRoutes(
+  untyped: FastifyInstance,
+  context: AppContext,
+  kind: ProfileKind,
+  sections: readonly StoredSection[],
+): void {
+  const app = typedRoutes(untyped)
+  for (const section of sections) sectionRoutes(app, context, kind, section)
+}
+
 /** Every profile section's routes and the organization profile. */
 export async function profileRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
   const app = typedRoutes(untyped)
   const { db } = context
 
-  for (const section of STORED_SECTIONS) sectionRoutes(app, context, section)
+  profileSectionRoutes(untyped, context, EXPERT_KIND, STORED_SECTIONS)
 
   const profileSchemas = Profile.properties as Record<string, TSchema>
   for (const section of READ_ONLY) {
@@ -113,10 +131,12 @@ export async function profileRoutes(untyped: FastifyInstance, context: AppContex
             ...errors,
           },
         },
-        config: { scope: 'read' },
+        config: { scope: 'read:public' },
       },
       async (request) => {
-        const profile = await readProfile(db, request.params.corporation, request.params.username)
+        const { corporation, username } = request.params
+        const audience = audienceOf(request.principal.scopes)
+        const profile = await readProfile(db, corporation, username, 'expert', audience)
         return ok({ [section]: profile[section] })
       },
     )
@@ -132,7 +152,7 @@ export async function profileRoutes(untyped: FastifyInstance, context: AppContex
         params: CorporationParams,
         response: { 200: Success(OrganizationRead), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => ok(await readOrganization(db, request.params.corporation)),
   )
@@ -166,14 +186,16 @@ export async function profileRoutes(untyped: FastifyInstance, context: AppContex
 }
 
 /** The routes of one stored section, by its kind: list, name set or single element. */
-function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSection): void {
+function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, section: StoredSection): void {
   const { db } = context
+  const { type, operation, noun } = kind
   const name = pascal(section)
-  const base = `${EXPERT}/:username/${section}`
+  const base = `${kind.path}/:username/${section}`
+  const who = (params: { username: string }) => ({ type, username: params.username })
   const single = SINGLE_SECTIONS.has(section)
   const names = NAME_SECTIONS.has(section)
   const Elements = Success(Type.Object({ [section]: Type.Array(sectionOutput(section)) }))
-  const tags = ['profile sections']
+  const tags = [kind.sectionsTag]
   const preValidation = renameAliases(section)
   const withAliases = preValidation ? { preValidation } : {}
 
@@ -181,19 +203,21 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
     base,
     {
       schema: {
-        operationId: single ? `getExpert${name}` : `listExpert${name}Elements`,
+        operationId: single ? `get${operation}${name}` : `list${operation}${name}Elements`,
         tags,
         summary: single
-          ? `Get the ${section} of an expert ([] when not set)`
-          : `List the ${section} elements of an expert`,
+          ? `Get the ${section} of ${noun} ([] when not set)`
+          : `List the ${section} elements of ${noun}`,
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
-      const { corporation, username } = request.params
-      return ok({ [section]: await listElements(db, corporation, username, section) })
+      const audience = audienceOf(request.principal.scopes)
+      return ok({
+        [section]: await listElements(db, request.params.corporation, who(request.params), section, audience),
+      })
     },
   )
 
@@ -202,9 +226,9 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
       base,
       {
         schema: {
-          operationId: `setExpert${name}`,
+          operationId: `set${operation}${name}`,
           tags,
-          summary: `Set the ${section} of an expert: the given fields create or replace the stored ones`,
+          summary: `Set the ${section} of ${noun}: the given fields create or replace the stored ones`,
           params: ExpertParams,
           body: sectionBody(section, 'patch'),
           response: { 200: Success(Updated), ...errors },
@@ -213,25 +237,34 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
         ...withAliases,
       },
       async (request) => {
-        const { corporation, username } = request.params
-        return ok(await addElement(db, corporation, username, section, request.body, context.now()))
+        const { corporation } = request.params
+        return ok(
+          await addElement(db, corporation, who(request.params), section, request.body, context.now()),
+        )
       },
     )
     app.delete(
       base,
       {
         schema: {
-          operationId: `clearExpert${name}`,
+          operationId: `clear${operation}${name}`,
           tags,
-          summary: `Clear the ${section} of an expert (404 when not set)`,
+          summary: `Clear the ${section} of ${noun} (404 when not set)`,
           params: ExpertParams,
           response: { 200: Success(Deleted), ...errors },
         },
         config: { scope: 'write' },
       },
       async (request) => {
-        const { corporation, username } = request.params
-        const id = await deleteElement(db, corporation, username, section, undefined, context.now())
+        const { corporation } = request.params
+        const id = await deleteElement(
+          db,
+          corporation,
+          who(request.params),
+          section,
+          undefined,
+          context.now(),
+        )
         return ok({ id, deleted: true })
       },
     )
@@ -242,17 +275,20 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
     `${base}/:id`,
     {
       schema: {
-        operationId: `getExpert${name}Element`,
+        operationId: `get${operation}${name}Element`,
         tags,
-        summary: `Get one ${section} element of an expert`,
+        summary: `Get one ${section} element of ${noun}`,
         params: ElementParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
-      const { corporation, username, id } = request.params
-      return ok({ [section]: [await getElement(db, corporation, username, section, id)] })
+      const { corporation, id } = request.params
+      const audience = audienceOf(request.principal.scopes)
+      return ok({
+        [section]: [await getElement(db, corporation, who(request.params), section, id, audience)],
+      })
     },
   )
 
@@ -260,11 +296,11 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
     base,
     {
       schema: {
-        operationId: `createExpert${name}Element`,
+        operationId: `create${operation}${name}Element`,
         tags,
         summary: names
-          ? `Add a ${section} to an expert (the existing one's id when the name is there)`
-          : `Append a ${section} element to an expert (at most 500)`,
+          ? `Add a ${section} to ${noun} (the existing one's id when the name is there)`
+          : `Append a ${section} element to ${noun} (at most 500)`,
         params: ExpertParams,
         body: sectionBody(section, 'create'),
         response: { 200: Success(Created), ...errors },
@@ -273,9 +309,9 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
       ...withAliases,
     },
     async (request) => {
-      const { corporation, username } = request.params
+      const { corporation } = request.params
       const input = inputOf(section, request.body)
-      const { id } = await addElement(db, corporation, username, section, input, context.now())
+      const { id } = await addElement(db, corporation, who(request.params), section, input, context.now())
       return ok({ id })
     },
   )
@@ -285,9 +321,9 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
       `${base}/:id`,
       {
         schema: {
-          operationId: `updateExpert${name}Element`,
+          operationId: `update${operation}${name}Element`,
           tags,
-          summary: `Update a ${section} element of an expert (partial)`,
+          summary: `Update a ${section} element of ${noun} (partial)`,
           params: ElementParams,
           body: sectionBody(section, 'patch'),
           response: { 200: Success(Updated), ...errors },
@@ -296,11 +332,11 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
         ...withAliases,
       },
       async (request) => {
-        const { corporation, username, id } = request.params
+        const { corporation, id } = request.params
         const updated = await updateElement(
           db,
           corporation,
-          username,
+          who(request.params),
           section,
           id,
           request.body,
@@ -315,17 +351,17 @@ function sectionRoutes(app: TypedApp, context: AppContext, section: StoredSectio
     `${base}/:id`,
     {
       schema: {
-        operationId: `deleteExpert${name}Element`,
+        operationId: `delete${operation}${name}Element`,
         tags,
-        summary: `Delete a ${section} element of an expert`,
+        summary: `Delete a ${section} element of ${noun}`,
         params: ElementParams,
         response: { 200: Success(Deleted), ...errors },
       },
       config: { scope: 'write' },
     },
     async (request) => {
-      const { corporation, username, id } = request.params
-      await deleteElement(db, corporation, username, section, id, context.now())
+      const { corporation, id } = request.params
+      await deleteElement(db, corporation, who(request.params), section, id, context.now())
       return ok({ id, deleted: true })
     },
   )

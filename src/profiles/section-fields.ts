@@ -242,6 +242,17 @@ export const SECTION_FIELDS = {
 export type StoredSection = keyof typeof SECTION_FIELDS
 export const STORED_SECTIONS = SECTION_NAMES.filter((name): name is StoredSection => name !== 'avatar')
 
+/** The sections a staff member's profile has (CONTRACT §17); an expert has every stored section. */
+export const STAFF_SECTIONS: readonly StoredSection[] = [
+  'biography',
+  'tagline',
+  'link',
+  'education',
+  'language',
+  'category',
+  'tag',
+]
+
 /** Sections that hold at most one element. */
 export const SINGLE_SECTIONS: ReadonlySet<string> = new Set<StoredSection>([
   'biography',

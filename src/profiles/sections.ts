@@ -3,11 +3,13 @@ import type { Kysely } from 'kysely'
 import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
-import type { DB, ExpertRow } from '../db/schema.js'
+import type { DB, ExpertRow, ProfileType } from '../db/schema.js'
 import { isSectionName } from '../db/sections.js'
 import { writeTransaction } from '../db/transactions.js'
+import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { profileChanged } from '../derived/changes.js'
 import { ApiError, notFound, validationError } from '../errors.js'
+import { profileNotFound } from '../experts/profile-type.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
 import {
   deleteProfileItems,
@@ -70,16 +72,31 @@ async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, el
     : new Map()
 }
 
-async function expertOf(db: Queryable, orgId: number, username: string): Promise<ExpertRow> {
-  const expert = await findExpert(db, orgId, username)
-  if (!expert) throw notFound(`Expert ${username}`)
+/** Whose section: an expert's or a staff member's, by username. */
+export interface ProfileRef {
+  type: ProfileType
+  username: string
+}
+
+async function expertOf(
+  db: Queryable,
+  orgId: number,
+  { type, username }: ProfileRef,
+  audience: Audience,
+): Promise<ExpertRow> {
+  const expert = await findExpert(db, orgId, username, type)
+  if (!expert || !profileVisibleTo(audience, expert)) throw profileNotFound(type, username)
   return expert
 }
 
-/** The expert whose section a write changes, locked until the write commits (db/transactions.ts). */
-async function expertForWrite(trx: Queryable, orgId: number, username: string): Promise<ExpertRow> {
-  const expert = await findExpertForWrite(trx, orgId, username)
-  if (!expert) throw notFound(`Expert ${username}`)
+/** The profile whose section a write changes, locked until the write commits (db/transactions.ts). */
+async function expertForWrite(
+  trx: Queryable,
+  orgId: number,
+  { type, username }: ProfileRef,
+): Promise<ExpertRow> {
+  const expert = await findExpertForWrite(trx, orgId, username, type)
+  if (!expert) throw profileNotFound(type, username)
   return expert
 }
 
@@ -87,14 +104,15 @@ function elementNotFound(section: string, id: number): ApiError {
   return notFound(`Element ${id} of section ${section}`)
 }
 
-/** The elements of one section of an expert, as served in the profile. */
+/** The elements of one section of an expert `audience` may see, as served in the profile. */
 export async function listElements(
   db: Queryable,
   orgId: number,
-  username: string,
+  profile: ProfileRef,
   section: StoredSection,
+  audience: Audience,
 ): Promise<Element[]> {
-  const expert = await expertOf(db, orgId, username)
+  const expert = await expertOf(db, orgId, profile, audience)
   const items = await listSectionItems(db, orgId, expert.id, [section])
   return items.map((item) => elementOf(section, item))
 }
@@ -102,11 +120,12 @@ export async function listElements(
 export async function getElement(
   db: Queryable,
   orgId: number,
-  username: string,
+  profile: ProfileRef,
   section: StoredSection,
   id: number,
+  audience: Audience,
 ): Promise<Element> {
-  const element = (await listElements(db, orgId, username, section)).find((e) => e.id === id)
+  const element = (await listElements(db, orgId, profile, section, audience)).find((e) => e.id === id)
   if (!element) throw elementNotFound(section, id)
   return element
 }
@@ -137,13 +156,13 @@ const apiKey = () => `api:${randomUUID()}`
 export async function addElement(
   db: Kysely<DB>,
   orgId: number,
-  username: string,
+  profile: ProfileRef,
   section: StoredSection,
   input: Element,
   now: number,
 ): Promise<{ id: number; updated: boolean }> {
   return writeTransaction(db, async (trx) => {
-    const expert = await expertForWrite(trx, orgId, username)
+    const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
     const given = fieldsGiven(section, input)
     if (SINGLE_SECTIONS.has(section)) {
@@ -199,14 +218,14 @@ export async function addElement(
 export async function updateElement(
   db: Kysely<DB>,
   orgId: number,
-  username: string,
+  profile: ProfileRef,
   section: StoredSection,
   id: number,
   input: Element,
   now: number,
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
-    const expert = await expertForWrite(trx, orgId, username)
+    const expert = await expertForWrite(trx, orgId, profile)
     const item = (await listSectionItems(trx, orgId, expert.id, [section])).find((i) => i.id === id)
     if (!item) throw elementNotFound(section, id)
     const merged = { ...elementOf(section, item), ...fieldsGiven(section, input) }
@@ -223,17 +242,21 @@ export async function updateElement(
 export async function deleteElement(
   db: Kysely<DB>,
   orgId: number,
-  username: string,
+  profile: ProfileRef,
   section: StoredSection,
   id: number | undefined,
   now: number,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
-    const expert = await expertForWrite(trx, orgId, username)
+    const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
     const item = id === undefined ? items[0] : items.find((i) => i.id === id)
     if (!item)
-      throw id === undefined ? notFound(`The ${section} of expert ${username}`) : elementNotFound(section, id)
+      throw id === undefined
+        ? notFound(
+            `The ${section} of ${profile.type === 'staff' ? 'staff member' : 'expert'} ${profile.username}`,
+          )
+        : elementNotFound(section, id)
     await deleteProfileItems(trx, orgId, [item.id])
     await profileChanged(trx, orgId, expert.id, now)
     return item.id

@@ -1,5 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { DialectName, Queryable } from '../db/database.js'
+import { type Audience, profileVisibleSql } from '../derived/audience.js'
 import { ofOrganization } from '../derived/search-index.js'
 import { fts5Query, tsQuery } from '../derived/search-text.js'
 import type { ExpertFacet } from './schemas.js'
@@ -234,6 +235,8 @@ export async function readListItems(db: Queryable, orgId: number, expertIds: num
 
 export interface ContentCriteria {
   text?: TextQuery
+  /** Who searches: the people filter and facet reach only the experts it may see. */
+  audience: Audience
   status: 'all' | 'published' | 'unpublished'
   /** Lower-cased tag names. */
   tags: string[]
@@ -298,7 +301,8 @@ function contentConditions(
   if (omit !== 'people' && criteria.people.length > 0)
     conditions.push(sql`${key} in (select p.${sql.ref(index.people.owner)} from ${sql.table(index.people.table)} p
       join experts e on e.id = p.expert_id
-      where e.org_id = ${orgId} and e.username in (${sql.join(criteria.people)}))`)
+      where e.org_id = ${orgId} and e.username in (${sql.join(criteria.people)})
+      and ${profileVisibleSql('e', criteria.audience)})`)
   if (omit !== 'year' && criteria.year !== undefined) {
     conditions.push(sql`s.year = ${criteria.year}`)
     if (criteria.month !== undefined) conditions.push(sql`s.month = ${criteria.month}`)
@@ -372,7 +376,7 @@ export async function countContentFacets(
       from ${sql.table(index.people.table)} p
       join experts e on e.id = p.expert_id
       join ${sql.table(index.table)} s on ${key} = p.${sql.ref(index.people.owner)}
-      where e.org_id = ${orgId} and ${where('people')}
+      where e.org_id = ${orgId} and ${profileVisibleSql('e', criteria.audience)} and ${where('people')}
       group by e.username ${tail}`.execute(db),
     sql<{ key: number; count: number }>`select s.year as key, count(*) as count
       from ${sql.table(index.table)} s where ${where('year')}
@@ -424,8 +428,13 @@ export async function readTagsOf(
     .execute()
 }
 
-/** Experts tagged in the listed posts, in each post's order. */
-export async function readTaggedExpertsOf(db: Queryable, orgId: number, spotlightIds: number[]) {
+/** Experts `audience` may see tagged in the listed posts, in each post's order. */
+export async function readTaggedExpertsOf(
+  db: Queryable,
+  orgId: number,
+  spotlightIds: number[],
+  audience: Audience,
+) {
   if (spotlightIds.length === 0) return []
   return db
     .selectFrom('spotlight_experts')
@@ -437,20 +446,27 @@ export async function readTaggedExpertsOf(db: Queryable, orgId: number, spotligh
       'experts.lastname',
     ])
     .where('experts.org_id', '=', orgId)
+    .where(profileVisibleSql('experts', audience))
     .where('spotlight_experts.spotlight_id', 'in', spotlightIds)
     .orderBy('spotlight_experts.spotlight_id')
     .orderBy('spotlight_experts.position')
     .execute()
 }
 
-/** Experts who answered the listed questions, each once, in answer order. */
-export async function readAnsweringExpertsOf(db: Queryable, orgId: number, questionIds: number[]) {
+/** Experts `audience` may see who answered the listed questions, each once, in answer order. */
+export async function readAnsweringExpertsOf(
+  db: Queryable,
+  orgId: number,
+  questionIds: number[],
+  audience: Audience,
+) {
   if (questionIds.length === 0) return []
   return db
     .selectFrom('answers')
     .innerJoin('experts', 'experts.id', 'answers.expert_id')
     .select(['answers.question_id as owner_id', 'experts.username', 'experts.firstname', 'experts.lastname'])
     .where('experts.org_id', '=', orgId)
+    .where(profileVisibleSql('experts', audience))
     .where('answers.question_id', 'in', questionIds)
     .orderBy('answers.question_id')
     .orderBy('answers.position')

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { audienceOf } from '../derived/audience.js'
 import { validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -44,10 +45,18 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: ExpertSearchQuery,
         response: { 200: Success(ExpertSearchResult), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       preValidation: parseSearchQuery,
     },
-    async (request) => ok(await searchExperts(target, request.params.corporation, request.query)),
+    async (request) =>
+      ok(
+        await searchExperts(
+          target,
+          request.params.corporation,
+          request.query,
+          audienceOf(request.principal.scopes),
+        ),
+      ),
   )
 
   app.get(
@@ -61,10 +70,18 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: SpotlightSearchQuery,
         response: { 200: Success(SpotlightSearchResult), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       preValidation: parseSearchQuery,
     },
-    async (request) => ok(await searchSpotlights(target, request.params.corporation, request.query)),
+    async (request) =>
+      ok(
+        await searchSpotlights(
+          target,
+          request.params.corporation,
+          request.query,
+          audienceOf(request.principal.scopes),
+        ),
+      ),
   )
 
   app.get(
@@ -78,9 +95,17 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: QuestionSearchQuery,
         response: { 200: Success(QuestionSearchResult), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
       preValidation: parseSearchQuery,
     },
-    async (request) => ok(await searchQuestions(target, request.params.corporation, request.query)),
+    async (request) =>
+      ok(
+        await searchQuestions(
+          target,
+          request.params.corporation,
+          request.query,
+          audienceOf(request.principal.scopes),
+        ),
+      ),
   )
 }

@@ -3,7 +3,7 @@ import { MAX_TERMS } from '../derived/search-text.js'
 import { CorporationParams } from '../http/params.js'
 import { Text } from '../validation/text.js'
 
-const choice = <T extends string>(values: readonly T[], description: string) =>
+export const choice = <T extends string>(values: readonly T[], description: string) =>
   Type.Optional(
     Type.Unsafe<T>(
       Type.String({ enum: [...values], description, 'x-message': `must be one of: ${values.join(', ')}` }),
@@ -27,7 +27,8 @@ const Query = Type.Optional(
   }),
 )
 
-const paging = {
+/** `page_size` and `page_from`: every offset-paged list's parameters. */
+export const paging = {
   page_size: Type.Optional(
     Type.Integer({
       minimum: 1,

@@ -1,4 +1,6 @@
+import { insufficientScope } from '../auth/bearer.js'
 import type { DialectName, Queryable } from '../db/database.js'
+import type { Audience } from '../derived/audience.js'
 import { readExpertSearchVersion, readExpertsByIds } from '../derived/search-index.js'
 import { MAX_TERMS, searchTerms, valueKey } from '../derived/search-text.js'
 import { validationError } from '../errors.js'
@@ -64,14 +66,33 @@ function inOrder<T extends { id: number }>(ids: number[], rows: T[]): T[] {
   return ids.map((id) => byId.get(id)).filter((row): row is T => row !== undefined)
 }
 
-/** `GET /v2/organization/:corporation/expert`: a page of experts, the exact total and the facet counts. */
-export async function searchExperts(target: SearchTarget, orgId: number, input: ExpertSearchInput) {
+/**
+ * The public (`read:public`) sees published records only, and non-private experts: those filters are
+ * its defaults, and asking for more is a 403 naming the scope that allows it (CONTRACT §17).
+ */
+function publicFilter<T extends string>(audience: Audience, given: T | undefined, visible: T): T | undefined {
+  if (audience === 'all') return given
+  if (given !== undefined && given !== visible) throw insufficientScope('read')
+  return visible
+}
+
+/**
+ * `GET /v2/organization/:corporation/expert`: a page of experts, the exact total and the facet counts,
+ * over the experts `audience` may see. The narrowing is part of the criteria, which key the kept
+ * pages and counts: what is kept for a narrowed query is the answer to that query, whoever asked it.
+ */
+export async function searchExperts(
+  target: SearchTarget,
+  orgId: number,
+  input: ExpertSearchInput,
+  audience: Audience,
+) {
   const { db, dialect } = target
   const text = textQuery(input.q, input.searchfield === 'fullname')
   const criteria: ExpertCriteria = {
     ...(text ? { text } : {}),
-    access: input.access ?? 'public',
-    status: input.status ?? 'all',
+    access: publicFilter(audience, input.access, 'public') ?? 'public',
+    status: publicFilter(audience, input.status, 'published') ?? 'all',
     facets: Object.fromEntries(EXPERT_FACETS.map((facet) => [facet, keys(input[facet])])),
     companies: keys(input.companies),
   }
@@ -104,23 +125,30 @@ export async function searchExperts(target: SearchTarget, orgId: number, input: 
 function contentCriteria(
   input: { q?: string; status?: ContentCriteria['status']; tags?: string[] },
   people: string[] | undefined,
+  audience: Audience,
 ): ContentCriteria {
   const text = textQuery(input.q)
   return {
     ...(text ? { text } : {}),
-    status: input.status ?? 'all',
+    audience,
+    status: publicFilter(audience, input.status, 'published') ?? 'all',
     tags: keys(input.tags),
     people: [...new Set(people ?? [])],
   }
 }
 
-/** `GET /v2/spotlight/:corporation/search`. */
-export async function searchSpotlights(target: SearchTarget, orgId: number, input: SpotlightSearchInput) {
+/** `GET /v2/spotlight/:corporation/search`; for the public, published posts and only the experts it may see. */
+export async function searchSpotlights(
+  target: SearchTarget,
+  orgId: number,
+  input: SpotlightSearchInput,
+  audience: Audience,
+) {
   const { db, dialect } = target
   if (input.month !== undefined && input.year === undefined)
     throw validationError([{ field: 'month', message: 'requires year' }])
   const criteria: ContentCriteria = {
-    ...contentCriteria(input, input.tagged),
+    ...contentCriteria(input, input.tagged, audience),
     ...(input.year !== undefined ? { year: input.year } : {}),
     ...(input.month !== undefined ? { month: input.month } : {}),
   }
@@ -132,7 +160,7 @@ export async function searchSpotlights(target: SearchTarget, orgId: number, inpu
   const [posts, tags, experts] = await Promise.all([
     readSpotlightsByIds(db, orgId, ids),
     readTagsOf(db, orgId, 'spotlight_tags', ids),
-    readTaggedExpertsOf(db, orgId, ids),
+    readTaggedExpertsOf(db, orgId, ids, audience),
   ])
   const tagsOf = byOwner(tags)
   const expertsOf = byOwner(experts)
@@ -145,10 +173,15 @@ export async function searchSpotlights(target: SearchTarget, orgId: number, inpu
   }
 }
 
-/** `GET /v2/qanda/:corporation/search`. */
-export async function searchQuestions(target: SearchTarget, orgId: number, input: QuestionSearchInput) {
+/** `GET /v2/qanda/:corporation/search`; for the public, published items and only the experts it may see. */
+export async function searchQuestions(
+  target: SearchTarget,
+  orgId: number,
+  input: QuestionSearchInput,
+  audience: Audience,
+) {
   const { db, dialect } = target
-  const criteria = contentCriteria(input, input.answered_by)
+  const criteria = contentCriteria(input, input.answered_by, audience)
   const [ids, total, facets] = await Promise.all([
     searchContentIds(db, dialect, QUESTION_INDEX, orgId, criteria, paging(input)),
     countContent(db, dialect, QUESTION_INDEX, orgId, criteria),
@@ -157,7 +190,7 @@ export async function searchQuestions(target: SearchTarget, orgId: number, input
   const [questions, tags, experts] = await Promise.all([
     readQuestionsByIds(db, orgId, ids),
     readTagsOf(db, orgId, 'question_tags', ids),
-    readAnsweringExpertsOf(db, orgId, ids),
+    readAnsweringExpertsOf(db, orgId, ids, audience),
   ])
   const tagsOf = byOwner(tags)
   const expertsOf = byOwner(experts)

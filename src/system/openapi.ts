@@ -1,10 +1,10 @@
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { SCOPE_DESCRIPTIONS } from '../auth/scopes.js'
 import type { Config } from '../config.js'
 import { ErrorEnvelope, OAuthErrorBody } from '../http/envelope.js'
 import { isObject, propertyOf, stringsOf } from '../validation/guards.js'
+import { registerDocsPage } from './docs-page.js'
 import { forEachOperation, hoistTitledSchemas, objectAt } from './openapi-document.js'
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -32,6 +32,10 @@ const HEADERS = {
   'RateLimit-Reset': header('Seconds until the window resets', { type: 'integer' }),
   'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }),
   ETag: header('Strong validator of the representation; send it back as If-None-Match', { type: 'string' }),
+  Location: header("The same path and query string under the expert's current username", {
+    type: 'string',
+    format: 'uri-reference',
+  }),
   'WWW-Authenticate': header(
     'The authentication challenge: `Bearer realm="expertdir"`, with `error` when a token was sent',
     {
@@ -56,6 +60,11 @@ const RATE_LIMIT_HEADERS = {
 const errorContent = { 'application/json': { schema: ref('schemas', 'Error') } }
 
 const RESPONSES = {
+  RenamedExpert: {
+    description:
+      'Permanent Redirect: the username is an old name of a renamed expert; repeat the request (same method and body) at Location, its current name',
+    headers: { Location: ref('headers', 'Location'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+  },
   NotModified: {
     description: 'Not modified: the If-None-Match header names the current ETag',
     headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
@@ -199,6 +208,7 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
       }
     }
     if (bearer && method === 'get') responses['304'] = ref('responses', 'NotModified')
+    if (bearer && path.includes('/expert/{username}')) responses['308'] = ref('responses', 'RenamedExpert')
     if (bearer) {
       responses['401'] = ref('responses', 'Unauthorized')
       responses['403'] = ref('responses', 'Forbidden')
@@ -250,6 +260,6 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       return Object.assign(openapiObject, completeDocument({ ...openapiObject }, app, config))
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+  await registerDocsPage(app)
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }

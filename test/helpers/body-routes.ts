@@ -1,4 +1,4 @@
-import { createExpert, type TestContext } from './harness.js'
+import { createExpert, createStaff, inquiryBody, type TestContext } from './harness.js'
 
 /** POSTs `payload` as the main tenant and returns the new id. */
 async function created(ctx: TestContext, url: string, payload: object): Promise<number> {
@@ -10,10 +10,13 @@ async function created(ctx: TestContext, url: string, payload: object): Promise<
 const expertUrl = async (ctx: TestContext) =>
   `/v2/organization/${ctx.tenant.orgId}/expert/${await createExpert(ctx, ctx.tenant)}`
 
+const staffUrl = async (ctx: TestContext) =>
+  `/v2/organization/${ctx.tenant.orgId}/staff/${await createStaff(ctx, ctx.tenant)}`
+
 /** Every route that takes a body, with the URL to send to (for the abuse suite). */
 export interface BodyRoute {
   name: string
-  method: 'POST' | 'PUT'
+  method: 'POST' | 'PUT' | 'PATCH'
   /** Whether the bearer token of the main tenant is sent. */
   auth: boolean
   /**
@@ -37,6 +40,7 @@ export interface BodyRoute {
     | 'person_sessions'
     | 'person_links'
     | 'people'
+    | 'inquiry_notifications'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -115,7 +119,62 @@ export const BODY_ROUTES: BodyRoute[] = [
     }),
   ),
   ...writeRoutes(),
+  ...staffWriteRoutes(),
+  {
+    name: 'PUT notifications',
+    method: 'PUT',
+    auth: true,
+    url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/notifications`,
+    malformed: 'validation_failed',
+    table: 'inquiry_notifications',
+  },
+  {
+    name: 'PATCH inquiry',
+    method: 'PATCH',
+    auth: true,
+    url: async (ctx) => {
+      const username = (await expertUrl(ctx)).split('/').pop() ?? ''
+      const id = await created(
+        ctx,
+        `/v2/organization/${ctx.tenant.orgId}/inquiry/general`,
+        inquiryBody('general', username),
+      )
+      return `/v2/organization/${ctx.tenant.orgId}/inquiry/${id}`
+    },
+    malformed: 'validation_failed',
+    table: 'inquiries',
+  },
 ]
+
+/** Staff members (CONTRACT §17): the account and the section writes, as for experts. */
+function staffWriteRoutes(): BodyRoute[] {
+  const route = (
+    name: string,
+    method: 'POST' | 'PUT',
+    table: BodyRoute['table'],
+    url: (ctx: TestContext) => Promise<string>,
+  ): BodyRoute => ({ name, method, auth: true, url, malformed: 'validation_failed', table })
+  return [
+    route('POST staff', 'POST', 'experts', async (ctx) => `/v2/organization/${ctx.tenant.orgId}/staff`),
+    route('PUT staff', 'PUT', 'experts', staffUrl),
+    route(
+      'POST staff section element',
+      'POST',
+      'profile_items',
+      async (ctx) => `${await staffUrl(ctx)}/education`,
+    ),
+    route('PUT staff section element', 'PUT', 'profile_items', async (ctx) => {
+      const base = await staffUrl(ctx)
+      return `${base}/education/${await created(ctx, `${base}/education`, { institution: 'A' })}`
+    }),
+    route(
+      'POST staff single-element section',
+      'POST',
+      'profile_items',
+      async (ctx) => `${await staffUrl(ctx)}/biography`,
+    ),
+  ]
+}
 
 function writeRoutes(): BodyRoute[] {
   const route = (
@@ -191,25 +250,55 @@ export const UPLOAD_ROUTES: UploadRoute[] = [
 ]
 
 /** Paths with a `:corporation` (and maybe a numeric `:id`) segment; `{id}` marks where a bad id goes. */
-export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }[] = [
-  { name: 'GET expert', method: 'GET', path: '/v2/organization/{id}/expert/someone' },
-  { name: 'POST expert', method: 'POST', path: '/v2/organization/{id}/expert' },
-  { name: 'GET spotlight (corporation)', method: 'GET', path: '/v2/spotlight/{id}/1' },
-  { name: 'GET spotlight (id)', method: 'GET', path: '/v2/spotlight/1/{id}' },
-  { name: 'GET qanda (corporation)', method: 'GET', path: '/v2/qanda/{id}/1' },
-  { name: 'GET qanda (id)', method: 'GET', path: '/v2/qanda/1/{id}' },
-  { name: 'POST donor inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/donor' },
-  { name: 'POST event inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/event' },
-  { name: 'POST media inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/media' },
-  { name: 'POST expertwitness inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/expertwitness' },
-  { name: 'GET inquiries', method: 'GET', path: '/v2/organization/{id}/inquiry' },
-  { name: 'GET inquiry (corporation)', method: 'GET', path: '/v2/organization/{id}/inquiry/1' },
-  { name: 'GET inquiry (id)', method: 'GET', path: '/v2/organization/1/inquiry/{id}' },
-  { name: 'PUT organization', method: 'PUT', path: '/v2/organization/{id}' },
-  { name: 'GET section element (id)', method: 'GET', path: '/v2/organization/1/expert/someone/article/{id}' },
-  { name: 'PUT section element (id)', method: 'PUT', path: '/v2/organization/1/expert/someone/article/{id}' },
-  { name: 'POST spotlight (corporation)', method: 'POST', path: '/v2/spotlight/{id}' },
-  { name: 'DELETE spotlight (id)', method: 'DELETE', path: '/v2/spotlight/1/{id}' },
-  { name: 'PUT qanda (id)', method: 'PUT', path: '/v2/qanda/1/{id}' },
-  { name: 'DELETE answer (id)', method: 'DELETE', path: '/v2/qanda/1/1/answer/{id}' },
-]
+export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string }[] =
+  [
+    { name: 'GET expert', method: 'GET', path: '/v2/organization/{id}/expert/someone' },
+    { name: 'POST expert', method: 'POST', path: '/v2/organization/{id}/expert' },
+    { name: 'GET spotlight (corporation)', method: 'GET', path: '/v2/spotlight/{id}/1' },
+    { name: 'GET spotlight (id)', method: 'GET', path: '/v2/spotlight/1/{id}' },
+    { name: 'GET qanda (corporation)', method: 'GET', path: '/v2/qanda/{id}/1' },
+    { name: 'GET qanda (id)', method: 'GET', path: '/v2/qanda/1/{id}' },
+    { name: 'POST donor inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/donor' },
+    { name: 'POST event inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/event' },
+    { name: 'POST media inquiry', method: 'POST', path: '/v2/organization/{id}/inquiry/media' },
+    {
+      name: 'POST expertwitness inquiry',
+      method: 'POST',
+      path: '/v2/organization/{id}/inquiry/expertwitness',
+    },
+    { name: 'GET inquiries', method: 'GET', path: '/v2/organization/{id}/inquiry' },
+    { name: 'GET inquiry (corporation)', method: 'GET', path: '/v2/organization/{id}/inquiry/1' },
+    { name: 'GET inquiry (id)', method: 'GET', path: '/v2/organization/1/inquiry/{id}' },
+    { name: 'PATCH inquiry (corporation)', method: 'PATCH', path: '/v2/organization/{id}/inquiry/1' },
+    { name: 'PATCH inquiry (id)', method: 'PATCH', path: '/v2/organization/1/inquiry/{id}' },
+    { name: 'GET notifications', method: 'GET', path: '/v2/organization/{id}/notifications' },
+    { name: 'PUT notifications', method: 'PUT', path: '/v2/organization/{id}/notifications' },
+    {
+      name: 'DELETE inquiry by sender',
+      method: 'DELETE',
+      path: '/v2/organization/{id}/inquiry?email=a%40b.example',
+    },
+    { name: 'PUT organization', method: 'PUT', path: '/v2/organization/{id}' },
+    {
+      name: 'GET section element (id)',
+      method: 'GET',
+      path: '/v2/organization/1/expert/someone/article/{id}',
+    },
+    {
+      name: 'PUT section element (id)',
+      method: 'PUT',
+      path: '/v2/organization/1/expert/someone/article/{id}',
+    },
+    { name: 'POST spotlight (corporation)', method: 'POST', path: '/v2/spotlight/{id}' },
+    { name: 'DELETE spotlight (id)', method: 'DELETE', path: '/v2/spotlight/1/{id}' },
+    { name: 'PUT qanda (id)', method: 'PUT', path: '/v2/qanda/1/{id}' },
+    { name: 'DELETE answer (id)', method: 'DELETE', path: '/v2/qanda/1/1/answer/{id}' },
+    { name: 'GET staff', method: 'GET', path: '/v2/organization/{id}/staff' },
+    { name: 'GET staff member', method: 'GET', path: '/v2/organization/{id}/staff/someone' },
+    { name: 'GET employees', method: 'GET', path: '/v2/organization/{id}/employee' },
+    {
+      name: 'PUT staff section element (id)',
+      method: 'PUT',
+      path: '/v2/organization/1/staff/someone/link/{id}',
+    },
+  ]

@@ -5,6 +5,7 @@ import { after, before, describe } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { createClient, type IssuedClient } from '../../src/auth/clients.js'
+import { SCOPES } from '../../src/auth/scopes.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import type { DialectName } from '../../src/db/database.js'
 import type { InquiryKind } from '../../src/inquiries/kinds.js'
@@ -100,7 +101,8 @@ export function describeEachDialect(
           ctx.addTenant = async (orgName = 'Tenant') => {
             const { db } = ctx.testDatabase.database
             const org = await createOrganization(db, { name: orgName }, ctx.clock.now())
-            const client = await createClient(db, org.id, 'test', ctx.clock.now())
+            // Every scope, the admin ones too, so that each route's control case succeeds.
+            const client = await createClient(db, org.id, 'test', ctx.clock.now(), SCOPES)
             const token = await requestToken(ctx.app, client)
             return { orgId: org.id, client, token, auth: { authorization: `Bearer ${token}` } }
           }
@@ -144,6 +146,18 @@ export async function createExpert(
     payload: expertBody(overrides),
   })
   if (response.statusCode !== 200) throw new Error(`create expert failed: ${response.body}`)
+  return response.json().data.username as string
+}
+
+/** Creates a staff member in `tenant`'s organization and returns its username. */
+export async function createStaff(ctx: TestContext, tenant: Tenant, overrides: Record<string, unknown> = {}) {
+  const response = await ctx.inject({
+    method: 'POST',
+    url: `/v2/organization/${tenant.orgId}/staff`,
+    headers: tenant.auth,
+    payload: expertBody({ firstname: 'Alan', lastname: 'Turing', job_title: 'Registrar', ...overrides }),
+  })
+  if (response.statusCode !== 200) throw new Error(`create staff failed: ${response.body}`)
   return response.json().data.username as string
 }
 

@@ -1,12 +1,32 @@
 import type { InjectOptions } from 'fastify'
 import type { Scope } from '../../src/auth/scopes.js'
 import { PROFILE_KEYS } from '../../src/profiles/read.js'
-import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../../src/profiles/section-fields.js'
+import {
+  NAME_SECTIONS,
+  SINGLE_SECTIONS,
+  STAFF_SECTIONS,
+  STORED_SECTIONS,
+} from '../../src/profiles/section-fields.js'
 import { importDocument } from './content.js'
-import { createExpert, expertBody, inquiryBody, type Tenant, type TestContext } from './harness.js'
+import {
+  createExpert,
+  createStaff,
+  expertBody,
+  inquiryBody,
+  type Tenant,
+  type TestContext,
+} from './harness.js'
 import { multipart, testImage, testPdf } from './images.js'
 
 let contentKey = 0
+
+/**
+ * An expert of `owner`, its name telling its organization apart: usernames are per organization, so
+ * another organization's expert addressed under ours must not meet a namesake of ours.
+ */
+function expertOf(ctx: TestContext, owner: Tenant): Promise<string> {
+  return createExpert(ctx, owner, { lastname: `Hopper Org${owner.orgId}` })
+}
 
 /** Stores a media inquiry in `owner`'s organization; returns its id. */
 async function createInquiryOf(ctx: TestContext, owner: Tenant): Promise<number> {
@@ -14,23 +34,47 @@ async function createInquiryOf(ctx: TestContext, owner: Tenant): Promise<number>
     method: 'POST',
     url: `/v2/organization/${owner.orgId}/inquiry/media`,
     headers: owner.auth,
-    payload: inquiryBody('media', await createExpert(ctx, owner)),
+    payload: inquiryBody('media', await expertOf(ctx, owner)),
   })
   if (response.statusCode !== 200) throw new Error(`create inquiry failed: ${response.body}`)
   return response.json().data.id as number
 }
 
-/** Imports one post and one question into `owner`'s organization; returns their ids. */
+/** Imports one post and one question into `owner`'s organization (published unless told); returns their ids. */
 async function createContent(
   ctx: TestContext,
   owner: Tenant,
+  published: 0 | 1 = 1,
 ): Promise<{ spotlight: number; question: number }> {
   const key = `security-${++contentKey}`
   const result = await importDocument(ctx, owner.orgId, {
-    spotlights: [{ key, title: 'A post', html: '<p>Text</p>', published: 1 }],
-    questions: [{ key, question: 'A question?', published: 1 }],
+    spotlights: [{ key, title: 'A post', html: '<p>Text</p>', published }],
+    questions: [{ key, question: 'A question?', published }],
   })
   return { spotlight: result.ids.spotlights[0] as number, question: result.ids.questions[0] as number }
+}
+
+/** The flags of an expert the public may not see: unpublished, or published but private. */
+const HIDDEN_FLAGS = [
+  { is_published: 0, is_private: 0 },
+  { is_published: 1, is_private: 1 },
+]
+
+/** An expert of `owner` with the given flags (published and public by default, as the public sees). */
+async function flaggedExpert(
+  ctx: TestContext,
+  owner: Tenant,
+  flags: { is_published: number; is_private: number } = { is_published: 1, is_private: 0 },
+): Promise<string> {
+  const username = await expertOf(ctx, owner)
+  const response = await ctx.inject({
+    method: 'PUT',
+    url: `/v2/organization/${owner.orgId}/expert/${username}`,
+    headers: owner.auth,
+    payload: flags,
+  })
+  if (response.statusCode !== 200) throw new Error(`setting flags failed: ${response.body}`)
+  return username
 }
 
 /**
@@ -48,18 +92,31 @@ export interface ProtectedRoute {
   /** The scope a token needs here (CONTRACT §13); the suite checks the route asks for exactly it. */
   scope: Scope
   build(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions>
+  /**
+   * `read:public` routes that address a record: requests for records of `owner` the public may not see
+   * (an unpublished or private expert, an unpublished post), each a 200 with `read` and a 404 with
+   * `read:public` only.
+   */
+  hidden?(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions[]>
 }
 
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET expert',
-    scope: 'read',
+    scope: 'read:public',
     covers: ['GET /v2/organization/:corporation/expert/:username'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
-      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+      url: `/v2/organization/${corporation}/expert/${await flaggedExpert(ctx, owner)}`,
     }),
+    hidden: async (ctx, corporation, owner) =>
+      Promise.all(
+        HIDDEN_FLAGS.map(async (flags) => ({
+          method: 'GET' as const,
+          url: `/v2/organization/${corporation}/expert/${await flaggedExpert(ctx, owner, flags)}`,
+        })),
+      ),
   },
   {
     name: 'POST expert',
@@ -79,7 +136,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'PUT',
-      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+      url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}`,
       payload: { job_title: 'Changed' },
     }),
   },
@@ -90,7 +147,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'DELETE',
-      url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}`,
+      url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}`,
     }),
   },
   ...(['donor', 'event'] as const).map(
@@ -102,34 +159,43 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
         url: `/v2/organization/${corporation}/inquiry/${kind}`,
-        payload: inquiryBody(kind, await createExpert(ctx, owner)),
+        payload: inquiryBody(kind, await expertOf(ctx, owner)),
       }),
     }),
   ),
   {
     name: 'GET spotlight',
-    scope: 'read',
+    scope: 'read:public',
     covers: ['GET /v2/spotlight/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
       url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner)).spotlight}`,
     }),
+    hidden: async (ctx, corporation, owner) => [
+      {
+        method: 'GET',
+        url: `/v2/spotlight/${corporation}/${(await createContent(ctx, owner, 0)).spotlight}`,
+      },
+    ],
   },
   {
     name: 'GET qanda',
-    scope: 'read',
+    scope: 'read:public',
     covers: ['GET /v2/qanda/:corporation/:id'],
     record: true,
     build: async (ctx, corporation, owner) => ({
       method: 'GET',
       url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}`,
     }),
+    hidden: async (ctx, corporation, owner) => [
+      { method: 'GET', url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner, 0)).question}` },
+    ],
   },
   {
     name: 'GET expert search',
     covers: ['GET /v2/organization/:corporation/expert'],
-    scope: 'read',
+    scope: 'read:public',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -139,7 +205,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET spotlight search',
     covers: ['GET /v2/spotlight/:corporation/search'],
-    scope: 'read',
+    scope: 'read:public',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -149,7 +215,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   {
     name: 'GET qanda search',
     covers: ['GET /v2/qanda/:corporation/search'],
-    scope: 'read',
+    scope: 'read:public',
     record: false,
     build: async (_ctx, corporation) => ({
       method: 'GET',
@@ -165,7 +231,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
         url: `/v2/organization/${corporation}/inquiry/${kind}`,
-        payload: inquiryBody(kind, await createExpert(ctx, owner)),
+        payload: inquiryBody(kind, await expertOf(ctx, owner)),
       }),
     }),
   ),
@@ -189,7 +255,60 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       url: `/v2/organization/${corporation}/inquiry/${await createInquiryOf(ctx, owner)}`,
     }),
   },
+  {
+    name: 'GET inquiries export by sender',
+    covers: ['GET /v2/organization/:corporation/inquiry'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/inquiry?email=ada%40example.org`,
+    }),
+  },
+  {
+    name: 'DELETE inquiries by sender',
+    covers: ['DELETE /v2/organization/:corporation/inquiry'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'DELETE',
+      url: `/v2/organization/${corporation}/inquiry?email=nobody%40example.org`,
+    }),
+  },
+  {
+    name: 'PATCH inquiry',
+    covers: ['PATCH /v2/organization/:corporation/inquiry/:id'],
+    scope: 'inquiries:handle',
+    record: true,
+    build: async (ctx, corporation, owner) => ({
+      method: 'PATCH',
+      url: `/v2/organization/${corporation}/inquiry/${await createInquiryOf(ctx, owner)}`,
+      payload: { status: 'closed', notes: 'Handled' },
+    }),
+  },
+  {
+    name: 'GET notifications',
+    covers: ['GET /v2/organization/:corporation/notifications'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/notifications`,
+    }),
+  },
+  {
+    name: 'PUT notifications',
+    covers: ['PUT /v2/organization/:corporation/notifications'],
+    scope: 'admin',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'PUT',
+      url: `/v2/organization/${corporation}/notifications`,
+      payload: { media: { recipients: ['press@example.org'], desk: 1 } },
+    }),
+  },
   ...profileWriteRoutes(),
+  ...staffRoutes(),
   ...mediaRoutes(),
 ]
 
@@ -202,7 +321,7 @@ const aPhoto = async () => {
 
 /** Creates an expert of `owner` with a photo; returns its username. */
 async function expertWithPhoto(ctx: TestContext, owner: Tenant): Promise<string> {
-  const username = await createExpert(ctx, owner)
+  const username = await expertOf(ctx, owner)
   const response = await ctx.inject({
     method: 'PUT',
     url: `/v2/organization/${owner.orgId}/expert/${username}/avatar`,
@@ -222,7 +341,7 @@ function mediaRoutes(): ProtectedRoute[] {
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'PUT',
-        url: `/v2/organization/${corporation}/expert/${await createExpert(ctx, owner)}/avatar`,
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/avatar`,
         headers: { 'content-type': 'image/jpeg' },
         payload: await aPhoto(),
       }),
@@ -263,9 +382,14 @@ async function asOwner(
   return response.json().data as { id: number }
 }
 
-/** An expert of `owner` with one article, addressed under `corporation`. */
-async function expertWithArticle(ctx: TestContext, corporation: number, owner: Tenant) {
-  const username = await createExpert(ctx, owner)
+/** An expert of `owner` (published and public unless told) with one article, addressed under `corporation`. */
+async function expertWithArticle(
+  ctx: TestContext,
+  corporation: number,
+  owner: Tenant,
+  flags?: { is_published: number; is_private: number },
+) {
+  const username = await flaggedExpert(ctx, owner, flags)
   const { id } = await asOwner(
     ctx,
     owner,
@@ -280,7 +404,7 @@ async function expertWithArticle(ctx: TestContext, corporation: number, owner: T
 
 /** A published question of `owner` with one answer by one of its experts. */
 async function answeredQuestion(ctx: TestContext, owner: Tenant) {
-  const username = await createExpert(ctx, owner)
+  const username = await expertOf(ctx, owner)
   const { question } = await createContent(ctx, owner)
   const { id } = await asOwner(ctx, owner, 'POST', `/v2/qanda/${owner.orgId}/${question}/answer`, {
     username,
@@ -298,23 +422,37 @@ function profileWriteRoutes(): ProtectedRoute[] {
   return [
     {
       name: 'GET profile section',
-      scope: 'read',
+      scope: 'read:public',
       covers: PROFILE_KEYS.map((section) => `GET ${EXPERT}/${section}`),
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'GET',
         url: `${(await expertWithArticle(ctx, corporation, owner)).base}/article`,
       }),
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => ({
+            method: 'GET' as const,
+            url: `${(await expertWithArticle(ctx, corporation, owner, flags)).base}/article`,
+          })),
+        ),
     },
     {
       name: 'GET section element',
-      scope: 'read',
+      scope: 'read:public',
       covers: ELEMENT_SECTIONS.map((section) => `GET ${EXPERT}/${section}/:id`),
       record: true,
       build: async (ctx, corporation, owner) => {
         const { base, id } = await expertWithArticle(ctx, corporation, owner)
         return { method: 'GET', url: `${base}/article/${id}` }
       },
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => {
+            const { base, id } = await expertWithArticle(ctx, corporation, owner, flags)
+            return { method: 'GET' as const, url: `${base}/article/${id}` }
+          }),
+        ),
     },
     {
       name: 'POST section element',
@@ -373,7 +511,7 @@ function profileWriteRoutes(): ProtectedRoute[] {
     },
     {
       name: 'GET organization',
-      scope: 'read',
+      scope: 'read:public',
       covers: ['GET /v2/organization/:corporation'],
       record: false,
       build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}` }),
@@ -461,7 +599,7 @@ function profileWriteRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => ({
         method: 'POST',
         url: `/v2/qanda/${corporation}/${(await createContent(ctx, owner)).question}/answer`,
-        payload: { username: await createExpert(ctx, owner), answer: 'An answer.' },
+        payload: { username: await expertOf(ctx, owner), answer: 'An answer.' },
       }),
     },
     {
@@ -486,6 +624,161 @@ function profileWriteRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => {
         const { question, answer } = await answeredQuestion(ctx, owner)
         return { method: 'DELETE', url: `/v2/qanda/${corporation}/${question}/answer/${answer}` }
+      },
+    },
+  ]
+}
+
+/** A staff member of `owner` with one link, addressed under `corporation`. */
+async function staffWithLink(ctx: TestContext, corporation: number, owner: Tenant) {
+  const username = await createStaff(ctx, owner)
+  const { id } = await asOwner(ctx, owner, 'POST', `/v2/organization/${owner.orgId}/staff/${username}/link`, {
+    name: 'Office',
+    url: 'https://office.example',
+  })
+  return { base: `/v2/organization/${corporation}/staff/${username}`, id }
+}
+
+/** Staff profiles and the employee list (CONTRACT §17). */
+function staffRoutes(): ProtectedRoute[] {
+  const STAFF = '/v2/organization/:corporation/staff'
+  const MEMBER = `${STAFF}/:username`
+  const ELEMENT_SECTIONS = STAFF_SECTIONS.filter((s) => !SINGLE_SECTIONS.has(s))
+  const LIST_SECTIONS = ELEMENT_SECTIONS.filter((s) => !NAME_SECTIONS.has(s))
+  const ONE_ELEMENT = STAFF_SECTIONS.filter((s) => SINGLE_SECTIONS.has(s))
+  return [
+    {
+      name: 'GET staff list',
+      scope: 'read',
+      covers: [`GET ${STAFF}`],
+      record: false,
+      build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}/staff` }),
+    },
+    {
+      name: 'GET employee list',
+      scope: 'read',
+      covers: ['GET /v2/organization/:corporation/employee'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/employee?page_size=5`,
+      }),
+    },
+    {
+      name: 'POST staff',
+      scope: 'write',
+      covers: [`POST ${STAFF}`],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/staff`,
+        payload: expertBody(),
+      }),
+    },
+    {
+      name: 'GET staff member',
+      scope: 'read',
+      covers: [`GET ${MEMBER}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+      }),
+    },
+    {
+      name: 'PUT staff member',
+      scope: 'write',
+      covers: [`PUT ${MEMBER}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+        payload: { job_title: 'Changed' },
+      }),
+    },
+    {
+      name: 'DELETE staff member',
+      scope: 'write',
+      covers: [`DELETE ${MEMBER}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'DELETE',
+        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+      }),
+    },
+    {
+      name: 'GET staff section',
+      scope: 'read',
+      covers: STAFF_SECTIONS.map((section) => `GET ${MEMBER}/${section}`),
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `${(await staffWithLink(ctx, corporation, owner)).base}/link`,
+      }),
+    },
+    {
+      name: 'GET staff section element',
+      scope: 'read',
+      covers: ELEMENT_SECTIONS.map((section) => `GET ${MEMBER}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'GET', url: `${base}/link/${id}` }
+      },
+    },
+    {
+      name: 'POST staff section element',
+      scope: 'write',
+      covers: ELEMENT_SECTIONS.map((section) => `POST ${MEMBER}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await staffWithLink(ctx, corporation, owner)).base}/language`,
+        payload: { name: 'French' },
+      }),
+    },
+    {
+      name: 'PUT staff section element',
+      scope: 'write',
+      covers: LIST_SECTIONS.map((section) => `PUT ${MEMBER}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/link/${id}`, payload: { name: 'Front desk' } }
+      },
+    },
+    {
+      name: 'DELETE staff section element',
+      scope: 'write',
+      covers: ELEMENT_SECTIONS.map((section) => `DELETE ${MEMBER}/${section}/:id`),
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'DELETE', url: `${base}/link/${id}` }
+      },
+    },
+    {
+      name: 'POST staff single-element section',
+      scope: 'write',
+      covers: ONE_ELEMENT.map((section) => `POST ${MEMBER}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `${(await staffWithLink(ctx, corporation, owner)).base}/tagline`,
+        payload: { tagline: 'Keeps the records' },
+      }),
+    },
+    {
+      name: 'DELETE staff single-element section',
+      scope: 'write',
+      covers: ONE_ELEMENT.map((section) => `DELETE ${MEMBER}/${section}`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base } = await staffWithLink(ctx, corporation, owner)
+        await asOwner(ctx, owner, 'POST', `${base.replace(`/${corporation}/`, `/${owner.orgId}/`)}/tagline`, {
+          tagline: 'To clear',
+        })
+        return { method: 'DELETE', url: `${base}/tagline` }
       },
     },
   ]

@@ -1,7 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch'
-import { ExpertdirError, errorFromResponse, jsonBodyOf } from './errors.js'
+import { ExpertdirError, errorFromResponse, isObject, jsonBodyOf } from './errors.js'
 import { EtagCache } from './etag-cache.js'
-import type { components, paths } from './schema.js'
+import type { components, operations, paths } from './schema.js'
 import { TokenSource } from './tokens.js'
 import { policyFetch, unwrap } from './transport.js'
 
@@ -9,8 +9,42 @@ type Schemas = components['schemas']
 export type Profile = Schemas['Profile']
 export type SpotlightRead = Schemas['SpotlightRead']
 export type QuestionRead = Schemas['QuestionRead']
-export type DonorInquiry = Schemas['DonorInquiry']
-export type EventInquiry = Schemas['EventInquiry']
+
+const INQUIRY_PREFIX = '/v2/organization/{corporation}/inquiry/'
+/** The paths under `.../inquiry/` that take a POST. */
+type InquiryPostPath = {
+  [Path in keyof paths]: Path extends `${typeof INQUIRY_PREFIX}${string}`
+    ? paths[Path] extends { post: object }
+      ? Path
+      : never
+    : never
+}[keyof paths]
+/** The last segment of such a path when it is a plain name (not `{id}`, not deeper). */
+type KindOf<Path> = Path extends `${typeof INQUIRY_PREFIX}${infer Kind}`
+  ? Kind extends `${string}/${string}` | `{${string}`
+    ? never
+    : Kind
+  : never
+
+/**
+ * Every inquiry kind the service accepts (`donor`, `event`, `general`, `media`, ...), read from the
+ * OpenAPI document's paths, so a kind the service adds appears here when the types are regenerated.
+ */
+export type InquiryKind = KindOf<InquiryPostPath>
+
+/** The request body of an inquiry of `kind`, as the service's schema for that kind describes it. */
+export type InquiryBody<Kind extends InquiryKind> = NonNullable<
+  paths[`${typeof INQUIRY_PREFIX}${Kind}`]['post']['requestBody']
+>['content']['application/json']
+
+export type DonorInquiry = InquiryBody<'donor'>
+export type EventInquiry = InquiryBody<'event'>
+
+/** Query of `GET /v2/organization/:corporation/expert` (CONTRACT §10). */
+export type ExpertSearchQuery = NonNullable<operations['searchExperts']['parameters']['query']>
+export type ExpertSearchResult = Schemas['ExpertSearchResult']
+export type ExpertSearchHit = ExpertSearchResult['experts'][number]
+export type FacetCount = ExpertSearchResult['aggregations']['topics'][number]
 
 export interface ExpertdirClientOptions {
   /** The service's base URL, such as `https://experts.example.org` (no `/v2`). */
@@ -19,7 +53,7 @@ export interface ExpertdirClientOptions {
   clientSecret: string
   /** The organization (`:corporation`) the client's credentials belong to. */
   organization: number
-  /** Space-separated scopes to ask for, such as `read inquiries:create` (default: all of the client's). */
+  /** Space-separated scopes to ask for, such as `read:public inquiries:create` (default: all of the client's). */
   scope?: string
   /** Renew the token this many seconds before it expires (default 60). */
   refreshMarginSeconds?: number
@@ -40,54 +74,6 @@ export interface ExpertdirClientOptions {
   newIdempotencyKey?: () => string
 }
 
-/** Query of `GET /v2/organization/:corporation/expert` (CONTRACT §10). */
-export interface ExpertSearchQuery {
-  q?: string
-  searchfield?: 'fullname'
-  access?: 'public' | 'private' | 'all'
-  status?: 'published' | 'unpublished' | 'all'
-  countries?: string[]
-  topics?: string[]
-  industries?: string[]
-  categories?: string[]
-  tags?: string[]
-  companies?: string | string[]
-  sort?: 'relevance' | 'name' | 'modified' | 'featured'
-  page_size?: number
-  page_from?: number
-}
-
-export interface ExpertSearchHit {
-  username: string
-  corporation_id: number
-  firstname: string
-  lastname: string
-  fullname: string
-  job_title: string
-  company: string
-  department: string | null
-  location_country: string | null
-  location_state: string | null
-  location_city: string | null
-  tagline: string
-  topics: { title: string }[]
-  avatar: { small: string; medium: string; large: string; original: string }
-  is_published: number
-  is_private: number
-  modified: number
-}
-
-export interface FacetCount {
-  key: string
-  count: number
-}
-
-export interface ExpertSearchResult {
-  experts: ExpertSearchHit[]
-  total: number
-  aggregations: Record<'countries' | 'topics' | 'industries' | 'categories' | 'tags', FacetCount[]>
-}
-
 export interface InquiryResult {
   id: number
   /** True when the server answered with the first result of this `Idempotency-Key`. */
@@ -104,29 +90,18 @@ export interface ExpertdirClient {
   getSpotlight(id: number): Promise<SpotlightRead>
   getQuestion(id: number): Promise<QuestionRead>
   searchExperts(query?: ExpertSearchQuery): Promise<ExpertSearchResult>
-  /** Sends an inquiry; retries are safe (an `Idempotency-Key` is added when not given). */
-  sendInquiry(
-    kind: 'donor',
-    body: DonorInquiry,
-    options?: { idempotencyKey?: string },
-  ): Promise<InquiryResult>
-  sendInquiry(
-    kind: 'event',
-    body: EventInquiry,
+  /**
+   * Sends an inquiry of any kind, its body typed for that kind; retries are safe (an `Idempotency-Key`
+   * is added when not given). Refusals throw `ExpertdirError` (`validation_failed` with `details`,
+   * `not_found` for an unknown expert, ...).
+   */
+  sendInquiry<Kind extends InquiryKind>(
+    kind: Kind,
+    body: InquiryBody<Kind>,
     options?: { idempotencyKey?: string },
   ): Promise<InquiryResult>
   /** Counters: token requests sent, ETag cache hits (304s answered from the cache) and misses. */
   stats(): { tokenRequests: number; cacheHits: number; cacheMisses: number; cacheSize: number }
-}
-
-/** The search query as the API reads it: arrays as repeated keys. */
-function searchParams(query: ExpertSearchQuery): URLSearchParams {
-  const params = new URLSearchParams()
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined) continue
-    for (const item of Array.isArray(value) ? value : [value]) params.append(key, String(item))
-  }
-  return params
 }
 
 /** A client for one organization's credentials. */
@@ -180,28 +155,25 @@ export function createExpertdirClient(options: ExpertdirClientOptions): Expertdi
       ),
     getQuestion: async (id) =>
       unwrapData(await api.GET('/v2/qanda/{corporation}/{id}', { params: { path: { corporation, id } } })),
-    async searchExperts(query = {}) {
-      const url = `${baseUrl}/v2/organization/${corporation}/expert?${searchParams(query)}`
-      const response = await send(new Request(url, { headers: { accept: 'application/json' } }))
-      const body = (await jsonBodyOf(response)) as { data?: ExpertSearchResult } | undefined
-      if (!response.ok || !body?.data) throw errorFromResponse(response, body, now())
-      return body.data
-    },
-    async sendInquiry(kind: 'donor' | 'event', body: DonorInquiry | EventInquiry, inquiry = {}) {
-      const headers = inquiry.idempotencyKey ? { 'idempotency-key': inquiry.idempotencyKey } : {}
-      const params = { path: { corporation }, header: headers }
-      const result =
-        kind === 'donor'
-          ? await api.POST('/v2/organization/{corporation}/inquiry/donor', {
-              params,
-              body: body as DonorInquiry,
-            })
-          : await api.POST('/v2/organization/{corporation}/inquiry/event', {
-              params,
-              body: body as EventInquiry,
-            })
-      const data = await unwrapData(result)
-      return { id: data.id, replayed: result.response.headers.get('idempotent-replayed') === 'true' }
+    searchExperts: async (query = {}) =>
+      unwrapData(
+        await api.GET('/v2/organization/{corporation}/expert', {
+          params: { path: { corporation }, query },
+        }),
+      ),
+    async sendInquiry(kind, body, inquiry = {}) {
+      // One request shape for every kind: the body's type is checked at the call (InquiryBody<Kind>).
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json',
+      }
+      if (inquiry.idempotencyKey) headers['idempotency-key'] = inquiry.idempotencyKey
+      const url = `${baseUrl}${INQUIRY_PREFIX.replace('{corporation}', String(corporation))}${encodeURIComponent(kind)}`
+      const response = await send(new Request(url, { method: 'POST', headers, body: JSON.stringify(body) }))
+      const json = await jsonBodyOf(response)
+      const data = isObject(json) && isObject(json.data) ? json.data : undefined
+      if (!response.ok || typeof data?.id !== 'number') throw errorFromResponse(response, json, now())
+      return { id: data.id, replayed: response.headers.get('idempotent-replayed') === 'true' }
     },
     stats: () => ({
       tokenRequests: tokens.requests,

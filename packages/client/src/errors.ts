@@ -1,9 +1,20 @@
-/** One offending field of a validation error. */
-export interface ErrorDetail {
-  field: string
-  message: string
-  [extra: string]: unknown
-}
+import type { components } from './schema.js'
+
+type Schemas = components['schemas']
+
+/** One offending field of a validation error (`field`, `message`, and any extra the server adds). */
+export type ErrorDetail = Schemas['ErrorDetail']
+
+/**
+ * The codes the service documents: its closed catalogue (the error envelope's `code`), the RFC 6749
+ * codes of the OAuth endpoints, and `unknown_error` for an answer in neither shape (a proxy's page,
+ * say). Typed as open-ended too, so a code added by a newer server still type-checks.
+ */
+export type ErrorCode =
+  | Schemas['Error']['error']['code']
+  | Schemas['OAuthError']['error']
+  | 'unknown_error'
+  | (string & {})
 
 /**
  * Any refusal by the API, from either error shape it uses: the envelope
@@ -16,7 +27,7 @@ export class ExpertdirError extends Error {
     /** HTTP status. */
     readonly status: number,
     /** The API's error code (`not_found`, `validation_failed`, `invalid_client`, ...). */
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     /** Validation: every offending field. */
     readonly details: ErrorDetail[] = [],
@@ -29,8 +40,12 @@ export class ExpertdirError extends Error {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+/** A JSON object (not an array, not null). */
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
+
+const isErrorDetail = (value: unknown): value is ErrorDetail =>
+  isObject(value) && typeof value.field === 'string' && typeof value.message === 'string'
 
 /** Seconds from a `Retry-After` header (delta-seconds or an HTTP date); undefined when absent or unreadable. */
 export function retryAfterSeconds(header: string | null, now: number): number | undefined {
@@ -50,7 +65,7 @@ export function errorFromResponse(response: Response, body: unknown, now = Date.
       response.status,
       typeof code === 'string' ? code : 'unknown_error',
       typeof message === 'string' ? message : `HTTP ${response.status}`,
-      Array.isArray(details) ? (details as ErrorDetail[]) : [],
+      Array.isArray(details) ? details.filter(isErrorDetail) : [],
       typeof request_id === 'string' ? request_id : headerId,
       retryAfter,
     )

@@ -8,12 +8,14 @@ export {
   type ExpertSearchQuery,
   type ExpertSearchResult,
   type FacetCount,
+  type InquiryBody,
+  type InquiryKind,
   type InquiryResult,
   type Profile,
   type QuestionRead,
   type SpotlightRead,
 } from './client.js'
-export { type ErrorDetail, ExpertdirError } from './errors.js'
+export { type ErrorCode, type ErrorDetail, ExpertdirError } from './errors.js'
 export {
   escapeHtml,
   isoDate,

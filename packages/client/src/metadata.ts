@@ -62,6 +62,9 @@ export function summarize(text: string, length = DESCRIPTION_LENGTH): string {
   return `${(space > length / 2 ? cut.slice(0, space) : cut).trimEnd()}…`
 }
 
+/** One `[name, content]` tag. */
+const pair = (name: string, content: string): [string, string] => [name, content]
+
 /** Drops undefined members and empty arrays, so JSON-LD carries only what is known. */
 function compact(object: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
@@ -76,7 +79,7 @@ function card(title: string, description: string, image: string | undefined): [s
     ['twitter:card', image ? 'summary_large_image' : 'summary'],
     ['twitter:title', title],
     ['twitter:description', description],
-    ...(image ? [['twitter:image', image] as [string, string]] : []),
+    ...(image ? [pair('twitter:image', image)] : []),
   ]
 }
 
@@ -178,11 +181,9 @@ export function postMetadata(read: Schemas['SpotlightRead'], options: PageOption
     keywords: present(seo.keywords) ? seo.keywords : undefined,
     openGraph: [
       ...openGraph('article', meta, options.siteName),
-      ...(post.published_date !== null
-        ? [['article:published_time', isoDate(post.published_date)] as [string, string]]
-        : []),
+      ...(post.published_date !== null ? [pair('article:published_time', isoDate(post.published_date))] : []),
       ['article:modified_time', isoDate(post.modified)],
-      ...tags.map((tag) => ['article:tag', tag] as [string, string]),
+      ...tags.map((tag) => pair('article:tag', tag)),
     ],
     twitter: card(seo.title, seo.description, image),
     jsonLd: compact({
@@ -214,7 +215,7 @@ export function questionMetadata(read: Schemas['QuestionRead'], options: PageOpt
     keywords: present(seo.keywords) ? seo.keywords : undefined,
     openGraph: [
       ...openGraph('article', meta, options.siteName),
-      ...read.tags.map((tag) => ['article:tag', tag.tag] as [string, string]),
+      ...read.tags.map((tag) => pair('article:tag', tag.tag)),
     ],
     twitter: card(seo.title, seo.description, image),
     jsonLd: {

@@ -95,151 +95,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/auth/sign-in": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sign in with email and password; sets the session cookie
-         * @description Same origin and JSON only. A wrong password, an unknown email and a locked-out account or address all get the same 401 invalid_credentials.
-         */
-        post: operations["signIn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/sign-out": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** End the session: its cookie and every token it minted stop working at once */
-        post: operations["signOut"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who is signed in (from the session cookie) */
-        get: operations["getSignedInPerson"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A short-lived bearer token for /v2 with the scopes of the signed-in person’s role
-         * @description Same origin, JSON only. The token dies with the session (sign-out, password change, removal). An expert person's token reaches only its own expert.
-         */
-        post: operations["createDashboardToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Change the password; every other session of the person ends */
-        post: operations["changePassword"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/password-reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Email a single-use password-reset link (valid 1 hour) to the address, if it has an account
-         * @description The answer is the same whether or not the address has an account.
-         */
-        post: operations["requestPasswordReset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/invitation/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set the first password with an invitation link (single use, 7 days) */
-        post: operations["acceptInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/password-reset/complete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with a reset link (single use, 1 hour); every session of the person ends */
-        post: operations["completePasswordReset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v2/organization/{corporation}/expert/{username}": {
         parameters: {
             query?: never;
@@ -247,7 +102,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an expert profile */
+        /** Get the profile of an expert */
         get: operations["getExpert"];
         /** Update an expert (partial) */
         put: operations["updateExpert"];
@@ -1805,7 +1660,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a general inquiry to an expert
+         * Send a general inquiry to an expert, or without username to the organization's inquiry desk
          * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
          */
         post: operations["createGeneralInquiry"];
@@ -1865,7 +1720,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a media request (from a journalist) to an expert
+         * Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk
          * @description Stores the inquiry durably before answering, then notifies the expert by email and the organization's webhook. Send an Idempotency-Key header to make retries safe.
          */
         post: operations["createMediaInquiry"];
@@ -1984,12 +1839,16 @@ export interface paths {
         };
         /**
          * The organization's inquiries, newest first, with each delivery's status
-         * @description Pages through the inbox with an opaque cursor: pass next_cursor back as cursor until it is null. Inquiries that arrive during a walk do not shift later pages: each inquiry received before the first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until.
+         * @description Pages through the inbox with an opaque cursor: pass next_cursor back as cursor until it is null. Inquiries that arrive during a walk do not shift later pages: each inquiry received before the first page is seen exactly once. since and until (unix seconds) select received_at >= since and < until. With email (alone, scope admin instead of inquiries:read) it exports every inquiry sent from that address on one page, and records the export (docs/privacy.md).
          */
         get: operations["listInquiries"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase the personal data of every inquiry sent from one address
+         * @description Empties the sender's fields of each inquiry from this address (case-insensitive), its internal notes and delivery log texts, cancels its pending deliveries; the records (kind, expert, date, status) stay so that counts do not change. The erasure is recorded (who, when, how many), never the address. See docs/privacy.md.
+         */
+        delete: operations["eraseSenderData"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2005,6 +1864,34 @@ export interface paths {
         /** One inquiry with its fields and the status of each delivery */
         get: operations["getInquiry"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an inquiry's status, assignee or internal notes
+         * @description assignee must be an address of the notification settings ("" or null unassigns); assigning a new inquiry without a status makes it assigned. Answers the inquiry as the inbox shows it.
+         */
+        patch: operations["handleInquiry"];
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is emailed about each inquiry kind
+         * @description Per kind: the desk addresses, and whether the expert, the expert's assistant and the desk are emailed. A kind never set emails the expert only.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Change who is emailed about some inquiry kinds
+         * @description Partial: only the kinds given change, and of each only the fields given. Applies to inquiries received afterwards (each inquiry keeps the recipients it was addressed to). Answers every kind's settings.
+         */
+        put: operations["updateNotificationSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2038,6 +1925,281 @@ export interface paths {
         };
         /** Search Q&A items, with facet counts */
         get: operations["searchQuestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's staff members by name, a page at a time */
+        get: operations["listStaff"];
+        put?: never;
+        /** Create a staff member */
+        post: operations["createStaff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the profile of a staff member */
+        get: operations["getStaff"];
+        /** Update a staff member (partial) */
+        put: operations["updateStaff"];
+        post?: never;
+        /** Delete a staff member and its profile sections */
+        delete: operations["deleteStaff"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/biography": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the biography of a staff member ([] when not set) */
+        get: operations["getStaffBiography"];
+        put?: never;
+        /** Set the biography of a staff member: the given fields create or replace the stored ones */
+        post: operations["setStaffBiography"];
+        /** Clear the biography of a staff member (404 when not set) */
+        delete: operations["clearStaffBiography"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/tagline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the tagline of a staff member ([] when not set) */
+        get: operations["getStaffTagline"];
+        put?: never;
+        /** Set the tagline of a staff member: the given fields create or replace the stored ones */
+        post: operations["setStaffTagline"];
+        /** Clear the tagline of a staff member (404 when not set) */
+        delete: operations["clearStaffTagline"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the link elements of a staff member */
+        get: operations["listStaffLinkElements"];
+        put?: never;
+        /** Append a link element to a staff member (at most 500) */
+        post: operations["createStaffLinkElement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/link/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one link element of a staff member */
+        get: operations["getStaffLinkElement"];
+        /** Update a link element of a staff member (partial) */
+        put: operations["updateStaffLinkElement"];
+        post?: never;
+        /** Delete a link element of a staff member */
+        delete: operations["deleteStaffLinkElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/education": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the education elements of a staff member */
+        get: operations["listStaffEducationElements"];
+        put?: never;
+        /** Append a education element to a staff member (at most 500) */
+        post: operations["createStaffEducationElement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/education/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one education element of a staff member */
+        get: operations["getStaffEducationElement"];
+        /** Update a education element of a staff member (partial) */
+        put: operations["updateStaffEducationElement"];
+        post?: never;
+        /** Delete a education element of a staff member */
+        delete: operations["deleteStaffEducationElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the language elements of a staff member */
+        get: operations["listStaffLanguageElements"];
+        put?: never;
+        /** Append a language element to a staff member (at most 500) */
+        post: operations["createStaffLanguageElement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/language/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one language element of a staff member */
+        get: operations["getStaffLanguageElement"];
+        /** Update a language element of a staff member (partial) */
+        put: operations["updateStaffLanguageElement"];
+        post?: never;
+        /** Delete a language element of a staff member */
+        delete: operations["deleteStaffLanguageElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/category": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the category elements of a staff member */
+        get: operations["listStaffCategoryElements"];
+        put?: never;
+        /** Add a category to a staff member (the existing one's id when the name is there) */
+        post: operations["createStaffCategoryElement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/category/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one category element of a staff member */
+        get: operations["getStaffCategoryElement"];
+        put?: never;
+        post?: never;
+        /** Delete a category element of a staff member */
+        delete: operations["deleteStaffCategoryElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/tag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tag elements of a staff member */
+        get: operations["listStaffTagElements"];
+        put?: never;
+        /** Add a tag to a staff member (the existing one's id when the name is there) */
+        post: operations["createStaffTagElement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/tag/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one tag element of a staff member */
+        get: operations["getStaffTagElement"];
+        put?: never;
+        post?: never;
+        /** Delete a tag element of a staff member */
+        delete: operations["deleteStaffTagElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/employee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's staff members and experts together by name, a page at a time */
+        get: operations["listEmployees"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2390,17 +2552,6 @@ export interface components {
             url?: string;
             document_url?: string | "" | null;
         };
-        /** DashboardToken */
-        DashboardToken: {
-            /** @description A bearer token for /v2, valid while the session lives */
-            access_token: string;
-            /** @enum {string} */
-            token_type: "Bearer";
-            /** @description Seconds */
-            expires_in: number;
-            scope: string;
-            organization: number;
-        };
         /** Deleted */
         Deleted: {
             id: number;
@@ -2436,11 +2587,6 @@ export interface components {
              * @description the document (PDF, JPEG, PNG or WebP)
              */
             file: string;
-        };
-        /** Done */
-        Done: {
-            /** @enum {boolean} */
-            done: true;
         };
         /**
          * DonorInquiry
@@ -2504,8 +2650,49 @@ export interface components {
             description?: string | "" | null;
             date?: number | "" | null;
         };
-        /** EmptyBody */
-        EmptyBody: Record<string, never>;
+        /** EmployeeList */
+        EmployeeList: {
+            employees: components["schemas"]["EmployeeListItem"][];
+            /** @description Exact number of matches */
+            total: number;
+        };
+        /** EmployeeListItem */
+        EmployeeListItem: {
+            username: string;
+            corporation_id: number;
+            firstname: string;
+            lastname: string;
+            fullname: string;
+            job_title: string;
+            company: string;
+            department: string | null;
+            location_country: string | null;
+            location_state: string | null;
+            location_city: string | null;
+            /** @description "" when none */
+            tagline: string;
+            topics: {
+                title: string;
+            }[];
+            /** @description Image URLs, "" when none */
+            avatar: {
+                small: string;
+                medium: string;
+                large: string;
+                original: string;
+            };
+            /** @enum {integer} */
+            is_published: 0 | 1;
+            /** @enum {integer} */
+            is_private: 0 | 1;
+            /** @description Last change (unix seconds) */
+            modified: number;
+            /**
+             * @description An expert or a staff member
+             * @enum {string}
+             */
+            type: "expert" | "staff";
+        };
         /**
          * Error
          * @description Every failure: success false and an error with a code from the catalogue.
@@ -2518,7 +2705,7 @@ export interface components {
                  * @description From the closed catalogue of error codes (docs/api.md); each has one HTTP status
                  * @enum {unknown}
                  */
-                code: "validation_failed" | "invalid_json" | "invalid_request" | "unsupported_grant_type" | "invalid_scope" | "invalid_client" | "invalid_credentials" | "unauthorized" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "rate_limited" | "internal_error" | "unavailable";
+                code: "validation_failed" | "invalid_json" | "invalid_request" | "unsupported_grant_type" | "invalid_scope" | "invalid_client" | "unauthorized" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "rate_limited" | "internal_error" | "unavailable";
                 /** @description A sentence a person can act on */
                 message: string;
                 /** @description On 500: the request id to quote */
@@ -2636,6 +2823,8 @@ export interface components {
             location_building?: string;
             /** @description Room number */
             location_room?: string;
+            /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
+            assistant_email?: string | "";
             /** @description Not accepted on create: new experts start unpublished */
             is_published?: unknown;
             /** @description Not accepted on create: new experts start public */
@@ -2704,6 +2893,8 @@ export interface components {
         };
         /** ExpertUpdate */
         ExpertUpdate: {
+            /** @description A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on */
+            username?: string;
             /** @description First name */
             firstname?: string;
             /** @description Last name */
@@ -2740,6 +2931,8 @@ export interface components {
             location_building?: string;
             /** @description Room number */
             location_room?: string;
+            /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
+            assistant_email?: string | "";
             /** @description Published flag */
             is_published?: number;
             /** @description Private flag */
@@ -2814,7 +3007,7 @@ export interface components {
         };
         /**
          * GeneralInquiry
-         * @description Send a general inquiry to an expert.
+         * @description Send a general inquiry to an expert, or without username to the organization's inquiry desk.
          */
         GeneralInquiry: {
             /** @description Sender first name */
@@ -2843,8 +3036,8 @@ export interface components {
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
             location_country?: string;
-            /** @description Username of the recipient expert */
-            username: string;
+            /** @description Username of the recipient expert; leave it out (or "") to write to the organization's inquiry desk */
+            username?: string;
         };
         /** Health */
         Health: {
@@ -2864,10 +3057,19 @@ export interface components {
              * @enum {unknown}
              */
             kind: "general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness";
-            /** @description Username of the recipient expert */
-            username: string;
+            username: string | null;
             /** @description When it was received: unix seconds */
             created_at: number;
+            /**
+             * @description Where its handling stands
+             * @enum {unknown}
+             */
+            status: "new" | "assigned" | "answered" | "closed" | "spam";
+            assignee: string | null;
+            notes: string | null;
+            /** @description Who was emailed, decided when it arrived */
+            recipients: components["schemas"]["InquiryRecipient"][];
+            redacted_at: number | null;
             fields: components["schemas"]["InquiryFields"];
             delivery: components["schemas"]["InquiryDelivery"][];
         };
@@ -2885,6 +3087,11 @@ export interface components {
             /** @description Attempts made so far */
             attempts: number;
             last_error: string | null;
+        };
+        /** InquiryErasure */
+        InquiryErasure: {
+            /** @description Inquiries whose sender's personal data was removed */
+            erased: number;
         };
         /**
          * InquiryFields
@@ -2930,6 +3137,48 @@ export interface components {
             inquiries: components["schemas"]["Inquiry"][];
             next_cursor: string | null;
         };
+        /** InquiryPatch */
+        InquiryPatch: {
+            /**
+             * @description Where the handling stands
+             * @enum {unknown}
+             */
+            status?: "new" | "assigned" | "answered" | "closed" | "spam";
+            /** @description Who handles it: an address among the notification recipients (GET .../notifications); "" or null unassigns */
+            assignee?: string | "" | null;
+            /** @description Internal notes (replace the stored ones; "" or null clears them) */
+            notes?: string | null;
+        };
+        /** InquiryRecipient */
+        InquiryRecipient: {
+            /**
+             * @description expert, the expert's assistant, or the desk
+             * @enum {unknown}
+             */
+            role: "expert" | "assistant" | "desk";
+            /** @description Address emailed */
+            email: string;
+        };
+        /** KindNotification */
+        KindNotification: {
+            /** @description The desk's addresses for this kind */
+            recipients: string[];
+            /**
+             * @description Whether the expert is emailed
+             * @enum {integer}
+             */
+            expert: 0 | 1;
+            /**
+             * @description Whether the expert's assistant is emailed
+             * @enum {integer}
+             */
+            assistant: 0 | 1;
+            /**
+             * @description Whether the desk is emailed about inquiries to experts (always about those to the organization)
+             * @enum {integer}
+             */
+            desk: 0 | 1;
+        };
         /** LanguageCreate */
         LanguageCreate: {
             /** @description Name */
@@ -2960,16 +3209,9 @@ export interface components {
              */
             url?: string;
         };
-        /** LinkUse */
-        LinkUse: {
-            /** @description The token from the fragment of the emailed link (`#token=...`) */
-            token: string;
-            /** @description The new password: at least 12 characters, not a common password */
-            password: string;
-        };
         /**
          * MediaInquiry
-         * @description Send a media request (from a journalist) to an expert.
+         * @description Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk.
          */
         MediaInquiry: {
             /** @description Sender first name */
@@ -2998,8 +3240,8 @@ export interface components {
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
             location_country?: string;
-            /** @description Username of the recipient expert */
-            username: string;
+            /** @description Username of the recipient expert; leave it out (or "") to write to the organization's inquiry desk */
+            username?: string;
             /**
              * @description The sender's position
              * @enum {unknown}
@@ -3034,6 +3276,117 @@ export interface components {
             details?: string | "" | null;
             date?: (number & unknown) | "" | null;
             cover_url?: string | "" | null;
+        };
+        /**
+         * NotificationSettings
+         * @description Who is emailed about each inquiry kind
+         */
+        NotificationSettings: {
+            general: components["schemas"]["KindNotification"];
+            donor: components["schemas"]["KindNotification"];
+            event: components["schemas"]["KindNotification"];
+            media: components["schemas"]["KindNotification"];
+            partnership: components["schemas"]["KindNotification"];
+            admission: components["schemas"]["KindNotification"];
+            research: components["schemas"]["KindNotification"];
+            business: components["schemas"]["KindNotification"];
+            expertwitness: components["schemas"]["KindNotification"];
+        };
+        /**
+         * NotificationSettingsUpdate
+         * @description The kinds to change, each with the fields to change; kinds and fields left out keep their settings
+         */
+        NotificationSettingsUpdate: {
+            general?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            donor?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            event?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            media?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            partnership?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            admission?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            research?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            business?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
+            expertwitness?: {
+                /** @description The desk's addresses for this kind (at most 20); stored lower-cased */
+                recipients?: string[];
+                /** @description 1: the expert an inquiry names is emailed */
+                expert?: number;
+                /** @description 1: the expert's assistant (assistant_email) is emailed too, when the expert has one */
+                assistant?: number;
+                /** @description 1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk) */
+                desk?: number;
+            };
         };
         /**
          * OAuthError
@@ -3174,21 +3527,6 @@ export interface components {
             details?: string | "" | null;
             date?: (number & unknown) | "" | null;
             url?: string | "" | null;
-        };
-        /** PasswordChange */
-        PasswordChange: {
-            /** @description The password in use now */
-            current_password: string;
-            /** @description At least 12 characters, not a common password */
-            new_password: string;
-        };
-        /** PasswordResetRequest */
-        PasswordResetRequest: {
-            /**
-             * Format: email
-             * @description The email of the account
-             */
-            email: string;
         };
         /** PatentCreate */
         PatentCreate: {
@@ -3367,6 +3705,7 @@ export interface components {
             lastname: string;
             job_title: string;
             email: string;
+            assistant_email: string | null;
             company: string;
             department: string | null;
             phone_number: string | null;
@@ -4018,34 +4357,6 @@ export interface components {
             image?: string | "" | null;
             canonical_url?: string | "" | null;
         };
-        /** SignIn */
-        SignIn: {
-            /**
-             * Format: email
-             * @description Sign-in email
-             */
-            email: string;
-            /** @description The password */
-            password: string;
-        };
-        /** SignedInPerson */
-        SignedInPerson: {
-            id: number;
-            /** @description The organization id (`:corporation`) */
-            organization: number;
-            email: string;
-            name: string;
-            /** @enum {unknown} */
-            role: "owner" | "admin" | "editor" | "inquiries" | "expert";
-            /** @description For the expert role: the username of its expert */
-            expert: string | null;
-            /** @description What the bearer tokens of POST /auth/token hold, space-separated */
-            scope: string;
-            /** @description The password was generated: change it (POST /auth/password) before anything else */
-            password_change_required: boolean;
-            /** Format: date-time */
-            session_expires_at: string;
-        };
         /** SlideshareCreate */
         SlideshareCreate: {
             /** @description Title */
@@ -4144,6 +4455,12 @@ export interface components {
                 tags: components["schemas"]["FacetBucket"][];
             };
         };
+        /** StaffList */
+        StaffList: {
+            staff: components["schemas"]["ExpertListItem"][];
+            /** @description Exact number of matches */
+            total: number;
+        };
         /** TagCreate */
         TagCreate: {
             /** @description Tag: an organization tag, created on first use */
@@ -4196,7 +4513,7 @@ export interface components {
             client_id?: string;
             /** @description Client secret (or send both as HTTP Basic) */
             client_secret?: string;
-            /** @description Space-separated subset of the client's scopes (read, write, inquiries:create, inquiries:read); without it the token gets every scope of its client */
+            /** @description Space-separated subset of the client's scopes (read, read:public, write, inquiries:create, inquiries:read, inquiries:handle, admin); without it the token gets every scope of its client */
             scope?: string;
         } & {
             [key: string]: unknown;
@@ -4311,6 +4628,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description Permanent Redirect: the username is an old name of a renamed expert; repeat the request (same method and body) at Location, its current name */
+        RenamedExpert: {
+            headers: {
+                Location: components["headers"]["Location"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Not modified: the If-None-Match header names the current ETag */
         NotModified: {
             headers: {
@@ -4393,6 +4719,8 @@ export interface components {
         "Retry-After": number;
         /** @description Strong validator of the representation; send it back as If-None-Match */
         ETag: string;
+        /** @description The same path and query string under the expert's current username */
+        Location: string;
         /** @description The authentication challenge: `Bearer realm="expertdir"`, with `error` when a token was sent */
         "WWW-Authenticate": string;
         /** @description Present when the response replays the first result of this Idempotency-Key */
@@ -4577,322 +4905,6 @@ export interface operations {
             "4XX": components["responses"]["ClientError"];
         };
     };
-    signIn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SignIn"];
-            };
-        };
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["SignedInPerson"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    signOut: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["EmptyBody"];
-            };
-        };
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Done"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getSignedInPerson: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["SignedInPerson"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createDashboardToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["EmptyBody"];
-            };
-        };
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["DashboardToken"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    changePassword: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PasswordChange"];
-            };
-        };
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Done"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    requestPasswordReset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PasswordResetRequest"];
-            };
-        };
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Done"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    acceptInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LinkUse"];
-            };
-        };
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Done"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    completePasswordReset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LinkUse"];
-            };
-        };
-        responses: {
-            /** @description Success: `{success: true, data}` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Done"];
-                    };
-                };
-            };
-            503: components["responses"]["Unavailable"];
-            /** @description Every failure: success false and an error with a code from the catalogue. */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getExpert: {
         parameters: {
             query?: never;
@@ -4926,6 +4938,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -4978,6 +4991,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5025,6 +5039,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5200,6 +5215,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5252,6 +5268,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5305,6 +5322,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5359,6 +5377,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5408,6 +5427,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5459,6 +5479,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5511,6 +5532,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5564,6 +5586,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5618,6 +5641,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5667,6 +5691,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5718,6 +5743,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5770,6 +5796,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5823,6 +5850,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5877,6 +5905,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5926,6 +5955,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -5977,6 +6007,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6029,6 +6060,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6082,6 +6114,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6136,6 +6169,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6185,6 +6219,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6236,6 +6271,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6288,6 +6324,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6341,6 +6378,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6395,6 +6433,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6444,6 +6483,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6495,6 +6535,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6547,6 +6588,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6594,6 +6636,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6645,6 +6688,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6697,6 +6741,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6744,6 +6789,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6795,6 +6841,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6847,6 +6894,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6900,6 +6948,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -6954,6 +7003,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7003,6 +7053,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7054,6 +7105,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7106,6 +7158,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7159,6 +7212,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7208,6 +7262,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7259,6 +7314,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7311,6 +7367,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7364,6 +7421,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7418,6 +7476,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7467,6 +7526,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7518,6 +7578,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7570,6 +7631,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7617,6 +7679,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7668,6 +7731,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7720,6 +7784,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7773,6 +7838,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7827,6 +7893,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7876,6 +7943,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7927,6 +7995,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7979,6 +8048,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8032,6 +8102,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8086,6 +8157,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8135,6 +8207,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8186,6 +8259,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8238,6 +8312,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8291,6 +8366,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8345,6 +8421,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8394,6 +8471,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8445,6 +8523,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8497,6 +8576,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8544,6 +8624,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8595,6 +8676,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8647,6 +8729,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8700,6 +8783,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8749,6 +8833,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8800,6 +8885,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8852,6 +8938,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8905,6 +8992,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8959,6 +9047,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9008,6 +9097,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9059,6 +9149,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9111,6 +9202,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9164,6 +9256,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9218,6 +9311,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9267,6 +9361,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9318,6 +9413,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9370,6 +9466,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9423,6 +9520,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9477,6 +9575,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9526,6 +9625,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9577,6 +9677,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9629,6 +9730,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9682,6 +9784,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9736,6 +9839,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9785,6 +9889,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9836,6 +9941,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9888,6 +9994,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9941,6 +10048,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9995,6 +10103,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10044,6 +10153,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10095,6 +10205,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10147,6 +10258,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10200,6 +10312,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10254,6 +10367,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10303,6 +10417,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10354,6 +10469,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10406,6 +10522,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10459,6 +10576,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10513,6 +10631,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10562,6 +10681,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10613,6 +10733,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10665,6 +10786,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10718,6 +10840,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10767,6 +10890,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10818,6 +10942,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10870,6 +10995,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10923,6 +11049,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -10977,6 +11104,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11026,6 +11154,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11077,6 +11206,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11129,6 +11259,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11182,6 +11313,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11236,6 +11368,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11285,6 +11418,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11336,6 +11470,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11388,6 +11523,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11441,6 +11577,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11495,6 +11632,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11544,6 +11682,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11595,6 +11734,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11647,6 +11787,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11694,6 +11835,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11745,6 +11887,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11797,6 +11940,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11844,6 +11988,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11895,6 +12040,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11947,6 +12093,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12000,6 +12147,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12054,6 +12202,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12103,6 +12252,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12154,6 +12304,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12206,6 +12357,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12259,6 +12411,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12308,6 +12461,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12359,6 +12513,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12411,6 +12566,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12458,6 +12614,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12509,6 +12666,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12561,6 +12719,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12614,6 +12773,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12668,6 +12828,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12717,6 +12878,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12768,6 +12930,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12820,6 +12983,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12873,6 +13037,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12922,6 +13087,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -12973,6 +13139,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13025,6 +13192,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13078,6 +13246,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13132,6 +13301,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13181,6 +13351,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13232,6 +13403,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13284,6 +13456,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13337,6 +13510,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13391,6 +13565,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13440,6 +13615,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13491,6 +13667,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13543,6 +13720,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13596,6 +13774,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13650,6 +13829,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13699,6 +13879,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13750,6 +13931,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13801,6 +13983,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13852,6 +14035,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13911,6 +14095,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -13958,6 +14143,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14009,6 +14195,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14060,6 +14247,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14111,6 +14299,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14162,6 +14351,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14213,6 +14403,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14264,6 +14455,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -14941,7 +15133,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Send a general inquiry to an expert. */
+        /** @description Send a general inquiry to an expert, or without username to the organization's inquiry desk. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["GeneralInquiry"];
@@ -15106,7 +15298,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Send a media request (from a journalist) to an expert. */
+        /** @description Send a media request (from a journalist) to an expert, or without username to the organization's inquiry desk. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MediaInquiry"];
@@ -15430,6 +15622,12 @@ export interface operations {
                 kind?: "general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness";
                 /** @description Only inquiries to this expert */
                 username?: string;
+                /** @description Only inquiries with this status */
+                status?: "new" | "assigned" | "answered" | "closed" | "spam";
+                /** @description Only inquiries assigned to this address */
+                assignee?: string;
+                /** @description Export: every inquiry sent from this address, all at once (scope admin; no other parameter with it) */
+                email?: string;
                 /** @description Only inquiries received at or after this time: unix time in seconds (not milliseconds) */
                 since?: number & unknown;
                 /** @description Only inquiries received before this time: unix time in seconds (not milliseconds) */
@@ -15483,6 +15681,54 @@ export interface operations {
             };
         };
     };
+    eraseSenderData: {
+        parameters: {
+            query: {
+                /** @description Erase every inquiry sent from this address */
+                email: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryErasure"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getInquiry: {
         parameters: {
             query?: never;
@@ -15516,6 +15762,156 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    handleInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Inquiry id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryPatch"];
+                "application/x-www-form-urlencoded": components["schemas"]["InquiryPatch"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Inquiry"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        /** @description The kinds to change, each with the fields to change; kinds and fields left out keep their settings */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSettingsUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["NotificationSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -15636,6 +16032,1803 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["QuestionSearchResult"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStaff: {
+        parameters: {
+            query?: {
+                /** @description Privacy filter (default public) */
+                access?: "public" | "private" | "all";
+                /** @description Publication filter (default all) */
+                status?: "all" | "published" | "unpublished";
+                /** @description Results per page (default 10) */
+                page_size?: number;
+                /** @description Offset of the first result (default 0) */
+                page_from?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["StaffList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpertCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["ExpertCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ExpertCreated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Profile"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpertUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["ExpertUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ExpertUpdated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ExpertDeleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffBiography: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            biography: components["schemas"]["ProfileBiography"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setStaffBiography: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BiographyUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["BiographyUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Updated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearStaffBiography: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Deleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffTagline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            tagline: components["schemas"]["ProfileTagline"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setStaffTagline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaglineUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["TaglineUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Updated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearStaffTagline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Deleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStaffLinkElements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            link: components["schemas"]["ProfileLink"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStaffLinkElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["LinkCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Created"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffLinkElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            link: components["schemas"]["ProfileLink"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateStaffLinkElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["LinkUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Updated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStaffLinkElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Deleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStaffEducationElements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            education: components["schemas"]["ProfileEducation"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStaffEducationElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EducationCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["EducationCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Created"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffEducationElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            education: components["schemas"]["ProfileEducation"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateStaffEducationElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EducationUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["EducationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Updated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStaffEducationElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Deleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStaffLanguageElements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            language: components["schemas"]["ProfileLanguage"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStaffLanguageElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LanguageCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["LanguageCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Created"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffLanguageElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            language: components["schemas"]["ProfileLanguage"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateStaffLanguageElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LanguageUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["LanguageUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Updated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStaffLanguageElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Deleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStaffCategoryElements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            category: components["schemas"]["ProfileCategory"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStaffCategoryElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Created"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffCategoryElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            category: components["schemas"]["ProfileCategory"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStaffCategoryElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Deleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStaffTagElements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            tag: components["schemas"]["ProfileTag"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStaffTagElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["TagCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Created"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffTagElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            tag: components["schemas"]["ProfileTag"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStaffTagElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Element id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Deleted"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEmployees: {
+        parameters: {
+            query?: {
+                /** @description Privacy filter (default public) */
+                access?: "public" | "private" | "all";
+                /** @description Publication filter (default all) */
+                status?: "all" | "published" | "unpublished";
+                /** @description Results per page (default 10) */
+                page_size?: number;
+                /** @description Offset of the first result (default 0) */
+                page_from?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["EmployeeList"];
                     };
                 };
             };

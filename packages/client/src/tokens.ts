@@ -1,4 +1,4 @@
-import { errorFromResponse, jsonBodyOf } from './errors.js'
+import { errorFromResponse, isObject, jsonBodyOf } from './errors.js'
 
 export interface TokenOptions {
   baseUrl: string
@@ -64,8 +64,9 @@ export class TokenSource {
       },
       body,
     })
-    const json = (await jsonBodyOf(response)) as { access_token?: unknown; expires_in?: unknown } | undefined
-    if (!response.ok || typeof json?.access_token !== 'string') throw errorFromResponse(response, json, now())
+    const json = await jsonBodyOf(response)
+    if (!response.ok || !isObject(json) || typeof json.access_token !== 'string')
+      throw errorFromResponse(response, json, now())
     const lifetime = typeof json.expires_in === 'number' ? json.expires_in : 3600
     this.token = { value: json.access_token, expiresAt: now() + lifetime * 1000 }
     return json.access_token

@@ -1,4 +1,4 @@
-import { ExpertdirError, errorFromResponse, jsonBodyOf, retryAfterSeconds } from './errors.js'
+import { ExpertdirError, errorFromResponse, isObject, jsonBodyOf, retryAfterSeconds } from './errors.js'
 import type { EtagCache } from './etag-cache.js'
 import type { TokenSource } from './tokens.js'
 
@@ -29,8 +29,8 @@ const isSafe = (request: Request) => request.method === 'GET' || request.method 
 async function isInvalidToken(response: Response): Promise<boolean> {
   if (response.status !== 401) return false
   if (/error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '')) return true
-  const body = (await jsonBodyOf(response)) as { error?: { code?: unknown } } | undefined
-  return body?.error?.code === 'invalid_token'
+  const body = await jsonBodyOf(response)
+  return isObject(body) && isObject(body.error) && body.error.code === 'invalid_token'
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { createClient, listClients, revokeClient } from '../../auth/clients.js'
-import { formatScopes, parseScopes, SCOPES, type Scope } from '../../auth/scopes.js'
+import { DEFAULT_SCOPES, formatScopes, parseScopes, SCOPES, type Scope } from '../../auth/scopes.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
 
@@ -24,14 +24,20 @@ export function clientCommands(program: Command, cli: Cli): void {
     .option('--label <label>', 'a note on what the client is for')
     .option(
       '--scope <scopes>',
-      `what the client may do, space-separated (default: all of ${formatScopes(SCOPES)})`,
+      `what the client may do, space-separated, of ${formatScopes(SCOPES)} (default: ${formatScopes(DEFAULT_SCOPES)})`,
       scopeList,
     )
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; label?: string; scope?: Scope[]; json?: boolean }) => {
       const issued = await cli.withDatabase(async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
-        return createClient(db, options.org, options.label ?? null, Date.now(), options.scope ?? SCOPES)
+        return createClient(
+          db,
+          options.org,
+          options.label ?? null,
+          Date.now(),
+          options.scope ?? DEFAULT_SCOPES,
+        )
       })
       cli.report(options.json, issued, () =>
         [

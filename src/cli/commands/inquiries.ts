@@ -2,9 +2,10 @@ import { type Command, Option } from 'commander'
 import { deleteWebhook, findWebhook, saveWebhook } from '../../delivery/repository.js'
 import { generateWebhookSecret, isWebhookUrl } from '../../delivery/webhook.js'
 import { decodeCursor } from '../../inquiries/cursor.js'
+import { INQUIRY_STATUSES, type InquiryStatus, isInquiryStatus } from '../../inquiries/handling.js'
 import { readInbox } from '../../inquiries/inbox.js'
 import { type InquiryKind, isInquiryKind, KIND_NAMES } from '../../inquiries/kinds.js'
-import { inquiryFields } from '../../inquiries/mapping.js'
+import { handlingView, inquiryFields } from '../../inquiries/mapping.js'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../inquiries/schemas.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { LARGEST_UNIX_SECONDS } from '../../validation/fields.js'
@@ -16,6 +17,8 @@ interface ListOptions {
   org: number
   kind?: InquiryKind
   username?: string
+  status?: InquiryStatus
+  assignee?: string
   since?: number
   until?: number
   pageSize?: number
@@ -27,6 +30,12 @@ interface ListOptions {
 function kindOption(value: string): InquiryKind {
   if (!isInquiryKind(value))
     throw new UsageError(`--kind must be one of ${KIND_NAMES.join(', ')}, got "${value}"`)
+  return value
+}
+
+function statusOption(value: string): InquiryStatus {
+  if (!isInquiryStatus(value))
+    throw new UsageError(`--status must be one of ${INQUIRY_STATUSES.join(', ')}, got "${value}"`)
   return value
 }
 
@@ -68,6 +77,12 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--kind <kind>', `only this kind: ${KIND_NAMES.join(', ')}`, kindOption)
     .option('--username <username>', 'only inquiries to this expert')
+    .option(
+      '--status <status>',
+      `only inquiries with this status: ${INQUIRY_STATUSES.join(', ')}`,
+      statusOption,
+    )
+    .option('--assignee <email>', 'only inquiries assigned to this address')
     .option('--since <seconds>', 'only inquiries received at or after this unix time', unixSeconds('--since'))
     .option('--until <seconds>', 'only inquiries received before this unix time', unixSeconds('--until'))
     .option(
@@ -83,6 +98,8 @@ export function inquiryCommands(program: Command, cli: Cli): void {
         readInbox(db, options.org, {
           kind: options.kind,
           username: options.username,
+          status: options.status,
+          assignee: options.assignee,
           since: options.since,
           until: options.until,
           pageSize: options.pageSize ?? options.limit,
@@ -94,6 +111,8 @@ export function inquiryCommands(program: Command, cli: Cli): void {
         kind: inquiry.kind,
         username: inquiry.username,
         created_at: iso(inquiry.created_at),
+        ...handlingView(inquiry),
+        redacted_at: iso(inquiry.redacted_at),
         fields: inquiryFields(inquiry),
         delivery: deliveries.map((d) => ({
           channel: d.channel,
@@ -108,7 +127,9 @@ export function inquiryCommands(program: Command, cli: Cli): void {
           const delivery = inquiry.delivery
             .map((d) => `${d.channel} ${d.status}${d.attempts > 1 ? ` (${d.attempts} attempts)` : ''}`)
             .join(', ')
-          return `${inquiry.id}\t${inquiry.created_at}\t${inquiry.kind}\t${inquiry.username}\t${delivery}`
+          const handling = [inquiry.status, inquiry.assignee ?? 'unassigned'].join(' ')
+          const note = inquiry.notes === null ? '' : `\tnotes: ${inquiry.notes.replace(/\s+/g, ' ')}`
+          return `${inquiry.id}\t${inquiry.created_at}\t${inquiry.kind}\t${inquiry.username ?? '(desk)'}\t${handling}\t${delivery}${note}`
         })
         if (lines.length === 0) lines.push(options.cursor ? 'No more inquiries.' : 'No inquiries.')
         if (page.next_cursor !== null) {

@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
+import { notFound, validationError } from '../errors.js'
+import type { HandlingChange } from './handling.js'
+import { organizationRecipients } from './notifications.js'
+import { findInquiry, findInquiryWithDeliveries, type InquiryWithDeliveries } from './repository.js'
+
+/**
+ * Changes an inquiry's status, assignee and notes (`PATCH .../inquiry/:id`). An assignee must be one
+ * of the organization's notification recipients (until people exist, CONTRACT §17). Assigning a `new`
+ * inquiry without naming a status makes it `assigned`.
+ */
+export async function handleInquiry(
+  db: Kysely<DB>,
+  orgId: number,
+  id: number,
+  change: HandlingChange,
+): Promise<InquiryWithDeliveries> {
+  await writeTransaction(db, async (trx) => {
+    const inquiry = await findInquiry(trx, orgId, id)
+    if (!inquiry) throw notFound(`Inquiry ${id}`)
+    const assignee =
+      change.assignee === undefined
+        ? undefined
+        : change.assignee === null || change.assignee === ''
+          ? null
+          : change.assignee.toLowerCase()
+    if (assignee) {
+      const recipients = await organizationRecipients(trx, orgId)
+      if (!recipients.has(assignee)) {
+        throw validationError([
+          {
+            field: 'assignee',
+            message:
+              "must be one of the organization's inquiry recipients (GET /v2/organization/:corporation/notifications)",
+          },
+        ])
+      }
+    }
+    const status = change.status ?? (assignee && inquiry.status === 'new' ? 'assigned' : undefined)
+    await trx
+      .updateTable('inquiries')
+      .set({
+        ...(status === undefined ? {} : { status }),
+        ...(assignee === undefined ? {} : { assignee }),
+        ...(change.notes === undefined ? {} : { notes: change.notes === '' ? null : change.notes }),
+      })
+      .where('org_id', '=', orgId)
+      .where('id', '=', id)
+      .execute()
+  })
+  const updated = await findInquiryWithDeliveries(db, orgId, id)
+  if (!updated) throw notFound(`Inquiry ${id}`)
+  return updated
+}

@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { STAFF_KIND } from '../experts/profile-type.js'
+import { accountRoutes } from '../experts/routes.js'
+import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { CorporationParams } from '../http/params.js'
+import { profileReadRoute, profileSectionRoutes } from '../profiles/routes.js'
+import { STAFF_SECTIONS } from '../profiles/section-fields.js'
+import { EmployeeList, type ProfileListInput, ProfileListQuery, StaffList } from './schemas.js'
+import { listPeople } from './service.js'
+
+const errors = { '4xx': ErrorEnvelope }
+
+/**
+ * Staff profiles (CONTRACT §17): the vendor's `/staff` routes on the expert profile engine (account,
+ * profile read, the staff sections), the staff list, and `/employee`, which lists staff and experts.
+ */
+export async function staffRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const target = { db: context.db, dialect: context.database.dialect }
+
+  app.get<{ Params: { corporation: number }; Querystring: ProfileListInput }>(
+    STAFF_KIND.path,
+    {
+      schema: {
+        operationId: 'listStaff',
+        tags: ['staff'],
+        summary: "List the organization's staff members by name, a page at a time",
+        params: CorporationParams,
+        querystring: ProfileListQuery,
+        response: { 200: Success(StaffList), ...errors },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => {
+      const { people, total } = await listPeople(target, request.params.corporation, ['staff'], request.query)
+      return ok({ staff: people, total })
+    },
+  )
+
+  profileReadRoute(app, context, STAFF_KIND)
+  accountRoutes(app, context, STAFF_KIND)
+  profileSectionRoutes(app, context, STAFF_KIND, STAFF_SECTIONS)
+
+  app.get<{ Params: { corporation: number }; Querystring: ProfileListInput }>(
+    '/v2/organization/:corporation/employee',
+    {
+      schema: {
+        operationId: 'listEmployees',
+        tags: ['staff'],
+        summary: "List the organization's staff members and experts together by name, a page at a time",
+        params: CorporationParams,
+        querystring: ProfileListQuery,
+        response: { 200: Success(EmployeeList), ...errors },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => {
+      const { people, total } = await listPeople(
+        target,
+        request.params.corporation,
+        ['expert', 'staff'],
+        request.query,
+      )
+      return ok({ employees: people, total })
+    },
+  )
+}

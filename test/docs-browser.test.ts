@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { browserSkip, launchBrowser } from './helpers/browser.js'
+import { describeEachDialect } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
+import { TlsProxy } from './helpers/tls-proxy.js'
+
+const HOST = 'docs.example.test'
+const skip = await browserSkip()
+
+/**
+ * Opens `/docs` at `origin` and checks that swagger-ui ran: its operations are on the page and every
+ * script and style loaded. Returns the page's Content-Security-Policy.
+ */
+async function assertDocsRender(browser: Browser, origin: string): Promise<string> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true })
+  const page: Page = await context.newPage()
+  const failed: string[] = []
+  page.on('requestfailed', (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`))
+  try {
+    const response = await page.goto(`${origin}/docs`)
+    assert.equal(response?.status(), 200)
+    // swagger-ui renders the operations in view (a virtual list): the first tags' are enough.
+    await page
+      .getByRole('button', { name: /Create an access token/ })
+      .waitFor({ state: 'visible', timeout: 20_000 })
+    assert.ok(await page.getByRole('button', { name: /The database answers/ }).isVisible())
+    assert.ok(await page.getByRole('heading', { name: /^experts/ }).isVisible())
+    assert.ok(await page.getByRole('button', { name: 'Authorize' }).isVisible())
+    assert.deepEqual(failed, [], 'every script and style loaded')
+    assert.ok(page.url().startsWith(`${origin}/docs`), `the page stayed at ${origin}`)
+    return (await response?.headerValue('content-security-policy')) ?? ''
+  } finally {
+    await context.close()
+  }
+}
+
+/**
+ * The trial's blank `/docs`: served over plain HTTP under a real host name (not localhost, which
+ * browsers treat as secure), the page must load its scripts and render the operations; behind a TLS
+ * proxy it keeps working, and there the browser is asked to upgrade insecure requests.
+ */
+describeEachDialect(
+  'the /docs page in a real browser',
+  (ctx) => {
+    let browser: Browser | undefined
+    let proxy: TlsProxy | undefined
+    let port = 0
+
+    before(async () => {
+      if (skip) return
+      await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+      port = listeningPort(ctx.app.server)
+      proxy = await TlsProxy.start(port, HOST)
+      browser = await launchBrowser([HOST])
+    })
+    after(async () => {
+      await browser?.close()
+      await proxy?.close()
+    })
+
+    test(`renders its operations over plain HTTP on ${HOST}`, { skip }, async () => {
+      assert.ok(browser)
+      const policy = await assertDocsRender(browser, `http://${HOST}:${port}`)
+      assert.ok(!policy.includes('upgrade-insecure-requests'), policy)
+    })
+
+    test(`renders behind a TLS proxy (https://${HOST}, X-Forwarded-Proto: https)`, { skip }, async () => {
+      assert.ok(browser && proxy)
+      const policy = await assertDocsRender(browser, `https://${HOST}:${proxy.port}`)
+      assert.ok(policy.includes('upgrade-insecure-requests'), policy)
+    })
+  },
+  { config: { trustProxy: '127.0.0.1' } },
+)

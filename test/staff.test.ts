@@ -1,0 +1,449 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { InjectOptions } from 'fastify'
+import { ImportRejected } from '../src/import/index.js'
+import { PROFILE_KEYS } from '../src/profiles/read.js'
+import { importDocument } from './helpers/content.js'
+import {
+  createExpert,
+  createStaff,
+  describeEachDialect,
+  detailsOf,
+  envelope,
+  expertBody,
+  inquiryBody,
+  type Tenant,
+  type TestContext,
+} from './helpers/harness.js'
+
+type Element = Record<string, unknown>
+
+function call(
+  ctx: TestContext,
+  method: InjectOptions['method'],
+  url: string,
+  payload?: object,
+  tenant?: Tenant,
+) {
+  return ctx.inject({
+    method,
+    url,
+    headers: (tenant ?? ctx.tenant).auth,
+    ...(payload !== undefined ? { payload } : {}),
+  })
+}
+
+async function data(response: Awaited<ReturnType<typeof call>>) {
+  assert.equal(response.statusCode, 200, response.body)
+  return envelope(response).data as Element
+}
+
+function expectError(response: Awaited<ReturnType<typeof call>>, status: number, code: string) {
+  assert.equal(response.statusCode, status, response.body)
+  assert.equal(envelope(response).success, false)
+  assert.equal(envelope(response).error?.code, code)
+}
+
+async function storedType(ctx: TestContext, orgId: number, username: string) {
+  const row = await ctx.testDatabase.database.db
+    .selectFrom('experts')
+    .select('type')
+    .where('org_id', '=', orgId)
+    .where('username', '=', username)
+    .executeTakeFirst()
+  return row?.type
+}
+
+describeEachDialect('staff profiles', (ctx) => {
+  const org = () => ctx.tenant.orgId
+  const staffUrl = (username: string, orgId = org()) => `/v2/organization/${orgId}/staff/${username}`
+  const expertUrl = (username: string, orgId = org()) => `/v2/organization/${orgId}/expert/${username}`
+
+  test('create, read, update and delete a staff member, stored as a profile of type staff', async () => {
+    const created = await data(
+      await call(
+        ctx,
+        'POST',
+        `/v2/organization/${org()}/staff`,
+        expertBody({ firstname: 'Ines', lastname: 'Dubois' }),
+      ),
+    )
+    assert.equal(created.inserted, true)
+    const username = String(created.username)
+    assert.match(username, /^ines-dubois(-\d+)?$/)
+    assert.equal(await storedType(ctx, org(), username), 'staff')
+
+    const profile = await data(await call(ctx, 'GET', staffUrl(username)))
+    assert.deepEqual(Object.keys(profile).sort(), [...PROFILE_KEYS].sort())
+    const [account] = profile.account as Element[]
+    assert.equal(account?.username, username)
+    assert.equal(account?.is_published, 0)
+    assert.equal(account?.is_private, 0)
+    assert.deepEqual(profile.biography, [])
+
+    assert.deepEqual(
+      await data(
+        await call(ctx, 'PUT', staffUrl(username), { job_title: 'Dean of Students', is_published: 1 }),
+      ),
+      {
+        username,
+        updated: true,
+      },
+    )
+    assert.deepEqual(
+      await data(await call(ctx, 'PUT', staffUrl(username), { job_title: 'Dean of Students' })),
+      {
+        username,
+        updated: false,
+      },
+    )
+    const [changed] = (await data(await call(ctx, 'GET', staffUrl(username)))).account as Element[]
+    assert.equal(changed?.job_title, 'Dean of Students')
+    assert.equal(changed?.is_published, 1)
+
+    assert.deepEqual(await data(await call(ctx, 'DELETE', staffUrl(username))), { deleted: true, username })
+    assert.equal(await storedType(ctx, org(), username), undefined)
+    expectError(await call(ctx, 'GET', staffUrl(username)), 404, 'not_found')
+    expectError(await call(ctx, 'DELETE', staffUrl(username)), 404, 'not_found')
+  })
+
+  test('the write API validates as for experts: flags not accepted on create, unknown fields, empty update', async () => {
+    const url = `/v2/organization/${org()}/staff`
+    const rejected = detailsOf(
+      await call(ctx, 'POST', url, expertBody({ is_published: 1, shoe_size: 9, email: 'nope' })),
+    )
+    assert.match(rejected.is_published ?? '', /not accepted on create/)
+    assert.ok(rejected.shoe_size, 'the unknown field is named')
+    assert.ok(rejected.email, 'the bad email is named')
+    const username = await createStaff(ctx, ctx.tenant)
+    assert.ok(detailsOf(await call(ctx, 'PUT', staffUrl(username), {})))
+    assert.ok(
+      detailsOf(await call(ctx, 'PUT', staffUrl(username), { location_country: 'ZZ' })).location_country,
+    )
+  })
+
+  test('experts and staff share the username space and the email addresses of the organization', async () => {
+    const email = `shared.${Date.now()}@example.edu`
+    const expert = await createExpert(ctx, ctx.tenant, { firstname: 'Kim', lastname: 'Sato', email })
+    const staff = await createStaff(ctx, ctx.tenant, { firstname: 'Kim', lastname: 'Sato' })
+    assert.notEqual(staff, expert)
+    assert.equal(staff, `${expert}-2`)
+
+    const taken = await call(ctx, 'POST', `/v2/organization/${org()}/staff`, expertBody({ email }))
+    expectError(taken, 409, 'conflict')
+    assert.equal(envelope(taken).error?.details?.[0]?.field, 'email')
+    assert.match(envelope(taken).error?.message ?? '', /expert/)
+
+    const staffEmail = `office.${Date.now()}@example.edu`
+    const member = await createStaff(ctx, ctx.tenant, { email: staffEmail })
+    const clash = await call(
+      ctx,
+      'POST',
+      `/v2/organization/${org()}/expert`,
+      expertBody({ email: staffEmail }),
+    )
+    expectError(clash, 409, 'conflict')
+    assert.match(envelope(clash).error?.message ?? '', /staff member/)
+    expectError(
+      await call(ctx, 'PUT', expertUrl(expert), { email: staffEmail.toUpperCase() }),
+      409,
+      'conflict',
+    )
+
+    await data(await call(ctx, 'DELETE', staffUrl(member)))
+    const again = await createStaff(ctx, ctx.tenant, { firstname: 'Kim', lastname: 'Sato' })
+    assert.notEqual(again, staff, 'a deleted username is not handed out again')
+  })
+
+  test('each staff section is written and read with the shapes of the expert sections', async () => {
+    const username = await createStaff(ctx, ctx.tenant)
+    const base = staffUrl(username)
+
+    const biography = await data(
+      await call(ctx, 'POST', `${base}/biography`, {
+        description: '<p>Runs <b>admissions</b>.<script>x()</script></p>',
+      }),
+    )
+    assert.equal(biography.updated, true)
+    assert.deepEqual((await data(await call(ctx, 'GET', `${base}/biography`))).biography, [
+      { id: biography.id, biography: '<p>Runs <b>admissions</b>.</p>' },
+    ])
+    await data(await call(ctx, 'POST', `${base}/tagline`, { tagline: 'Your first contact' }))
+    assert.equal(
+      ((await data(await call(ctx, 'GET', `${base}/tagline`))).tagline as Element[])[0]?.tagline,
+      'Your first contact',
+    )
+
+    const link = await data(
+      await call(ctx, 'POST', `${base}/link`, { name: 'Office', url: 'https://office.example' }),
+    )
+    assert.deepEqual(
+      await data(await call(ctx, 'PUT', `${base}/link/${link.id}`, { name: 'Front office' })),
+      { id: link.id, updated: true },
+    )
+    assert.deepEqual(await data(await call(ctx, 'GET', `${base}/link/${link.id}`)), {
+      link: [{ id: link.id, name: 'Front office', url: 'https://office.example' }],
+    })
+
+    const education = await data(
+      await call(ctx, 'POST', `${base}/education`, { institution: 'Sorbonne', degree: 'MA', date: 2004 }),
+    )
+    assert.equal(
+      ((await data(await call(ctx, 'GET', `${base}/education/${education.id}`))).education as Element[])[0]
+        ?.institution,
+      'Sorbonne',
+    )
+
+    const language = await data(await call(ctx, 'POST', `${base}/language`, { name: 'French' }))
+    const category = await data(await call(ctx, 'POST', `${base}/category`, { name: 'Admissions' }))
+    assert.deepEqual(await data(await call(ctx, 'POST', `${base}/category`, { name: 'admissions' })), {
+      id: category.id,
+    })
+    const tag = await data(await call(ctx, 'POST', `${base}/tag`, { tag: 'front-desk' }))
+    expectError(
+      await call(ctx, 'PUT', `${base}/category/${category.id}`, { name: 'X' }),
+      405,
+      'method_not_allowed',
+    )
+
+    const profile = await data(await call(ctx, 'GET', base))
+    assert.equal((profile.biography as Element[]).length, 1)
+    assert.equal((profile.tagline as Element[]).length, 1)
+    assert.deepEqual(
+      (profile.link as Element[]).map((e) => e.name),
+      ['Front office'],
+    )
+    assert.deepEqual(
+      (profile.education as Element[]).map((e) => e.degree),
+      ['MA'],
+    )
+    assert.deepEqual(
+      (profile.language as Element[]).map((e) => e.id),
+      [language.id],
+    )
+    assert.deepEqual(
+      (profile.category as Element[]).map((e) => e.name),
+      ['Admissions'],
+    )
+    assert.deepEqual(
+      (profile.tag as Element[]).map((e) => [e.id, e.tag]),
+      [[tag.id, 'front-desk']],
+    )
+
+    await data(await call(ctx, 'DELETE', `${base}/link/${link.id}`))
+    await data(await call(ctx, 'DELETE', `${base}/tagline`))
+    expectError(await call(ctx, 'DELETE', `${base}/tagline`), 404, 'not_found')
+    const after = await data(await call(ctx, 'GET', base))
+    assert.deepEqual(after.link, [])
+    assert.deepEqual(after.tagline, [])
+  })
+
+  test('a staff write changes the stored document and its ETag; an unchanged profile answers 304', async () => {
+    const username = await createStaff(ctx, ctx.tenant)
+    const first = await call(ctx, 'GET', staffUrl(username))
+    const etag = String(first.headers.etag)
+    const cached = await ctx.inject({
+      method: 'GET',
+      url: staffUrl(username),
+      headers: { ...ctx.tenant.auth, 'if-none-match': etag },
+    })
+    assert.equal(cached.statusCode, 304)
+    await data(await call(ctx, 'POST', `${staffUrl(username)}/tagline`, { tagline: 'New' }))
+    const second = await call(ctx, 'GET', staffUrl(username))
+    assert.notEqual(second.headers.etag, etag)
+    assert.equal(((await data(second)).tagline as Element[])[0]?.tagline, 'New')
+  })
+
+  test('sections a staff member does not have are not routes under /staff', async () => {
+    const username = await createStaff(ctx, ctx.tenant)
+    for (const section of ['article', 'topic', 'availability', 'account', 'spotlight']) {
+      expectError(await call(ctx, 'GET', `${staffUrl(username)}/${section}`), 404, 'not_found')
+    }
+    expectError(await call(ctx, 'POST', `${staffUrl(username)}/article`, { title: 'No' }), 404, 'not_found')
+  })
+
+  test('an expert route under a staff username is 404, and a staff route under an expert username', async () => {
+    const staff = await createStaff(ctx, ctx.tenant)
+    const expert = await createExpert(ctx, ctx.tenant)
+    const before = await data(await call(ctx, 'GET', staffUrl(staff)))
+    for (const [method, path, payload] of [
+      ['GET', '', undefined],
+      ['PUT', '', { job_title: 'Changed' }],
+      ['DELETE', '', undefined],
+      ['GET', '/biography', undefined],
+      ['POST', '/tagline', { tagline: 'Leaked' }],
+      ['POST', '/link', { name: 'Leaked', url: 'https://leak.example' }],
+    ] as const) {
+      expectError(await call(ctx, method, `${expertUrl(staff)}${path}`, payload), 404, 'not_found')
+      expectError(await call(ctx, method, `${staffUrl(expert)}${path}`, payload), 404, 'not_found')
+    }
+    assert.deepEqual(
+      await data(await call(ctx, 'GET', staffUrl(staff))),
+      before,
+      'the staff member is unchanged',
+    )
+    assert.equal(await storedType(ctx, org(), expert), 'expert', 'the expert is still there')
+
+    expectError(
+      await call(ctx, 'POST', `/v2/organization/${org()}/inquiry/general`, inquiryBody('general', staff)),
+      404,
+      'not_found',
+    )
+    const post = await call(ctx, 'POST', `/v2/spotlight/${org()}`, {
+      title: 'T',
+      html: '<p>x</p>',
+      tagged: [staff],
+    })
+    assert.match(detailsOf(post)['tagged[0]'] ?? '', /not an expert/)
+    const question = await data(await call(ctx, 'POST', `/v2/qanda/${org()}`, { question: 'Who?' }))
+    const answer = await call(ctx, 'POST', `/v2/qanda/${org()}/${question.id}/answer`, {
+      username: staff,
+      answer: 'Me',
+    })
+    assert.match(detailsOf(answer).username ?? '', /not an expert/)
+  })
+
+  test('staff members are not in the expert search, its total or its facet counts', async () => {
+    const tenant = await ctx.addTenant('Search College')
+    await createExpert(ctx, tenant, { firstname: 'Zelda', lastname: 'Quintero' })
+    const staff = await createStaff(ctx, tenant, { firstname: 'Zelda', lastname: 'Quasimodo' })
+    await data(
+      await call(ctx, 'POST', `${staffUrl(staff, tenant.orgId)}/category`, { name: 'Registry' }, tenant),
+    )
+    await data(
+      await call(ctx, 'POST', `${staffUrl(staff, tenant.orgId)}/tagline`, { tagline: 'Zelda' }, tenant),
+    )
+    const search = async (query: string) =>
+      data(await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/expert?${query}`, undefined, tenant))
+    const byName = await search('q=zelda&access=all')
+    assert.deepEqual(
+      (byName.experts as Element[]).map((e) => e.lastname),
+      ['Quintero'],
+    )
+    assert.equal(byName.total, 1)
+    const all = await search('access=all')
+    assert.equal(all.total, 1)
+    assert.deepEqual((all.aggregations as { categories: unknown[] }).categories, [])
+    const byCategory = await search('access=all&categories=Registry')
+    assert.equal(byCategory.total, 0)
+    const { db } = ctx.testDatabase.database
+    const indexed = await db
+      .selectFrom('expert_search')
+      .select('username')
+      .where('org_id', '=', tenant.orgId)
+      .execute()
+    assert.deepEqual(
+      indexed.map((row) => row.username),
+      ['zelda-quintero'],
+    )
+  })
+
+  test('the staff and employee lists page by name with exact totals and the privacy filter', async () => {
+    const tenant = await ctx.addTenant('List University')
+    for (const lastname of ['Cole', 'Abbott', 'Baker'])
+      await createStaff(ctx, tenant, { firstname: 'Sam', lastname })
+    const hidden = await createStaff(ctx, tenant, { firstname: 'Pat', lastname: 'Adams' })
+    await data(await call(ctx, 'PUT', staffUrl(hidden, tenant.orgId), { is_private: 1 }, tenant))
+    await createExpert(ctx, tenant, { firstname: 'Eve', lastname: 'Bishop' })
+    const list = async (path: string) =>
+      data(await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/${path}`, undefined, tenant))
+
+    const first = await list('staff?page_size=2')
+    assert.equal(first.total, 3)
+    assert.deepEqual(
+      (first.staff as Element[]).map((e) => e.lastname),
+      ['Abbott', 'Baker'],
+    )
+    const second = await list('staff?page_size=2&page_from=2')
+    assert.deepEqual(
+      (second.staff as Element[]).map((e) => e.lastname),
+      ['Cole'],
+    )
+    assert.equal(second.total, 3)
+    const entry = (first.staff as Element[])[0] as Element
+    assert.equal(entry.fullname, 'Sam Abbott')
+    assert.equal(entry.tagline, '')
+    assert.equal('type' in entry, false)
+
+    const everyone = await list('staff?access=all')
+    assert.deepEqual(
+      (everyone.staff as Element[]).map((e) => e.lastname),
+      ['Abbott', 'Adams', 'Baker', 'Cole'],
+    )
+    assert.equal((await list('staff?access=private')).total, 1)
+
+    const employees = await list('employee?page_size=10')
+    assert.equal(employees.total, 4)
+    assert.deepEqual(
+      (employees.employees as Element[]).map((e) => [e.lastname, e.type]),
+      [
+        ['Abbott', 'staff'],
+        ['Baker', 'staff'],
+        ['Bishop', 'expert'],
+        ['Cole', 'staff'],
+      ],
+    )
+    const page = await list('employee?page_size=1&page_from=2')
+    assert.deepEqual(
+      (page.employees as Element[]).map((e) => e.lastname),
+      ['Bishop'],
+    )
+    assert.equal(page.total, 4)
+
+    assert.ok(
+      detailsOf(
+        await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/staff?page_size=0`, undefined, tenant),
+      ).page_size,
+    )
+    assert.ok(
+      detailsOf(
+        await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/employee?sort=name`, undefined, tenant),
+      ).sort,
+    )
+    assert.ok(
+      detailsOf(
+        await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/staff?access=some`, undefined, tenant),
+      ).access,
+    )
+  })
+
+  test("another organization's staff members are neither listed nor counted nor found", async () => {
+    const mine = await ctx.addTenant('Mine')
+    const theirs = await ctx.addTenant('Theirs')
+    await createStaff(ctx, mine, { lastname: 'Own' })
+    const foreign = await createStaff(ctx, theirs, { lastname: 'Foreign' })
+    const staff = await data(
+      await call(ctx, 'GET', `/v2/organization/${mine.orgId}/staff?access=all`, undefined, mine),
+    )
+    assert.deepEqual(
+      (staff.staff as Element[]).map((e) => e.lastname),
+      ['Own'],
+    )
+    assert.equal(staff.total, 1)
+    const employees = await data(
+      await call(ctx, 'GET', `/v2/organization/${mine.orgId}/employee?access=all`, undefined, mine),
+    )
+    assert.equal(employees.total, 1)
+    expectError(await call(ctx, 'GET', staffUrl(foreign, mine.orgId), undefined, mine), 404, 'not_found')
+    expectError(await call(ctx, 'GET', staffUrl(foreign, theirs.orgId), undefined, mine), 403, 'forbidden')
+  })
+
+  test('an import does not take a staff member for an expert with the same email', async () => {
+    const email = `records.${Date.now()}@example.edu`
+    const staff = await createStaff(ctx, ctx.tenant, { email })
+    const error = await importDocument(ctx, org(), {
+      experts: [
+        { key: 'records', firstname: 'Ann', lastname: 'Lee', job_title: 'Clerk', email, company: 'U' },
+      ],
+    }).then(
+      () => assert.fail('the import was accepted'),
+      (thrown: unknown) => thrown,
+    )
+    assert.ok(error instanceof ImportRejected)
+    assert.deepEqual(
+      error.issues.map((issue) => `${issue.field}: ${issue.message}`),
+      [`email: is already used by staff member ${staff}`],
+    )
+    assert.equal(await storedType(ctx, org(), staff), 'staff')
+  })
+})
