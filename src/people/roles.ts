@@ -1,4 +1,4 @@
-import { isScope, type Scope } from '../auth/scopes.js'
+import type { Scope } from '../auth/scopes.js'
 
 /** The roles of CONTRACT §14, most powerful first. */
 export const ROLES = ['owner', 'admin', 'editor', 'inquiries', 'expert'] as const
@@ -14,7 +14,7 @@ export function isRole(value: string): value is Role {
  * an organization's website, not from its staff. An `expert` person's token also carries a reach
  * (its own expert only), enforced by the bearer check.
  */
-const ROLE_SCOPE_NAMES: Record<Role, readonly string[]> = {
+const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   owner: ['read', 'write', 'inquiries:read', 'inquiries:handle', 'admin'],
   admin: ['read', 'write', 'inquiries:read', 'inquiries:handle', 'admin'],
   editor: ['read', 'write'],
@@ -23,5 +23,5 @@ const ROLE_SCOPE_NAMES: Record<Role, readonly string[]> = {
 }
 
 export function roleScopes(role: Role): Scope[] {
-  return ROLE_SCOPE_NAMES[role].filter(isScope)
+  return [...ROLE_SCOPES[role]]
 }
