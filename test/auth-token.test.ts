@@ -50,7 +50,7 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
     assert.equal(body.data.user, ctx.tenant.orgId)
     assert.equal(body.data.scope, true)
     // The test client holds every scope, the two outside the defaults too.
-    assert.equal(body.scope, 'read write inquiries:create inquiries:read inquiries:handle admin')
+    assert.equal(body.scope, 'read read:public write inquiries:create inquiries:read inquiries:handle admin')
     assert.match(body.data.accessTokenExpiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     assert.equal(Date.parse(body.data.accessTokenExpiresAt), ctx.clock.now() + 30 * 24 * 3600 * 1000)
   })
@@ -236,8 +236,8 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
   test('asking for every default scope, or an empty scope, gives data.scope true', async () => {
     for (const [scope, granted] of [
       ['inquiries:read inquiries:create write read', 'read write inquiries:create inquiries:read'],
-      ['', 'read write inquiries:create inquiries:read inquiries:handle admin'],
-      [' ', 'read write inquiries:create inquiries:read inquiries:handle admin'],
+      ['', 'read read:public write inquiries:create inquiries:read inquiries:handle admin'],
+      [' ', 'read read:public write inquiries:create inquiries:read inquiries:handle admin'],
     ]) {
       const response = await ctx.inject({
         method: 'POST',

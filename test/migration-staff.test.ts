@@ -22,7 +22,9 @@ describe('migration 0016_staff', async () => {
         assert.equal(down.error, undefined)
         assert.ok(down.results?.some((result) => result.migrationName === '0016_staff'))
         const org = await createOrganization(db, { name: 'Before 0016' }, Date.now())
-        await sql`insert into usernames (username, created_at) values ('old-timer', 1)`.execute(db)
+        await sql`insert into usernames (org_id, username, created_at) values (${org.id}, 'old-timer', 1)`.execute(
+          db,
+        )
         await sql`insert into experts (org_id, username, firstname, lastname, job_title, email, email_key, company,
           is_published, is_private, created_at, updated_at)
           values (${org.id}, 'old-timer', 'Old', 'Timer', 'Professor', 'old@uni.example', 'old@uni.example', 'Uni',

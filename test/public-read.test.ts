@@ -70,14 +70,20 @@ describeEachDialect('read:public: what the public may see', (ctx: TestContext) =
   const usernames = (list: { username: string }[]) => list.map((item) => item.username).sort()
 
   test('a default client does not hold read:public; its scopes stay the four of §13', async () => {
-    assert.equal(ctx.tenant.client.scope, 'read write inquiries:create inquiries:read')
+    const client = await createClient(
+      ctx.testDatabase.database.db,
+      ctx.tenant.orgId,
+      'default',
+      ctx.clock.now(),
+    )
+    assert.equal(client.scope, 'read write inquiries:create inquiries:read')
     const response = await ctx.inject({
       method: 'POST',
       url: '/v2/oauth/token',
       payload: {
         grant_type: 'client_credentials',
-        client_id: ctx.tenant.client.client_id,
-        client_secret: ctx.tenant.client.client_secret,
+        client_id: client.client_id,
+        client_secret: client.client_secret,
         scope: 'read:public',
       },
     })

@@ -48,168 +48,179 @@ function onRoute(route: string, request: InjectOptions): InjectOptions {
   return { ...request, url: segments.join('/') + (query === undefined ? '' : `?${query}`) }
 }
 
-describeEachDialect('shared security suite: every protected route', (ctx) => {
-  /** For each scope, a token holding only it and one holding every other scope. */
-  const only = {} as Record<Scope, string>
-  const allBut = {} as Record<Scope, string>
-  /** A token of a client revoked after it was issued (one for every route: a token costs an scrypt). */
-  let revokedClientToken: string
-  before(async () => {
-    const { db } = ctx.testDatabase.database
-    const everyScope = await createClient(db, ctx.tenant.orgId, 'every scope', ctx.clock.now(), SCOPES)
-    const client = await createClient(db, ctx.tenant.orgId, 'to revoke', ctx.clock.now())
-    revokedClientToken = await requestToken(ctx.app, client)
-    await db
-      .updateTable('clients')
-      .set({ revoked_at: ctx.clock.now() })
-      .where('client_id', '=', client.client_id)
-      .execute()
-    for (const scope of SCOPES) {
-      only[scope] = await scopedToken(ctx.app, everyScope, scope)
-      // Every scope that does not grant this one (`read` grants `read:public` as well).
-      allBut[scope] = await scopedToken(
-        ctx.app,
-        everyScope,
-        formatScopes(SCOPES.filter((other) => !grants([other], scope))),
-      )
-    }
-  })
+describeEachDialect(
+  'shared security suite: every protected route',
+  (ctx) => {
+    /** For each scope, a token holding only it and one holding every other scope. */
+    const only = {} as Record<Scope, string>
+    const allBut = {} as Record<Scope, string>
+    /** A token of a client revoked after it was issued (one for every route: a token costs an scrypt). */
+    let revokedClientToken: string
+    before(async () => {
+      const { db } = ctx.testDatabase.database
+      const everyScope = await createClient(db, ctx.tenant.orgId, 'every scope', ctx.clock.now(), SCOPES)
+      const client = await createClient(db, ctx.tenant.orgId, 'to revoke', ctx.clock.now())
+      revokedClientToken = await requestToken(ctx.app, client)
+      await db
+        .updateTable('clients')
+        .set({ revoked_at: ctx.clock.now() })
+        .where('client_id', '=', client.client_id)
+        .execute()
+      for (const scope of SCOPES) {
+        only[scope] = await scopedToken(ctx.app, everyScope, scope)
+        // Every scope that does not grant this one (`read` grants `read:public` as well).
+        allBut[scope] = await scopedToken(
+          ctx.app,
+          everyScope,
+          formatScopes(SCOPES.filter((other) => !grants([other], scope))),
+        )
+      }
+    })
 
-  test('a read:public token on every GET route of the route table: the same as read on what the public may see, 404 on the rest, 403 on routes that are not for it', async () => {
-    const getRoutes = ctx.routes.filter(
-      ({ route, config }) => route.startsWith('GET ') && !config.methodFallback && !PUBLIC.test(route),
-    )
-    assert.ok(getRoutes.length > 50, 'the harness collected the routes')
-    for (const { route, config } of getRoutes) {
-      const entry = PROTECTED_ROUTES.find((candidate) => candidate.covers.includes(route))
-      assert.ok(entry, `${route} has an entry in test/helpers/protected-routes.ts`)
-      const request = onRoute(route, await entry.build(ctx, ctx.tenant.orgId, ctx.tenant))
-      const asPublic = await ctx.inject(withToken(request, only['read:public']))
-      if (config.scope !== 'read:public') {
-        assert.equal(asPublic.statusCode, 403, `${route}: ${asPublic.body}`)
-        assert.equal(envelope(asPublic).error?.code, 'insufficient_scope', route)
-        continue
-      }
-      const asReader = await ctx.inject(withToken(request, only.read))
-      assert.equal(asPublic.statusCode, asReader.statusCode, `${route}: ${asPublic.body}`)
-      if (!entry.record) {
-        assert.equal(asPublic.statusCode, 200, `${route}: ${asPublic.body}`)
-        continue
-      }
-      if (asReader.statusCode === 200)
-        assert.equal(asPublic.body, asReader.body, `${route}: the same document`)
-      assert.ok(entry.hidden, `${entry.name} addresses a record: give its entry a hidden() builder`)
-      for (const hidden of await entry.hidden(ctx, ctx.tenant.orgId, ctx.tenant)) {
-        const target = onRoute(route, hidden)
-        const hiddenAsPublic = await ctx.inject(withToken(target, only['read:public']))
-        assert.equal(hiddenAsPublic.statusCode, 404, `${route} ${target.url}: ${hiddenAsPublic.body}`)
-        assert.equal(envelope(hiddenAsPublic).error?.code, 'not_found')
-        if (target.url === hidden.url) {
-          const control = await ctx.inject(withToken(target, only.read))
-          assert.equal(control.statusCode, 200, `${route} ${target.url} with read: ${control.body}`)
+    test('a read:public token on every GET route of the route table: the same as read on what the public may see, 404 on the rest, 403 on routes that are not for it', async () => {
+      const getRoutes = ctx.routes.filter(
+        ({ route, config }) => route.startsWith('GET ') && !config.methodFallback && !PUBLIC.test(route),
+      )
+      assert.ok(getRoutes.length > 50, 'the harness collected the routes')
+      for (const { route, config } of getRoutes) {
+        const entry = PROTECTED_ROUTES.find((candidate) => candidate.covers.includes(route))
+        assert.ok(entry, `${route} has an entry in test/helpers/protected-routes.ts`)
+        const request = onRoute(route, await entry.build(ctx, ctx.tenant.orgId, ctx.tenant))
+        const asPublic = await ctx.inject(withToken(request, only['read:public']))
+        if (config.scope !== 'read:public') {
+          assert.equal(asPublic.statusCode, 403, `${route}: ${asPublic.body}`)
+          assert.equal(envelope(asPublic).error?.code, 'insufficient_scope', route)
+          continue
+        }
+        const asReader = await ctx.inject(withToken(request, only.read))
+        assert.equal(asPublic.statusCode, asReader.statusCode, `${route}: ${asPublic.body}`)
+        if (!entry.record) {
+          assert.equal(asPublic.statusCode, 200, `${route}: ${asPublic.body}`)
+          continue
+        }
+        if (asReader.statusCode === 200)
+          assert.equal(asPublic.body, asReader.body, `${route}: the same document`)
+        assert.ok(entry.hidden, `${entry.name} addresses a record: give its entry a hidden() builder`)
+        for (const hidden of await entry.hidden(ctx, ctx.tenant.orgId, ctx.tenant)) {
+          const target = onRoute(route, hidden)
+          const hiddenAsPublic = await ctx.inject(withToken(target, only['read:public']))
+          assert.equal(hiddenAsPublic.statusCode, 404, `${route} ${target.url}: ${hiddenAsPublic.body}`)
+          assert.equal(envelope(hiddenAsPublic).error?.code, 'not_found')
+          if (target.url === hidden.url) {
+            const control = await ctx.inject(withToken(target, only.read))
+            assert.equal(control.statusCode, 200, `${route} ${target.url} with read: ${control.body}`)
+          }
         }
       }
-    }
-  })
-
-  test('every registered protected route has an entry in the suite (test/helpers/protected-routes.ts)', () => {
-    const covered = new Set(PROTECTED_ROUTES.flatMap((route) => route.covers))
-    const registered = ctx.routes.filter(
-      ({ route, config }) =>
-        !config.methodFallback && !route.startsWith('HEAD ') && !PUBLIC.test(route) && !ALWAYS_404.has(route),
-    )
-    assert.ok(registered.length > 50, 'the harness collected the routes')
-    const missing = registered.map(({ route }) => route).filter((route) => !covered.has(route))
-    assert.deepEqual(missing, [], 'add an entry to PROTECTED_ROUTES for each of these routes')
-    const unknown = [...covered].filter((route) => !registered.some((r) => r.route === route))
-    assert.deepEqual(unknown, [], 'entries for routes that do not exist')
-  })
-
-  for (const route of PROTECTED_ROUTES) {
-    test(`${route.name} needs the ${route.scope} scope: a token with only it succeeds`, async () => {
-      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      const response = await ctx.inject(withToken(request, only[route.scope]))
-      assert.equal(response.statusCode, 200, response.body)
     })
 
-    test(`${route.name} with a token lacking ${route.scope} is 403 insufficient_scope and does nothing`, async () => {
-      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      const response = await expectStatus(
-        ctx,
-        withToken(request, allBut[route.scope]),
-        403,
-        'insufficient_scope',
+    test('every registered protected route has an entry in the suite (test/helpers/protected-routes.ts)', () => {
+      const covered = new Set(PROTECTED_ROUTES.flatMap((route) => route.covers))
+      const registered = ctx.routes.filter(
+        ({ route, config }) =>
+          !config.methodFallback &&
+          !route.startsWith('HEAD ') &&
+          !PUBLIC.test(route) &&
+          !ALWAYS_404.has(route),
       )
-      assert.equal(
-        response.headers['www-authenticate'],
-        `Bearer realm="expertdir", error="insufficient_scope", scope="${route.scope}"`,
-      )
-      assert.match(envelope(response).error?.message ?? '', new RegExp(route.scope))
-      const again = await ctx.inject(withToken(request, ctx.tenant.token))
-      assert.equal(again.statusCode, 200, `the refused request changed nothing: ${again.body}`)
+      assert.ok(registered.length > 50, 'the harness collected the routes')
+      const missing = registered.map(({ route }) => route).filter((route) => !covered.has(route))
+      assert.deepEqual(missing, [], 'add an entry to PROTECTED_ROUTES for each of these routes')
+      const unknown = [...covered].filter((route) => !registered.some((r) => r.route === route))
+      assert.deepEqual(unknown, [], 'entries for routes that do not exist')
     })
 
-    test(`${route.name} succeeds with the organization's own token (control case)`, async () => {
-      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      const response = await ctx.inject(withToken(request, ctx.tenant.token))
-      assert.equal(response.statusCode, 200, response.body)
-      assert.equal(envelope(response).success, true)
-    })
-
-    test(`${route.name} without a token is 401 unauthorized with WWW-Authenticate`, async () => {
-      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      const response = await expectStatus(ctx, withToken(request), 401, 'unauthorized')
-      assert.equal(response.headers['www-authenticate'], 'Bearer realm="expertdir"')
-    })
-
-    test(`${route.name} with an unknown or malformed token is 401 invalid_token`, async () => {
-      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      for (const token of ['not-a-real-token-at-all', 'bad token with spaces', '']) {
-        const response = await expectStatus(ctx, withToken(request, token), 401, 'invalid_token')
-        assert.equal(response.headers['www-authenticate'], 'Bearer realm="expertdir", error="invalid_token"')
-      }
-    })
-
-    test(`${route.name} with an expired token is 401 invalid_token`, async () => {
-      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      ctx.clock.advance(30 * DAY)
-      try {
-        await expectStatus(ctx, withToken(request, ctx.tenant.token), 401, 'invalid_token')
-      } finally {
-        ctx.clock.advance(-30 * DAY)
-      }
-    })
-
-    test(`${route.name} with a token of a revoked client is 401 invalid_token`, async () => {
-      const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-      await expectStatus(ctx, withToken(request, revokedClientToken), 401, 'invalid_token')
-    })
-
-    test(`${route.name} on another organization's :corporation is 403 forbidden`, async () => {
-      const request = await route.build(ctx, ctx.other.orgId, ctx.other)
-      await expectStatus(ctx, withToken(request, ctx.tenant.token), 403, 'forbidden')
-    })
-
-    if (route.record) {
-      test(`${route.name} of another organization's record is 404, as if it did not exist`, async () => {
-        const foreign = await route.build(ctx, ctx.tenant.orgId, ctx.other)
-        const response = await expectStatus(ctx, withToken(foreign, ctx.tenant.token), 404, 'not_found')
-        const missing = await ctx.inject(
-          withToken(
-            {
-              ...foreign,
-              url: foreign.url
-                ?.toString()
-                .replace(/[^/]+$/, (last) =>
-                  /^\d+$/.test(last) ? '9007199254740991' : 'no-such-record-404',
-                ),
-            },
-            ctx.tenant.token,
-          ),
-        )
-        assert.equal(missing.statusCode, 404)
-        assert.equal(envelope(missing).error?.code, envelope(response).error?.code)
+    for (const route of PROTECTED_ROUTES) {
+      test(`${route.name} needs the ${route.scope} scope: a token with only it succeeds`, async () => {
+        const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+        const response = await ctx.inject(withToken(request, only[route.scope]))
+        assert.equal(response.statusCode, 200, response.body)
       })
+
+      test(`${route.name} with a token lacking ${route.scope} is 403 insufficient_scope and does nothing`, async () => {
+        const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+        const response = await expectStatus(
+          ctx,
+          withToken(request, allBut[route.scope]),
+          403,
+          'insufficient_scope',
+        )
+        assert.equal(
+          response.headers['www-authenticate'],
+          `Bearer realm="expertdir", error="insufficient_scope", scope="${route.scope}"`,
+        )
+        assert.match(envelope(response).error?.message ?? '', new RegExp(route.scope))
+        const again = await ctx.inject(withToken(request, ctx.tenant.token))
+        assert.equal(again.statusCode, 200, `the refused request changed nothing: ${again.body}`)
+      })
+
+      test(`${route.name} succeeds with the organization's own token (control case)`, async () => {
+        const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+        const response = await ctx.inject(withToken(request, ctx.tenant.token))
+        assert.equal(response.statusCode, 200, response.body)
+        assert.equal(envelope(response).success, true)
+      })
+
+      test(`${route.name} without a token is 401 unauthorized with WWW-Authenticate`, async () => {
+        const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+        const response = await expectStatus(ctx, withToken(request), 401, 'unauthorized')
+        assert.equal(response.headers['www-authenticate'], 'Bearer realm="expertdir"')
+      })
+
+      test(`${route.name} with an unknown or malformed token is 401 invalid_token`, async () => {
+        const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+        for (const token of ['not-a-real-token-at-all', 'bad token with spaces', '']) {
+          const response = await expectStatus(ctx, withToken(request, token), 401, 'invalid_token')
+          assert.equal(
+            response.headers['www-authenticate'],
+            'Bearer realm="expertdir", error="invalid_token"',
+          )
+        }
+      })
+
+      test(`${route.name} with an expired token is 401 invalid_token`, async () => {
+        const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+        ctx.clock.advance(30 * DAY)
+        try {
+          await expectStatus(ctx, withToken(request, ctx.tenant.token), 401, 'invalid_token')
+        } finally {
+          ctx.clock.advance(-30 * DAY)
+        }
+      })
+
+      test(`${route.name} with a token of a revoked client is 401 invalid_token`, async () => {
+        const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
+        await expectStatus(ctx, withToken(request, revokedClientToken), 401, 'invalid_token')
+      })
+
+      test(`${route.name} on another organization's :corporation is 403 forbidden`, async () => {
+        const request = await route.build(ctx, ctx.other.orgId, ctx.other)
+        await expectStatus(ctx, withToken(request, ctx.tenant.token), 403, 'forbidden')
+      })
+
+      if (route.record) {
+        test(`${route.name} of another organization's record is 404, as if it did not exist`, async () => {
+          const foreign = await route.build(ctx, ctx.tenant.orgId, ctx.other)
+          const response = await expectStatus(ctx, withToken(foreign, ctx.tenant.token), 404, 'not_found')
+          const missing = await ctx.inject(
+            withToken(
+              {
+                ...foreign,
+                url: foreign.url
+                  ?.toString()
+                  .replace(/[^/]+$/, (last) =>
+                    /^\d+$/.test(last) ? '9007199254740991' : 'no-such-record-404',
+                  ),
+              },
+              ctx.tenant.token,
+            ),
+          )
+          assert.equal(missing.statusCode, 404)
+          assert.equal(envelope(missing).error?.code, envelope(response).error?.code)
+        })
+      }
     }
-  }
-})
+  },
+  // The suite sends far more than a minute's API allowance with one token; the limits have their own tests.
+  { config: { rateLimitApi: 0 } },
+)

@@ -1,3 +1,4 @@
+import type { Scope } from '../auth/scopes.js'
 import type { ProfileType } from '../db/schema.js'
 import { type ApiError, notFound } from '../errors.js'
 
@@ -17,6 +18,11 @@ export interface ProfileKind {
   /** The OpenAPI tags of the account and profile routes, and of the section routes. */
   tag: string
   sectionsTag: string
+  /**
+   * The scope of its reads: experts are public (`read:public`, narrowed to published, non-private
+   * profiles); staff profiles are read with `read` only, as the staff and employee lists are.
+   */
+  readScope: Scope
 }
 
 export const EXPERT_KIND: ProfileKind = {
@@ -26,6 +32,7 @@ export const EXPERT_KIND: ProfileKind = {
   noun: 'an expert',
   tag: 'experts',
   sectionsTag: 'profile sections',
+  readScope: 'read:public',
 }
 
 export const STAFF_KIND: ProfileKind = {
@@ -35,6 +42,7 @@ export const STAFF_KIND: ProfileKind = {
   noun: 'a staff member',
   tag: 'staff',
   sectionsTag: 'staff',
+  readScope: 'read',
 }
 
 /** 404 for a username that names no profile of this type in the organization. */

@@ -629,9 +629,15 @@ function profileWriteRoutes(): ProtectedRoute[] {
   ]
 }
 
+/** A staff member of `owner`, named after its organization: usernames are per organization, so another
+ * organization's record must not share a name with one of the tenant's own. */
+function staffOf(ctx: TestContext, owner: Tenant) {
+  return createStaff(ctx, owner, { lastname: `Turing Org${owner.orgId}` })
+}
+
 /** A staff member of `owner` with one link, addressed under `corporation`. */
 async function staffWithLink(ctx: TestContext, corporation: number, owner: Tenant) {
-  const username = await createStaff(ctx, owner)
+  const username = await staffOf(ctx, owner)
   const { id } = await asOwner(ctx, owner, 'POST', `/v2/organization/${owner.orgId}/staff/${username}/link`, {
     name: 'Office',
     url: 'https://office.example',
@@ -682,7 +688,7 @@ function staffRoutes(): ProtectedRoute[] {
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'GET',
-        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+        url: `/v2/organization/${corporation}/staff/${await staffOf(ctx, owner)}`,
       }),
     },
     {
@@ -692,7 +698,7 @@ function staffRoutes(): ProtectedRoute[] {
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'PUT',
-        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+        url: `/v2/organization/${corporation}/staff/${await staffOf(ctx, owner)}`,
         payload: { job_title: 'Changed' },
       }),
     },
@@ -703,7 +709,7 @@ function staffRoutes(): ProtectedRoute[] {
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'DELETE',
-        url: `/v2/organization/${corporation}/staff/${await createStaff(ctx, owner)}`,
+        url: `/v2/organization/${corporation}/staff/${await staffOf(ctx, owner)}`,
       }),
     },
     {
