@@ -16,8 +16,8 @@ const SHARED = ['http', 'db', 'validation', 'storage']
 const LAYERS = [
   ['derived'],
   ['auth', 'experts', 'organizations'],
-  ['content', 'inquiries', 'search'],
-  ['profiles', 'delivery'],
+  ['content', 'inquiries', 'search', 'people'],
+  ['profiles', 'delivery', 'sessions'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   ['media'],
   ['import', 'system', 'staff'],

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
 import { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
-import { databasePrincipals, requireBearer } from './auth/bearer.js'
+import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
@@ -24,8 +24,11 @@ import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
+import { createLinkMailer } from './people/mail.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
+import { withPersonTokens } from './sessions/principals.js'
+import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
 import { staffRoutes } from './staff/routes.js'
 import { openStorage } from './storage/open.js'
 import type { MediaStorage } from './storage/storage.js'
@@ -67,7 +70,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       level: config.logLevel,
       ...(options.logStream ? { stream: options.logStream } : {}),
       // Defence in depth: our log lines carry no headers or bodies, but never let credentials through.
-      redact: ['req.headers.authorization', 'headers.authorization', '*.client_secret', '*.access_token'],
+      redact: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'req.headers.cookie',
+        'headers.cookie',
+        '*.client_secret',
+        '*.access_token',
+        '*.password',
+        '*.current_password',
+        '*.new_password',
+      ],
     },
     // One line per request is written by our onResponse hook instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -95,7 +108,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const context: AppContext = { config, database, db: database.db, now, storage }
   const auth: AuthContext = {
     ...context,
-    principals: databasePrincipals({ database, now }),
+    principals: withPersonTokens(databasePrincipals({ database, now }), {
+      database,
+      now,
+      lifetimes: { idleMs: config.sessionIdleSeconds * 1000, maxMs: config.sessionMaxSeconds * 1000 },
+    }),
+    inquiryRecipient: databaseInquiryRecipient(database),
     lockout: redis
       ? redisLockout(redis, config.redisPrefix, (error) =>
           app.log.warn({ err: error }, 'lock-out store error'),
@@ -107,6 +125,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         )
       : memoryFailureLimit(config.rateLimitTokenFailures, now),
   }
+
+  const sessions: SessionContext = {
+    ...context,
+    accountLockout: redis
+      ? redisLockout(redis, config.redisPrefix, (error) =>
+          app.log.warn({ err: error }, 'lock-out store error'),
+        )
+      : memoryLockout(now),
+    addressLockout: redis
+      ? redisLockout(
+          redis,
+          config.redisPrefix,
+          (error) => app.log.warn({ err: error }, 'lock-out store error'),
+          ADDRESS_SIGN_IN_FAILURES,
+        )
+      : memoryLockout(now, undefined, ADDRESS_SIGN_IN_FAILURES),
+    mailer: createLinkMailer(config.smtpUrl, config.mailFrom, (error) =>
+      app.log.warn({ err: error }, 'sign-in link email failed'),
+    ),
+  }
+  app.addHook('onClose', async () => sessions.mailer.close())
 
   registerConventions(app, securityHeaders())
   const metrics =
@@ -125,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await metadataRoutes(open, context)
     await mediaRoutes(open, storage)
   })
+  await app.register(async (signIn) => sessionRoutes(signIn, sessions))
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
     const limit = perMinute(

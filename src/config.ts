@@ -79,6 +79,12 @@ export const ConfigSchema = Type.Object({
   trustProxy: Type.String({ default: '' }),
   /** Serve Prometheus metrics at `/metrics` (EXPERTDIR_METRICS=1); off by default. */
   metrics: Type.Boolean({ default: false }),
+  /** A signed-in person's session ends after this many seconds without use (CONTRACT §14). */
+  sessionIdleSeconds: Type.Integer({ minimum: 60, default: 2 * 3600 }),
+  /** A session ends this many seconds after sign-in, however it is used. */
+  sessionMaxSeconds: Type.Integer({ minimum: 60, default: 12 * 3600 }),
+  /** Lifetime of the bearer tokens a session mints for the dashboard (POST /auth/token). */
+  personTokenTtlSeconds: Type.Integer({ minimum: 10, maximum: 3600, default: 600 }),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
   /** The folder photos and documents are stored in (created on start) when no S3 bucket is set. */
@@ -123,6 +129,9 @@ const ENV_KEYS: Record<keyof Config, string> = {
   corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
   trustProxy: 'EXPERTDIR_TRUST_PROXY',
   metrics: 'EXPERTDIR_METRICS',
+  sessionIdleSeconds: 'EXPERTDIR_SESSION_IDLE_SECONDS',
+  sessionMaxSeconds: 'EXPERTDIR_SESSION_MAX_SECONDS',
+  personTokenTtlSeconds: 'EXPERTDIR_PERSON_TOKEN_TTL_SECONDS',
   mediaDir: 'EXPERTDIR_MEDIA_DIR',
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',

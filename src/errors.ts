@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   unsupported_grant_type: 400,
   invalid_scope: 400,
   invalid_client: 401,
+  invalid_credentials: 401,
   unauthorized: 401,
   invalid_token: 401,
   forbidden: 403,

@@ -181,6 +181,44 @@ describe('the expertdir binary, once per command group', { concurrency: true }, 
     assert.equal(webhook.stdout, 'Organization 1 has no webhook.\n')
   })
 
+  test('people: --password-stdin reads the real standard input', async () => {
+    const child = spawnCli(
+      [
+        '--db',
+        testDatabase.url,
+        'people',
+        'add',
+        '--org',
+        '1',
+        '--email',
+        'smoke.owner@example.edu',
+        '--role',
+        'owner',
+        '--password-stdin',
+        '--json',
+      ],
+      {},
+      { stdin: true },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk
+    })
+    const code = new Promise<number | null>((resolve) => child.on('close', resolve))
+    child.stdin?.end('violet-harbour-compass-42\n')
+    assert.equal(await code, 0, stderr)
+    assert.deepEqual(JSON.parse(stdout), {
+      id: 1,
+      email: 'smoke.owner@example.edu',
+      role: 'owner',
+      invite_url: null,
+    })
+  })
+
   test('search rebuild', async () => {
     const run = await cli('search', 'rebuild', '--json')
     assert.equal(run.code, 0, run.stderr)
@@ -195,12 +233,12 @@ describe('the expertdir binary, once per command group', { concurrency: true }, 
 })
 
 describe('serve --demo (the quick start)', () => {
-  test('on an empty database prints credentials and a curl that returns a token; SIGTERM exits 0', async () => {
+  test('on an empty database prints credentials, a curl that returns a token and the demo owner; SIGTERM exits 0', async () => {
     const testDatabase = await createTestDatabase('sqlite')
     const port = await freePort()
     const child = spawnCli(['--db', testDatabase.url, 'serve', '--demo', '--port', String(port)])
     try {
-      const output = await waitForOutput(child, /curl [^\n]+\n/)
+      const output = await waitForOutput(child, /one-time password \S+/)
       const clientId = /client_id: (\S+)/.exec(output)?.[1]
       const clientSecret = /client_secret: (\S+)/.exec(output)?.[1]
       const curl = /curl -s -X POST (\S+) -d grant_type=client_credentials/.exec(output)
@@ -227,6 +265,17 @@ describe('serve --demo (the quick start)', () => {
         }),
       })
       assert.equal(expert.status, 200)
+      assert.match(output, new RegExp(`Dashboard: http://127\\.0\\.0\\.1:${port}/admin/`))
+      const owner = /Sign in as (\S+) with the one-time password (\S+) /.exec(output)
+      assert.ok(owner, output)
+      const signIn = await fetch(`http://127.0.0.1:${port}/auth/sign-in`, {
+        method: 'POST',
+        headers: { origin: `http://127.0.0.1:${port}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: owner[1], password: owner[2] }),
+      })
+      assert.equal(signIn.status, 200)
+      const me = (await signIn.json()) as { data: { role: string; password_change_required: boolean } }
+      assert.deepEqual([me.data.role, me.data.password_change_required], ['owner', true])
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
       child.kill('SIGTERM')
       assert.equal(await exited, 0)

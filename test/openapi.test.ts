@@ -135,7 +135,7 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
     assert.equal(document.components.securitySchemes.clientBasic.scheme, 'basic')
   })
 
-  test('bodies: both media types everywhere (uploads: multipart and the raw file); token and revoke declare their required parameters', () => {
+  test('bodies: both media types everywhere (uploads: multipart and the raw file; the sign-in routes: JSON only); token and revoke declare their required parameters', () => {
     let bodies = 0
     for (const { path, method, operation } of operationsOf(document)) {
       if (!operation.requestBody) continue
@@ -151,7 +151,9 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
       }
       assert.deepEqual(
         Object.keys(operation.requestBody.content).sort(),
-        ['application/json', 'application/x-www-form-urlencoded'],
+        path.startsWith('/auth/')
+          ? ['application/json']
+          : ['application/json', 'application/x-www-form-urlencoded'],
         `${method} ${path}`,
       )
     }

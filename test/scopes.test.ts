@@ -68,7 +68,10 @@ describeEachDialect('scopes on every route kind', (ctx) => {
 })
 
 describe('every route behind the bearer check declares its scope', () => {
-  const context = { principals: { resolve: async () => undefined } }
+  const context = {
+    principals: { resolve: async () => undefined },
+    inquiryRecipient: async () => undefined,
+  }
 
   async function start(config: Record<string, unknown>) {
     const app = Fastify()

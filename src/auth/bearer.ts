@@ -12,6 +12,15 @@ declare module 'fastify' {
     /** Set by the bearer hook on every protected route. */
     principal: Principal
   }
+  interface FastifyContextConfig {
+    /**
+     * How a token limited to one expert (an `expert` person's, CONTRACT §14) may use this route. By
+     * default a route whose path names `:username` is within reach for that expert's username and
+     * every other route is out of reach. `inquiry`: the `:id` inquiry must be addressed to that
+     * expert; `inquiry-list`: the `username` query parameter must name it; `false`: never.
+     */
+    expertReach?: 'inquiry' | 'inquiry-list' | false
+  }
 }
 
 const REALM = 'Bearer realm="expertdir"'
@@ -56,7 +65,10 @@ export function insufficientScope(needed: Scope): ApiError {
  * (400). A route registered here without a known scope stops the app from starting, so that no
  * route can be added without one.
  */
-export function requireBearer(app: FastifyInstance, context: { principals: PrincipalResolver }): void {
+export function requireBearer(
+  app: FastifyInstance,
+  context: { principals: PrincipalResolver; inquiryRecipient: InquiryRecipient },
+): void {
   // Set on every request before a handler runs (the onRequest hook below); no dependencies.
   app.decorateRequest('principal', null, [])
   app.addHook('onRoute', (route) => {
@@ -86,7 +98,74 @@ export function requireBearer(app: FastifyInstance, context: { principals: Princ
         'This access token belongs to another organization than the one in the path.',
       )
     }
+    const reach = principal.person?.reach
+    if (reach) await checkExpertReach(context.inquiryRecipient, request, principal.orgId, reach.username)
   })
+}
+
+function outOfReach(): ApiError {
+  return new ApiError(
+    'forbidden',
+    "This access token reaches only its own expert's profile and inquiries: this request is outside it.",
+  )
+}
+
+/** A param or query value by name, when it is a string. */
+function stringField(source: unknown, name: string): string | undefined {
+  if (typeof source !== 'object' || source === null || !(name in source)) return undefined
+  const value: unknown = Reflect.get(source, name)
+  return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * The reach check of a token limited to one expert, closed by default: a route is within reach only
+ * when it addresses that expert (see `expertReach`). Another expert's inquiry answers 404, as a
+ * record out of sight does.
+ */
+async function checkExpertReach(
+  inquiryRecipient: InquiryRecipient,
+  request: FastifyRequest,
+  orgId: number,
+  username: string | null,
+): Promise<void> {
+  if (username === null) throw outOfReach()
+  const mode = request.routeOptions.config.expertReach
+  if (mode === false) throw outOfReach()
+  if (mode === 'inquiry-list') {
+    if (stringField(request.query, 'username') !== username) {
+      throw new ApiError(
+        'forbidden',
+        `This access token reaches only the inquiries of its own expert: add username=${username} to the query.`,
+      )
+    }
+    return
+  }
+  if (mode === 'inquiry') {
+    const id = stringField(request.params, 'id')
+    if (id === undefined || !isPositiveId(id)) return // the params schema answers 400
+    if ((await inquiryRecipient(orgId, Number(id))) !== username) {
+      throw new ApiError('not_found', 'The inquiry was not found.')
+    }
+    return
+  }
+  const target = stringField(request.params, 'username')
+  if (target === undefined || target !== username) throw outOfReach()
+}
+
+/** The username an inquiry of the organization was sent to, if there is such an inquiry. */
+export type InquiryRecipient = (orgId: number, id: number) => Promise<string | undefined>
+
+/** Reads an inquiry's recipient from the table (the reach check of expert tokens). */
+export function databaseInquiryRecipient(database: Database): InquiryRecipient {
+  return async (orgId, id) => {
+    const row = await database.db
+      .selectFrom('inquiries')
+      .select('username')
+      .where('org_id', '=', orgId)
+      .where('id', '=', id)
+      .executeTakeFirst()
+    return row?.username ?? undefined
+  }
 }
 
 /** The route's scope, or its `queryScope` when the request carries that query parameter. */

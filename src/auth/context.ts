@@ -1,11 +1,13 @@
 import type { AppContext } from '../app-context.js'
-import type { PrincipalResolver } from './bearer.js'
+import type { InquiryRecipient, PrincipalResolver } from './bearer.js'
 import type { FailureLimit } from './failure-limit.js'
 import type { Lockout } from './lockout.js'
 
 /** What authentication needs beyond the app's infrastructure: token resolution and its limits. */
 export interface AuthContext extends AppContext {
   readonly principals: PrincipalResolver
+  /** The reach check of expert-limited tokens: whom an inquiry was sent to. */
+  readonly inquiryRecipient: InquiryRecipient
   /** Consecutive bad client secrets per (client id, IP). */
   readonly lockout: Lockout
   /** Failed client authentications per address and minute, whatever the client id. */

@@ -6,7 +6,7 @@ export const MAX_FAILURES = 10
 /** ...for this long. */
 export const LOCKOUT_MS = 15 * 60_000
 
-/** Counts consecutive failed client authentications per (client id, IP). */
+/** Counts consecutive failed authentications per key: (client id, IP) for clients; account or address for people. */
 export interface Lockout {
   isLocked(key: string): Promise<boolean>
   recordFailure(key: string): Promise<void>
@@ -14,7 +14,7 @@ export interface Lockout {
 }
 
 /** In-process lock-outs (one server process). Bounded: the oldest entries go first. */
-export function memoryLockout(now: () => number, maxEntries = 100_000): Lockout {
+export function memoryLockout(now: () => number, maxEntries = 100_000, maxFailures = MAX_FAILURES): Lockout {
   const entries = new LRUCache<string, { failures: number; expiresAt: number }>({ max: maxEntries })
   const live = (key: string) => {
     const entry = entries.get(key)
@@ -26,7 +26,7 @@ export function memoryLockout(now: () => number, maxEntries = 100_000): Lockout 
   }
   return {
     async isLocked(key) {
-      return (live(key)?.failures ?? 0) >= MAX_FAILURES
+      return (live(key)?.failures ?? 0) >= maxFailures
     },
     async recordFailure(key) {
       const entry = live(key) ?? { failures: 0, expiresAt: 0 }
@@ -44,7 +44,12 @@ export function memoryLockout(now: () => number, maxEntries = 100_000): Lockout 
  * Lock-outs shared by every server process through Redis. Errors let the request through (the token
  * rate limit still bounds guessing) rather than locking every client out while Redis is down.
  */
-export function redisLockout(redis: Redis, prefix: string, onError: (error: unknown) => void): Lockout {
+export function redisLockout(
+  redis: Redis,
+  prefix: string,
+  onError: (error: unknown) => void,
+  maxFailures = MAX_FAILURES,
+): Lockout {
   const keyOf = (key: string) => `${prefix}lockout:${key}`
   const logged = (error: unknown) => {
     onError(error)
@@ -53,7 +58,7 @@ export function redisLockout(redis: Redis, prefix: string, onError: (error: unkn
   return {
     async isLocked(key) {
       const failures = await redis.get(keyOf(key)).catch(logged)
-      return Number(failures ?? 0) >= MAX_FAILURES
+      return Number(failures ?? 0) >= maxFailures
     },
     async recordFailure(key) {
       await redis.multi().incr(keyOf(key)).pexpire(keyOf(key), LOCKOUT_MS).exec().catch(logged)

@@ -13,6 +13,19 @@ export interface Principal {
   expiresAt: number
   /** What the token was granted (CONTRACT §13). */
   scopes: readonly Scope[]
+  /** Set for a signed-in person's token (POST /auth/token); absent for a client's. */
+  person?: PersonPrincipal
+}
+
+/** The person behind a dashboard token. */
+export interface PersonPrincipal {
+  id: number
+  role: string
+  /**
+   * Set when the token reaches only one expert (the `expert` role): that expert's username, or null
+   * when its expert no longer exists (then it reaches nothing).
+   */
+  reach?: { username: string | null }
 }
 
 export interface IssuedToken {

@@ -21,6 +21,8 @@ export interface CliIo {
   /** `isTTY`: progress bars are drawn only on a terminal. */
   stderr: NodeJS.WritableStream & { isTTY?: boolean }
   env: NodeJS.ProcessEnv
+  /** Where `--password-stdin` reads from. */
+  stdin?: NodeJS.ReadableStream
 }
 
 /** What every command gets: the streams, the global options and the helpers built on them. */

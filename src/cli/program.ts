@@ -5,6 +5,7 @@ import { contentCommands } from './commands/content.js'
 import { inquiryCommands } from './commands/inquiries.js'
 import { mediaCommands } from './commands/media.js'
 import { organizationCommands } from './commands/organizations.js'
+import { peopleCommands } from './commands/people.js'
 import { searchCommands } from './commands/search.js'
 import { serverCommands } from './commands/server.js'
 import { CliError, type CliIo, createCli, type GlobalOptions, UsageError } from './output.js'
@@ -32,6 +33,7 @@ export function buildProgram(io: CliIo): Command {
   serverCommands(program, cli)
   organizationCommands(program, cli)
   clientCommands(program, cli)
+  peopleCommands(program, cli)
   contentCommands(program, cli)
   inquiryCommands(program, cli)
   searchCommands(program, cli)

@@ -15,6 +15,7 @@ import * as media from './migrations/0013_media.js'
 import * as usernamesPerOrganization from './migrations/0014_usernames_per_organization.js'
 import * as inquiryDesk from './migrations/0015_inquiry_desk.js'
 import * as staff from './migrations/0016_staff.js'
+import * as people from './migrations/0017_people.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -34,6 +35,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014_usernames_per_organization': usernamesPerOrganization,
   '0015_inquiry_desk': inquiryDesk,
   '0016_staff': staff,
+  '0017_people': people,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
 
 /** What a reader may see: everything (`read`) or only what is public (`read:public`, CONTRACT §17). */
@@ -87,7 +88,7 @@ export interface UsernameRedirectsTable {
   created_at: number
 }
 
-export interface DB extends ContentTables, SearchTables {
+export interface DB extends ContentTables, SearchTables, PeopleTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable

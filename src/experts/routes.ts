@@ -69,7 +69,7 @@ export function accountRoutes(untyped: FastifyInstance, context: AppContext, kin
         params: ExpertParams,
         response: { 200: Success(ExpertDeleted), ...errors },
       },
-      config: { scope: 'write' },
+      config: { scope: 'write', expertReach: false },
     },
     async (request) => {
       const { corporation, username } = request.params

@@ -85,7 +85,11 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
   app.get(
     '/v2/organization/:corporation/inquiry',
     {
-      config: { scope: 'inquiries:read', queryScope: { parameter: 'email', scope: 'admin' } },
+      config: {
+        scope: 'inquiries:read',
+        queryScope: { parameter: 'email', scope: 'admin' },
+        expertReach: 'inquiry-list',
+      },
       schema: {
         operationId: 'listInquiries',
         tags: ['inquiries'],
@@ -136,7 +140,7 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
   app.get(
     '/v2/organization/:corporation/inquiry/:id',
     {
-      config: { scope: 'inquiries:read' },
+      config: { scope: 'inquiries:read', expertReach: 'inquiry' },
       schema: {
         operationId: 'getInquiry',
         tags: ['inquiries'],

@@ -5,6 +5,8 @@ import type { Config } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { purgeExpiredKeys } from '../inquiries/idempotency.js'
 import { applyRetention } from '../inquiries/privacy.js'
+import { purgeExpiredLinks } from '../people/links.js'
+import { purgeExpiredSessions } from '../sessions/repository.js'
 
 /** A periodic chore: deletes what has expired and returns how many rows it removed or changed. */
 export type Chore = (db: Kysely<DB>, now: number) => Promise<number>
@@ -18,6 +20,8 @@ export function chores(config: HousekeepingConfig): Record<string, Chore> {
   return {
     expired_tokens: purgeExpiredTokens,
     expired_idempotency_keys: purgeExpiredKeys,
+    expired_sessions: purgeExpiredSessions,
+    expired_person_links: purgeExpiredLinks,
     ...(days === undefined
       ? {}
       : { inquiry_retention: (db: Kysely<DB>, now: number) => applyRetention(db, now, days) }),

@@ -131,7 +131,8 @@ const isProtected = (url: string, route: RouteOptions) =>
 function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   if (!schema) return { schema, url }
   const documented: FastifySchema & Json = { ...schema }
-  if (schema.body) documented.consumes = BODY_MEDIA_TYPES
+  // The cookie-authenticated sign-in routes take JSON only (their CSRF defence, docs/security.md).
+  if (schema.body) documented.consumes = route.config?.sameOrigin ? ['application/json'] : BODY_MEDIA_TYPES
   if (route.config?.oauth) {
     // Client authentication: HTTP Basic, or client_id and client_secret in the body.
     documented.security = [{ clientBasic: [] }, {}]

@@ -19,6 +19,11 @@ export interface BodyRoute {
   method: 'POST' | 'PUT' | 'PATCH'
   /** Whether the bearer token of the main tenant is sent. */
   auth: boolean
+  /**
+   * A sign-in route of the dashboard (src/sessions): sent with the service's own Origin; JSON only, so
+   * a form body is 415 there.
+   */
+  dashboard?: boolean
   url(ctx: TestContext): Promise<string>
   /** The code of a malformed body here (`invalid_request` on the OAuth endpoints, RFC 6749). */
   malformed: 'validation_failed' | 'invalid_request'
@@ -32,6 +37,9 @@ export interface BodyRoute {
     | 'spotlights'
     | 'questions'
     | 'answers'
+    | 'person_sessions'
+    | 'person_links'
+    | 'people'
     | 'inquiry_notifications'
 }
 
@@ -46,8 +54,28 @@ const inquiryRoutes = (['donor', 'event'] as const).map(
   }),
 )
 
+const dashboardRoutes = (
+  [
+    ['POST sign-in', '/auth/sign-in', 'person_sessions'],
+    ['POST password reset', '/auth/password-reset', 'person_links'],
+    ['POST password reset completion', '/auth/password-reset/complete', 'people'],
+    ['POST invitation acceptance', '/auth/invitation/accept', 'people'],
+  ] as const
+).map(
+  ([name, url, table]): BodyRoute => ({
+    name,
+    method: 'POST',
+    auth: false,
+    dashboard: true,
+    url: async () => url,
+    malformed: 'validation_failed',
+    table,
+  }),
+)
+
 export const BODY_ROUTES: BodyRoute[] = [
   ...inquiryRoutes,
+  ...dashboardRoutes,
   {
     name: 'POST expert',
     method: 'POST',

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { Writable } from 'node:stream'
+import { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { runCli as runProgram } from '../../src/cli/program.js'
 
@@ -26,13 +26,22 @@ function collector(): { stream: Writable; text(): string } {
 
 /**
  * Runs the CLI in this process (`runCli` of src/cli/program.ts) with its own stdout and stderr and an
- * environment of `env` only, and collects its output and exit code. Not for `serve`: use
+ * environment of `env` only (and `stdin` as its standard input), and collects its output and exit code. Not for `serve`: use
  * `spawnCli` or `startServerProcess`.
  */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+): Promise<CliResult> {
   const stdout = collector()
   const stderr = collector()
-  const code = await runProgram(args, { stdout: stdout.stream, stderr: stderr.stream, env: { ...env } })
+  const code = await runProgram(args, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: { ...env },
+    ...(stdin === undefined ? {} : { stdin: Readable.from([stdin]) }),
+  })
   return { code, stdout: stdout.text(), stderr: stderr.text() }
 }
 
@@ -53,12 +62,19 @@ export function runCliProcess(args: string[], env: Record<string, string> = {}):
   })
 }
 
-/** Starts the real CLI entry as a child process (for `serve`); DATABASE_URL of the test run is not passed on. */
-export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
+/**
+ * Starts the real CLI entry as a child process (for `serve`); DATABASE_URL of the test run is not
+ * passed on. `stdin: true` gives it a standard input to write to (`--password-stdin`).
+ */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { stdin?: boolean } = {},
+): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   })
 }
 

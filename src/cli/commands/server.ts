@@ -1,9 +1,11 @@
 import cluster from 'node:cluster'
 import type { Command } from 'commander'
 import { createClient, type IssuedClient } from '../../auth/clients.js'
+import { randomToken } from '../../auth/secrets.js'
 import type { Database } from '../../db/database.js'
 import { seedDemo } from '../../demo/seed.js'
 import { countOrganizations, createOrganization } from '../../organizations/repository.js'
+import { addPerson } from '../../people/service.js'
 import { type Cli, positiveInt } from '../output.js'
 
 export function serverCommands(program: Command, cli: Cli): void {
@@ -27,12 +29,21 @@ export function serverCommands(program: Command, cli: Cli): void {
         ...(options.port ? { port: options.port } : {}),
       })
       let credentials: IssuedClient | undefined
+      let owner: DemoOwner | undefined
       const prepare = async ({ db }: Database) => {
         if (!options.demo || (await countOrganizations(db)) > 0) return
         const now = Date.now()
         const org = await createOrganization(db, { name: 'Demo University' }, now)
         await seedDemo(db, org.id, now)
         credentials = await createClient(db, org.id, 'demo', now)
+        const password = randomToken(12)
+        const added = await addPerson(
+          db,
+          org.id,
+          { email: DEMO_OWNER, role: 'owner', name: 'Demo Owner', password, mustChange: true },
+          now,
+        )
+        owner = { email: added.person.email, password }
       }
       // Loaded here: only `serve` needs the HTTP app, so the other commands start without loading it.
       const { closeOnSignals, startServer } = await import('../../server.js')
@@ -45,13 +56,14 @@ export function serverCommands(program: Command, cli: Cli): void {
         await runClusterPrimary(config, {
           workers: options.workers ?? 1,
           prepare,
-          onListening: () => printCredentials(cli, credentials, `http://${config.host}:${config.port}`),
+          onListening: () =>
+            printCredentials(cli, credentials, owner, `http://${config.host}:${config.port}`),
         })
         return
       }
       const server = await startServer(config, prepare)
       closeOnSignals(server)
-      printCredentials(cli, credentials, server.url)
+      printCredentials(cli, credentials, owner, server.url)
     })
 
   program
@@ -87,7 +99,20 @@ export function serverCommands(program: Command, cli: Cli): void {
     })
 }
 
-function printCredentials(cli: Cli, credentials: IssuedClient | undefined, url: string): void {
+/** The demo organization's owner: a sign-in email and a generated password to change at first sign-in. */
+const DEMO_OWNER = 'owner@demo-university.example'
+
+interface DemoOwner {
+  email: string
+  password: string
+}
+
+function printCredentials(
+  cli: Cli,
+  credentials: IssuedClient | undefined,
+  owner: DemoOwner | undefined,
+  url: string,
+): void {
   if (!credentials) return
   const base = url.replace('0.0.0.0', '127.0.0.1')
   cli.io.stdout.write(
@@ -99,6 +124,12 @@ function printCredentials(cli: Cli, credentials: IssuedClient | undefined, url: 
       'Get a token:',
       `curl -s -X POST ${base}/v2/oauth/token -d grant_type=client_credentials -d client_id=${credentials.client_id} -d client_secret=${credentials.client_secret}`,
       `API reference: ${base}/docs`,
+      ...(owner
+        ? [
+            `Dashboard: ${base}/admin/`,
+            `Sign in as ${owner.email} with the one-time password ${owner.password} (it must be changed at first sign-in).`,
+          ]
+        : []),
       '',
     ].join('\n'),
   )

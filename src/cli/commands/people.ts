@@ -1,0 +1,136 @@
+import type { Command } from 'commander'
+import type { Config } from '../../config.js'
+import { ApiError } from '../../errors.js'
+import { findOrganization } from '../../organizations/repository.js'
+import { linkUrl } from '../../people/links.js'
+import { findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
+import { ROLES } from '../../people/roles.js'
+import { addPerson, emailKey, removePerson, summarize } from '../../people/service.js'
+import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
+
+/** The base of the links the CLI prints: the public URL, else the address `serve` listens on. */
+export function publicBase(config: Config): string {
+  return config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`
+}
+
+/** A service refusal as a CLI failure, with every offending field named. */
+function explained<T>(work: () => Promise<T>): Promise<T> {
+  return work().catch((error: unknown) => {
+    if (!(error instanceof ApiError)) throw error
+    const details = (error.details ?? []).map((detail) => `${detail.field} ${detail.message}`)
+    throw new CliError(details.length > 0 ? details.join('; ') : error.message)
+  })
+}
+
+/** The whole of standard input, without the final line break: one password. */
+async function readPassword(cli: Cli): Promise<string> {
+  const { stdin } = cli.io
+  if (!stdin) throw new UsageError('--password-stdin: no standard input')
+  let text = ''
+  for await (const chunk of stdin)
+    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  const password = text.replace(/\r?\n$/, '')
+  if (password === '') throw new UsageError('--password-stdin: standard input held no password')
+  return password
+}
+
+export function peopleCommands(program: Command, cli: Cli): void {
+  const people = program.command('people').description('Manage the people who sign in to an organization')
+
+  people
+    .command('add')
+    .description(
+      'Add a person; prints a single-use invitation link (valid 7 days) unless a password is given',
+    )
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .requiredOption('--email <email>', 'sign-in email (unique across the service)')
+    .requiredOption('--role <role>', `one of: ${ROLES.join(', ')}`)
+    .option('--name <name>', 'display name (default: the part of the email before @)')
+    .option('--expert <username>', 'for the expert role: the expert the person is linked to')
+    .option('--password-stdin', 'read the password from standard input instead of sending an invitation')
+    .option('--json', 'print one JSON object')
+    .action(
+      async (options: {
+        org: number
+        email: string
+        role: string
+        name?: string
+        expert?: string
+        passwordStdin?: boolean
+        json?: boolean
+      }) => {
+        const password = options.passwordStdin ? await readPassword(cli) : undefined
+        const added = await cli.withDatabase(async ({ db }) => {
+          if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
+          return explained(() =>
+            addPerson(
+              db,
+              options.org,
+              {
+                email: options.email,
+                role: options.role,
+                name: options.name,
+                expert: options.expert,
+                password,
+              },
+              Date.now(),
+            ),
+          )
+        })
+        const inviteUrl = added.invitation
+          ? linkUrl(publicBase(cli.config()), 'invitation', added.invitation)
+          : null
+        const { person } = added
+        cli.report(
+          options.json,
+          { id: person.id, email: person.email, role: person.role, invite_url: inviteUrl },
+          () =>
+            [
+              `Added ${person.email} (${person.role}${person.expert ? ` of ${person.expert}` : ''}), id ${person.id}.`,
+              ...(inviteUrl
+                ? [`Invitation link, valid 7 days and usable once: ${inviteUrl}`]
+                : ['The password is set: the person can sign in.']),
+            ].join('\n'),
+        )
+      },
+    )
+
+  people
+    .command('list')
+    .description('List the people of an organization')
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; json?: boolean }) => {
+      const rows = await cli.withDatabase(({ db }) => listPeople(db, options.org))
+      const list = rows.map(summarize)
+      cli.report(options.json, { people: list }, () =>
+        list.length === 0
+          ? 'No people.'
+          : list
+              .map(
+                (p) =>
+                  `${p.id}\t${p.email}\t${p.role}${p.expert ? `:${p.expert}` : ''}\t${p.has_password ? 'active' : 'invited'}\t${p.name}`,
+              )
+              .join('\n'),
+      )
+    })
+
+  people
+    .command('remove')
+    .description('Remove a person; their sessions end at once (an organization keeps at least one owner)')
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .requiredOption('--email <email>', 'the person to remove')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; email: string; json?: boolean }) => {
+      const removed = await cli.withDatabase(async ({ db }) => {
+        const person = await findPersonByEmailInOrg(db, options.org, emailKey(options.email))
+        if (!person) throw new CliError(`No person ${options.email} in organization ${options.org}`)
+        return explained(() => removePerson(db, options.org, Number(person.id), { kind: 'operator' }))
+      })
+      cli.report(
+        options.json,
+        { id: removed.id, email: removed.email, removed: true },
+        () => `Removed ${removed.email}`,
+      )
+    })
+}

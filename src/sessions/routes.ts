@@ -1,0 +1,322 @@
+import fastifyCookie from '@fastify/cookie'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { addressKey } from '../auth/failure-limit.js'
+import type { Lockout } from '../auth/lockout.js'
+import { formatScopes } from '../auth/scopes.js'
+import { ApiError } from '../errors.js'
+import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
+import { typedRoutes } from '../http/typed-routes.js'
+import { issueLink, linkUrl } from '../people/links.js'
+import type { LinkMailer } from '../people/mail.js'
+import { decoyHash, verifyPassword } from '../people/passwords.js'
+import { findPersonByEmail, findPersonById } from '../people/repository.js'
+import { isRole, roleScopes } from '../people/roles.js'
+import { emailKey, setPassword, setPasswordWithLink } from '../people/service.js'
+import { checkJson, checkSameOrigin } from './guards.js'
+import {
+  createSession,
+  endSession,
+  issuePersonToken,
+  type Lifetimes,
+  type LiveSession,
+  useSession,
+} from './repository.js'
+import {
+  DashboardToken,
+  Done,
+  EmptyBody,
+  LinkUse,
+  Me,
+  PasswordChange,
+  ResetRequest,
+  SignIn,
+} from './schemas.js'
+
+/** What the sign-in routes need beyond the app's infrastructure. */
+export interface SessionContext extends AppContext {
+  /** Consecutive failed sign-ins per account (email). */
+  readonly accountLockout: Lockout
+  /** Failed sign-ins per address, whatever the account: a higher count. */
+  readonly addressLockout: Lockout
+  readonly mailer: LinkMailer
+}
+
+export const SESSION_COOKIE = 'expertdir_session'
+/**
+ * Failed sign-ins from one address (any accounts) before it is locked out for 15 minutes: higher than
+ * the per-account count (10), so that a shared address (an office's) is not locked out by one person.
+ */
+export const ADDRESS_SIGN_IN_FAILURES = 50
+/** The cookie is sent only to /auth/...: the API under /v2 never even receives it. */
+const COOKIE_PATH = '/auth'
+
+const errors = { '4xx': ErrorEnvelope }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A cookie-authenticated route that changes state: same origin and JSON only (src/sessions/guards.ts). */
+    sameOrigin?: boolean
+  }
+}
+
+function lifetimesOf(context: AppContext): Lifetimes {
+  return { idleMs: context.config.sessionIdleSeconds * 1000, maxMs: context.config.sessionMaxSeconds * 1000 }
+}
+
+function wrongCredentials(): ApiError {
+  return new ApiError(
+    'invalid_credentials',
+    'The email or the password is wrong, or the account is locked for a while.',
+  )
+}
+
+function signedOut(): ApiError {
+  return new ApiError('unauthorized', 'Sign in first: there is no live session.')
+}
+
+function meOf(session: LiveSession) {
+  const role = isRole(session.role) ? session.role : 'expert'
+  return {
+    id: session.person_id,
+    organization: session.org_id,
+    email: session.email,
+    name: session.name,
+    role,
+    expert: role === 'expert' ? session.expert_username : null,
+    scope: formatScopes(roleScopes(role)),
+    password_change_required: session.password_must_change === 1,
+    session_expires_at: new Date(session.expires_at).toISOString(),
+  }
+}
+
+/**
+ * Sign-in with a password, the session cookie, and the dashboard's way to the API (CONTRACT §14):
+ * `POST /auth/token` mints a short-lived bearer token for the signed-in person. The cookie
+ * authenticates nothing but these routes.
+ */
+export async function sessionRoutes(scope: FastifyInstance, context: SessionContext): Promise<void> {
+  const { db, now, config } = context
+  const app = typedRoutes(scope)
+  const lifetimes = lifetimesOf(context)
+  await app.register(fastifyCookie)
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.config.sameOrigin) return
+    checkSameOrigin(request, config.publicUrl)
+    checkJson(request)
+  })
+
+  const secure = (request: FastifyRequest) =>
+    request.protocol === 'https' || (config.publicUrl?.startsWith('https:') ?? false)
+
+  const setCookie = (request: FastifyRequest, reply: FastifyReply, token: string) => {
+    reply.setCookie(SESSION_COOKIE, token, {
+      path: COOKIE_PATH,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secure(request),
+      maxAge: config.sessionMaxSeconds,
+    })
+  }
+  const clearCookie = (request: FastifyRequest, reply: FastifyReply) => {
+    reply.clearCookie(SESSION_COOKIE, {
+      path: COOKIE_PATH,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secure(request),
+    })
+  }
+
+  /** The live session of a cookie value, read from the table now; 401 without one. */
+  const liveSession = async (token: string | undefined): Promise<LiveSession> => {
+    if (!token) throw signedOut()
+    const live = await useSession(db, token, now(), lifetimes)
+    if (!live) throw signedOut()
+    return live
+  }
+  const session = (request: FastifyRequest) => liveSession(request.cookies[SESSION_COOKIE])
+
+  app.post(
+    '/auth/sign-in',
+    {
+      config: { sameOrigin: true },
+      schema: {
+        operationId: 'signIn',
+        tags: ['sessions'],
+        summary: 'Sign in with email and password; sets the session cookie',
+        description:
+          'Same origin and JSON only. A wrong password, an unknown email and a locked-out account or address all get the same 401 invalid_credentials.',
+        body: SignIn,
+        response: { 200: Success(Me), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const key = emailKey(request.body.email)
+      const accountKey = `person:${key}`
+      const address = `person-address:${addressKey(request.ip)}`
+      const locked =
+        (await context.accountLockout.isLocked(accountKey)) ||
+        (await context.addressLockout.isLocked(address))
+      const person = await findPersonByEmail(db, key)
+      // The same argon2 check runs whatever the outcome, so timing tells nothing apart.
+      const matches = await verifyPassword(
+        request.body.password,
+        person?.password_hash ?? (await decoyHash()),
+      )
+      if (locked || !person || person.password_hash === null || !matches) {
+        await context.accountLockout.recordFailure(accountKey)
+        await context.addressLockout.recordFailure(address)
+        throw wrongCredentials()
+      }
+      await context.accountLockout.reset(accountKey)
+      const token = await createSession(db, Number(person.id), now(), lifetimes)
+      setCookie(request, reply, token)
+      return ok(meOf(await liveSession(token)))
+    },
+  )
+
+  app.post(
+    '/auth/sign-out',
+    {
+      config: { sameOrigin: true },
+      schema: {
+        operationId: 'signOut',
+        tags: ['sessions'],
+        summary: 'End the session: its cookie and every token it minted stop working at once',
+        body: EmptyBody,
+        response: { 200: Success(Done), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const live = await session(request)
+      await endSession(db, live.id)
+      clearCookie(request, reply)
+      return ok({ done: true as const })
+    },
+  )
+
+  app.get(
+    '/auth/me',
+    {
+      schema: {
+        operationId: 'getSignedInPerson',
+        tags: ['sessions'],
+        summary: 'Who is signed in (from the session cookie)',
+        response: { 200: Success(Me), ...errors },
+      },
+    },
+    async (request) => ok(meOf(await session(request))),
+  )
+
+  app.post(
+    '/auth/token',
+    {
+      config: { sameOrigin: true },
+      schema: {
+        operationId: 'createDashboardToken',
+        tags: ['sessions'],
+        summary: 'A short-lived bearer token for /v2 with the scopes of the signed-in person’s role',
+        description:
+          'Same origin, JSON only. The token dies with the session (sign-out, password change, removal). ' +
+          "An expert person's token reaches only its own expert.",
+        body: EmptyBody,
+        response: { 200: Success(DashboardToken), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const live = await session(request)
+      if (live.password_must_change === 1) {
+        throw new ApiError('forbidden', 'Change the one-time password first (POST /auth/password).')
+      }
+      const ttl = config.personTokenTtlSeconds
+      const issued = await issuePersonToken(db, live.id, now(), ttl * 1000)
+      reply.header('cache-control', 'no-store')
+      return ok({
+        access_token: issued.token,
+        token_type: 'Bearer' as const,
+        expires_in: ttl,
+        scope: meOf(live).scope,
+        organization: live.org_id,
+      })
+    },
+  )
+
+  app.post(
+    '/auth/password',
+    {
+      config: { sameOrigin: true },
+      schema: {
+        operationId: 'changePassword',
+        tags: ['sessions'],
+        summary: 'Change the password; every other session of the person ends',
+        body: PasswordChange,
+        response: { 200: Success(Done), ...errors },
+      },
+    },
+    async (request) => {
+      const live = await session(request)
+      const person = await findPersonById(db, live.person_id)
+      if (
+        !person?.password_hash ||
+        !(await verifyPassword(request.body.current_password, person.password_hash))
+      ) {
+        throw new ApiError('validation_failed', 'The current password is wrong.', {
+          details: [{ field: 'current_password', message: 'is not the password in use' }],
+        })
+      }
+      await setPassword(db, person, request.body.new_password, now(), live.id)
+      return ok({ done: true as const })
+    },
+  )
+
+  app.post(
+    '/auth/password-reset',
+    {
+      config: { sameOrigin: true },
+      schema: {
+        operationId: 'requestPasswordReset',
+        tags: ['sessions'],
+        summary: 'Email a single-use password-reset link (valid 1 hour) to the address, if it has an account',
+        description: 'The answer is the same whether or not the address has an account.',
+        body: ResetRequest,
+        response: { 200: Success(Done), ...errors },
+      },
+    },
+    async (request) => {
+      const person = await findPersonByEmail(db, emailKey(request.body.email))
+      if (person) {
+        const token = await issueLink(db, Number(person.id), 'reset', now())
+        const base = config.publicUrl ?? `${request.protocol}://${request.host}`
+        const outcome = await context.mailer.send(person.email, 'reset', linkUrl(base, 'reset', token))
+        request.log.info({ person: Number(person.id), outcome }, 'password reset link')
+      }
+      return ok({ done: true as const })
+    },
+  )
+
+  for (const purpose of ['invitation', 'reset'] as const) {
+    app.post(
+      purpose === 'invitation' ? '/auth/invitation/accept' : '/auth/password-reset/complete',
+      {
+        config: { sameOrigin: true },
+        schema: {
+          operationId: purpose === 'invitation' ? 'acceptInvitation' : 'completePasswordReset',
+          tags: ['sessions'],
+          summary:
+            purpose === 'invitation'
+              ? 'Set the first password with an invitation link (single use, 7 days)'
+              : 'Set a new password with a reset link (single use, 1 hour); every session of the person ends',
+          body: LinkUse,
+          response: { 200: Success(Done), ...errors },
+        },
+      },
+      async (request) => {
+        if (!(await setPasswordWithLink(db, request.body.token, purpose, request.body.password, now()))) {
+          throw new ApiError('not_found', 'This link is unknown, used or expired: ask for a new one.')
+        }
+        return ok({ done: true as const })
+      },
+    )
+  }
+}
