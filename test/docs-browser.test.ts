@@ -26,7 +26,7 @@ async function assertDocsRender(browser: Browser, origin: string): Promise<strin
       .getByRole('button', { name: /Create an access token/ })
       .waitFor({ state: 'visible', timeout: 20_000 })
     assert.ok(await page.getByRole('button', { name: /The database answers/ }).isVisible())
-    assert.ok(await page.getByRole('heading', { name: /^experts/ }).isVisible())
+    assert.ok(await page.getByRole('heading', { name: /^auth/ }).isVisible())
     assert.ok(await page.getByRole('button', { name: 'Authorize' }).isVisible())
     assert.deepEqual(failed, [], 'every script and style loaded')
     assert.ok(page.url().startsWith(`${origin}/docs`), `the page stayed at ${origin}`)
