@@ -14,6 +14,8 @@ const SHARED = ['http', 'db', 'validation', 'storage']
  * the lowest: every feature calls it, it imports no feature, so no write climbs up.
  */
 const LAYERS = [
+  // The audit log: every write records its entry through it, so it imports no feature.
+  ['audit'],
   ['derived'],
   ['auth', 'experts', 'organizations'],
   ['content', 'inquiries', 'search', 'people'],
@@ -21,6 +23,8 @@ const LAYERS = [
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   ['media'],
   ['import', 'system', 'staff'],
+  // The admin API: clients, webhook, people and the audit log, over their features' services.
+  ['admin'],
   ['demo'],
   ['cli'],
 ]

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
 import { Redis } from 'ioredis'
+import { adminRoutes } from './admin/routes.js'
 import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
@@ -184,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await searchRoutes(protectedScope, context)
     await staffRoutes(protectedScope, context)
     await uploadRoutes(protectedScope, context)
+    await adminRoutes(protectedScope, { ...context, mailer: sessions.mailer })
   })
   await app.after()
   fallback.install()

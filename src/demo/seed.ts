@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
 import type { DB } from '../db/schema.js'
 import { importContent } from '../import/index.js'
 import { demoDataset } from './dataset.js'
@@ -13,7 +14,12 @@ export interface SeededContent {
  * Fills an organization with the demo content (src/demo/dataset.ts) through the import code; returns
  * the usernames and ids. Seeding twice updates the same records instead of duplicating them.
  */
-export async function seedDemo(db: Kysely<DB>, orgId: number, now: number): Promise<SeededContent> {
-  const result = await importContent(db, orgId, JSON.stringify(demoDataset()), { now })
+export async function seedDemo(
+  db: Kysely<DB>,
+  orgId: number,
+  now: number,
+  trail: AuditTrail,
+): Promise<SeededContent> {
+  const result = await importContent(db, orgId, JSON.stringify(demoDataset()), { now, trail })
   return result.ids
 }

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander'
-import { deleteWebhook, findWebhook, saveWebhook } from '../../delivery/repository.js'
-import { generateWebhookSecret, isWebhookUrl } from '../../delivery/webhook.js'
+import { cliTrail } from '../../audit/actor.js'
+import { clearWebhook, readWebhook, setWebhook } from '../../delivery/settings.js'
+import { isWebhookUrl } from '../../delivery/webhook.js'
 import { decodeCursor } from '../../inquiries/cursor.js'
 import { INQUIRY_STATUSES, type InquiryStatus, isInquiryStatus } from '../../inquiries/handling.js'
 import { readInbox } from '../../inquiries/inbox.js'
@@ -9,7 +10,7 @@ import { handlingView, inquiryFields } from '../../inquiries/mapping.js'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../inquiries/schemas.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { LARGEST_UNIX_SECONDS } from '../../validation/fields.js'
-import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
+import { type Cli, CliError, explained, positiveInt, UsageError } from '../output.js'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -153,14 +154,17 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .action(async (options: { org: number; url: string; keepSecret?: boolean; json?: boolean }) => {
       const url = options.url.trim()
       if (!isWebhookUrl(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`)
-      const secret = await cli.withDatabase(async ({ db }) => {
+      const { secret } = await cli.withDatabase(async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
-        const current = await findWebhook(db, options.org)
-        if (options.keepSecret && !current)
-          throw new CliError('There is no secret to keep: run without --keep-secret')
-        const secret = options.keepSecret && current ? current.secret : generateWebhookSecret()
-        await saveWebhook(db, options.org, url, secret, Date.now())
-        return options.keepSecret ? undefined : secret
+        return explained(() =>
+          setWebhook(
+            db,
+            options.org,
+            { url, keepSecret: options.keepSecret },
+            cliTrail('webhook set'),
+            Date.now(),
+          ),
+        )
       })
       cli.report(options.json, { org: options.org, url, ...(secret ? { secret } : {}) }, () =>
         [
@@ -181,13 +185,11 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const row = await cli.withDatabase(({ db }) => findWebhook(db, options.org))
-      const value = row
-        ? { org: options.org, url: row.url, configured: true, updated_at: iso(row.updated_at) }
-        : { org: options.org, url: null, configured: false, updated_at: null }
+      const settings = await cli.withDatabase(({ db }) => readWebhook(db, options.org))
+      const value = { org: options.org, ...settings, updated_at: iso(settings.updated_at) }
       cli.report(options.json, value, () =>
-        row
-          ? `Webhook of organization ${options.org}: ${row.url}`
+        settings.url !== null
+          ? `Webhook of organization ${options.org}: ${settings.url}`
           : `Organization ${options.org} has no webhook.`,
       )
     })
@@ -198,7 +200,9 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const removed = await cli.withDatabase(({ db }) => deleteWebhook(db, options.org))
+      const removed = await cli.withDatabase(({ db }) =>
+        clearWebhook(db, options.org, cliTrail('webhook clear'), Date.now()),
+      )
       cli.report(options.json, { org: options.org, cleared: removed }, () =>
         removed
           ? `Removed the webhook of organization ${options.org}.`
