@@ -42,9 +42,9 @@ const NextCursor = nullable(Type.String(), 'Pass as cursor for the next page; nu
 export const ClientParams = Type.Object({
   corporation: ExpertParams.properties.corporation,
   client_id: Type.String({
-    pattern: '^cl_[A-Za-z0-9_-]{1,64}$',
+    pattern: '^[A-Za-z0-9_-]{1,80}$',
     description: 'The client id (`cl_...`)',
-    'x-message': 'must be a client id: cl_ and letters, digits, - or _',
+    'x-message': 'must be a client id: letters, digits, - or _',
   }),
 })
 
