@@ -98,6 +98,7 @@ export function clientRoutes(app: TypedApp, context: AppContext): void {
         operationId: 'revokeClient',
         tags: ['admin'],
         summary: 'Revoke a client: it and every token it holds stop working at once',
+        description: 'Revoking a revoked client changes nothing and answers when it was revoked.',
         params: ClientParams,
         response: { 200: Success(ClientRevoked), ...adminErrors },
       },
