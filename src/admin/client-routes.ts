@@ -6,7 +6,8 @@ import { notFound, validationError } from '../errors.js'
 import { ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import type { TypedApp } from '../http/typed-routes.js'
-import { adminErrors, seconds, secondsOrNull } from './context.js'
+import { toSeconds } from '../time.js'
+import { adminErrors } from './context.js'
 import { ClientCreate, ClientIssued, ClientList, ClientParams, ClientRevoked } from './schemas.js'
 
 const PATH = '/v2/organization/:corporation/client'
@@ -49,8 +50,8 @@ export function clientRoutes(app: TypedApp, context: AppContext): void {
           client_id: row.client_id,
           label: row.label,
           scope: row.scope,
-          created_at: seconds(Number(row.created_at)),
-          revoked_at: secondsOrNull(row.revoked_at === null ? null : Number(row.revoked_at)),
+          created_at: toSeconds(row.created_at),
+          revoked_at: toSeconds(row.revoked_at),
         })),
       })
     },
@@ -111,7 +112,7 @@ export function clientRoutes(app: TypedApp, context: AppContext): void {
       return ok({
         client_id: clientId,
         revoked: true as const,
-        revoked_at: seconds(Number(client.revoked_at)),
+        revoked_at: toSeconds(Number(client.revoked_at)),
       })
     },
   )

@@ -10,10 +10,6 @@ export interface AdminContext extends AppContext {
 
 export const adminErrors = { '4xx': ErrorEnvelope }
 
-/** Unix milliseconds as the API shows times: unix seconds. */
-export const seconds = (ms: number) => Math.floor(ms / 1000)
-export const secondsOrNull = (ms: number | null) => (ms === null ? null : seconds(ms))
-
 /** Where links the service sends point: `EXPERTDIR_PUBLIC_URL`, else the address the request came to. */
 export function publicBase(context: AppContext, request: FastifyRequest): string {
   return context.config.publicUrl ?? `${request.protocol}://${request.host}`

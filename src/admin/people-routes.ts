@@ -5,6 +5,7 @@ import type { TypedApp } from '../http/typed-routes.js'
 import { linkUrl } from '../people/links.js'
 import { listPeople } from '../people/repository.js'
 import { addPerson, type PersonSummary, removePerson, summarize, updatePerson } from '../people/service.js'
+import { toSeconds } from '../time.js'
 import { type AdminContext, adminErrors, publicBase } from './context.js'
 import {
   PersonCreate,
@@ -20,7 +21,7 @@ const PATH = '/v2/organization/:corporation/people'
 
 /** A person as the API shows them: times in unix seconds. */
 function personView(person: PersonSummary) {
-  return { ...person, created_at: Math.floor(Date.parse(person.created_at) / 1000) }
+  return { ...person, created_at: toSeconds(Date.parse(person.created_at)) }
 }
 
 /**

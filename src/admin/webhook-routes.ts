@@ -11,7 +11,8 @@ import { notFound } from '../errors.js'
 import { ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import type { TypedApp } from '../http/typed-routes.js'
-import { adminErrors, seconds, secondsOrNull } from './context.js'
+import { toSeconds } from '../time.js'
+import { adminErrors } from './context.js'
 import {
   DEFAULT_PAGE_SIZE,
   DeliveryQuery,
@@ -46,7 +47,7 @@ export function webhookRoutes(app: TypedApp, context: AppContext): void {
     },
     async (request) => {
       const settings = await readWebhook(db, request.params.corporation)
-      return ok({ ...settings, updated_at: secondsOrNull(settings.updated_at) })
+      return ok({ ...settings, updated_at: toSeconds(settings.updated_at) })
     },
   )
 
@@ -140,9 +141,9 @@ export function webhookRoutes(app: TypedApp, context: AppContext): void {
         next_cursor: page.next_cursor,
         deliveries: page.deliveries.map((delivery) => ({
           ...delivery,
-          created_at: seconds(delivery.created_at),
-          delivered_at: secondsOrNull(delivery.delivered_at),
-          next_attempt_at: secondsOrNull(delivery.next_attempt_at),
+          created_at: toSeconds(delivery.created_at),
+          delivered_at: toSeconds(delivery.delivered_at),
+          next_attempt_at: toSeconds(delivery.next_attempt_at),
         })),
       })
     },

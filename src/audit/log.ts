@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import { idCursor } from '../http/cursor.js'
+import { toSeconds } from '../time.js'
 import { type ActorKind, type AuditTrail, actorId, isActorKind } from './actor.js'
 
 /**
@@ -100,7 +101,7 @@ export async function readAuditLog(
   return {
     entries: page.map((row) => ({
       id: Number(row.id),
-      created_at: Math.floor(Number(row.created_at) / 1000),
+      created_at: toSeconds(row.created_at),
       actor: { kind: isActorKind(row.actor_kind) ? row.actor_kind : 'system', id: row.actor_id },
       action: row.action,
       record: { kind: row.record_kind, id: row.record_id },
