@@ -409,6 +409,17 @@ describeEachDialect('staff profiles', (ctx) => {
     )
   })
 
+  test("a staff member's rename: the old username answers 308 under /staff (not under /expert)", async () => {
+    const oldName = await createStaff(ctx, ctx.tenant, { firstname: 'Rhea', lastname: 'Renamed' })
+    const newName = `${oldName}-new`
+    await data(await call(ctx, 'PUT', staffUrl(oldName), { username: newName }))
+    const redirected = await call(ctx, 'GET', `${staffUrl(oldName)}/link?x=1`)
+    assert.equal(redirected.statusCode, 308, redirected.body)
+    assert.equal(redirected.headers.location, `${staffUrl(newName)}/link?x=1`)
+    expectError(await call(ctx, 'GET', expertUrl(oldName)), 404, 'not_found')
+    assert.equal((await call(ctx, 'GET', staffUrl(newName))).statusCode, 200)
+  })
+
   test('read:public sees only published, non-private staff: lists and counts, profiles and sections, 403 for more', async () => {
     const tenant = await ctx.addTenant('Public Staff University')
     const website = await createClient(
