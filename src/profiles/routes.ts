@@ -87,7 +87,7 @@ export function profileReadRoute(untyped: FastifyInstance, context: AppContext, 
         params: ExpertParams,
         response: { 200: Success(Profile), ...errors },
       },
-      config: { scope: kind.readScope },
+      config: { scope: 'read:public' },
     },
     async (request, reply) => {
       const { corporation, username } = request.params
@@ -217,7 +217,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: kind.readScope },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const audience = audienceOf(request.principal.scopes)
@@ -296,7 +296,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ElementParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: kind.readScope },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const { corporation, id } = request.params
