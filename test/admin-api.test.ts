@@ -544,6 +544,8 @@ describeEachDialect(
         assert.equal((await cli(['client', 'revoke', client_id])).code, 0)
         assert.equal((await cli(['webhook', 'set', '--org', String(org()), '--url', receiver.url])).code, 0)
         assert.equal((await cli(['webhook', 'clear', '--org', String(org())])).code, 0)
+        const erase = ['inquiries', 'erase', '--org', String(org()), '--email', 'nobody@example.org']
+        assert.equal((await cli(erase)).code, 0)
         assert.equal(
           (await cli(['people', 'remove', '--org', String(org()), '--email', 'cli@example.edu'])).code,
           0,
@@ -557,6 +559,7 @@ describeEachDialect(
           ['cli', null, 'cli client revoke', 'client'],
           ['cli', null, 'cli webhook set', 'webhook'],
           ['cli', null, 'cli webhook clear', 'webhook'],
+          ['cli', null, 'cli inquiries erase', 'privacy_request'],
           ['cli', null, 'cli people remove', 'person'],
         ],
       )
