@@ -35,7 +35,8 @@ export function useSessionActions() {
   const queries = useQueryClient()
   const reset = (me: Me | null) => {
     tokens.forget()
-    queries.clear()
+    // Another person's data must not outlive the session; the session query itself stays observed.
+    queries.removeQueries({ predicate: (query) => query.queryKey[0] !== ME[0] })
     queries.setQueryData(ME, me)
   }
   return {

@@ -66,6 +66,8 @@ const TOOLS: Tool[] = [
 export default function RichText({ id, labelId, describedBy, value, onChange }: Props) {
   const editor = useEditor({
     extensions: RICH_TEXT_EXTENSIONS,
+    // TipTap would add a <style> element, which the dashboard's CSP refuses: its rules are in styles.css.
+    injectCSS: false,
     content: value,
     editorProps: {
       attributes: {

@@ -55,7 +55,12 @@ export function InboxScreen() {
               ...(pageParam ? { cursor: pageParam } : {}),
               ...(search.status ? { status: search.status } : {}),
               ...(search.assignee ? { assignee: search.assignee } : {}),
-              ...(search.expert ? { username: search.expert } : {}),
+              // An expert person's token reaches only its own expert's inquiries, and says so in the query.
+              ...(me.role === 'expert' && me.expert
+                ? { username: me.expert }
+                : search.expert
+                  ? { username: search.expert }
+                  : {}),
             },
           },
         }),
