@@ -39,12 +39,19 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
 
   before(async () => {
     if (skip) return
-    curie = await createExpert(ctx, ctx.tenant, { firstname: 'Marie', lastname: 'Curie', job_title: 'Physicist' })
+    curie = await createExpert(ctx, ctx.tenant, {
+      firstname: 'Marie',
+      lastname: 'Curie',
+      job_title: 'Physicist',
+    })
     await apiData('POST', `/expert/${curie}/topic`, { name: 'Radioactivity' })
     await apiData('PUT', `/expert/${curie}`, { is_published: 1 })
     franklin = await createExpert(ctx, ctx.tenant, { firstname: 'Rosalind', lastname: 'Franklin' })
     for (let n = 1; n <= 20; n++)
-      await createExpert(ctx, ctx.tenant, { firstname: 'Filler', lastname: `Person ${String(n).padStart(2, '0')}` })
+      await createExpert(ctx, ctx.tenant, {
+        firstname: 'Filler',
+        lastname: `Person ${String(n).padStart(2, '0')}`,
+      })
     await apiData('PUT', '/notifications', { general: { recipients: [DESK] } })
     owner = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'owner')
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
@@ -76,76 +83,85 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
     }
   }
 
-  const newExpert = (firstname: string, lastname: string) => createExpert(ctx, ctx.tenant, { firstname, lastname })
+  const newExpert = (firstname: string, lastname: string) =>
+    createExpert(ctx, ctx.tenant, { firstname, lastname })
 
-  test('signs in (a wrong password says so), finds experts by search, status, facet and page, signs out', { skip }, () =>
-    withPage(async (page) => {
-      await page.goto(`${origin}/admin/experts`)
-      await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-      await assertAccessible(page, 'sign-in')
-      await screenshot(page, 'sign-in')
-      await page.getByLabel('Email').fill(owner.email)
-      await page.getByLabel('Password').fill('not-the-password-at-all')
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('alert').getByText('The email or the password is wrong').waitFor()
+  test(
+    'signs in (a wrong password says so), finds experts by search, status, facet and page, signs out',
+    { skip },
+    () =>
+      withPage(async (page) => {
+        await page.goto(`${origin}/admin/experts`)
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+        await assertAccessible(page, 'sign-in')
+        await screenshot(page, 'sign-in')
+        await page.getByLabel('Email').fill(owner.email)
+        await page.getByLabel('Password').fill('not-the-password-at-all')
+        await page.getByRole('button', { name: 'Sign in' }).click()
+        await page.getByRole('alert').getByText('The email or the password is wrong').waitFor()
 
-      await page.getByLabel('Password').fill(owner.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('heading', { name: 'Experts' }).waitFor()
-      await page.getByRole('status').getByText('22 experts').waitFor()
-      await assertAccessible(page, 'experts list')
-      await screenshot(page, 'experts')
+        await page.getByLabel('Password').fill(owner.password)
+        await page.getByRole('button', { name: 'Sign in' }).click()
+        await page.getByRole('heading', { name: 'Experts' }).waitFor()
+        await page.getByRole('status').getByText('22 experts').waitFor()
+        await assertAccessible(page, 'experts list')
+        await screenshot(page, 'experts')
 
-      await page.getByRole('button', { name: 'Next page' }).click()
-      await page.getByText('Page 2 of 2').waitFor()
-      assert.equal(await page.getByRole('list').locator('.expert-row').count(), 2)
+        await page.getByRole('button', { name: 'Next page' }).click()
+        await page.getByText('Page 2 of 2').waitFor()
+        assert.equal(await page.getByRole('list').locator('.expert-row').count(), 2)
 
-      await page.getByLabel('Search experts').fill('Curie')
-      await page.getByRole('button', { name: 'Search', exact: true }).click()
-      await page.getByRole('status').getByText('1 expert', { exact: true }).waitFor()
-      assert.ok(await page.getByRole('link', { name: 'Marie Curie' }).isVisible())
+        await page.getByLabel('Search experts').fill('Curie')
+        await page.getByRole('button', { name: 'Search', exact: true }).click()
+        await page.getByRole('status').getByText('1 expert', { exact: true }).waitFor()
+        assert.ok(await page.getByRole('link', { name: 'Marie Curie' }).isVisible())
 
-      await page.getByLabel('Search experts').fill('')
-      await page.getByRole('button', { name: 'Search', exact: true }).click()
-      await page.getByRole('status').getByText('22 experts').waitFor()
-      await page.getByLabel('Status').selectOption('unpublished')
-      await page.getByRole('status').getByText('21 experts').waitFor()
-      await page.getByLabel('Status').selectOption('all')
-      await page.getByRole('button', { name: /Radioactivity/ }).click()
-      await page.getByRole('status').getByText('1 expert', { exact: true }).waitFor()
-      assert.match(page.url(), /facet=topics/)
+        await page.getByLabel('Search experts').fill('')
+        await page.getByRole('button', { name: 'Search', exact: true }).click()
+        await page.getByRole('status').getByText('22 experts').waitFor()
+        await page.getByLabel('Status').selectOption('unpublished')
+        await page.getByRole('status').getByText('21 experts').waitFor()
+        await page.getByLabel('Status').selectOption('all')
+        await page.getByRole('button', { name: /Radioactivity/ }).click()
+        await page.getByRole('status').getByText('1 expert', { exact: true }).waitFor()
+        assert.match(page.url(), /facet=topics/)
 
-      await page.getByRole('button', { name: 'Sign out' }).click()
-      await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-      await page.reload()
-      await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-    }),
+        await page.getByRole('button', { name: 'Sign out' }).click()
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+        await page.reload()
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+      }),
   )
 
-  test('creates an expert: the server’s message stands beside the field, then the new profile opens', { skip }, () =>
-    withPage(async (page) => {
-      await signIn(page, '/experts')
-      await page.getByRole('button', { name: 'Add an expert' }).click()
-      const form = page.getByRole('form', { name: 'Add an expert' })
-      await form.getByLabel('First name').fill('Nora')
-      await form.getByLabel('Last name').fill('Quill')
-      await form.getByLabel('Job title').fill('Ornithologist')
-      await form.getByLabel('Company').fill('Main University')
-      await form.getByLabel(/^Email address/).fill('not-an-email')
-      await form.getByRole('button', { name: 'Create expert' }).click()
-      await form.getByText('must be a valid email address').waitFor()
-      assert.equal(await form.getByLabel(/^Email address/).getAttribute('aria-invalid'), 'true')
-      await assertAccessible(page, 'create expert with a validation message')
-      await screenshot(page, 'create-expert')
+  test(
+    'creates an expert: the server’s message stands beside the field, then the new profile opens',
+    { skip },
+    () =>
+      withPage(async (page) => {
+        await signIn(page, '/experts')
+        await page.getByRole('button', { name: 'Add an expert' }).click()
+        const form = page.getByRole('form', { name: 'Add an expert' })
+        await form.getByLabel('First name').fill('Nora')
+        await form.getByLabel('Last name').fill('Quill')
+        await form.getByLabel('Job title').fill('Ornithologist')
+        await form.getByLabel('Company').fill('Main University')
+        await form.getByLabel(/^Email address/).fill('not-an-email')
+        await form.getByRole('button', { name: 'Create expert' }).click()
+        await form.getByText('must be a valid email address').waitFor()
+        assert.equal(await form.getByLabel(/^Email address/).getAttribute('aria-invalid'), 'true')
+        await assertAccessible(page, 'create expert with a validation message')
+        await screenshot(page, 'create-expert')
 
-      await form.getByLabel(/^Email address/).fill('nora.quill@main.example')
-      await form.getByRole('button', { name: 'Create expert' }).click()
-      await page.getByRole('heading', { name: 'Nora Quill' }).waitFor()
-      assert.match(page.url(), /\/admin\/experts\/nora-quill/)
-    }),
+        await form.getByLabel(/^Email address/).fill('nora.quill@main.example')
+        await form.getByRole('button', { name: 'Create expert' }).click()
+        await page.getByRole('heading', { name: 'Nora Quill' }).waitFor()
+        assert.match(page.url(), /\/admin\/experts\/nora-quill/)
+      }),
   )
 
-  test('edits a profile: tagline, rich-text biography, list elements, topics; publishes with the checklist', { skip }, async () => {
+  test('edits a profile: tagline, rich-text biography, list elements, topics; publishes with the checklist', {
+    skip,
+  }, async () => {
     const username = await newExpert('Karl', 'Frisch')
     await withPage(async (page) => {
       await signIn(page, `/experts/${username}`)
@@ -202,7 +218,7 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
       await page.getByRole('button', { name: 'Unpublish' }).waitFor()
       assert.equal((await apiData('GET', `/expert/${username}`)).account[0].is_published, 1)
       await assertAccessible(page, 'profile editor')
-      await page.evaluate(() => window.scrollTo(0, 0))
+      await page.evaluate('window.scrollTo(0, 0)')
       await screenshot(page, 'profile-editor')
     })
   })
@@ -221,7 +237,7 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
       await screenshot(page, 'conflict')
       await page.getByRole('button', { name: 'Reload the profile' }).click()
       await page.waitForFunction(
-        () => document.querySelector<HTMLInputElement>('input[name="job_title"]')?.value === 'Changed elsewhere',
+        `document.querySelector('input[name="job_title"]')?.value === 'Changed elsewhere'`,
       )
     })
   })
@@ -252,7 +268,9 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
     const photo = await testImage('jpeg', 800, 600)
     await withPage(async (page) => {
       await signIn(page, `/experts/${username}`)
-      await page.getByLabel('Choose a photo').setInputFiles({ name: 'fossey.jpg', mimeType: 'image/jpeg', buffer: photo })
+      await page
+        .getByLabel('Choose a photo')
+        .setInputFiles({ name: 'fossey.jpg', mimeType: 'image/jpeg', buffer: photo })
       const chosen = page.getByRole('img', { name: 'Chosen portrait, at full size' })
       await chosen.click({ position: { x: 20, y: 20 } })
       await page.getByLabel(/Focus from the top/).focus()
@@ -265,18 +283,25 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
       const current = page.getByRole('img', { name: 'Current portrait' })
       await current.waitFor()
       assert.match((await current.getAttribute('src')) ?? '', /\/media\//)
-      await page.waitForFunction(() => {
-        const image = document.querySelector<HTMLImageElement>('img.avatar-current')
-        return image?.complete && image.naturalWidth > 0
-      })
+      await page.waitForFunction(
+        "document.querySelector('img.avatar-current')?.complete && document.querySelector('img.avatar-current').naturalWidth > 0",
+      )
       const avatar = (await apiData('GET', `/expert/${username}`)).avatar
       assert.match(avatar.l.url, /\/media\//)
     })
   })
 
   test('handles an inquiry: filters, detail, status, assignee and notes', { skip }, async () => {
-    const first = await apiData('POST', '/inquiry/general', inquiryBody('general', curie, { firstname: 'Pierre' }))
-    const spam = await apiData('POST', '/inquiry/general', inquiryBody('general', curie, { firstname: 'Spammy' }))
+    const first = await apiData(
+      'POST',
+      '/inquiry/general',
+      inquiryBody('general', curie, { firstname: 'Pierre' }),
+    )
+    const spam = await apiData(
+      'POST',
+      '/inquiry/general',
+      inquiryBody('general', curie, { firstname: 'Spammy' }),
+    )
     await apiData('PATCH', `/inquiry/${spam.id}`, { status: 'spam' })
     await withPage(async (page) => {
       await signIn(page, '/inquiries')
@@ -304,13 +329,18 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
       await detail.getByRole('button', { name: 'Save' }).click()
       await detail.getByRole('status').getByText('Saved.').waitFor()
       const stored = await apiData('GET', `/inquiry/${first.id}`)
-      assert.deepEqual([stored.status, stored.assignee, stored.notes], ['answered', DESK, 'Called back on Monday.'])
+      assert.deepEqual(
+        [stored.status, stored.assignee, stored.notes],
+        ['answered', DESK, 'Called back on Monday.'],
+      )
       await assertAccessible(page, 'inquiry detail')
       await screenshot(page, 'inbox')
     })
   })
 
-  test('an expert person lands on its own profile and its own inquiries, and reaches nothing else', { skip }, async () => {
+  test('an expert person lands on its own profile and its own inquiries, and reaches nothing else', {
+    skip,
+  }, async () => {
     const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'expert', { expert: franklin })
     await apiData('POST', '/inquiry/general', inquiryBody('general', franklin, { firstname: 'Watson' }))
     await apiData('POST', '/inquiry/general', inquiryBody('general', curie, { firstname: 'Other' }))
@@ -342,8 +372,11 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
     withPage(
       async (page) => {
         await signIn(page, '/experts')
-        await page.getByRole('status').getByText(/\d+ experts/).waitFor()
-        const overflow = () => page.evaluate(() => document.documentElement.scrollWidth)
+        await page
+          .getByRole('status')
+          .getByText(/\d+ experts/)
+          .waitFor()
+        const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth')
         assert.ok((await overflow()) <= 360, `list ${await overflow()} px wide`)
         await screenshot(page, 'experts-360')
         await page.getByLabel('Search experts').fill('Curie')

@@ -51,7 +51,10 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
     const result = await axe.run()
     return result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((n) => n.target).join(' | ')})`)
+      .map(
+        (violation) =>
+          `${violation.id}: ${violation.help} (${violation.nodes.map((n) => n.target).join(' | ')})`,
+      )
   })
   assert.deepEqual(violations, [], `axe-core on ${screen}`)
 }
