@@ -28,7 +28,7 @@ async function expectStatus(ctx: TestContext, request: InjectOptions, status: nu
  * media, and the sign-in routes under /auth (cookie sessions: test/sessions.test.ts).
  */
 const PUBLIC =
-  /^(GET|HEAD|POST|OPTIONS) \/(healthz|readyz|oauth\/|v2\/oauth\/|v2\/openapi\.json|docs|metrics$|\.well-known\/|media\/|auth\/|\*)/
+  /^(GET|HEAD|POST|OPTIONS) \/(healthz|readyz|oauth\/|v2\/oauth\/|v2\/openapi\.json|docs|metrics$|\.well-known\/|media\/|auth\/|admin(\/|$)|\*)/
 
 /** Answers 404 to every request (an inquiry kind that does not exist): test/inquiry-kinds.test.ts covers it. */
 const ALWAYS_404 = new Set(['POST /v2/organization/:corporation/inquiry/:id'])
