@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
+import { addPerson } from '../src/people/service.js'
 import { browserSkip, launchBrowser } from './helpers/browser.js'
 import { assertAccessible, ensureDashboardBuilt, openPage, screenshot } from './helpers/dashboard.js'
 import { createExpert, describeEachDialect, inquiryBody } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
 import { listeningPort } from './helpers/net.js'
-import { addPersonWithPassword } from './helpers/people.js'
+import { addPersonWithPassword, PASSWORD } from './helpers/people.js'
 
 const skip = await browserSkip()
 if (!skip) ensureDashboardBuilt()
@@ -365,6 +366,33 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
       await page.getByRole('heading', { name: /general inquiry from Watson/ }).waitFor()
       assert.equal(await page.getByRole('button', { name: 'Save' }).count(), 0, 'reading only: no handling')
       await assertAccessible(page, "an expert's inquiries")
+    })
+  })
+
+  test('an invitation link sets the first password (a weak one is refused beside the field), then sign-in works', {
+    skip,
+  }, async () => {
+    const email = 'invited.editor@main.example'
+    const added = await addPerson(
+      ctx.testDatabase.database.db,
+      ctx.tenant.orgId,
+      { email, role: 'editor' },
+      ctx.clock.now(),
+    )
+    assert.ok(added.invitation)
+    await withPage(async (page) => {
+      await page.goto(`${origin}/admin/invitation#token=${added.invitation}`)
+      await page.getByRole('heading', { name: 'Welcome: choose your password' }).waitFor()
+      await page.getByLabel('Password', { exact: true }).fill('password')
+      await page.getByRole('button', { name: 'Save password' }).click()
+      await page.getByRole('alert').waitFor()
+      await assertAccessible(page, 'invitation')
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+      await page.getByRole('button', { name: 'Save password' }).click()
+      await page.getByRole('status').getByText('Your password is set.').waitFor()
+      await page.getByRole('link', { name: 'Sign in' }).click()
+      await signIn(page, '/', { email, password: PASSWORD })
+      await page.getByRole('heading', { name: 'Experts' }).waitFor()
     })
   })
 

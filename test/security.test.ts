@@ -25,7 +25,8 @@ async function expectStatus(ctx: TestContext, request: InjectOptions, status: nu
 
 /**
  * Routes outside the bearer check: health, the token endpoints, the OpenAPI document and its UI, stored
- * media, and the sign-in routes under /auth (cookie sessions: test/sessions.test.ts).
+ * media, the sign-in routes under /auth (cookie sessions: test/sessions.test.ts) and the dashboard's
+ * static app under /admin (test/dashboard-serving.test.ts).
  */
 const PUBLIC =
   /^(GET|HEAD|POST|OPTIONS) \/(healthz|readyz|oauth\/|v2\/oauth\/|v2\/openapi\.json|docs|metrics$|\.well-known\/|media\/|auth\/|admin(\/|$)|\*)/

@@ -4,6 +4,7 @@ import { whenSessionLost } from '../api/client.ts'
 import { type Me, useMe, useSessionActions } from '../api/session.ts'
 import { ErrorNote, Loading } from '../ui/parts.tsx'
 import { ChangePassword } from './ChangePassword.tsx'
+import { LinkPassword } from './LinkPassword.tsx'
 import { SignIn } from './SignIn.tsx'
 
 export const canWrite = (me: Me) => me.scope.split(' ').includes('write')
@@ -26,7 +27,11 @@ function allowed(me: Me, path: string): boolean {
 export function Shell() {
   const me = useMe()
   const { recheck } = useSessionActions()
+  const { pathname } = useLocation()
   useEffect(() => whenSessionLost(() => void recheck()), [recheck])
+  // The pages of emailed links work whoever is signed in, or nobody.
+  if (pathname === '/invitation' || pathname === '/reset')
+    return <LinkPassword purpose={pathname === '/invitation' ? 'invitation' : 'reset'} />
   if (me.isPending) return <Loading what="your session" />
   if (me.isError) return <ErrorNote error={me.error} retry={() => void me.refetch()} />
   if (!me.data) return <SignIn />
