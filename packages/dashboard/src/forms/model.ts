@@ -67,14 +67,29 @@ function baseOf(schema: JsonSchema): JsonSchema {
   )
 }
 
-/** "Start: unix time in seconds (not milliseconds)" -> label "Start", hint the rest. */
+/** Where a description's label ends: its first ": " or ", " outside parentheses. */
+function labelEnd(description: string): number {
+  let depth = 0
+  for (let index = 0; index < description.length - 1; index++) {
+    const char = description[index]
+    if (char === '(') depth++
+    else if (char === ')') depth--
+    else if (depth === 0 && (char === ':' || char === ',') && description[index + 1] === ' ') return index
+  }
+  return -1
+}
+
+/**
+ * "Start: unix time in seconds (not milliseconds)" -> label "Start", hint the rest; "Email address,
+ * unique within the organization" -> "Email address" and "unique within the organization".
+ */
 function labelAndHint(name: string, description: string | undefined): { label: string; hint: string } {
   if (!description)
     return { label: name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase()), hint: '' }
   const cleaned = description.replace(/\s*\(HTML\)/, '')
-  const colon = cleaned.indexOf(': ')
-  if (colon < 0) return { label: cleaned, hint: '' }
-  return { label: cleaned.slice(0, colon), hint: cleaned.slice(colon + 2) }
+  const end = labelEnd(cleaned)
+  if (end < 0) return { label: cleaned, hint: '' }
+  return { label: cleaned.slice(0, end), hint: cleaned.slice(end + 2) }
 }
 
 /** Options of an enum, named by the description when it lists them ("71 professional, 73 personal"). */

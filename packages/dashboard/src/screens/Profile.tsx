@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { getRouteApi } from '@tanstack/react-router'
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf, messageOf } from '../api/failure.ts'
@@ -55,6 +55,11 @@ function ProfileEditor({
   const { profile, etag } = loaded
   const account = profile.account[0]
   const [conflict, setConflict] = useState(false)
+  const banner = useRef<HTMLDivElement>(null)
+  // The banner is at the top; whoever saved further down is taken to it.
+  useEffect(() => {
+    if (conflict) banner.current?.focus()
+  }, [conflict])
   const guarded = useGuardedSave(me.organization, username, etag)
   /** Every write of this screen: checked against the ETag first; a conflict shows the banner. */
   const save = async <T,>(write: () => Promise<T>): Promise<T> => {
@@ -94,7 +99,7 @@ function ProfileEditor({
         </div>
       </div>
       {conflict ? (
-        <div className="conflict" role="alert">
+        <div className="conflict" role="alert" ref={banner} tabIndex={-1}>
           <p>{new ConflictError().message}</p>
           <button type="button" className="primary" onClick={() => void reload()}>
             Reload the profile
