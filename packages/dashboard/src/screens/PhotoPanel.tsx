@@ -1,7 +1,7 @@
 import { type ChangeEvent, type MouseEvent, useEffect, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { messageOf } from '../api/failure.ts'
-import { uploadAvatar } from '../api/sections.ts'
+import { uploadAvatar } from '../api/profile-writes.ts'
 
 interface Props {
   organization: number

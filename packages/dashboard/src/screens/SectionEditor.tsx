@@ -1,6 +1,6 @@
 import { type FormEvent, useId, useState } from 'react'
 import { ApiFailure, messageOf } from '../api/failure.ts'
-import { sectionWrite } from '../api/sections.ts'
+import { sectionWrite } from '../api/profile-writes.ts'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
 import { type SectionSchema, sectionLabel } from '../schemas.ts'
