@@ -207,10 +207,12 @@ export function ExpertsScreen() {
 }
 
 function ExpertRow({ expert }: { expert: components['schemas']['ExpertListItem'] }) {
+  // A photo that does not load (stored on a host out of reach) shows as the blank circle, not a broken image.
+  const [broken, setBroken] = useState(false)
   return (
     <li className="expert-row">
-      {expert.avatar.small ? (
-        <img src={expert.avatar.small} alt="" width={40} height={40} />
+      {expert.avatar.small && !broken ? (
+        <img src={expert.avatar.small} alt="" width={40} height={40} onError={() => setBroken(true)} />
       ) : (
         <span className="avatar-blank" />
       )}
