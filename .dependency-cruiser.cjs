@@ -22,7 +22,7 @@ const LAYERS = [
   ['profiles', 'delivery', 'sessions'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   ['media'],
-  ['import', 'system', 'staff'],
+  ['import', 'system', 'staff', 'dashboard'],
   // The admin API: clients, webhook, people and the audit log, over their features' services.
   ['admin'],
   ['demo'],
