@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Flag, Url } from '../validation/text.js'
+import { Email, Flag, Url } from '../validation/text.js'
 import { SSO_ROLES } from './roles.js'
 
 export const PROTOCOLS = ['oidc', 'saml'] as const
@@ -175,15 +175,7 @@ export const SsoOptions = Type.Object(
 )
 
 export const SsoLookup = Type.Object(
-  {
-    email: Type.String({
-      minLength: 3,
-      maxLength: 254,
-      pattern: '^[^\\s@]+@[^\\s@]+$',
-      description: 'The address the person typed; only its domain is used',
-      'x-message': 'must be an email address',
-    }),
-  },
+  { email: Email('The address the person typed; only its domain is used') },
   { additionalProperties: false },
 )
 
