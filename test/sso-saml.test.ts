@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { before, test } from 'node:test'
+import { TRANSACTION_TTL_MS } from '../src/sso/transactions.js'
+import { chores } from '../src/system/housekeeping.js'
 import { describeEachDialect, envelope, FORM } from './helpers/harness.js'
 import { dashboard, ORIGIN } from './helpers/people.js'
 import { type ResponseOptions, TestSamlIdp } from './helpers/saml-idp.js'
@@ -245,6 +247,19 @@ describeEachDialect(
       )
       assert.equal(answer.statusCode, 403, answer.body)
       assert.equal(await peopleCount(), before)
+    })
+
+    test('a sign-in left unfinished for 10 minutes is refused, and housekeeping forgets it and the assertion ids past their end', async () => {
+      const { key, requestId } = await start()
+      assert.equal((await post(response(requestId))).statusCode, 303)
+      const later = ctx.clock.now() + TRANSACTION_TTL_MS + 60_000
+      const { db } = ctx.testDatabase.database
+      assert.ok((await db.selectFrom('sso_assertions').selectAll().execute()).length > 0)
+      const removed = await chores({}).expired_sso_sign_ins?.(db, later)
+      assert.ok((removed ?? 0) >= 2, `removed ${removed}`)
+      assert.equal((await db.selectFrom('sso_transactions').selectAll().execute()).length, 0)
+      assert.equal((await db.selectFrom('sso_assertions').selectAll().execute()).length, 0)
+      assert.equal((await complete(key)).statusCode, 401)
     })
   },
   { config: { publicUrl: ORIGIN, logLevel: 'silent' } },
