@@ -19,7 +19,8 @@ const LAYERS = [
   ['content', 'inquiries', 'search', 'people'],
   ['profiles', 'delivery', 'sessions'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
-  ['media'],
+  // Single sign-on: signs people in through the sessions' own way and creates them through people/.
+  ['media', 'sso'],
   ['import', 'system', 'staff', 'dashboard'],
   ['demo'],
   ['cli'],

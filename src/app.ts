@@ -30,6 +30,10 @@ import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
+import { passwordsAllowed } from './sso/repository.js'
+import { type SsoContext, ssoRoutes } from './sso/routes.js'
+import { createSecretBox } from './sso/secret-box.js'
+import { ssoSettingsRoutes } from './sso/settings-routes.js'
 import { staffRoutes } from './staff/routes.js'
 import { openStorage } from './storage/open.js'
 import type { MediaStorage } from './storage/storage.js'
@@ -147,8 +151,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     mailer: createLinkMailer(config.smtpUrl, config.mailFrom, (error) =>
       app.log.warn({ err: error }, 'sign-in link email failed'),
     ),
+    passwordsAllowed: (orgId) => passwordsAllowed(database.db, orgId),
   }
   app.addHook('onClose', async () => sessions.mailer.close())
+  const sso: SsoContext = {
+    ...context,
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+  }
 
   registerConventions(app, securityHeaders())
   const metrics =
@@ -167,7 +176,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await metadataRoutes(open, context)
     await mediaRoutes(open, storage)
   })
-  await app.register(async (signIn) => sessionRoutes(signIn, sessions))
+  await app.register(async (signIn) => {
+    await sessionRoutes(signIn, sessions)
+    await ssoRoutes(signIn, sso)
+  })
   await dashboardRoutes(app, options.dashboardDir)
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
@@ -188,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await searchRoutes(protectedScope, context)
     await staffRoutes(protectedScope, context)
     await uploadRoutes(protectedScope, context)
+    await ssoSettingsRoutes(protectedScope, sso)
   })
   await app.after()
   fallback.install()
