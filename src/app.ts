@@ -4,6 +4,7 @@ import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
+import { registerKeptReads } from './auth/kept-reads.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
@@ -11,6 +12,7 @@ import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
+import { KeptBodies } from './derived/kept-bodies.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -173,6 +175,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       (request) => `api:${request.principal.tokenHash}`,
     )
     if (limit) protectedScope.addHook('onRequest', limit)
+    registerKeptReads(protectedScope, new KeptBodies(config.readCacheBytes))
     registerReadEtags(protectedScope)
     redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'k
 import pg from 'pg'
 import { propertyOf } from '../validation/guards.js'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
+import { openReadConnection, type ReadConnection } from './read-connection.js'
 import type { DB } from './schema.js'
 import { kyselySqlite, openSqliteConnection } from './sqlite.js'
 import { immediateTransactions } from './transactions.js'
@@ -23,6 +24,11 @@ export interface Database {
   /** Refreshes the planner's statistics (after a bulk load). */
   refreshStatistics(): Promise<void>
   close(): Promise<void>
+  /**
+   * SQLite in a file: the read-only connection of validated answers (read-connection.ts), opened on
+   * first use and closed with the database. Undefined on PostgreSQL and for `:memory:`.
+   */
+  readConnection(): ReadConnection | undefined
   /** PostgreSQL: the connection pool's current state (metrics). SQLite has one connection and no pool. */
   readonly poolStatistics?: () => { total: number; idle: number; waiting: number }
 }
@@ -110,6 +116,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   return {
     db,
     dialect: 'postgres',
+    readConnection: () => undefined,
     poolStatistics: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     commits,
     async ping() {
@@ -145,17 +152,27 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   })
   // One connection, one writer: one batch at a time.
   const commits = createCommitQueue(db, { maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX })
+  const inFile = path !== ':memory:' && !path.includes('mode=memory')
+  let reads: ReadConnection | undefined
   return {
     db,
     dialect: 'sqlite',
     commits,
+    readConnection() {
+      if (inFile) reads ??= openReadConnection(path)
+      return reads
+    },
     async ping() {
       sqlite.prepare('select 1').get()
     },
     refreshStatistics: async () => {
       sqlite.exec('analyze')
     },
-    close: () => closeAfterCommits(db, commits),
+    async close() {
+      reads?.close()
+      reads = undefined
+      await closeAfterCommits(db, commits)
+    },
   }
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { audienceOf } from '../derived/audience.js'
+import { searchTarget } from '../derived/read-targets.js'
 import { validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -45,7 +46,7 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: ExpertSearchQuery,
         response: { 200: Success(ExpertSearchResult), ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: searchTarget },
       preValidation: parseSearchQuery,
     },
     async (request) =>
@@ -70,7 +71,7 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: SpotlightSearchQuery,
         response: { 200: Success(SpotlightSearchResult), ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: searchTarget },
       preValidation: parseSearchQuery,
     },
     async (request) =>
@@ -95,7 +96,7 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: QuestionSearchQuery,
         response: { 200: Success(QuestionSearchResult), ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: searchTarget },
       preValidation: parseSearchQuery,
     },
     async (request) =>

@@ -15,8 +15,8 @@ export function withPersonTokens(
   context: { database: Database; now: () => number; lifetimes: Lifetimes },
 ): PrincipalResolver {
   return {
-    async resolve(token) {
-      if (!token.startsWith(PERSON_TOKEN_PREFIX)) return clients.resolve(token)
+    async resolve(token, target) {
+      if (!token.startsWith(PERSON_TOKEN_PREFIX)) return clients.resolve(token, target)
       const tokenHash = hashToken(token)
       const row = await findPersonToken(context.database.db, tokenHash, context.now(), context.lifetimes)
       if (!row || !isRole(row.role)) return undefined
@@ -32,7 +32,7 @@ export function withPersonTokens(
           ...(row.role === 'expert' ? { reach: { username: row.expertUsername } } : {}),
         },
       }
-      return principal
+      return { principal }
     },
   }
 }
