@@ -1,5 +1,6 @@
 import { type Database, postgresPoolOf } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
+import { SqliteError } from '../db/sqlite.js'
 import {
   postgresPlaceholder,
   queryTargetVersion,
@@ -67,8 +68,9 @@ const versionOf = (row: unknown): string | null => {
   return typeof version === 'string' ? version : null
 }
 
-/** Bytes of kept answers (tokens and versions) on SQLite; each is about 200 bytes. */
+/** Bytes of kept answers (tokens and versions) on SQLite; each is a few hundred bytes. */
 const ANSWER_BYTES = 8 * 1024 * 1024
+const PRINCIPAL_BYTES = 300
 
 /**
  * Resolves client tokens (dashboard tokens: src/sessions/principals.ts) and the route's read target.
@@ -119,8 +121,8 @@ export function databasePrincipals(context: { database: Database; now: () => num
  */
 function keptAnswers(connection: ReadConnection) {
   const validated = new ValidatedAnswers(connection)
-  const principals = validated.map<Principal>(ANSWER_BYTES / 2, (key, principal) => 200 + key.length)
-  const versions = validated.map<{ version: string }>(ANSWER_BYTES / 2, (key, { version }) => version.length)
+  const principals = validated.map<Principal>(ANSWER_BYTES / 2, () => PRINCIPAL_BYTES)
+  const versions = validated.map<{ version: string }>(ANSWER_BYTES / 2, ({ version }) => 2 * version.length)
   return (
     tokenHash: string,
     target: ReadTarget | undefined,
@@ -137,8 +139,9 @@ function keptAnswers(connection: ReadConnection) {
         return found === null ? null : { version: found }
       })
       return { principal, version: version?.version ?? null }
-    } catch {
-      return undefined
+    } catch (error) {
+      if (error instanceof SqliteError) return undefined
+      throw error
     }
   }
 }

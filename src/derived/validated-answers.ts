@@ -32,7 +32,7 @@ export class ValidatedAnswers {
   }
 
   /** A map of answers of one kind, emptied whenever the data version moves; at most `maxBytes` of them. */
-  map<T extends object>(maxBytes: number, sizeOf: (key: string, value: T) => number): AnswerMap<T> {
+  map<T extends object>(maxBytes: number, sizeOf: (value: T) => number): AnswerMap<T> {
     return new AnswerMap(this, maxBytes, sizeOf)
   }
 }
@@ -47,12 +47,12 @@ export class AnswerMap<T extends object> {
   constructor(
     private readonly answers: ValidatedAnswers,
     maxBytes: number,
-    sizeOf: (key: string, value: T) => number,
+    sizeOf: (value: T) => number,
   ) {
     this.#entries = new LRUCache<string, Answer<T>>({
       maxSize: maxBytes,
       sizeCalculation: (answer, key) =>
-        Math.max(1, 64 + 2 * key.length + (answer.value ? sizeOf(key, answer.value) : 0)),
+        Math.max(1, 64 + 2 * key.length + (answer.value ? sizeOf(answer.value) : 0)),
     })
   }
 
