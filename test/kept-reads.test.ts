@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { sql } from 'kysely'
 import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { type Database, openDatabase } from '../src/db/database.js'
+import { KeptBodies } from '../src/derived/kept-bodies.js'
+import { ValidatedAnswers } from '../src/derived/validated-answers.js'
 import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createExpert, describeEachDialect, requestToken, type TestContext } from './helpers/harness.js'
 
@@ -65,8 +71,13 @@ describeEachDialect(
         ).id,
       )
       questionId = Number(
-        (await write('POST', `/v2/qanda/${org()}`, { question: 'Why rain?', published: 1, tags: ['Weather'] }))
-          .id,
+        (
+          await write('POST', `/v2/qanda/${org()}`, {
+            question: 'Why rain?',
+            published: 1,
+            tags: ['Weather'],
+          })
+        ).id,
       )
       await write('POST', `/v2/qanda/${org()}/${questionId}/answer`, {
         username: expertY,
@@ -113,7 +124,11 @@ describeEachDialect(
     }
 
     const read = (app: FastifyInstance, url: string, token: string) =>
-      app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}`, 'x-request-id': 'kept' } })
+      app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${token}`, 'x-request-id': 'kept' },
+      })
 
     function sameResponse(actual: LightMyRequestResponse, expected: LightMyRequestResponse, where: string) {
       assert.equal(actual.statusCode, expected.statusCode, `${where}: ${actual.body}`)
@@ -150,10 +165,20 @@ describeEachDialect(
         ['made private', 'PUT', x, { is_private: 1 }],
         ['made public again', 'PUT', x, { is_private: 0 }],
         ['the organization profile', 'PUT', `/v2/organization/${org()}`, { description: 'A wet campus.' }],
-        ['a post change', 'PUT', `/v2/spotlight/${org()}/${postId}`, { title: 'Kept rain', tagged: [expertX] }],
+        [
+          'a post change',
+          'PUT',
+          `/v2/spotlight/${org()}/${postId}`,
+          { title: 'Kept rain', tagged: [expertX] },
+        ],
         ['a post unpublished', 'PUT', `/v2/spotlight/${org()}/${postId}`, { published: 0 }],
         ['a question change', 'PUT', `/v2/qanda/${org()}/${questionId}`, { details: 'Kept <i>why</i>.' }],
-        ['an answer', 'POST', `/v2/qanda/${org()}/${questionId}/answer`, { username: expertX, answer: 'Wind.' }],
+        [
+          'an answer',
+          'POST',
+          `/v2/qanda/${org()}/${questionId}/answer`,
+          { username: expertX, answer: 'Wind.' },
+        ],
         ['a list element deleted', 'DELETE', `${x}/education/${educationId}`],
         ['a single section cleared', 'DELETE', `${x}/biography`],
         ['a post deleted', 'DELETE', `/v2/spotlight/${org()}/${postId}`],
@@ -172,7 +197,13 @@ describeEachDialect(
       const token = await requestToken(ctx.app, client)
       const url = `/v2/organization/${org()}/expert`
       for (let i = 0; i < 2; i++) assert.equal((await read(ctx.app, url, token)).statusCode, 200)
-      const revoked = await runCliProcess(['--db', ctx.testDatabase.url, 'client', 'revoke', client.client_id])
+      const revoked = await runCliProcess([
+        '--db',
+        ctx.testDatabase.url,
+        'client',
+        'revoke',
+        client.client_id,
+      ])
       assert.equal(revoked.code, 0, revoked.stderr)
       const refused = await read(ctx.app, url, token)
       assert.equal(refused.statusCode, 401)
@@ -188,7 +219,11 @@ describeEachDialect(
       const response = await fetch(`${writer.base}/v2/oauth/revoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token, client_id: client.client_id, client_secret: client.client_secret }),
+        body: new URLSearchParams({
+          token,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        }),
       })
       assert.equal(response.status, 200, await response.text())
       assert.equal((await read(ctx.app, url, token)).statusCode, 401)
@@ -207,12 +242,61 @@ describeEachDialect(
       )
       // Unpublished: the public audience cannot see it.
       assert.equal((await read(ctx.app, url, token)).statusCode, 404)
-      await runScript(ctx.testDatabase.url, `update access_tokens set scope = '' where token_hash = '${hashToken(token)}'`)
+      await runScript(
+        ctx.testDatabase.url,
+        `update access_tokens set scope = '' where token_hash = '${hashToken(token)}'`,
+      )
       assert.equal((await read(ctx.app, url, token)).statusCode, 403)
     })
   },
   { config: { rateLimitApi: 0 } },
 )
+
+test('kept bodies stay within their bytes under 100,000 distinct keys', () => {
+  const maxBytes = 1024 * 1024
+  const bodies = new KeptBodies(maxBytes)
+  const body = Buffer.alloc(1000, 'x')
+  for (let i = 0; i < 100_000; i++)
+    bodies.set(`all 1 /v2/organization/1/expert?q=term${i}`, { body, etag: '"e"' })
+  assert.ok(bodies.stats.bytes <= maxBytes, `${bodies.stats.bytes} bytes kept`)
+  assert.ok(bodies.stats.entries < 1000, `${bodies.stats.entries} entries kept`)
+  assert.ok(bodies.get('all 1 /v2/organization/1/expert?q=term99999'), 'the newest entry is kept')
+  assert.equal(bodies.get('all 1 /v2/organization/1/expert?q=term0'), undefined)
+})
+
+test('kept answers stay within their bytes under 100,000 distinct keys, and a commit forgets them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'expertdir-answers-'))
+  const database = openDatabase(join(dir, 'answers.sqlite'))
+  try {
+    await sql`create table t (x integer)`.execute(database.db)
+    const connection = database.readConnection()
+    assert.ok(connection)
+    const answers = new ValidatedAnswers(connection)
+    const maxBytes = 256 * 1024
+    const versions = answers.map<{ version: string }>(maxBytes, ({ version }) => 2 * version.length)
+    answers.refresh()
+    let reads = 0
+    for (let i = 0; i < 100_000; i++)
+      versions.get(`expert:1:expert:user-${i}`, () => {
+        reads++
+        return { version: `${i}.1` }
+      })
+    assert.equal(reads, 100_000)
+    assert.ok(versions.size * 64 <= maxBytes, `${versions.size} answers kept`)
+    versions.get('expert:1:expert:user-99999', () => assert.fail('a kept answer is read again'))
+    await sql`insert into t values (1)`.execute(database.db)
+    answers.refresh()
+    let again = false
+    versions.get('expert:1:expert:user-99999', () => {
+      again = true
+      return null
+    })
+    assert.ok(again, 'an answer kept before a commit is read again')
+  } finally {
+    await database.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
 
 /** Runs one SQL statement on the database from a separate Node process. */
 async function runScript(url: string, statement: string): Promise<void> {
