@@ -16,11 +16,12 @@ import { KeptBodies } from './derived/kept-bodies.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
-import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
+import { logsInfo, methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
 import { registerCors } from './http/cors.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
+import { requestLoggers } from './http/request-logger.js'
 import { securityHeaders } from './http/security-headers.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
@@ -86,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // One line per request is written by our onResponse hook instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLoggers(logsInfo(config.logLevel)),
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,

@@ -4,7 +4,7 @@ import type { TargetOf } from '../derived/read-targets.js'
 import { ApiError } from '../errors.js'
 import { propertyOf } from '../validation/guards.js'
 import { isPositiveId } from '../validation/text.js'
-import type { PrincipalResolver } from './principals.js'
+import type { PrincipalResolver, Resolution } from './principals.js'
 import { grants, isScope, SCOPES, type Scope } from './scopes.js'
 import type { Principal } from './tokens.js'
 
@@ -91,30 +91,63 @@ export function requireBearer(
       )
     }
   })
-  app.addHook('onRequest', async (request) => {
-    const token = bearerToken(request)
-    const target = request.routeOptions.config.readTarget?.(request.params)
-    const resolved = await context.principals.resolve(token, target)
-    if (!resolved) throw invalidToken()
-    const { principal } = resolved
-    request.principal = principal
-    request.readVersion = resolved.version
-    const needed = neededScope(request)
-    if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
-    const corporation = propertyOf(request.params, 'corporation')
-    if (
-      typeof corporation === 'string' &&
-      isPositiveId(corporation) &&
-      Number(corporation) !== principal.orgId
-    ) {
-      throw new ApiError(
-        'forbidden',
-        'This access token belongs to another organization than the one in the path.',
+  // Callback style: a token answered from what the process keeps (src/auth/principals.ts) is checked
+  // without a promise; one read from the database continues when it arrives.
+  app.addHook('onRequest', (request, _reply, done) => {
+    let resolved: ReturnType<PrincipalResolver['resolve']>
+    try {
+      const token = bearerToken(request)
+      resolved = context.principals.resolve(token, request.routeOptions.config.readTarget?.(request.params))
+    } catch (error) {
+      return done(error instanceof Error ? error : new Error(String(error)))
+    }
+    const finish = (resolution: Resolution | undefined) => {
+      const reach = authorize(request, resolution)
+      if (!reach) return done()
+      checkExpertReach(context.inquiryRecipient, request, reach.orgId, reach.username).then(
+        () => done(),
+        done,
       )
     }
-    const reach = principal.person?.reach
-    if (reach) await checkExpertReach(context.inquiryRecipient, request, principal.orgId, reach.username)
+    if (resolved instanceof Promise) {
+      resolved.then(finish).catch(done)
+      return
+    }
+    try {
+      finish(resolved)
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)))
+    }
   })
+}
+
+/**
+ * Checks a resolved token against the request: known, holding the route's scope, of the path's
+ * organization. Returns what is left to check asynchronously: an expert-limited token's reach.
+ */
+function authorize(
+  request: FastifyRequest,
+  resolved: Resolution | undefined,
+): { orgId: number; username: string | null } | undefined {
+  if (!resolved) throw invalidToken()
+  const { principal } = resolved
+  request.principal = principal
+  request.readVersion = resolved.version
+  const needed = neededScope(request)
+  if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
+  const corporation = propertyOf(request.params, 'corporation')
+  if (
+    typeof corporation === 'string' &&
+    isPositiveId(corporation) &&
+    Number(corporation) !== principal.orgId
+  ) {
+    throw new ApiError(
+      'forbidden',
+      'This access token belongs to another organization than the one in the path.',
+    )
+  }
+  const reach = principal.person?.reach
+  return reach ? { orgId: principal.orgId, username: reach.username } : undefined
 }
 
 function outOfReach(): ApiError {

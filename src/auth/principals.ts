@@ -24,7 +24,8 @@ export interface Resolution {
 
 /** Resolves bearer tokens to principals, with the version of the record the route reads. */
 export interface PrincipalResolver {
-  resolve(token: string, target?: ReadTarget): Promise<Resolution | undefined>
+  /** Synchronous when the answer is kept in the process, a promise when it is read from the database. */
+  resolve(token: string, target?: ReadTarget): Resolution | undefined | Promise<Resolution | undefined>
 }
 
 /** A token row (token, client, organization) as a principal; undefined when the row is not one. */
@@ -104,7 +105,7 @@ export function databasePrincipals(context: { database: Database; now: () => num
   }
 
   return {
-    async resolve(token, target) {
+    resolve(token, target) {
       const tokenHash = hashToken(token)
       const time = now()
       const answer = kept?.(tokenHash, target)

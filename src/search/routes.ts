@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { audienceOf } from '../derived/audience.js'
 import { searchTarget } from '../derived/read-targets.js'
@@ -21,10 +21,15 @@ import { searchExperts, searchQuestions, searchSpotlights } from './service.js'
 const errors = { '4xx': ErrorEnvelope }
 
 /** Replaces Fastify's parsed query with ours (arrays in three forms) before schema validation. */
-async function parseSearchQuery(request: FastifyRequest): Promise<void> {
+function parseSearchQuery(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
   const { query, errors: problems } = parseQueryString(request.raw.url ?? '', ARRAY_PARAMETERS)
-  if (problems.length > 0) throw validationError(problems)
+  if (problems.length > 0) return done(validationError(problems))
   request.query = query
+  done()
 }
 
 /**
