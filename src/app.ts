@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
@@ -54,8 +54,9 @@ export interface AppOptions {
   storage?: MediaStorage
 }
 
-/** A Redis connection that fails fast (limits fail open) and closes with the app. */
-function connectRedis(url: string, app: FastifyInstance): Redis {
+/** A Redis connection that fails fast (limits fail open) and closes with the app; ioredis is loaded only then. */
+async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
+  const { Redis } = await import('ioredis')
   const redis = new Redis(url, { connectTimeout: 1000, maxRetriesPerRequest: 1, lazyConnect: false })
   redis.on('error', (error) => app.log.warn({ err: error }, 'redis error'))
   app.addHook('onClose', async () => {
@@ -106,7 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, app) : undefined
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined
   const storage = options.storage ?? openStorage(config)
   if (!options.storage) app.addHook('onClose', () => storage.close())
   const context: AppContext = { config, database, db: database.db, now, storage }

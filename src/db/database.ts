@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { propertyOf } from '../validation/guards.js'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
 import { openReadConnection, type ReadConnection } from './read-connection.js'
@@ -86,15 +87,18 @@ const INT8_OID = 20
 const NUMERIC_OID = 1700
 
 /** pg's type parsers, with int8 and numeric read as JavaScript numbers instead of strings. */
+/** pg, loaded when a PostgreSQL database is opened: an SQLite process never pays for it. */
+const loadPg = (): typeof pg => createRequire(import.meta.url)('pg')
+
 function numbersAsNumbers(): pg.TypeOverrides {
-  const types = new pg.TypeOverrides()
+  const types = new (loadPg().TypeOverrides)()
   types.setTypeParser(INT8_OID, Number)
   types.setTypeParser(NUMERIC_OID, Number)
   return types
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
