@@ -1,4 +1,4 @@
-import { createHash, hash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
 function scryptAsync(
   secret: string,

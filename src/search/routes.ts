@@ -27,7 +27,10 @@ function parseSearchQuery(
   done: (error?: Error) => void,
 ): void {
   const { query, errors: problems } = parseQueryString(request.raw.url ?? '', ARRAY_PARAMETERS)
-  if (problems.length > 0) return done(validationError(problems))
+  if (problems.length > 0) {
+    done(validationError(problems))
+    return
+  }
   request.query = query
   done()
 }
