@@ -86,7 +86,7 @@ export function profileReadRoute(untyped: FastifyInstance, context: AppContext, 
         params: ExpertParams,
         response: { 200: Success(Profile), ...errors },
       },
-      config: { scope: kind.readScope, readTarget: expertTarget(kind.type) },
+      config: { scope: 'read:public', readTarget: expertTarget(kind.type) },
     },
     async (request, reply) => {
       const { corporation, username } = request.params
@@ -212,7 +212,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: kind.readScope, readTarget: expertTarget(kind.type) },
+      config: { scope: 'read:public', readTarget: expertTarget(kind.type) },
     },
     async (request) => {
       const audience = audienceOf(request.principal.scopes)
@@ -282,7 +282,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ElementParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: kind.readScope, readTarget: expertTarget(kind.type) },
+      config: { scope: 'read:public', readTarget: expertTarget(kind.type) },
     },
     async (request) => {
       const { corporation, id } = request.params
