@@ -624,6 +624,7 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         rssPeakMiB: rss.endWindow(),
       })
     }
+    const mixed = await mixedRun(app, all, databaseUrl, dataset)
     const baselineRuns = rows.filter((row) => row.baselinePath === 'profile').map((row) => row.baselineRps)
     const noise = {
       baselineMinRps: Math.min(...baselineRuns),
@@ -638,12 +639,59 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
     await app.stop()
     const cluster =
       workers > 1 ? await measureWorkers(databaseUrl, bodies, all[0] as Target, rows) : undefined
-    return { rows, bodyBytes, rssPeakMiB, noise, cluster }
+    return { rows, bodyBytes, rssPeakMiB, noise, cluster, mixed }
   } finally {
     rss.stop()
     await baseline?.stop()
     await app.stop()
     rmSync(bodyDir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The mixed run: the profile read at saturation while another process commits about 1,000 small writes a
+ * second to the same database (bench/writer.ts), each moving SQLite's `data_version`, so that the app's
+ * kept answers are read again on nearly every request. Bounded by the measurement's duration.
+ */
+async function mixedRun(app: Child, all: Target[], databaseUrl: string, dataset: Dataset) {
+  const profile = all.find((target) => target.baselinePath === 'profile')
+  if (!profile || !routeFilter.some((part) => profile.name.toLowerCase().includes(part))) return undefined
+  const writer = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(here, 'writer.ts'),
+      databaseUrl,
+      String(dataset.orgId),
+      dataset.username,
+      '1000',
+      String(warmup + duration + 1),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  const lines = createInterface({ input: writer.stdout as NodeJS.ReadableStream })
+  const outputs: { commits?: number; seconds?: number }[] = []
+  const ready = new Promise<void>((resolve, reject) => {
+    writer.once('exit', (code) => reject(new Error(`writer exited with ${code}`)))
+    lines.on('line', (line) => {
+      const parsed = JSON.parse(line) as { url?: string; commits?: number; seconds?: number }
+      if (parsed.url) resolve()
+      else outputs.push(parsed)
+    })
+  })
+  try {
+    await ready
+    const saturation = await saturate(app.url, profile, app.process.pid)
+    await once(writer, 'exit')
+    const done = outputs[0]
+    const commitsPerSecond = done?.commits && done.seconds ? round(done.commits / done.seconds, 0) : undefined
+    log(
+      `${profile.name} under ${commitsPerSecond} commits/s from another process: ${saturation.rps} req/s, ${saturation.cpuUsPerRequest} CPU us/req`,
+    )
+    return { route: profile.name, commitsPerSecond, ...saturation }
+  } finally {
+    if (writer.exitCode === null) writer.kill('SIGKILL')
   }
 }
 
