@@ -1,7 +1,7 @@
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ProfileType } from '../db/schema.js'
 import type { Audience } from '../derived/audience.js'
-import { readProfilesByIds } from '../derived/search-index.js'
+import { readExpertSearchVersion, readProfilesByIds } from '../derived/search-index.js'
 import { expertListItem } from '../search/mapping.js'
 import {
   countExpertMatches,
@@ -9,6 +9,7 @@ import {
   readListItems,
   searchExpertIds,
 } from '../search/repository.js'
+import { cacheOf } from '../search/result-cache.js'
 import { inOrder, publicFilter, textQuery } from '../search/service.js'
 import type { ProfileListInput } from './schemas.js'
 
@@ -39,9 +40,15 @@ export async function listPeople(
     companies: [],
   }
   const page = { limit: input.page_size ?? DEFAULT_PAGE_SIZE, offset: input.page_from ?? 0 }
+  const sort = text ? 'relevance' : 'name'
+  // Kept under the index version, as the expert search's pages and counts are (staff writes raise it too).
+  const cache = cacheOf(db)
+  const matches = `${orgId}:${await readExpertSearchVersion(db, orgId)}:${JSON.stringify(criteria)}`
   const [ids, { total }] = await Promise.all([
-    searchExpertIds(db, dialect, orgId, criteria, text ? 'relevance' : 'name', page),
-    countExpertMatches(db, dialect, orgId, criteria, []),
+    cache.get(`${matches}:${sort}:${page.limit}:${page.offset}`, () =>
+      searchExpertIds(db, dialect, orgId, criteria, sort, page),
+    ),
+    cache.get(matches, () => countExpertMatches(db, dialect, orgId, criteria, [])),
   ])
   const [rows, items] = await Promise.all([
     readProfilesByIds(db, orgId, ids, types),
