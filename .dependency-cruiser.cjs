@@ -20,7 +20,7 @@ const LAYERS = [
   ['profiles', 'delivery', 'sessions'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   ['media'],
-  ['import', 'system', 'staff'],
+  ['import', 'system', 'staff', 'dashboard'],
   ['demo'],
   ['cli'],
 ]

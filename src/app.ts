@@ -10,6 +10,7 @@ import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
+import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
@@ -49,6 +50,8 @@ export interface AppOptions {
   metrics?: Metrics
   /** The media storage; when absent the app opens the one the config names and closes it with itself. */
   storage?: MediaStorage
+  /** The built dashboard's folder (default: packages/dashboard/dist of this checkout). */
+  dashboardDir?: string
 }
 
 /** A Redis connection that fails fast (limits fail open) and closes with the app. */
@@ -165,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await mediaRoutes(open, storage)
   })
   await app.register(async (signIn) => sessionRoutes(signIn, sessions))
+  await dashboardRoutes(app, options.dashboardDir)
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
     const limit = perMinute(
