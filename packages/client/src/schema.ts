@@ -2125,7 +2125,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's staff members by name, a page at a time */
+        /** List or search the organization's staff members, a page at a time */
         get: operations["listStaff"];
         put?: never;
         /** Create a staff member */
@@ -2383,7 +2383,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's staff members and experts together by name, a page at a time */
+        /** List or search the organization's staff members and experts together, a page at a time */
         get: operations["listEmployees"];
         put?: never;
         post?: never;
@@ -16829,6 +16829,8 @@ export interface operations {
     listStaff: {
         parameters: {
             query?: {
+                /** @description Free text: every word must match (at most 20 words), the last one as a prefix; case- and diacritics-insensitive */
+                q?: string;
                 /** @description Privacy filter (default public) */
                 access?: "public" | "private" | "all";
                 /** @description Publication filter (default all) */
@@ -18570,6 +18572,8 @@ export interface operations {
     listEmployees: {
         parameters: {
             query?: {
+                /** @description Free text: every word must match (at most 20 words), the last one as a prefix; case- and diacritics-insensitive */
+                q?: string;
                 /** @description Privacy filter (default public) */
                 access?: "public" | "private" | "all";
                 /** @description Publication filter (default all) */
