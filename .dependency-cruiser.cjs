@@ -21,6 +21,8 @@ const LAYERS = [
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   ['media'],
   ['import', 'system', 'staff'],
+  // The MCP server for AI assistants: tools over the search, profile and inquiry services.
+  ['mcp'],
   ['demo'],
   ['cli'],
 ]

@@ -49,6 +49,19 @@ function invalidToken(): ApiError {
   )
 }
 
+/**
+ * The principal of the request's bearer token: 401 `unauthorized` without one, 401 `invalid_token`
+ * for a malformed, unknown, expired or revoked one (each with its `WWW-Authenticate` challenge).
+ */
+export async function authenticate(
+  request: FastifyRequest,
+  principals: PrincipalResolver,
+): Promise<Principal> {
+  const principal = await principals.resolve(bearerToken(request))
+  if (!principal) throw invalidToken()
+  return principal
+}
+
 /** 403 for a request that needs `needed`, which the token lacks. */
 export function insufficientScope(needed: Scope): ApiError {
   return new ApiError(
@@ -81,9 +94,7 @@ export function requireBearer(
     }
   })
   app.addHook('onRequest', async (request) => {
-    const token = bearerToken(request)
-    const principal = await context.principals.resolve(token)
-    if (!principal) throw invalidToken()
+    const principal = await authenticate(request, context.principals)
     request.principal = principal
     const needed = neededScope(request)
     if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
