@@ -460,6 +460,37 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(mcpUrl)))
   })
 
+  test('an expired token and the token of a revoked client are 401 invalid_token', async () => {
+    const { db } = ctx.testDatabase.database
+    const doomed = await createClient(db, org(), 'to revoke', ctx.clock.now(), ['read:public'])
+    const revokedToken = await scopedToken(ctx.app, doomed)
+    await db
+      .updateTable('clients')
+      .set({ revoked_at: ctx.clock.now() })
+      .where('client_id', '=', doomed.client_id)
+      .execute()
+    const list = (token: string) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+    const revoked = await list(revokedToken)
+    assert.equal(revoked.status, 401)
+    assert.equal((await body(revoked)).error.code, 'invalid_token')
+    ctx.clock.advance(31 * 24 * 3600 * 1000)
+    try {
+      const expired = await list(publicToken)
+      assert.equal(expired.status, 401)
+      assert.match(
+        expired.headers.get('www-authenticate') ?? '',
+        /error="invalid_token", resource_metadata="/,
+      )
+    } finally {
+      ctx.clock.advance(-31 * 24 * 3600 * 1000)
+    }
+  })
+
   test('from the 401 alone, the SDK’s discovery finds the metadata, whose authorization server issues a token that works', async () => {
     const challenge = await fetch(mcpUrl, {
       method: 'POST',
