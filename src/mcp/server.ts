@@ -6,6 +6,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import type { FastifyBaseLogger } from 'fastify'
 import { insufficientScope } from '../auth/bearer.js'
 import { grants } from '../auth/scopes.js'
@@ -17,6 +18,13 @@ const INSTRUCTIONS =
   "This server is an organization's expert directory. Find experts with search_experts (free text and " +
   'facets) and read one with get_expert; search_posts and search_questions find its articles and Q&A. ' +
   'send_inquiry contacts an expert: use it only when the user asks to, with their own details.'
+
+/**
+ * The SDK's JSON Schema validator (for what clients send back to a server, which this one never asks
+ * for), made once: each `Server` otherwise builds its own Ajv instance, which costs more than the rest
+ * of a request.
+ */
+const schemaValidator = new AjvJsonSchemaValidator()
 
 /** The tools a token may call: the others are not listed (and refused if called anyway). */
 export function toolsFor(call: ToolCall): McpTool[] {
@@ -35,8 +43,8 @@ function toolError(error: ApiError): CallToolResult {
 async function callTool(tool: McpTool, call: ToolCall, args: unknown, log: FastifyBaseLogger) {
   if (!grants(call.principal.scopes, tool.scope)) return toolError(insufficientScope(tool.scope))
   try {
-    const result = await tool.call(call, args)
-    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
+    const { text, structured } = await tool.call(call, args)
+    return { content: [{ type: 'text', text }], structuredContent: structured }
   } catch (error) {
     const refusal = error instanceof Error ? toApiError(error) : undefined
     if (refusal && refusal.code !== 'internal_error') return toolError(refusal)
@@ -57,7 +65,11 @@ async function callTool(tool: McpTool, call: ToolCall, args: unknown, log: Fasti
 export function mcpServer(call: ToolCall, log: FastifyBaseLogger): Server {
   const server = new Server(
     { name: 'expertdir', title: 'Expert directory', version: '2' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: schemaValidator,
+    },
   )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: toolsFor(call).map((tool) => tool.definition),

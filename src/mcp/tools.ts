@@ -1,5 +1,5 @@
+import fastJsonStringify from 'fast-json-stringify'
 import { type Static, type TSchema, Type } from 'typebox'
-import { Value } from 'typebox/value'
 import type { AppContext } from '../app-context.js'
 import type { Scope } from '../auth/scopes.js'
 import type { Principal } from '../auth/tokens.js'
@@ -21,6 +21,7 @@ import {
   SpotlightSearchResult,
 } from '../search/schemas.js'
 import { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
+import { isObject } from '../validation/guards.js'
 import { type ObjectJsonSchema, toolSchema } from './json-schema.js'
 
 /** Who calls a tool and with what: the app's infrastructure and the bearer token's principal. */
@@ -52,9 +53,16 @@ export interface McpTool {
   /**
    * Validates `args` as the API validates a request (400 `validation_failed` with every offending
    * field), runs the service the API's route runs, and returns the result as the route's response
-   * schema would serialize it. Throws an ApiError on refusals (404, 403 `insufficient_scope`, 409).
+   * schema serializes it: the JSON text and the object it reads as. Throws an ApiError on refusals
+   * (404, 403 `insufficient_scope`, 409).
    */
-  call(call: ToolCall, args: unknown): Promise<Record<string, unknown>>
+  call(call: ToolCall, args: unknown): Promise<ToolResult>
+}
+
+/** A tool's answer: `structuredContent`, and the same as JSON text. */
+export interface ToolResult {
+  text: string
+  structured: Record<string, unknown>
 }
 
 interface ToolSpec<Args> {
@@ -82,6 +90,9 @@ function schemaTool<Input extends TSchema>(
 
 function defineTool<Args>(spec: ToolSpec<Args>): McpTool {
   const { validate } = spec
+  // Fastify's own serializer, compiled once from the route's response schema: nothing the schema does
+  // not list goes out, and values take the schema's types, exactly as in the API's `data`.
+  const serialize = fastJsonStringify(spec.output)
   return {
     definition: {
       name: spec.name,
@@ -100,11 +111,10 @@ function defineTool<Args>(spec: ToolSpec<Args>): McpTool {
     async call(call, args) {
       const checked = validate(args)
       if (checked.error) throw checked.error
-      const result = await spec.run(call, checked.value)
-      // What a route's response schema does on the wire: nothing the schema does not list goes out.
-      const cleaned: unknown = Value.Clean(spec.output, Value.Clone(result))
-      if (typeof cleaned !== 'object' || cleaned === null) throw new Error(`${spec.name} returned no object`)
-      return { ...cleaned }
+      const text = serialize(await spec.run(call, checked.value))
+      const structured: unknown = JSON.parse(text)
+      if (!isObject(structured)) throw new Error(`${spec.name} returned no object`)
+      return { text, structured }
     },
   }
 }
