@@ -16,7 +16,8 @@
  *   --no-search      skip the search measurements
  *   --uploads-only   only the photo upload measurements (bench/uploads.ts; otherwise they come last)
  *   --no-uploads     skip the photo upload measurements
- *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, inquiry, token)
+ *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, search, mcp,
+ *                    inquiry, token)
  *   --workers N      also measure the profile read on `serve --workers N` against N bare baseline
  *                    servers sharing the port (node:cluster), next to the single-process figures
  */
@@ -206,7 +207,7 @@ function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, process
 interface Target {
   name: string
   /** The baseline path serving this route's bytes (writes: the profile's). */
-  baselinePath: 'profile' | 'spotlight' | 'qanda'
+  baselinePath: 'profile' | 'spotlight' | 'qanda' | 'search'
   request: Omit<Options, 'url' | 'connections' | 'duration'> & { path: string }
   /** A distinct body per request (autocannon's own `[<id>]` replacement miscounts Content-Length). */
   makeBody?: () => string
@@ -356,6 +357,9 @@ function tokenForm(dataset: Pick<Dataset, 'client'>): string {
 
 let sequence = 0
 
+/** A word of many generated profiles: the expert search of the route measurements looks for it. */
+const SEARCH_WORD = 'research'
+
 function targets(dataset: Dataset, token: string): Target[] {
   const auth = { authorization: `Bearer ${token}` }
   const org = dataset.orgId
@@ -374,6 +378,32 @@ function targets(dataset: Dataset, token: string): Target[] {
       name: 'GET qanda',
       baselinePath: 'qanda',
       request: { method: 'GET', path: `/v2/qanda/${org}/${dataset.questionId}`, headers: auth },
+    },
+    {
+      name: 'GET expert search',
+      baselinePath: 'search',
+      request: { method: 'GET', path: `/v2/organization/${org}/expert?q=${SEARCH_WORD}`, headers: auth },
+    },
+    {
+      // The same search as an AI assistant makes it: the MCP tool over the same service, answering
+      // JSON-RPC with the result twice (structured content and its text), against the API's bytes.
+      name: 'POST mcp search_experts',
+      baselinePath: 'search',
+      request: {
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'search_experts', arguments: { q: SEARCH_WORD } },
+        }),
+      },
     },
     {
       name: 'POST inquiry (donor)',

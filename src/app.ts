@@ -27,6 +27,7 @@ import { securityHeaders } from './http/security-headers.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { mcpRoutes } from './mcp/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
@@ -186,14 +187,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await ssoRoutes(signIn, sso)
   })
   await dashboardRoutes(app, options.dashboardDir)
+  // One allowance per token, whether it calls the API or the MCP server (one counter store).
+  const tokenLimit = perMinute(app, config.rateLimitApi, (request) => `api:${request.principal.tokenHash}`)
+  await app.register(async (assistants) => mcpRoutes(assistants, auth, tokenLimit))
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
-    const limit = perMinute(
-      protectedScope,
-      config.rateLimitApi,
-      (request) => `api:${request.principal.tokenHash}`,
-    )
-    if (limit) protectedScope.addHook('onRequest', limit)
+    if (tokenLimit) protectedScope.addHook('onRequest', tokenLimit)
     registerKeptReads(protectedScope, new KeptBodies(config.readCacheBytes))
     registerReadEtags(protectedScope)
     redirectRenamedExperts(protectedScope, context)
