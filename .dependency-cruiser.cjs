@@ -21,10 +21,13 @@ const LAYERS = [
   ['content', 'inquiries', 'search', 'people'],
   ['profiles', 'delivery', 'sessions'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
-  ['media'],
+  // Single sign-on: signs people in through the sessions' own way and creates them through people/.
+  ['media', 'sso'],
   ['import', 'system', 'staff', 'dashboard'],
   // The admin API: clients, webhook, people and the audit log, over their features' services.
   ['admin'],
+  // The MCP server for AI assistants: tools over the search, profile and inquiry services.
+  ['mcp'],
   ['demo'],
   ['cli'],
 ]

@@ -1,10 +1,11 @@
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { adminRoutes } from './admin/routes.js'
 import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
+import { registerKeptReads } from './auth/kept-reads.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
@@ -13,24 +14,31 @@ import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
+import { KeptBodies } from './derived/kept-bodies.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
-import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
+import { logsInfo, methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
 import { registerCors } from './http/cors.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
+import { requestLoggers } from './http/request-logger.js'
 import { securityHeaders } from './http/security-headers.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { mcpRoutes } from './mcp/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
+import { passwordsAllowed } from './sso/repository.js'
+import { type SsoContext, ssoRoutes } from './sso/routes.js'
+import { createSecretBox } from './sso/secret-box.js'
+import { ssoSettingsRoutes } from './sso/settings-routes.js'
 import { staffRoutes } from './staff/routes.js'
 import { openStorage } from './storage/open.js'
 import type { MediaStorage } from './storage/storage.js'
@@ -55,8 +63,9 @@ export interface AppOptions {
   dashboardDir?: string
 }
 
-/** A Redis connection that fails fast (limits fail open) and closes with the app. */
-function connectRedis(url: string, app: FastifyInstance): Redis {
+/** A Redis connection that fails fast (limits fail open) and closes with the app; ioredis is loaded only then. */
+async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
+  const { Redis } = await import('ioredis')
   const redis = new Redis(url, { connectTimeout: 1000, maxRetriesPerRequest: 1, lazyConnect: false })
   redis.on('error', (error) => app.log.warn({ err: error }, 'redis error'))
   app.addHook('onClose', async () => {
@@ -88,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // One line per request is written by our onResponse hook instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLoggers(logsInfo(config.logLevel)),
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
@@ -106,7 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, app) : undefined
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined
   const storage = options.storage ?? openStorage(config)
   if (!options.storage) app.addHook('onClose', () => storage.close())
   const context: AppContext = { config, database, db: database.db, now, storage }
@@ -148,8 +158,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     mailer: createLinkMailer(config.smtpUrl, config.mailFrom, (error) =>
       app.log.warn({ err: error }, 'sign-in link email failed'),
     ),
+    passwordsAllowed: (orgId) => passwordsAllowed(database.db, orgId),
   }
   app.addHook('onClose', async () => sessions.mailer.close())
+  const sso: SsoContext = {
+    ...context,
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+  }
 
   registerConventions(app, securityHeaders())
   const metrics =
@@ -168,16 +183,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await metadataRoutes(open, context)
     await mediaRoutes(open, storage)
   })
-  await app.register(async (signIn) => sessionRoutes(signIn, sessions))
+  await app.register(async (signIn) => {
+    await sessionRoutes(signIn, sessions)
+    await ssoRoutes(signIn, sso)
+  })
   await dashboardRoutes(app, options.dashboardDir)
+  // One allowance per token, whether it calls the API or the MCP server (one counter store).
+  const tokenLimit = perMinute(app, config.rateLimitApi, (request) => `api:${request.principal.tokenHash}`)
+  await app.register(async (assistants) => mcpRoutes(assistants, auth, tokenLimit))
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
-    const limit = perMinute(
-      protectedScope,
-      config.rateLimitApi,
-      (request) => `api:${request.principal.tokenHash}`,
-    )
-    if (limit) protectedScope.addHook('onRequest', limit)
+    if (tokenLimit) protectedScope.addHook('onRequest', tokenLimit)
+    registerKeptReads(protectedScope, new KeptBodies(config.readCacheBytes))
     registerReadEtags(protectedScope)
     redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)
@@ -189,6 +206,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await searchRoutes(protectedScope, context)
     await staffRoutes(protectedScope, context)
     await uploadRoutes(protectedScope, context)
+    await ssoSettingsRoutes(protectedScope, sso)
     await adminRoutes(protectedScope, { ...context, mailer: sessions.mailer })
   })
   await app.after()

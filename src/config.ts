@@ -95,8 +95,23 @@ export const ConfigSchema = Type.Object({
    * `http(s)://[key:secret@]host[:port]/bucket[/prefix]` (another S3-compatible server, path-style).
    */
   mediaS3Url: Type.Optional(Type.String({ pattern: '^(s3|https?)://' })),
+  /**
+   * Bytes of read responses kept in each process (profiles, sections, posts, Q&A, searches), keyed by
+   * the versions they were built from (docs/performance.md, "Kept reads"); 0 keeps none.
+   */
+  readCacheBytes: Type.Integer({ minimum: 0, default: 32 * 1024 * 1024 }),
   /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
   uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
+  /**
+   * A 256-bit key (64 hex digits, or 32 bytes in base64) that encrypts the secrets the service must
+   * use later, such as an organization's OpenID Connect client secret; unset: none can be stored.
+   */
+  secretKey: Type.Optional(
+    Type.String({
+      pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$',
+      'x-message': 'must be 64 hex digits or 32 bytes in base64 (openssl rand -hex 32)',
+    }),
+  ),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -135,6 +150,8 @@ const ENV_KEYS: Record<keyof Config, string> = {
   mediaDir: 'EXPERTDIR_MEDIA_DIR',
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',
+  secretKey: 'EXPERTDIR_SECRET_KEY',
+  readCacheBytes: 'EXPERTDIR_READ_CACHE_BYTES',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */

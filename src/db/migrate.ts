@@ -17,7 +17,9 @@ import * as inquiryDesk from './migrations/0015_inquiry_desk.js'
 import * as staff from './migrations/0016_staff.js'
 import * as people from './migrations/0017_people.js'
 import * as audit from './migrations/0018_audit.js'
+import * as sso from './migrations/0019_sso.js'
 import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_experts_and_hidden_answers.js'
+import * as staffSearch from './migrations/0024_staff_search.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -39,7 +41,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016_staff': staff,
   '0017_people': people,
   '0018_audit': audit,
+  '0019_sso': sso,
   '0020_inquiry_experts_and_hidden_answers': inquiryExpertsAndHiddenAnswers,
+  '0024_staff_search': staffSearch,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

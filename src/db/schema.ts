@@ -2,6 +2,7 @@ import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
+import type { SsoTables } from './sso-schema.js'
 
 /** What a reader may see: everything (`read`) or only what is public (`read:public`, CONTRACT §17). */
 export type Audience = 'all' | 'public'
@@ -89,7 +90,7 @@ export interface UsernameRedirectsTable {
   created_at: number
 }
 
-export interface DB extends ContentTables, SearchTables, PeopleTables, AuditTables {
+export interface DB extends ContentTables, SearchTables, PeopleTables, SsoTables, AuditTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable
@@ -363,6 +364,8 @@ export interface ExpertSearchTable {
   completeness: number
   /** The expert's `updated_at`. */
   modified: number
+  /** An expert's row, or a staff member's (the staff and employee lists; never an expert search's). */
+  type: ProfileType
 }
 
 export type SearchFacet = 'countries' | 'topics' | 'industries' | 'categories' | 'tags'

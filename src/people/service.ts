@@ -68,6 +68,8 @@ export interface NewPerson {
   password?: string | undefined
   /** The password was generated (the demo owner's): it must be changed before the person does anything else. */
   mustChange?: boolean
+  /** false: no invitation link either (a person created by single sign-on signs in through it). */
+  invite?: boolean
 }
 
 export interface AddedPerson {
@@ -133,7 +135,10 @@ export async function addPerson(
         created_at: now,
         updated_at: now,
       })
-      const invitation = passwordHash === null ? await issueLink(trx, id, 'invitation', now) : undefined
+      const invitation =
+        passwordHash === null && input.invite !== false
+          ? await issueLink(trx, id, 'invitation', now)
+          : undefined
       const person = await findPerson(trx, orgId, id)
       if (!person) throw new Error('the person just added was not found')
       await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
@@ -152,11 +157,14 @@ function emailConflict(): ApiError {
 }
 
 /**
- * Whether `actor` may make, demote or remove an owner: the operator (CLI) and owners may; admins and
- * machine clients with the `admin` scope may do everything else (least privilege: a client is no owner).
+ * Whether `actor` may make, demote or remove an owner: the operator (CLI), the service itself (single
+ * sign-on's group mapping) and owners may; admins and machine clients with the `admin` scope may do
+ * everything else (least privilege: a client is no owner).
  */
 function mayTouchOwner(actor: Actor): boolean {
-  return actor.kind === 'cli' || (actor.kind === 'person' && actor.role === 'owner')
+  return (
+    actor.kind === 'cli' || actor.kind === 'system' || (actor.kind === 'person' && actor.role === 'owner')
+  )
 }
 
 function ownersOnly(message: string): ApiError {

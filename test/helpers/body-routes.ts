@@ -43,6 +43,7 @@ export interface BodyRoute {
     | 'inquiry_notifications'
     | 'clients'
     | 'webhooks'
+    | 'sso_settings'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -123,6 +124,14 @@ export const BODY_ROUTES: BodyRoute[] = [
   ...writeRoutes(),
   ...staffWriteRoutes(),
   ...adminBodyRoutes(),
+  {
+    name: 'PUT sso',
+    method: 'PUT',
+    auth: true,
+    url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/sso`,
+    malformed: 'validation_failed',
+    table: 'sso_settings',
+  },
   {
     name: 'PUT notifications',
     method: 'PUT',
