@@ -21,6 +21,8 @@ const LAYERS = [
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   ['media'],
   ['import', 'system', 'staff'],
+  // The public directory's pages read profiles, posts, Q&A and search, and send inquiries.
+  ['directory'],
   ['demo'],
   ['cli'],
 ]

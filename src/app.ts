@@ -11,6 +11,8 @@ import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import type { Database } from './db/database.js'
+import { memoryContactLimit, redisContactLimit } from './directory/contact-limit.js'
+import { directoryRoutes } from './directory/routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -165,6 +167,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await mediaRoutes(open, storage)
   })
   await app.register(async (signIn) => sessionRoutes(signIn, sessions))
+  await app.register(async (directory) =>
+    directoryRoutes(directory, context, {
+      contactLimit: redis
+        ? redisContactLimit(redis, config.directoryContactLimit, config.redisPrefix, (error) =>
+            app.log.warn({ err: error }, 'contact limit store error'),
+          )
+        : memoryContactLimit(config.directoryContactLimit, now),
+    }),
+  )
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
     const limit = perMinute(

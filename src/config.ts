@@ -97,6 +97,10 @@ export const ConfigSchema = Type.Object({
   mediaS3Url: Type.Optional(Type.String({ pattern: '^(s3|https?)://' })),
   /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
   uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
+  /** Contact-form inquiries the public directory accepts per sender address and hour (0: no limit). */
+  directoryContactLimit: Type.Integer({ minimum: 0, default: 10 }),
+  /** URLs per directory sitemap file; past it the sitemap becomes an index (the protocol's limit is 50,000). */
+  directorySitemapUrls: Type.Integer({ minimum: 1, maximum: 50_000, default: 50_000 }),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -135,6 +139,8 @@ const ENV_KEYS: Record<keyof Config, string> = {
   mediaDir: 'EXPERTDIR_MEDIA_DIR',
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',
+  directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
+  directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */
