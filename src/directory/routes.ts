@@ -143,6 +143,10 @@ export async function directoryRoutes(
   const { db, config } = context
   const target = { db, dialect: context.database.dialect }
   const rendered = new VersionedCache(1_000)
+  // Pages, not API operations: the OpenAPI document describes /v2 (and its own public endpoints) only.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
 
   /** The organization's directory and its URLs; a 404 when it is unknown or its directory is off. */
   async function scopeOf(request: FastifyRequest<{ Params: OrgParams }>): Promise<PageScope> {
@@ -357,7 +361,7 @@ export async function directoryRoutes(
 
     api.get<{ Params: OrgParams }>(
       '/:corporation/api/experts',
-      { schema: { hide: true, response: { 200: Success(WidgetSearch) } } },
+      { schema: { response: { 200: Success(WidgetSearch) } } },
       async (request, reply) => {
         const scope = await scopeOf(request)
         const query = pageQuery(request.raw.url ?? '')
@@ -373,7 +377,7 @@ export async function directoryRoutes(
 
     api.get<{ Params: ExpertParams }>(
       '/:corporation/api/experts/:username',
-      { schema: { hide: true, response: { 200: Success(WidgetProfile) } } },
+      { schema: { response: { 200: Success(WidgetProfile) } } },
       async (request, reply) => {
         const scope = await scopeOf(request)
         const expert = await visibleExpert(scope, request.params.username)
