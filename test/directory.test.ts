@@ -72,7 +72,12 @@ describeEachDialect(
         method: 'PUT',
         url: `/v2/organization/${org()}`,
         headers: ctx.tenant.auth,
-        payload: { public_directory: 1, brand_color: '#0b3d6b', accent_color: '#fde047', website: 'https://main.example' },
+        payload: {
+          public_directory: 1,
+          brand_color: '#0b3d6b',
+          accent_color: '#fde047',
+          website: 'https://main.example',
+        },
       })
       assert.equal(enable.statusCode, 200, enable.body)
       const result = await importDocument(ctx, org(), {
@@ -115,7 +120,10 @@ describeEachDialect(
     test('the expert page: title, canonical URL, Open Graph, Twitter card and ProfilePage JSON-LD', async () => {
       const { response, html } = await page(`${root()}/ada-lovelace`)
       const url = `${PUBLIC_URL}/directory/${org()}/ada-lovelace`
-      assert.equal(html.querySelector('title')?.textContent, 'Ada Lovelace – Professor of Ada studies | Main University experts')
+      assert.equal(
+        html.querySelector('title')?.textContent,
+        'Ada Lovelace – Professor of Ada studies | Main University experts',
+      )
       assert.equal(html.querySelector('link[rel="canonical"]')?.getAttribute('href'), url)
       assert.equal(meta(html, 'property', 'og:type'), 'profile')
       assert.equal(meta(html, 'property', 'og:url'), url)
@@ -137,10 +145,20 @@ describeEachDialect(
         knowsAbout: ['Topic of Ada', 'Shared topic'],
       })
       assert.equal(html.querySelector('h1')?.textContent, 'Ada Lovelace')
-      assert.equal(html.querySelectorAll('script:not([type="application/ld+json"]):not([src])').length, 0, 'the stored HTML was sanitized')
+      assert.equal(
+        html.querySelectorAll('script:not([type="application/ld+json"]):not([src])').length,
+        0,
+        'the stored HTML was sanitized',
+      )
       assert.ok(!response.body.includes('ada@uni.example'), 'the email address is not shown')
-      assert.match(String(response.headers['content-security-policy']), /default-src 'none'; script-src 'self'/)
-      assert.match(String(response.headers['content-security-policy']), /form-action 'self' https:\/\/experts\.example\.org/)
+      assert.match(
+        String(response.headers['content-security-policy']),
+        /default-src 'none'; script-src 'self'/,
+      )
+      assert.match(
+        String(response.headers['content-security-policy']),
+        /form-action 'self' https:\/\/experts\.example\.org/,
+      )
       const theme = await get(`${root()}/theme.css?v=1`)
       assert.match(theme.body, /--brand:#0b3d6b;--brand-text:#fff;--accent:#fde047;--accent-text:#000/)
       assert.ok(!theme.body.includes('--link'), 'a pale accent is not used for links on white')
@@ -158,7 +176,9 @@ describeEachDialect(
       const [posting] = jsonLd(postPage.html)
       assert.equal(posting?.['@type'], 'BlogPosting')
       assert.equal(posting?.headline, 'Heat waves & <health>')
-      assert.deepEqual(posting?.author, [{ '@type': 'Person', name: 'Ada Lovelace', jobTitle: 'Professor of Ada studies' }])
+      assert.deepEqual(posting?.author, [
+        { '@type': 'Person', name: 'Ada Lovelace', jobTitle: 'Professor of Ada studies' },
+      ])
 
       const qa = await page(`${root()}/qanda/${question}`)
       assert.equal(qa.html.querySelector('title')?.textContent, 'Why is the sky blue?')
@@ -197,7 +217,15 @@ describeEachDialect(
         (await get(`${root()}/api/experts?q=lovelace&page_size=20`)).body,
       ]
       for (const body of bodies) {
-        for (const hidden of ['Dora', 'dora-lovelace', 'Priv', 'priv-lovelace', 'Draft post', 'Draft question', 'Private answer'])
+        for (const hidden of [
+          'Dora',
+          'dora-lovelace',
+          'Priv',
+          'priv-lovelace',
+          'Draft post',
+          'Draft question',
+          'Private answer',
+        ])
           assert.ok(!body.includes(hidden), `"${hidden}" must not appear in ${body.slice(0, 120)}`)
       }
       const widget = (await get(`${root()}/api/experts?q=lovelace&page_size=20`)).json().data
@@ -239,7 +267,10 @@ describeEachDialect(
 
     test('a write shows on the page at once', async () => {
       const before = await page(`${root()}/manya-lovelace`)
-      assert.equal(before.html.querySelector('.role')?.textContent, 'Professor of Manya studies, Main University')
+      assert.equal(
+        before.html.querySelector('.role')?.textContent,
+        'Professor of Manya studies, Main University',
+      )
       const write = await ctx.inject({
         method: 'PUT',
         url: `/v2/organization/${org()}/expert/manya-lovelace`,
@@ -272,7 +303,10 @@ describeEachDialect(
         payload: { name: 'Renamed University' },
       })
       const renamed = await page(`${root()}/manya-lovelace`)
-      assert.match(renamed.html.querySelector('.site-header')?.textContent ?? '', /Renamed University experts/)
+      assert.match(
+        renamed.html.querySelector('.site-header')?.textContent ?? '',
+        /Renamed University experts/,
+      )
       await ctx.inject({
         method: 'PUT',
         url: `/v2/organization/${org()}`,
@@ -295,7 +329,14 @@ describeEachDialect(
     })
 
     test('a disabled directory, an unknown organization or a malformed address: a 404 page', async () => {
-      for (const url of [`/directory/${ctx.other.orgId}/`, '/directory/999999/', '/directory/01/', '/directory/abc/x', `${root()}/spotlight/abc`, `${root()}/a/b/c/d`]) {
+      for (const url of [
+        `/directory/${ctx.other.orgId}/`,
+        '/directory/999999/',
+        '/directory/01/',
+        '/directory/abc/x',
+        `${root()}/spotlight/abc`,
+        `${root()}/a/b/c/d`,
+      ]) {
         const response = await get(url)
         assert.equal(response.statusCode, 404, url)
         assert.match(String(response.headers['content-type']), /^text\/html/, url)
@@ -314,7 +355,11 @@ describeEachDialect(
       assert.equal(files[0], `${PUBLIC_URL}/directory/${org()}/sitemap.xml?page=1`)
       const locs: string[] = []
       for (let n = 1; n <= files.length; n += 1)
-        locs.push(...parse((await get(`${root()}/sitemap.xml?page=${n}`)).body).querySelectorAll('url loc').map((l) => l.textContent))
+        locs.push(
+          ...parse((await get(`${root()}/sitemap.xml?page=${n}`)).body)
+            .querySelectorAll('url loc')
+            .map((l) => l.textContent),
+        )
       assert.equal(locs.length, 15)
       assert.ok(locs.includes(`${PUBLIC_URL}/directory/${org()}/ada-lovelace`))
       assert.ok(locs.includes(`${PUBLIC_URL}/directory/${org()}/spotlight/${post}`))
@@ -328,26 +373,50 @@ describeEachDialect(
     })
 
     test('the widget: its script and public JSON for any origin, without credentials', async () => {
-      const script = await ctx.inject({ method: 'GET', url: '/directory/widget.js', headers: { origin: 'https://news.example' } })
+      const script = await ctx.inject({
+        method: 'GET',
+        url: '/directory/widget.js',
+        headers: { origin: 'https://news.example' },
+      })
       assert.equal(script.statusCode, 200)
       assert.match(String(script.headers['content-type']), /^text\/javascript/)
       assert.equal(script.headers['access-control-allow-origin'], '*')
       assert.equal(script.headers['access-control-allow-credentials'], undefined)
       assert.equal(script.headers['cross-origin-resource-policy'], 'cross-origin')
       assert.match(script.body, /customElements\.define\('expert-directory'/)
-      const search = await ctx.inject({ method: 'GET', url: `${root()}/api/experts?topics=Topic%20of%20Ada`, headers: { origin: 'https://news.example' } })
+      const search = await ctx.inject({
+        method: 'GET',
+        url: `${root()}/api/experts?topics=Topic%20of%20Ada`,
+        headers: { origin: 'https://news.example' },
+      })
       assert.equal(search.headers['access-control-allow-origin'], '*')
-      assert.deepEqual(search.json().data.experts.map((e: { username: string }) => e.username), ['ada-lovelace'])
+      assert.deepEqual(
+        search.json().data.experts.map((e: { username: string }) => e.username),
+        ['ada-lovelace'],
+      )
       const profile = (await get(`${root()}/api/experts/ada-lovelace`)).json().data
       assert.equal(profile.biography, 'Biography of Ada')
-      assert.deepEqual(Object.keys(profile).sort(), ['avatar', 'biography', 'company', 'department', 'job_title', 'name', 'tagline', 'topics', 'url', 'username'])
+      assert.deepEqual(Object.keys(profile).sort(), [
+        'avatar',
+        'biography',
+        'company',
+        'department',
+        'job_title',
+        'name',
+        'tagline',
+        'topics',
+        'url',
+        'username',
+      ])
       const bad = await get(`${root()}/api/experts?page_size=500`)
       assert.equal(bad.statusCode, 400)
       assert.equal(bad.json().error.code, 'validation_failed')
     })
 
     test('the organization settings: public_directory, colours and inquiry kinds are read back and validated', async () => {
-      const read = (await ctx.inject({ method: 'GET', url: `/v2/organization/${org()}`, headers: ctx.tenant.auth })).json().data
+      const read = (
+        await ctx.inject({ method: 'GET', url: `/v2/organization/${org()}`, headers: ctx.tenant.auth })
+      ).json().data
       assert.equal(read.public_directory, 1)
       assert.equal(read.brand_color, '#0b3d6b')
       assert.deepEqual(read.directory_inquiry_kinds, ['general', 'media'])
@@ -360,7 +429,10 @@ describeEachDialect(
       assert.equal(bad.statusCode, 400)
       const fields = bad.json().error.details.map((d: { field: string }) => d.field)
       for (const field of ['brand_color', 'directory_inquiry_kinds', 'public_directory'])
-        assert.ok(fields.some((f: string) => f.startsWith(field)), field)
+        assert.ok(
+          fields.some((f: string) => f.startsWith(field)),
+          field,
+        )
     })
 
     const inquiryCount = async () =>
@@ -376,9 +448,19 @@ describeEachDialect(
 
     /** Opens the expert page from `address` and returns its form, filled in by a person. */
     async function openForm(address: string, username = 'ada-lovelace') {
-      const response = await ctx.inject({ method: 'GET', url: `${root()}/${username}`, remoteAddress: address })
+      const response = await ctx.inject({
+        method: 'GET',
+        url: `${root()}/${username}`,
+        remoteAddress: address,
+      })
       const { action, fields } = formFields(parse(response.body))
-      const filled = { ...fields, firstname: 'Jo', lastname: 'Reporter', email: 'jo@news.example', message: 'May I interview you?' }
+      const filled = {
+        ...fields,
+        firstname: 'Jo',
+        lastname: 'Reporter',
+        email: 'jo@news.example',
+        message: 'May I interview you?',
+      }
       const send = (body: Record<string, string>, from = address) =>
         ctx.inject({
           method: 'POST',
@@ -402,7 +484,11 @@ describeEachDialect(
       const again = await send(filled)
       assert.equal(again.statusCode, 200)
       assert.equal(await inquiryCount(), before + 1)
-      const inbox = await ctx.inject({ method: 'GET', url: `/v2/organization/${org()}/inquiry?page_size=1`, headers: ctx.tenant.auth })
+      const inbox = await ctx.inject({
+        method: 'GET',
+        url: `/v2/organization/${org()}/inquiry?page_size=1`,
+        headers: ctx.tenant.auth,
+      })
       const [stored] = inbox.json().data.inquiries
       assert.equal(stored.kind, 'general')
       assert.equal(stored.username, 'ada-lovelace')
@@ -428,7 +514,10 @@ describeEachDialect(
       await refused({ ...filled, nickname: 'bot' }, /Leave this field empty/)
       await refused({ ...filled, token: '' }, /without its security token/)
       await refused({ ...filled, token: `${ctx.clock.now() - 10_000}.${'A'.repeat(43)}` }, /not valid/)
-      const errors = await refused({ ...filled, email: 'not-an-address', firstname: '' }, /need your attention/)
+      const errors = await refused(
+        { ...filled, email: 'not-an-address', firstname: '' },
+        /need your attention/,
+      )
       assert.equal(errors.querySelector('#f-email')?.getAttribute('aria-invalid'), 'true')
       assert.ok(errors.querySelector('#e-firstname'))
       ctx.clock.advance(3 * 60 * 60 * 1000)
@@ -447,7 +536,8 @@ describeEachDialect(
       ctx.clock.advance(5_000)
       const before = await inquiryCount()
       // The test config allows 4 submissions per address and hour.
-      for (let i = 0; i < 4; i += 1) assert.notEqual((await send({ ...filled, message: `Message ${i}` })).statusCode, 429)
+      for (let i = 0; i < 4; i += 1)
+        assert.notEqual((await send({ ...filled, message: `Message ${i}` })).statusCode, 429)
       const flood = await send(filled)
       assert.equal(flood.statusCode, 429)
       assert.ok(Number(flood.headers['retry-after']) > 0)

@@ -14,6 +14,7 @@ const LAYOUT = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <% if (it.noindex) { %><meta name="robots" content="noindex, follow">
 <% } %><%~ it.head %>
+<link rel="icon" href="<%= it.site.logoUrl || 'data:,' %>">
 <link rel="stylesheet" href="<%= it.assets %>/directory.css">
 <link rel="stylesheet" href="<%= it.themeUrl %>">
 <script src="<%= it.assets %>/directory.js" defer></script>
@@ -177,6 +178,7 @@ const ERROR_LAYOUT = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title><%= it.title %></title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="<%= it.assets %>/directory.css">
 </head>
 <body>
