@@ -191,7 +191,7 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
         assert.equal(
           await widget
             .getByRole('button', { name: 'Search' })
-            .evaluate((button) => getComputedStyle(button).backgroundColor),
+            .evaluate('(button) => getComputedStyle(button).backgroundColor'),
           'rgb(128, 0, 0)',
           'the embedding page themes the widget',
         )
