@@ -8,6 +8,9 @@ import { importDocument } from './helpers/content.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
 
+/** The browser's own function, called inside the page (the tests are compiled without the DOM library). */
+declare function getComputedStyle(element: unknown): { backgroundColor: string }
+
 const skip = await browserSkip()
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 /** The directory and the site that embeds its widget: two origins, both on 127.0.0.1. */
@@ -191,7 +194,7 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
         assert.equal(
           await widget
             .getByRole('button', { name: 'Search' })
-            .evaluate('(button) => getComputedStyle(button).backgroundColor'),
+            .evaluate((button) => getComputedStyle(button).backgroundColor),
           'rgb(128, 0, 0)',
           'the embedding page themes the widget',
         )
