@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { profileVisibleTo } from '../derived/audience.js'
 import { type DocumentLookup, findContentDocument, findExpertDocument } from '../derived/read-documents.js'
+import { readExpertSearchVersion } from '../derived/search-index.js'
 import { ApiError, notFound } from '../errors.js'
 import { findRenamedExpert } from '../experts/repository.js'
 import { ok, Success } from '../http/envelope.js'
@@ -249,8 +250,11 @@ export async function directoryRoutes(
     pages.get<{ Params: OrgParams }>('/:corporation/', async (request, reply) => {
       const scope = await scopeOf(request)
       const query = pageQuery(request.raw.url ?? '')
-      const result = await searchExperts(target, scope.site.id, searchInput(query), 'public')
-      return html(reply, await renderedSearch(scope, query, result))
+      const [result, indexVersion] = await Promise.all([
+        searchExperts(target, scope.site.id, searchInput(query), 'public'),
+        readExpertSearchVersion(db, scope.site.id),
+      ])
+      return html(reply, await renderedSearch(scope, query, result, indexVersion))
     })
 
     pages.get<{ Params: OrgParams }>('/:corporation/theme.css', async (request, reply) => {
@@ -338,12 +342,17 @@ export async function directoryRoutes(
   }
 
   /**
-   * The search page's HTML, kept under what it shows: the organization's version, the query and each
-   * listed expert's `modified` (the counts and ids come from the search's own versioned cache).
+   * The search page's HTML, kept under what it shows: the organization's version, the search index's
+   * version (the ids and counts), the query, and each listed expert's `modified` (the list entries).
    */
-  function renderedSearch(scope: PageScope, query: PageQuery, result: ExpertSearch): Promise<string> {
+  function renderedSearch(
+    scope: PageScope,
+    query: PageQuery,
+    result: ExpertSearch,
+    indexVersion: number,
+  ): Promise<string> {
     const shown = result.experts.map((expert) => `${expert.username}@${expert.modified}`).join(',')
-    const key = `search:${scope.site.id}:${scope.site.version}:${scope.urls.base}:${JSON.stringify(query)}:${result.total}:${shown}`
+    const key = `search:${scope.site.id}:${scope.site.version}:${indexVersion}:${scope.urls.base}:${JSON.stringify(query)}:${shown}`
     return rendered.get(key, async () => searchPage(scope, query, result))
   }
 

@@ -97,7 +97,7 @@ const EXPERT = `<article class="profile">
 <% } %><% for (const list of it.lists) { %><section aria-labelledby="<%= list.id %>-heading">
 <h2 id="<%= list.id %>-heading"><%= list.title %></h2>
 <ul>
-<% for (const item of list.items) { %><li><% if (item.href) { %><a href="<%= item.href %>"><%= item.text %></a><% } else { %><%= item.text %><% } %><% if (item.detail) { %> <span class="detail"><%= item.detail %></span><% } %></li>
+<% for (const item of list.items) { %><li><% if (item.href) { %><a href="<%= item.href %>"><%= item.text %></a><% } else { %><%= item.text %><% } %><% if (item.detail) { %> <span class="detail">– <%= item.detail %></span><% } %></li>
 <% } %></ul>
 </section>
 <% } %></article>
