@@ -342,6 +342,10 @@ describeEachDialect(
         assert.match(String(response.headers['content-type']), /^text\/html/, url)
         assert.ok(!response.body.includes('Other Hospital'))
       }
+      const wrongMethod = await ctx.inject({ method: 'DELETE', url: `${root()}/ada-lovelace` })
+      assert.equal(wrongMethod.statusCode, 405)
+      assert.equal(wrongMethod.headers.allow, 'GET, HEAD')
+      assert.equal(parse(wrongMethod.body).querySelector('h1')?.textContent, 'Not allowed', wrongMethod.body)
       const redirect = await get(root())
       assert.equal(redirect.statusCode, 301)
       assert.equal(redirect.headers.location, `${PUBLIC_URL}/directory/${org()}/`)

@@ -76,6 +76,17 @@ const MAX_FILTER_VALUES = 20
 const MAX_PAGE = 1001
 const WIDGET_MAX_PAGE_SIZE = 20
 
+const READ: readonly string[] = ['GET', 'HEAD']
+/** The pages' paths and their methods. */
+const PAGE_METHODS: [string, readonly string[]][] = [
+  ['/:corporation', READ],
+  ['/:corporation/', READ],
+  ['/:corporation/:username', READ],
+  ['/:corporation/:username/contact', [...READ, 'POST']],
+  ['/:corporation/spotlight/:id', READ],
+  ['/:corporation/qanda/:id', READ],
+]
+
 const isId = (value: string) => /^[1-9][0-9]{0,15}$/.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER
 
 function pageCsp(request: FastifyRequest, base: string): string {
@@ -334,6 +345,21 @@ export async function directoryRoutes(
         ),
       )
     })
+
+    // Any other method on a page is a 405 page with `Allow` (the API's own fallback answers in JSON).
+    for (const [url, allowed] of PAGE_METHODS) {
+      const allow = allowed.join(', ')
+      pages.route({
+        method: pages.supportedMethods.filter((method) => !allowed.includes(method) && method !== 'OPTIONS'),
+        url,
+        config: { catchAll: true },
+        handler: async (request) => {
+          throw new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, {
+            headers: { allow },
+          })
+        },
+      })
+    }
   }
 
   function itemId(raw: string, what: string): number {
