@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { toInquiryInput } from '../src/inquiries/schemas.js'
+import { createInquiry } from '../src/inquiries/service.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { freePort, runCli, runCliProcess, spawnCli, waitForOutput } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
+import { inquiryBody } from './helpers/harness.js'
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`CLI on ${dialect}`, { skip }, () => {
@@ -98,6 +101,109 @@ for (const { dialect, skip } of await testDialects()) {
       assert.equal(failed.code, 1)
       assert.match(failed.stderr, /No organization 999999/)
       assert.equal((await cli('client', 'revoke', 'cl_nope')).code, 1)
+    })
+
+    test("inquiries export and erase by sender: the API's service, recorded, and no sender data left in the database", async () => {
+      const { database } = testDatabase
+      const { db } = database
+      const org = await createOrganization(db, { name: 'Privacy CLI University' }, Date.now())
+      const other = await createOrganization(db, { name: 'Privacy CLI Other' }, Date.now())
+      const sender = { firstname: 'Wanda', lastname: 'Cliforget', email: 'Wanda.Cliforget@mail.example' }
+      const send = async (orgId: number, email: string, message: string) => {
+        const body = { ...inquiryBody('general', '', { ...sender, email, message }), username: undefined }
+        return (await createInquiry(database, orgId, toInquiryInput('general', body), undefined, Date.now()))
+          .id
+      }
+      const first = await send(org.id, sender.email, 'About Qvw-4411')
+      const second = await send(org.id, 'wanda.cliforget@MAIL.example', 'Qvw again')
+      const kept = await send(org.id, 'someone@else.example', 'Unrelated')
+      const foreign = await send(other.id, sender.email, 'Qvw elsewhere')
+      const orgArgs = ['--org', String(org.id)]
+
+      const exported = await cli(
+        'inquiries',
+        'export',
+        ...orgArgs,
+        '--email',
+        'wanda.cliforget@mail.example',
+        '--json',
+      )
+      assert.equal(exported.code, 0, exported.stderr)
+      const inquiries = JSON.parse(exported.stdout).inquiries
+      assert.deepEqual(
+        inquiries.map((inquiry: { id: number }) => inquiry.id),
+        [second, first],
+      )
+      assert.equal(inquiries[1].fields.message, 'About Qvw-4411')
+      const human = await cli('inquiries', 'export', ...orgArgs, '--email', sender.email)
+      assert.equal(human.code, 0, human.stderr)
+      assert.equal(human.stdout.trim().split('\n').length, 2)
+      assert.match(human.stdout, /Qvw-4411/)
+
+      const erased = await cli('inquiries', 'erase', ...orgArgs, '--email', sender.email, '--json')
+      assert.equal(erased.code, 0, erased.stderr)
+      assert.deepEqual(JSON.parse(erased.stdout), { org: org.id, erased: 2 })
+      const rows = await db
+        .selectFrom('inquiries')
+        .selectAll()
+        .where('org_id', '=', org.id)
+        .orderBy('id')
+        .execute()
+      const traces = rows
+        .filter((row) => row.id !== kept)
+        .map((row) => JSON.stringify(row).toLowerCase())
+        .filter((text) => ['wanda', 'cliforget', 'qvw'].some((needle) => text.includes(needle)))
+      assert.deepEqual(traces, [], 'no sender data is left in the rows')
+      assert.deepEqual(
+        rows.map((row) => [row.id, row.kind, row.email, row.redacted_at === null]),
+        [
+          [first, 'general', '', false],
+          [second, 'general', '', false],
+          [kept, 'general', 'someone@else.example', true],
+        ],
+        'the records stay',
+      )
+      const deliveries = await db
+        .selectFrom('inquiry_deliveries')
+        .select('status')
+        .where('inquiry_id', 'in', [first, second])
+        .execute()
+      assert.ok(
+        deliveries.every((row) => row.status === 'skipped'),
+        'pending deliveries are cancelled',
+      )
+      const untouched = await db
+        .selectFrom('inquiries')
+        .select('email')
+        .where('id', '=', foreign)
+        .executeTakeFirst()
+      assert.equal(untouched?.email, sender.email, 'another organization is untouched')
+
+      const recorded = await db
+        .selectFrom('privacy_requests')
+        .select(['action', 'client_id', 'records'])
+        .where('org_id', '=', org.id)
+        .orderBy('id')
+        .execute()
+      assert.deepEqual(
+        recorded.map((row) => [row.action, row.client_id, Number(row.records)]),
+        [
+          ['export', 'cli', 2],
+          ['export', 'cli', 2],
+          ['erase', 'cli', 2],
+        ],
+      )
+      const again = await cli('inquiries', 'erase', ...orgArgs, '--email', sender.email)
+      assert.equal(again.code, 0, again.stderr)
+      assert.match(again.stdout, /No inquiries from/)
+
+      const badEmail = await cli('inquiries', 'erase', ...orgArgs, '--email', 'not an address')
+      assert.equal(badEmail.code, 2)
+      assert.match(badEmail.stderr, /--email must be a valid email address/)
+      assert.equal((await cli('inquiries', 'export', ...orgArgs)).code, 2, 'missing --email')
+      const noOrg = await cli('inquiries', 'erase', '--org', '999999', '--email', sender.email)
+      assert.equal(noOrg.code, 1)
+      assert.match(noOrg.stderr, /No organization 999999/)
     })
 
     test('--help prints the commands on stdout and exits 0; an unknown option prints help on stderr', async () => {

@@ -308,6 +308,49 @@ describeEachDialect(
       assert.deepEqual(ids(await list(`?username=${leaving}`)), [id])
     })
 
+    test("filtered by an expert's current or old username, the inbox finds what it received under either name", async () => {
+      const oldName = await createExpert(ctx, inbox, { firstname: 'Rena', lastname: 'Inbox' })
+      const newName = `${oldName}-renamed`
+      const rename = (username: string, to: string) =>
+        ctx.inject({
+          method: 'PUT',
+          url: `/v2/organization/${inbox.orgId}/expert/${username}`,
+          headers: inbox.auth,
+          payload: { username: to },
+        })
+      const beforeRename = await store(inbox, 'media', oldName, T0 + 3000)
+      assert.equal((await rename(oldName, newName)).statusCode, 200)
+      const afterRename = await store(inbox, 'general', newName, T0 + 3001)
+      const both = [afterRename, beforeRename]
+      assert.deepEqual(ids(await list(`?username=${newName}`)), both)
+      assert.deepEqual(
+        ids(await list(`?username=${oldName}`)),
+        both,
+        'the old name still leads to the expert',
+      )
+      const cli = await runCli([
+        'inquiries',
+        'list',
+        '--org',
+        String(inbox.orgId),
+        '--username',
+        newName,
+        '--json',
+        '--db',
+        ctx.testDatabase.url,
+      ])
+      assert.equal(cli.code, 0, cli.stderr)
+      assert.deepEqual(
+        JSON.parse(cli.stdout).inquiries.map((inquiry: { id: number }) => inquiry.id),
+        both,
+      )
+
+      const other = await createExpert(ctx, inbox, { firstname: 'Otto', lastname: 'Inbox' })
+      assert.equal((await rename(other, oldName)).statusCode, 200)
+      assert.deepEqual(ids(await list(`?username=${oldName}`)), [], "the name is another expert's now")
+      assert.deepEqual(ids(await list(`?username=${newName}`)), both)
+    })
+
     test('the CLI pages the same way and always says when there is more', async () => {
       const cliTenant = await ctx.addTenant('Cli University')
       const recipient = await createExpert(ctx, cliTenant)

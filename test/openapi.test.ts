@@ -46,8 +46,6 @@ function expectedScope(method: string, path: string): string {
   if (/\/inquiry$/.test(path) && method === 'delete') return 'admin'
   if (/\/inquiry\/\{id\}$/.test(path) && method === 'patch') return 'inquiries:handle'
   if (/\/inquiry(\/|$)/.test(path)) return method === 'get' ? 'inquiries:read' : 'inquiries:create'
-  // Staff profiles and the staff and employee lists are read with `read` only (docs/api.md, Staff profiles).
-  if (/\/(staff|employee)(\/|$)/.test(path) && method === 'get') return 'read'
   return method === 'get' ? 'read:public' : 'write'
 }
 

@@ -225,6 +225,36 @@ describeEachDialect('read:public: what the public may see', (ctx: TestContext) =
     assert.deepEqual(questions.aggregations.answered_by, [{ key: 'paula-visibility', count: 1 }])
   })
 
+  test("Q&A search: words only in hidden experts' answers neither match nor count for the public", async () => {
+    const search = async (query: string, headers: Record<string, string>) => {
+      const response = await get(`/v2/qanda/${org()}/search?${query}`, headers)
+      assert.equal(response.statusCode, 200, response.body)
+      return response.json().data
+    }
+    const hidden = await search('q=draft', publicAuth)
+    assert.equal(hidden.total, 0, "a hidden expert's answer does not match")
+    assert.deepEqual(hidden.questions, [])
+    assert.deepEqual(hidden.aggregations.tags, [])
+    assert.equal((await search('q=draft', ctx.tenant.auth)).total, 1, 'read searches every answer')
+    const visible = await search('q=public%20answer', publicAuth)
+    assert.deepEqual(
+      visible.questions.map((item: { id: number }) => item.id),
+      [question],
+    )
+    assert.equal((await search('q=visible%20question', publicAuth)).total, 1)
+
+    const url = `/v2/organization/${org()}/expert/dora-visibility`
+    const publish = (is_published: number) =>
+      ctx.inject({ method: 'PUT', url, headers: ctx.tenant.auth, payload: { is_published } })
+    assert.equal((await publish(1)).statusCode, 200)
+    try {
+      assert.equal((await search('q=draft', publicAuth)).total, 1, 'published, its answers are searched')
+    } finally {
+      await publish(0)
+    }
+    assert.equal((await search('q=draft', publicAuth)).total, 0, 'hidden again')
+  })
+
   test('a visibility change reaches the public at once: profile, stored post document, search', async () => {
     const url = `/v2/organization/${org()}/expert/dora-visibility`
     const before = await get(`/v2/spotlight/${org()}/${post}`, publicAuth)

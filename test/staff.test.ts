@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { InjectOptions } from 'fastify'
+import { createClient } from '../src/auth/clients.js'
 import { ImportRejected } from '../src/import/index.js'
 import { PROFILE_KEYS } from '../src/profiles/read.js'
 import { importDocument } from './helpers/content.js'
@@ -15,6 +16,7 @@ import {
   type Tenant,
   type TestContext,
 } from './helpers/harness.js'
+import { scopedToken } from './helpers/oauth.js'
 
 type Element = Record<string, unknown>
 
@@ -405,6 +407,98 @@ describeEachDialect('staff profiles', (ctx) => {
         await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/staff?access=some`, undefined, tenant),
       ).access,
     )
+  })
+
+  test("a staff member's rename: the old username answers 308 under /staff (not under /expert)", async () => {
+    const oldName = await createStaff(ctx, ctx.tenant, { firstname: 'Rhea', lastname: 'Renamed' })
+    const newName = `${oldName}-new`
+    await data(await call(ctx, 'PUT', staffUrl(oldName), { username: newName }))
+    const redirected = await call(ctx, 'GET', `${staffUrl(oldName)}/link?x=1`)
+    assert.equal(redirected.statusCode, 308, redirected.body)
+    assert.equal(redirected.headers.location, `${staffUrl(newName)}/link?x=1`)
+    expectError(await call(ctx, 'GET', expertUrl(oldName)), 404, 'not_found')
+    assert.equal((await call(ctx, 'GET', staffUrl(newName))).statusCode, 200)
+  })
+
+  test('read:public sees only published, non-private staff: lists and counts, profiles and sections, 403 for more', async () => {
+    const tenant = await ctx.addTenant('Public Staff University')
+    const website = await createClient(
+      ctx.testDatabase.database.db,
+      tenant.orgId,
+      'website',
+      ctx.clock.now(),
+      ['read:public'],
+    )
+    const publicAuth = { authorization: `Bearer ${await scopedToken(ctx.app, website)}` }
+    const asPublic = (url: string) => ctx.inject({ method: 'GET', url, headers: publicAuth })
+    const flagged = async (create: typeof createStaff, segment: string, lastname: string, flags: object) => {
+      const username = await create(ctx, tenant, { firstname: 'Sam', lastname })
+      const url = `/v2/organization/${tenant.orgId}/${segment}/${username}`
+      await data(await call(ctx, 'PUT', url, flags, tenant))
+      return url
+    }
+    const visible = await flagged(createStaff, 'staff', 'Abbott', { is_published: 1 })
+    const draft = await flagged(createStaff, 'staff', 'Baker', { is_published: 0 })
+    const privateOne = await flagged(createStaff, 'staff', 'Cole', { is_published: 1, is_private: 1 })
+    await flagged(createExpert, 'expert', 'Bishop', { is_published: 1 })
+    await flagged(createExpert, 'expert', 'Dent', { is_published: 0 })
+    const links = new Map<string, number>()
+    for (const url of [visible, draft, privateOne]) {
+      const link = await data(
+        await call(ctx, 'POST', `${url}/link`, { name: 'Office', url: 'https://office.example' }, tenant),
+      )
+      links.set(url, Number(link.id))
+    }
+
+    const list = async (path: string) => {
+      const response = await asPublic(`/v2/organization/${tenant.orgId}/${path}`)
+      return data(response)
+    }
+    const staff = await list('staff?page_size=10')
+    assert.deepEqual(
+      (staff.staff as Element[]).map((e) => e.lastname),
+      ['Abbott'],
+    )
+    assert.equal(staff.total, 1, 'the total counts only what the public sees')
+    const employees = await list('employee?page_size=10')
+    assert.deepEqual(
+      (employees.employees as Element[]).map((e) => [e.lastname, e.type]),
+      [
+        ['Abbott', 'staff'],
+        ['Bishop', 'expert'],
+      ],
+    )
+    assert.equal(employees.total, 2)
+    assert.deepEqual(await list('staff?status=published&access=public&page_size=10'), staff)
+    for (const query of ['status=unpublished', 'status=all', 'access=private', 'access=all']) {
+      for (const path of ['staff', 'employee'])
+        expectError(
+          await asPublic(`/v2/organization/${tenant.orgId}/${path}?${query}`),
+          403,
+          'insufficient_scope',
+        )
+    }
+
+    for (const url of [draft, privateOne]) {
+      for (const suffix of ['', '/link', `/link/${links.get(url)}`, '/tagline']) {
+        expectError(await asPublic(`${url}${suffix}`), 404, 'not_found')
+        assert.equal((await call(ctx, 'GET', `${url}${suffix}`, undefined, tenant)).statusCode, 200)
+      }
+    }
+    const publicRead = await asPublic(visible)
+    assert.equal(publicRead.statusCode, 200, publicRead.body)
+    assert.equal(publicRead.body, (await call(ctx, 'GET', visible, undefined, tenant)).body)
+    const cached = await ctx.inject({
+      method: 'GET',
+      url: visible,
+      headers: { ...publicAuth, 'if-none-match': String(publicRead.headers.etag) },
+    })
+    assert.equal(cached.statusCode, 304)
+    assert.equal((await asPublic(`${visible}/link/${links.get(visible)}`)).statusCode, 200)
+
+    await data(await call(ctx, 'PUT', visible, { is_private: 1 }, tenant))
+    expectError(await asPublic(visible), 404, 'not_found')
+    assert.equal((await list('staff')).total, 0, 'a visibility change reaches the list at once')
   })
 
   test("another organization's staff members are neither listed nor counted nor found", async () => {

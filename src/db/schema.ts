@@ -116,8 +116,10 @@ export interface InquiriesTable {
   org_id: number
   /** One of the kinds of src/inquiries/kinds.ts. */
   kind: string
-  /** The recipient expert; null for an inquiry to the organization's desk. */
+  /** The recipient expert's username when the inquiry arrived; null for an inquiry to the organization's desk. */
   username: string | null
+  /** The recipient expert's id (it stays the same across renames); null for the desk. */
+  expert_id: number | null
   /**
    * Who is emailed, decided when the inquiry arrived (the notification settings, the expert's and the
    * assistant's addresses of that moment): a JSON array of `{"role", "email"}`.
@@ -430,8 +432,10 @@ export interface QuestionSearchTable extends ContentSearchRow {
   question_id: number
   question: string
   details: string
-  /** Every answer as plain text. */
+  /** The answers of experts the public may see, as plain text. */
   answers: string
+  /** The answers of the other experts (unpublished or private): never searched by the public. */
+  hidden_answers: string
 }
 
 export type DocumentKind = 'expert' | 'spotlight' | 'question'

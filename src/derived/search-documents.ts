@@ -106,6 +106,13 @@ export function spotlightDocument(post: {
   }
 }
 
+/** An answer as the index takes it: its text, and whether the public may see its expert. */
+export interface IndexedAnswer {
+  answer: string
+  visible: boolean
+}
+
+/** A question's index row: the answers of experts the public may not see go apart (`hidden_answers`). */
 export function questionDocument(
   question: {
     id: number
@@ -116,14 +123,20 @@ export function questionDocument(
     published_at: number | null
     created_at: number
   },
-  answers: string[],
+  answers: IndexedAnswer[],
 ): QuestionSearchTable {
+  const text = (visible: boolean) =>
+    answers
+      .filter((answer) => answer.visible === visible)
+      .map((answer) => plainText(answer.answer))
+      .join(' ')
   return {
     question_id: question.id,
     org_id: question.org_id,
     question: question.question,
     details: plainText(question.details ?? ''),
-    answers: answers.map(plainText).join(' '),
+    answers: text(true),
+    hidden_answers: text(false),
     published: question.published,
     ...dateColumns(question),
   }

@@ -76,6 +76,16 @@ export async function replaceExpertRows(
   await insertRows(facets, (batch) => db.insertInto('expert_facets').values(batch).execute())
 }
 
+/** The flags the index holds for `expertIds` (those indexed), to tell which changed. */
+export async function readIndexedFlags(db: Queryable, orgId: number, expertIds: number[]) {
+  return db
+    .selectFrom('expert_search')
+    .select(['expert_id', 'is_published', 'is_private'])
+    .where(ofOrganization('org_id', orgId))
+    .where('expert_id', 'in', expertIds)
+    .execute()
+}
+
 export async function deleteExpertRows(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
   await db
     .deleteFrom('expert_facets')
@@ -145,7 +155,10 @@ export async function readQuestionsForIndex(db: Queryable, orgId: number, ids: n
     .execute()
 }
 
-/** Answers of the questions, in order; `exceptExpert`'s are left out (it is being deleted). */
+/**
+ * Answers of the questions, in order, each with its expert's flags; `exceptExpert`'s are left out (it
+ * is being deleted).
+ */
 export async function readAnswersForIndex(
   db: Queryable,
   orgId: number,
@@ -155,8 +168,10 @@ export async function readAnswersForIndex(
   let query = db
     .selectFrom('answers')
     .innerJoin('questions', 'questions.id', 'answers.question_id')
-    .select(['answers.question_id', 'answers.answer'])
+    .innerJoin('experts', 'experts.id', 'answers.expert_id')
+    .select(['answers.question_id', 'answers.answer', 'experts.is_published', 'experts.is_private'])
     .where('questions.org_id', '=', orgId)
+    .where('experts.org_id', '=', orgId)
     .where('answers.question_id', 'in', questionIds)
   if (exceptExpert !== undefined) query = query.where('answers.expert_id', '!=', exceptExpert)
   return query.orderBy('answers.question_id').orderBy('answers.position').execute()

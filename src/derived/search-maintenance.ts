@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js'
+import { profileVisibleTo } from './audience.js'
 import { expertDocument, questionDocument, spotlightDocument } from './search-documents.js'
 import {
   bumpExpertSearchVersion,
@@ -7,6 +8,7 @@ import {
   questionsAnsweredBy,
   readAnswersForIndex,
   readExpertsByIds,
+  readIndexedFlags,
   readItemsForIndex,
   readQuestionsForIndex,
   readSpotlightsForIndex,
@@ -32,9 +34,17 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   return groups
 }
 
-async function indexExperts(db: Queryable, orgId: number, ids: number[]): Promise<void> {
-  if (ids.length === 0) return
+/**
+ * Indexes the experts `ids`; returns those indexed before whose visibility to the public changed: the
+ * questions they answered hold their answers in the other column now. (A question's index row reads
+ * its experts' flags from the experts themselves, so one not indexed yet needs nothing more.)
+ */
+async function indexExperts(db: Queryable, orgId: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return []
   const experts = await readExpertsByIds(db, orgId, ids)
+  const indexed = new Map(
+    (await readIndexedFlags(db, orgId, ids)).map((row) => [Number(row.expert_id), row] as const),
+  )
   const items = groupBy(await readItemsForIndex(db, orgId, ids), (item) => item.expert_id)
   const documents = experts.map((expert) => expertDocument(expert, items.get(expert.id) ?? []))
   await replaceExpertRows(
@@ -44,6 +54,18 @@ async function indexExperts(db: Queryable, orgId: number, ids: number[]): Promis
     documents.map((d) => d.row),
     documents.flatMap((d) => d.facets),
   )
+  return experts
+    .filter((expert) => {
+      const before = indexed.get(expert.id)
+      return before !== undefined && profileVisibleTo('public', before) !== profileVisibleTo('public', expert)
+    })
+    .map((expert) => expert.id)
+}
+
+/** Indexes again the questions `expertIds` answered (their visibility changed). */
+async function indexAnswersOf(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
+  for (const expertId of expertIds)
+    await indexQuestions(db, orgId, await questionsAnsweredBy(db, orgId, expertId))
 }
 
 async function indexSpotlights(db: Queryable, orgId: number, ids: number[]): Promise<void> {
@@ -63,7 +85,10 @@ async function indexQuestions(db: Queryable, orgId: number, ids: number[], excep
     questions.map((question) =>
       questionDocument(
         question,
-        (answers.get(question.id) ?? []).map((row) => row.answer),
+        (answers.get(question.id) ?? []).map((row) => ({
+          answer: row.answer,
+          visible: profileVisibleTo('public', row),
+        })),
       ),
     ),
   )
@@ -72,14 +97,14 @@ async function indexQuestions(db: Queryable, orgId: number, ids: number[], excep
 /** Rebuilds one expert's index row and facet values (or removes them if the expert is gone). */
 export async function refreshExpertSearch(db: Queryable, orgId: number, expertId: number): Promise<void> {
   await bumpExpertSearchVersion(db, orgId)
-  await indexExperts(db, orgId, [expertId])
+  await indexAnswersOf(db, orgId, await indexExperts(db, orgId, [expertId]))
 }
 
 /** As refreshExpertSearch, for many experts at once (an import). */
 export async function refreshExpertsSearch(db: Queryable, orgId: number, expertIds: number[]): Promise<void> {
   if (expertIds.length > 0) await bumpExpertSearchVersion(db, orgId)
   for (let i = 0; i < expertIds.length; i += BATCH)
-    await indexExperts(db, orgId, expertIds.slice(i, i + BATCH))
+    await indexAnswersOf(db, orgId, await indexExperts(db, orgId, expertIds.slice(i, i + BATCH)))
 }
 
 /** Every expert of the organization changed without a change to what is searched (the organization profile). */

@@ -23,7 +23,8 @@ export function valueKey(value: string): string {
 
 /**
  * SQLite FTS5 query: every word must match, the last one as a prefix. Each word is quoted, so query
- * syntax (AND, OR, NEAR, column names) in the input is plain text. `column` restricts every word to it.
+ * syntax (AND, OR, NEAR, column names) in the input is plain text. `column` restricts every word to it
+ * (a column name, or `{a b}` for several).
  */
 export function fts5Query(terms: string[], column?: string): string {
   const filter = column ? `${column} : ` : ''

@@ -4,7 +4,8 @@ import { type ApiError, notFound } from '../errors.js'
 /**
  * The two kinds of profile and where their routes live. An expert and a staff member are the same
  * record on the same engine (account, sections, read documents, deletes); the kind decides the URL,
- * the names in the OpenAPI document, and which lookups find it.
+ * the names in the OpenAPI document, and which lookups find it. Both are read with `read:public`,
+ * narrowed to published, non-private profiles (src/derived/audience.ts).
  */
 export interface ProfileKind {
   type: ProfileType
@@ -17,11 +18,6 @@ export interface ProfileKind {
   /** The OpenAPI tags of the account and profile routes, and of the section routes. */
   tag: string
   sectionsTag: string
-  /**
-   * The scope of its reads: experts are public (`read:public`, narrowed to published, non-private
-   * profiles); staff profiles are read with `read` only, as the staff and employee lists are.
-   */
-  readScope: 'read' | 'read:public'
 }
 
 export const EXPERT_KIND: ProfileKind = {
@@ -31,7 +27,6 @@ export const EXPERT_KIND: ProfileKind = {
   noun: 'an expert',
   tag: 'experts',
   sectionsTag: 'profile sections',
-  readScope: 'read:public',
 }
 
 export const STAFF_KIND: ProfileKind = {
@@ -41,7 +36,6 @@ export const STAFF_KIND: ProfileKind = {
   noun: 'a staff member',
   tag: 'staff',
   sectionsTag: 'staff',
-  readScope: 'read',
 }
 
 /** 404 for a username that names no profile of this type in the organization. */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod 
 import type { AppContext } from '../app-context.js'
 import { audienceOf, profileVisibleTo } from '../derived/audience.js'
 import { ApiError } from '../errors.js'
+import { STAFF_KIND } from './profile-type.js'
 import { findRenamedExpert } from './repository.js'
 
 const USERNAME = ':username'
@@ -25,8 +26,8 @@ function renamedUrl(request: FastifyRequest, routeUrl: string, username: string)
  * `.../expert/:username` whose answer would be 404 because no expert has that name now, but one had
  * it before a rename, gets `308 Permanent Redirect` to the same URL under the expert's current name
  * (renames in a row lead straight to the last one; a name another expert took since leads to that
- * expert, as it is its name). A reader gets the redirect only to an expert it may see. Call it on a
- * scope before its routes are added.
+ * expert, as it is its name). The same holds for staff members under `.../staff/:username`. A reader
+ * gets the redirect only to a profile it may see. Call it on a scope before its routes are added.
  */
 export function redirectRenamedExperts(app: FastifyInstance, context: AppContext): void {
   app.addHook('onRoute', (route) => {
@@ -46,7 +47,8 @@ export function redirectRenamedExperts(app: FastifyInstance, context: AppContext
           !('username' in params && typeof params.username === 'string')
         )
           throw error
-        const renamed = await findRenamedExpert(context.db, params.corporation, params.username)
+        const type = routeUrl.startsWith(`${STAFF_KIND.path}/`) ? 'staff' : 'expert'
+        const renamed = await findRenamedExpert(context.db, params.corporation, params.username, type)
         const audience =
           request.routeOptions.config.scope === 'read:public' ? audienceOf(request.principal.scopes) : 'all'
         if (!renamed || !profileVisibleTo(audience, renamed)) throw error

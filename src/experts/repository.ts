@@ -116,11 +116,15 @@ export async function findExpertOrRenamed(
   return renamed && findExpert(db, orgId, renamed.username)
 }
 
-/** The expert an old username of the organization leads to (its current username and flags). */
+/**
+ * The profile of `type` (an expert unless told) an old username of the organization leads to (its
+ * current username and flags).
+ */
 export async function findRenamedExpert(
   db: Queryable,
   orgId: number,
   oldUsername: string,
+  type: ProfileType = 'expert',
 ): Promise<Pick<ExpertRow, 'id' | 'username' | 'is_published' | 'is_private'> | undefined> {
   return db
     .selectFrom('username_redirects')
@@ -129,7 +133,7 @@ export async function findRenamedExpert(
     .where('username_redirects.org_id', '=', orgId)
     .where('username_redirects.username', '=', oldUsername)
     .where('experts.org_id', '=', orgId)
-    .where('experts.type', '=', 'expert')
+    .where('experts.type', '=', type)
     .executeTakeFirst()
 }
 

@@ -1,8 +1,9 @@
 import type { Queryable } from '../db/database.js'
+import { findExpertOrRenamed } from '../experts/repository.js'
 import { cursorParameter, encodeCursor } from './cursor.js'
 import type { InquiryStatus } from './handling.js'
 import type { InquiryKind } from './kinds.js'
-import { type InquiryWithDeliveries, listInquiries } from './repository.js'
+import { type InquiryFilter, type InquiryWithDeliveries, listInquiries } from './repository.js'
 import { DEFAULT_PAGE_SIZE } from './schemas.js'
 
 /** One request for a page of the inbox, as the API and the CLI take it: times in unix seconds. */
@@ -23,6 +24,21 @@ export interface InboxPage {
   next_cursor: string | null
 }
 
+/**
+ * The inquiries to the expert `username` names: its current one, or an old one that still redirects
+ * to it (CONTRACT §17), so the inquiries it received under any of its names. A username that leads
+ * to no expert (one deleted since) matches the inquiries sent under it.
+ */
+async function recipientFilter(
+  db: Queryable,
+  orgId: number,
+  username: string | undefined,
+): Promise<Pick<InquiryFilter, 'expertId' | 'username'>> {
+  if (username === undefined) return {}
+  const expert = await findExpertOrRenamed(db, orgId, username)
+  return expert ? { expertId: expert.id } : { username }
+}
+
 /** A page of the organization's inbox, newest first; a cursor not issued here is a validation error. */
 export async function readInbox(db: Queryable, orgId: number, request: InboxRequest): Promise<InboxPage> {
   const { kind, username, status, assignee, since, until } = request
@@ -31,7 +47,7 @@ export async function readInbox(db: Queryable, orgId: number, request: InboxRequ
     before: cursorParameter(request.cursor),
     filter: {
       kind,
-      username,
+      ...(await recipientFilter(db, orgId, username)),
       status,
       assignee: assignee?.toLowerCase(),
       since: since === undefined ? undefined : since * 1000,

@@ -43,6 +43,9 @@ export interface InquiryWithDeliveries {
 /** What the inbox can be narrowed to; times in unix milliseconds, as stored. */
 export interface InquiryFilter {
   kind?: string
+  /** The recipient expert's id: the inquiries it received under any of its usernames. */
+  expertId?: number
+  /** The recipient's username when the inquiry arrived (for an expert no longer there). */
   username?: string
   status?: string
   /** Lower-cased, as stored. */
@@ -73,6 +76,7 @@ export async function listInquiries(
   let query = db.selectFrom('inquiries').selectAll().where('org_id', '=', orgId)
   if (before !== undefined) query = query.where('id', '<', before)
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind)
+  if (filter.expertId !== undefined) query = query.where('expert_id', '=', filter.expertId)
   if (filter.username !== undefined) query = query.where('username', '=', filter.username)
   if (filter.status !== undefined) query = query.where('status', '=', filter.status)
   if (filter.assignee !== undefined) query = query.where('assignee', '=', filter.assignee)

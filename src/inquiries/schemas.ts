@@ -305,6 +305,7 @@ export const ErasureQuery = Type.Object(
   { email: Email('Erase every inquiry sent from this address') },
   { additionalProperties: false },
 )
+export type ErasureQueryInput = Static<typeof ErasureQuery>
 
 export const ErasureResult = Type.Object(
   {

@@ -78,6 +78,7 @@ export async function createInquiry(
       const id = await insertInquiry(trx, {
         ...columns,
         username: expert?.username ?? null,
+        expert_id: expert?.id ?? null,
         org_id: orgId,
         recipients: JSON.stringify(emailRecipients(setting, expert)),
         created_at: now,

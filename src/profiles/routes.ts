@@ -85,7 +85,7 @@ export function profileReadRoute(untyped: FastifyInstance, context: AppContext, 
         params: ExpertParams,
         response: { 200: Success(Profile), ...errors },
       },
-      config: { scope: kind.readScope },
+      config: { scope: 'read:public' },
     },
     async (request, reply) => {
       const { corporation, username } = request.params
@@ -211,7 +211,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: kind.readScope },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const audience = audienceOf(request.principal.scopes)
@@ -281,7 +281,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ElementParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: kind.readScope },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const { corporation, id } = request.params

@@ -252,6 +252,13 @@ interface ContentIndex {
   key: 'spotlight_id' | 'question_id'
   /** bm25 weights of the FTS columns, in column order. */
   bm25: string
+  /** PostgreSQL's ts_rank weights of the setweight letters, in its order: D, C, B, A. */
+  rankWeights: string
+  /**
+   * Where the public's words may match, when not everywhere: FTS5 columns (a column filter) and
+   * PostgreSQL setweight letters. The other columns hold what only `read` sees.
+   */
+  publicText?: { columns: string; weights: string }
   tagTable: 'spotlight_tags' | 'question_tags'
   /** The table linking an item to experts and its item column. */
   people: { table: 'spotlight_experts' | 'answers'; owner: 'spotlight_id' | 'question_id' }
@@ -261,6 +268,7 @@ export const SPOTLIGHT_INDEX: ContentIndex = {
   table: 'spotlight_search',
   key: 'spotlight_id',
   bm25: '10.0, 1.0',
+  rankWeights: '{0.1, 0.2, 0.4, 1.0}',
   tagTable: 'spotlight_tags',
   people: { table: 'spotlight_experts', owner: 'spotlight_id' },
 }
@@ -268,12 +276,21 @@ export const SPOTLIGHT_INDEX: ContentIndex = {
 export const QUESTION_INDEX: ContentIndex = {
   table: 'question_search',
   key: 'question_id',
-  bm25: '10.0, 3.0, 1.0',
+  // Hidden experts' answers (setweight B) rank as the others' (D).
+  bm25: '10.0, 3.0, 1.0, 1.0',
+  rankWeights: '{0.1, 0.2, 0.1, 1.0}',
+  publicText: { columns: '{question details answers}', weights: 'ACD' },
   tagTable: 'question_tags',
   people: { table: 'answers', owner: 'question_id' },
 }
 
 type ContentFacet = 'tags' | 'people' | 'year'
+
+/** The FTS5 match and the PostgreSQL tsquery of a content search's words, within what its audience may search. */
+function contentText(index: ContentIndex, criteria: ContentCriteria, text: TextQuery) {
+  const within = criteria.audience === 'public' ? index.publicText : undefined
+  return { match: fts5Query(text.terms, within?.columns), query: tsQuery(text.terms, within?.weights) }
+}
 
 function contentConditions(
   dialect: DialectName,
@@ -288,10 +305,11 @@ function contentConditions(
     conditions.push(sql`s.published = ${criteria.status === 'published' ? 1 : 0}`)
   if (criteria.text) {
     const fts = `${index.table}_fts`
+    const { match, query } = contentText(index, criteria, criteria.text)
     conditions.push(
       dialect === 'postgres'
-        ? sql`s.document @@ (${tsQuery(criteria.text.terms)})`
-        : sql`${key} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${fts5Query(criteria.text.terms)})`,
+        ? sql`s.document @@ (${query})`
+        : sql`${key} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${match})`,
     )
   }
   if (omit !== 'tags' && criteria.tags.length > 0)
@@ -324,14 +342,15 @@ export async function searchContentIds(
   const conditions = and(contentConditions(dialect, index, orgId, criteria))
   const limit = sql`limit ${page.limit} offset ${page.offset}`
   let query: RawBuilder<{ id: number }>
-  if (criteria.text && dialect === 'sqlite') {
+  const text = criteria.text && contentText(index, criteria, criteria.text)
+  if (text && dialect === 'sqlite') {
     const fts = sql.table(`${index.table}_fts`)
     query = sql`select ${key} as id from ${fts} join ${sql.table(index.table)} s on ${key} = ${fts}.rowid
-      where ${fts} match ${fts5Query(criteria.text.terms)} and ${conditions}
+      where ${fts} match ${text.match} and ${conditions}
       order by bm25(${fts}, ${sql.raw(index.bm25)}), ${newest} ${limit}`
   } else {
-    const order = criteria.text
-      ? sql`ts_rank(s.document, ${tsQuery(criteria.text.terms)}) desc, ${newest}`
+    const order = text
+      ? sql`ts_rank(${index.rankWeights}::float4[], s.document, ${text.query}) desc, ${newest}`
       : newest
     query = sql`select ${key} as id from ${sql.table(index.table)} s where ${conditions} order by ${order} ${limit}`
   }

@@ -70,7 +70,11 @@ function inOrder<T extends { id: number }>(ids: number[], rows: T[]): T[] {
  * The public (`read:public`) sees published records only, and non-private experts: those filters are
  * its defaults, and asking for more is a 403 naming the scope that allows it (CONTRACT §17).
  */
-function publicFilter<T extends string>(audience: Audience, given: T | undefined, visible: T): T | undefined {
+export function publicFilter<T extends string>(
+  audience: Audience,
+  given: T | undefined,
+  visible: T,
+): T | undefined {
   if (audience === 'all') return given
   if (given !== undefined && given !== visible) throw insufficientScope('read')
   return visible

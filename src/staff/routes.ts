@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { audienceOf } from '../derived/audience.js'
 import { STAFF_KIND } from '../experts/profile-type.js'
 import { accountRoutes } from '../experts/routes.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
@@ -14,6 +15,7 @@ const errors = { '4xx': ErrorEnvelope }
 /**
  * Staff profiles (CONTRACT §17): the vendor's `/staff` routes on the expert profile engine (account,
  * profile read, the staff sections), the staff list, and `/employee`, which lists staff and experts.
+ * All reads take `read:public`, which sees only published, non-private profiles.
  */
 export async function staffRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const target = { db: context.db, dialect: context.database.dialect }
@@ -29,10 +31,16 @@ export async function staffRoutes(app: FastifyInstance, context: AppContext): Pr
         querystring: ProfileListQuery,
         response: { 200: Success(StaffList), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
-      const { people, total } = await listPeople(target, request.params.corporation, ['staff'], request.query)
+      const { people, total } = await listPeople(
+        target,
+        request.params.corporation,
+        ['staff'],
+        request.query,
+        audienceOf(request.principal.scopes),
+      )
       return ok({ staff: people, total })
     },
   )
@@ -52,7 +60,7 @@ export async function staffRoutes(app: FastifyInstance, context: AppContext): Pr
         querystring: ProfileListQuery,
         response: { 200: Success(EmployeeList), ...errors },
       },
-      config: { scope: 'read' },
+      config: { scope: 'read:public' },
     },
     async (request) => {
       const { people, total } = await listPeople(
@@ -60,6 +68,7 @@ export async function staffRoutes(app: FastifyInstance, context: AppContext): Pr
         request.params.corporation,
         ['expert', 'staff'],
         request.query,
+        audienceOf(request.principal.scopes),
       )
       return ok({ employees: people, total })
     },

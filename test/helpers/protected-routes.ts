@@ -60,21 +60,26 @@ const HIDDEN_FLAGS = [
   { is_published: 1, is_private: 1 },
 ]
 
-/** An expert of `owner` with the given flags (published and public by default, as the public sees). */
-async function flaggedExpert(
-  ctx: TestContext,
-  owner: Tenant,
-  flags: { is_published: number; is_private: number } = { is_published: 1, is_private: 0 },
-): Promise<string> {
-  const username = await expertOf(ctx, owner)
+type Flags = { is_published: number; is_private: number }
+
+/** The flags of a profile the public sees. */
+const VISIBLE: Flags = { is_published: 1, is_private: 0 }
+
+/** Sets the flags of `owner`'s profile `username` under `segment` (`expert` or `staff`). */
+async function setFlags(ctx: TestContext, owner: Tenant, segment: string, username: string, flags: Flags) {
   const response = await ctx.inject({
     method: 'PUT',
-    url: `/v2/organization/${owner.orgId}/expert/${username}`,
+    url: `/v2/organization/${owner.orgId}/${segment}/${username}`,
     headers: owner.auth,
     payload: flags,
   })
   if (response.statusCode !== 200) throw new Error(`setting flags failed: ${response.body}`)
   return username
+}
+
+/** An expert of `owner` with the given flags (published and public by default, as the public sees). */
+async function flaggedExpert(ctx: TestContext, owner: Tenant, flags: Flags = VISIBLE): Promise<string> {
+  return setFlags(ctx, owner, 'expert', await expertOf(ctx, owner), flags)
 }
 
 /**
@@ -635,9 +640,14 @@ function staffOf(ctx: TestContext, owner: Tenant) {
   return createStaff(ctx, owner, { lastname: `Turing Org${owner.orgId}` })
 }
 
+/** A staff member of `owner` with the given flags (published and public by default, as the public sees). */
+async function flaggedStaff(ctx: TestContext, owner: Tenant, flags: Flags = VISIBLE): Promise<string> {
+  return setFlags(ctx, owner, 'staff', await staffOf(ctx, owner), flags)
+}
+
 /** A staff member of `owner` with one link, addressed under `corporation`. */
-async function staffWithLink(ctx: TestContext, corporation: number, owner: Tenant) {
-  const username = await staffOf(ctx, owner)
+async function staffWithLink(ctx: TestContext, corporation: number, owner: Tenant, flags?: Flags) {
+  const username = await flaggedStaff(ctx, owner, flags)
   const { id } = await asOwner(ctx, owner, 'POST', `/v2/organization/${owner.orgId}/staff/${username}/link`, {
     name: 'Office',
     url: 'https://office.example',
@@ -655,14 +665,14 @@ function staffRoutes(): ProtectedRoute[] {
   return [
     {
       name: 'GET staff list',
-      scope: 'read',
+      scope: 'read:public',
       covers: [`GET ${STAFF}`],
       record: false,
       build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}/staff` }),
     },
     {
       name: 'GET employee list',
-      scope: 'read',
+      scope: 'read:public',
       covers: ['GET /v2/organization/:corporation/employee'],
       record: false,
       build: async (_ctx, corporation) => ({
@@ -683,13 +693,20 @@ function staffRoutes(): ProtectedRoute[] {
     },
     {
       name: 'GET staff member',
-      scope: 'read',
+      scope: 'read:public',
       covers: [`GET ${MEMBER}`],
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'GET',
-        url: `/v2/organization/${corporation}/staff/${await staffOf(ctx, owner)}`,
+        url: `/v2/organization/${corporation}/staff/${await flaggedStaff(ctx, owner)}`,
       }),
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => ({
+            method: 'GET' as const,
+            url: `/v2/organization/${corporation}/staff/${await flaggedStaff(ctx, owner, flags)}`,
+          })),
+        ),
     },
     {
       name: 'PUT staff member',
@@ -714,23 +731,37 @@ function staffRoutes(): ProtectedRoute[] {
     },
     {
       name: 'GET staff section',
-      scope: 'read',
+      scope: 'read:public',
       covers: STAFF_SECTIONS.map((section) => `GET ${MEMBER}/${section}`),
       record: true,
       build: async (ctx, corporation, owner) => ({
         method: 'GET',
         url: `${(await staffWithLink(ctx, corporation, owner)).base}/link`,
       }),
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => ({
+            method: 'GET' as const,
+            url: `${(await staffWithLink(ctx, corporation, owner, flags)).base}/link`,
+          })),
+        ),
     },
     {
       name: 'GET staff section element',
-      scope: 'read',
+      scope: 'read:public',
       covers: ELEMENT_SECTIONS.map((section) => `GET ${MEMBER}/${section}/:id`),
       record: true,
       build: async (ctx, corporation, owner) => {
         const { base, id } = await staffWithLink(ctx, corporation, owner)
         return { method: 'GET', url: `${base}/link/${id}` }
       },
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => {
+            const { base, id } = await staffWithLink(ctx, corporation, owner, flags)
+            return { method: 'GET' as const, url: `${base}/link/${id}` }
+          }),
+        ),
     },
     {
       name: 'POST staff section element',

@@ -1,12 +1,21 @@
 import { type Command, Option } from 'commander'
+import type { Queryable } from '../../db/database.js'
 import { deleteWebhook, findWebhook, saveWebhook } from '../../delivery/repository.js'
 import { generateWebhookSecret, isWebhookUrl } from '../../delivery/webhook.js'
+import { compileValidator } from '../../http/validation.js'
 import { decodeCursor } from '../../inquiries/cursor.js'
 import { INQUIRY_STATUSES, type InquiryStatus, isInquiryStatus } from '../../inquiries/handling.js'
 import { readInbox } from '../../inquiries/inbox.js'
 import { type InquiryKind, isInquiryKind, KIND_NAMES } from '../../inquiries/kinds.js'
 import { handlingView, inquiryFields } from '../../inquiries/mapping.js'
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../inquiries/schemas.js'
+import { eraseSenderData, exportSenderData } from '../../inquiries/privacy.js'
+import type { InquiryWithDeliveries } from '../../inquiries/repository.js'
+import {
+  DEFAULT_PAGE_SIZE,
+  ErasureQuery,
+  type ErasureQueryInput,
+  MAX_PAGE_SIZE,
+} from '../../inquiries/schemas.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { LARGEST_UNIX_SECONDS } from '../../validation/fields.js'
 import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
@@ -25,6 +34,10 @@ interface ListOptions {
   limit?: number
   cursor?: string
   json?: boolean
+}
+
+async function requireOrganization(db: Queryable, orgId: number): Promise<void> {
+  if (!(await findOrganization(db, orgId))) throw new CliError(`No organization ${orgId}`)
 }
 
 function kindOption(value: string): InquiryKind {
@@ -65,7 +78,49 @@ function cursorOption(value: string): string {
   return value
 }
 
-/** `inquiries list` and the organization's webhook (`webhook set|show|clear`). */
+/** An inquiry as the CLI prints it (`--json`): the inbox's fields, times as ISO 8601. */
+function listed({ inquiry, deliveries }: InquiryWithDeliveries) {
+  return {
+    id: inquiry.id,
+    kind: inquiry.kind,
+    username: inquiry.username,
+    created_at: iso(inquiry.created_at),
+    ...handlingView(inquiry),
+    redacted_at: iso(inquiry.redacted_at),
+    fields: inquiryFields(inquiry),
+    delivery: deliveries.map((d) => ({
+      channel: d.channel,
+      status: d.status,
+      attempts: d.attempts,
+      last_error: d.last_error,
+      next_attempt_at: iso(d.next_attempt_at),
+    })),
+  }
+}
+
+/** One inquiry on one line, for people. */
+function line(inquiry: ReturnType<typeof listed>): string {
+  const delivery = inquiry.delivery
+    .map((d) => `${d.channel} ${d.status}${d.attempts > 1 ? ` (${d.attempts} attempts)` : ''}`)
+    .join(', ')
+  const handling = [inquiry.status, inquiry.assignee ?? 'unassigned'].join(' ')
+  const note = inquiry.notes === null ? '' : `\tnotes: ${inquiry.notes.replace(/\s+/g, ' ')}`
+  return `${inquiry.id}\t${inquiry.created_at}\t${inquiry.kind}\t${inquiry.username ?? '(desk)'}\t${handling}\t${delivery}${note}`
+}
+
+const checkSender = compileValidator<ErasureQueryInput>(ErasureQuery, 'querystring')
+
+/** `--email`: the sender's address, checked as the API checks it. */
+function senderOption(value: string): string {
+  const { value: query } = checkSender({ email: value })
+  if (!query) throw new UsageError(`--email must be a valid email address, got "${value}"`)
+  return query.email
+}
+
+/** Who the record of a privacy request names when it was made with the CLI (docs/privacy.md). */
+export const CLI_REQUESTER = 'cli'
+
+/** `inquiries list|export|erase` and the organization's webhook (`webhook set|show|clear`). */
 export function inquiryCommands(program: Command, cli: Cli): void {
   const inquiries = program.command('inquiries').description('Inquiries received and their delivery')
 
@@ -106,37 +161,56 @@ export function inquiryCommands(program: Command, cli: Cli): void {
           cursor: options.cursor,
         }),
       )
-      const list = page.items.map(({ inquiry, deliveries }) => ({
-        id: inquiry.id,
-        kind: inquiry.kind,
-        username: inquiry.username,
-        created_at: iso(inquiry.created_at),
-        ...handlingView(inquiry),
-        redacted_at: iso(inquiry.redacted_at),
-        fields: inquiryFields(inquiry),
-        delivery: deliveries.map((d) => ({
-          channel: d.channel,
-          status: d.status,
-          attempts: d.attempts,
-          last_error: d.last_error,
-          next_attempt_at: iso(d.next_attempt_at),
-        })),
-      }))
+      const list = page.items.map(listed)
       cli.report(options.json, { inquiries: list, next_cursor: page.next_cursor }, () => {
-        const lines = list.map((inquiry) => {
-          const delivery = inquiry.delivery
-            .map((d) => `${d.channel} ${d.status}${d.attempts > 1 ? ` (${d.attempts} attempts)` : ''}`)
-            .join(', ')
-          const handling = [inquiry.status, inquiry.assignee ?? 'unassigned'].join(' ')
-          const note = inquiry.notes === null ? '' : `\tnotes: ${inquiry.notes.replace(/\s+/g, ' ')}`
-          return `${inquiry.id}\t${inquiry.created_at}\t${inquiry.kind}\t${inquiry.username ?? '(desk)'}\t${handling}\t${delivery}${note}`
-        })
+        const lines = list.map(line)
         if (lines.length === 0) lines.push(options.cursor ? 'No more inquiries.' : 'No inquiries.')
         if (page.next_cursor !== null) {
           lines.push(`More inquiries: add --cursor ${page.next_cursor} to see the next page.`)
         }
         return lines.join('\n')
       })
+    })
+
+  inquiries
+    .command('export')
+    .description(
+      "Export every inquiry sent from one address (a sender's request to see their data); the export is recorded",
+    )
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .requiredOption('--email <email>', "the sender's address (case-insensitive)", senderOption)
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; email: string; json?: boolean }) => {
+      const items = await cli.withDatabase(async ({ db }) => {
+        await requireOrganization(db, options.org)
+        return exportSenderData(db, options.org, options.email, CLI_REQUESTER, Date.now())
+      })
+      const list = items.map(listed)
+      cli.report(options.json, { inquiries: list }, () =>
+        list.length === 0
+          ? `No inquiries from ${options.email} in organization ${options.org}.`
+          : list.map((inquiry) => `${line(inquiry)}\t${JSON.stringify(inquiry.fields)}`).join('\n'),
+      )
+    })
+
+  inquiries
+    .command('erase')
+    .description(
+      'Erase the personal data of every inquiry sent from one address (the records stay); the erasure is recorded',
+    )
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .requiredOption('--email <email>', "the sender's address (case-insensitive)", senderOption)
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; email: string; json?: boolean }) => {
+      const erased = await cli.withDatabase(async ({ db }) => {
+        await requireOrganization(db, options.org)
+        return eraseSenderData(db, options.org, options.email, CLI_REQUESTER, Date.now())
+      })
+      cli.report(options.json, { org: options.org, erased }, () =>
+        erased === 0
+          ? `No inquiries from ${options.email} with personal data left in organization ${options.org}.`
+          : `Erased the personal data of ${erased} ${erased === 1 ? 'inquiry' : 'inquiries'} from ${options.email} in organization ${options.org}.`,
+      )
     })
 
   const webhook = program
@@ -154,7 +228,7 @@ export function inquiryCommands(program: Command, cli: Cli): void {
       const url = options.url.trim()
       if (!isWebhookUrl(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`)
       const secret = await cli.withDatabase(async ({ db }) => {
-        if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
+        await requireOrganization(db, options.org)
         const current = await findWebhook(db, options.org)
         if (options.keepSecret && !current)
           throw new CliError('There is no secret to keep: run without --keep-secret')
