@@ -19,8 +19,9 @@ const LAYERS = [
   ['content', 'inquiries', 'search', 'people'],
   ['profiles', 'delivery', 'sessions'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
-  ['media'],
-  ['import', 'system', 'staff'],
+  // Single sign-on: signs people in through the sessions' own way and creates them through people/.
+  ['media', 'sso'],
+  ['import', 'system', 'staff', 'dashboard'],
   // The public directory's pages read profiles, posts, Q&A and search, and send inquiries.
   ['directory'],
   ['demo'],

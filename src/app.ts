@@ -10,6 +10,7 @@ import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
+import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
 import { memoryContactLimit, redisContactLimit } from './directory/contact-limit.js'
 import { directoryRoutes } from './directory/routes.js'
@@ -31,6 +32,10 @@ import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
+import { passwordsAllowed } from './sso/repository.js'
+import { type SsoContext, ssoRoutes } from './sso/routes.js'
+import { createSecretBox } from './sso/secret-box.js'
+import { ssoSettingsRoutes } from './sso/settings-routes.js'
 import { staffRoutes } from './staff/routes.js'
 import { openStorage } from './storage/open.js'
 import type { MediaStorage } from './storage/storage.js'
@@ -51,6 +56,8 @@ export interface AppOptions {
   metrics?: Metrics
   /** The media storage; when absent the app opens the one the config names and closes it with itself. */
   storage?: MediaStorage
+  /** The built dashboard's folder (default: packages/dashboard/dist of this checkout). */
+  dashboardDir?: string
 }
 
 /** A Redis connection that fails fast (limits fail open) and closes with the app. */
@@ -146,8 +153,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     mailer: createLinkMailer(config.smtpUrl, config.mailFrom, (error) =>
       app.log.warn({ err: error }, 'sign-in link email failed'),
     ),
+    passwordsAllowed: (orgId) => passwordsAllowed(database.db, orgId),
   }
   app.addHook('onClose', async () => sessions.mailer.close())
+  const sso: SsoContext = {
+    ...context,
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+  }
 
   registerConventions(app, securityHeaders())
   const metrics =
@@ -166,7 +178,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await metadataRoutes(open, context)
     await mediaRoutes(open, storage)
   })
-  await app.register(async (signIn) => sessionRoutes(signIn, sessions))
+  await app.register(async (signIn) => {
+    await sessionRoutes(signIn, sessions)
+    await ssoRoutes(signIn, sso)
+  })
+  await dashboardRoutes(app, options.dashboardDir)
   await app.register(async (directory) =>
     directoryRoutes(directory, context, {
       contactLimit: redis
@@ -195,6 +211,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await searchRoutes(protectedScope, context)
     await staffRoutes(protectedScope, context)
     await uploadRoutes(protectedScope, context)
+    await ssoSettingsRoutes(protectedScope, sso)
   })
   await app.after()
   fallback.install()

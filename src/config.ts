@@ -97,6 +97,16 @@ export const ConfigSchema = Type.Object({
   mediaS3Url: Type.Optional(Type.String({ pattern: '^(s3|https?)://' })),
   /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
   uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
+  /**
+   * A 256-bit key (64 hex digits, or 32 bytes in base64) that encrypts the secrets the service must
+   * use later, such as an organization's OpenID Connect client secret; unset: none can be stored.
+   */
+  secretKey: Type.Optional(
+    Type.String({
+      pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$',
+      'x-message': 'must be 64 hex digits or 32 bytes in base64 (openssl rand -hex 32)',
+    }),
+  ),
   /** Contact-form inquiries the public directory accepts per sender address and hour (0: no limit). */
   directoryContactLimit: Type.Integer({ minimum: 0, default: 10 }),
   /** URLs per directory sitemap file; past it the sitemap becomes an index (the protocol's limit is 50,000). */
@@ -139,6 +149,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   mediaDir: 'EXPERTDIR_MEDIA_DIR',
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',
+  secretKey: 'EXPERTDIR_SECRET_KEY',
   directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
   directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',
 }

@@ -42,7 +42,7 @@ const openPath = (path: string) => !path.startsWith('/v2/') || path.startsWith('
 
 /** CONTRACT §13: `read` for GETs, `write` for changes, the inquiry scopes for the inquiry routes. */
 function expectedScope(method: string, path: string): string {
-  if (path.endsWith('/notifications')) return 'admin'
+  if (path.endsWith('/notifications') || path.endsWith('/sso')) return 'admin'
   if (/\/inquiry$/.test(path) && method === 'delete') return 'admin'
   if (/\/inquiry\/\{id\}$/.test(path) && method === 'patch') return 'inquiries:handle'
   if (/\/inquiry(\/|$)/.test(path)) return method === 'get' ? 'inquiries:read' : 'inquiries:create'

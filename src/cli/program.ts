@@ -8,6 +8,7 @@ import { organizationCommands } from './commands/organizations.js'
 import { peopleCommands } from './commands/people.js'
 import { searchCommands } from './commands/search.js'
 import { serverCommands } from './commands/server.js'
+import { ssoCommands } from './commands/sso.js'
 import { CliError, type CliIo, createCli, type GlobalOptions, UsageError } from './output.js'
 
 /** Exit codes: 0 ok, 1 the operation failed, 2 usage error. */
@@ -34,6 +35,7 @@ export function buildProgram(io: CliIo): Command {
   organizationCommands(program, cli)
   clientCommands(program, cli)
   peopleCommands(program, cli)
+  ssoCommands(program, cli)
   contentCommands(program, cli)
   inquiryCommands(program, cli)
   searchCommands(program, cli)

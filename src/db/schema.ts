@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
+import type { SsoTables } from './sso-schema.js'
 
 /** What a reader may see: everything (`read`) or only what is public (`read:public`, CONTRACT §17). */
 export type Audience = 'all' | 'public'
@@ -88,7 +89,7 @@ export interface UsernameRedirectsTable {
   created_at: number
 }
 
-export interface DB extends ContentTables, SearchTables, PeopleTables {
+export interface DB extends ContentTables, SearchTables, PeopleTables, SsoTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable

@@ -66,6 +66,22 @@ export async function consumeLink(
   return Number(row.person_id)
 }
 
+/** The organization of a link's person, without using the link up; undefined for an unknown link. */
+export async function linkOrganization(
+  db: Queryable,
+  token: string,
+  purpose: LinkPurpose,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('person_links as l')
+    .innerJoin('people as p', 'p.id', 'l.person_id')
+    .select('p.org_id')
+    .where('l.token_hash', '=', hashToken(token))
+    .where('l.purpose', '=', purpose)
+    .executeTakeFirst()
+  return row ? Number(row.org_id) : undefined
+}
+
 /** Deletes invitation and reset links past their end; returns how many. */
 export async function purgeExpiredLinks(db: Queryable, now: number): Promise<number> {
   const result = await db.deleteFrom('person_links').where('expires_at', '<=', now).executeTakeFirst()

@@ -66,6 +66,8 @@ export interface NewPerson {
   password?: string | undefined
   /** The password was generated (the demo owner's): it must be changed before the person does anything else. */
   mustChange?: boolean
+  /** false: no invitation link either (a person created by single sign-on signs in through it). */
+  invite?: boolean
 }
 
 export interface AddedPerson {
@@ -129,7 +131,10 @@ export async function addPerson(
         created_at: now,
         updated_at: now,
       })
-      const invitation = passwordHash === null ? await issueLink(trx, id, 'invitation', now) : undefined
+      const invitation =
+        passwordHash === null && input.invite !== false
+          ? await issueLink(trx, id, 'invitation', now)
+          : undefined
       const person = await findPerson(trx, orgId, id)
       if (!person) throw new Error('the person just added was not found')
       return { person: summarize(person), ...(invitation ? { invitation } : {}) }

@@ -1,5 +1,5 @@
 import fastifyCookie from '@fastify/cookie'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { addressKey } from '../auth/failure-limit.js'
 import type { Lockout } from '../auth/lockout.js'
@@ -7,21 +7,15 @@ import { formatScopes } from '../auth/scopes.js'
 import { ApiError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { typedRoutes } from '../http/typed-routes.js'
-import { issueLink, linkUrl } from '../people/links.js'
+import { issueLink, linkOrganization, linkUrl } from '../people/links.js'
 import type { LinkMailer } from '../people/mail.js'
 import { decoyHash, verifyPassword } from '../people/passwords.js'
 import { findPersonByEmail, findPersonById } from '../people/repository.js'
 import { isRole, roleScopes } from '../people/roles.js'
 import { emailKey, setPassword, setPasswordWithLink } from '../people/service.js'
+import { clearSessionCookie, lifetimesOf, SESSION_COOKIE, startSession } from './cookie.js'
 import { checkJson, checkSameOrigin } from './guards.js'
-import {
-  createSession,
-  endSession,
-  issuePersonToken,
-  type Lifetimes,
-  type LiveSession,
-  useSession,
-} from './repository.js'
+import { endSession, issuePersonToken, type LiveSession, useSession } from './repository.js'
 import {
   DashboardToken,
   Done,
@@ -40,17 +34,18 @@ export interface SessionContext extends AppContext {
   /** Failed sign-ins per address, whatever the account: a higher count. */
   readonly addressLockout: Lockout
   readonly mailer: LinkMailer
+  /**
+   * Whether the organization's people may use passwords: an organization's single sign-on can turn
+   * them off (src/sso), and then password sign-in, resets and links are refused as wrong ones are.
+   */
+  readonly passwordsAllowed: (orgId: number) => Promise<boolean>
 }
 
-export const SESSION_COOKIE = 'expertdir_session'
 /**
  * Failed sign-ins from one address (any accounts) before it is locked out for 15 minutes: higher than
  * the per-account count (10), so that a shared address (an office's) is not locked out by one person.
  */
 export const ADDRESS_SIGN_IN_FAILURES = 50
-/** The cookie is sent only to /auth/...: the API under /v2 never even receives it. */
-const COOKIE_PATH = '/auth'
-
 const errors = { '4xx': ErrorEnvelope }
 
 declare module 'fastify' {
@@ -58,10 +53,6 @@ declare module 'fastify' {
     /** A cookie-authenticated route that changes state: same origin and JSON only (src/sessions/guards.ts). */
     sameOrigin?: boolean
   }
-}
-
-function lifetimesOf(context: AppContext): Lifetimes {
-  return { idleMs: context.config.sessionIdleSeconds * 1000, maxMs: context.config.sessionMaxSeconds * 1000 }
 }
 
 function wrongCredentials(): ApiError {
@@ -98,7 +89,7 @@ function meOf(session: LiveSession) {
 export async function sessionRoutes(scope: FastifyInstance, context: SessionContext): Promise<void> {
   const { db, now, config } = context
   const app = typedRoutes(scope)
-  const lifetimes = lifetimesOf(context)
+  const lifetimes = lifetimesOf(config)
   await app.register(fastifyCookie)
 
   app.addHook('onRequest', async (request) => {
@@ -106,27 +97,6 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
     checkSameOrigin(request, config.publicUrl)
     checkJson(request)
   })
-
-  const secure = (request: FastifyRequest) =>
-    request.protocol === 'https' || (config.publicUrl?.startsWith('https:') ?? false)
-
-  const setCookie = (request: FastifyRequest, reply: FastifyReply, token: string) => {
-    reply.setCookie(SESSION_COOKIE, token, {
-      path: COOKIE_PATH,
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: secure(request),
-      maxAge: config.sessionMaxSeconds,
-    })
-  }
-  const clearCookie = (request: FastifyRequest, reply: FastifyReply) => {
-    reply.clearCookie(SESSION_COOKIE, {
-      path: COOKIE_PATH,
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: secure(request),
-    })
-  }
 
   /** The live session of a cookie value, read from the table now; 401 without one. */
   const liveSession = async (token: string | undefined): Promise<LiveSession> => {
@@ -164,14 +134,19 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
         request.body.password,
         person?.password_hash ?? (await decoyHash()),
       )
-      if (locked || !person || person.password_hash === null || !matches) {
+      if (
+        locked ||
+        !person ||
+        person.password_hash === null ||
+        !matches ||
+        !(await context.passwordsAllowed(Number(person.org_id)))
+      ) {
         await context.accountLockout.recordFailure(accountKey)
         await context.addressLockout.recordFailure(address)
         throw wrongCredentials()
       }
       await context.accountLockout.reset(accountKey)
-      const token = await createSession(db, Number(person.id), now(), lifetimes)
-      setCookie(request, reply, token)
+      const token = await startSession(context, request, reply, Number(person.id))
       return ok(meOf(await liveSession(token)))
     },
   )
@@ -191,7 +166,7 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
     async (request, reply) => {
       const live = await session(request)
       await endSession(db, live.id)
-      clearCookie(request, reply)
+      clearSessionCookie(request, reply, config)
       return ok({ done: true as const })
     },
   )
@@ -285,7 +260,7 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
     },
     async (request) => {
       const person = await findPersonByEmail(db, emailKey(request.body.email))
-      if (person) {
+      if (person && (await context.passwordsAllowed(Number(person.org_id)))) {
         const token = await issueLink(db, Number(person.id), 'reset', now())
         const base = config.publicUrl ?? `${request.protocol}://${request.host}`
         const outcome = await context.mailer.send(person.email, 'reset', linkUrl(base, 'reset', token))
@@ -312,7 +287,12 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
         },
       },
       async (request) => {
-        if (!(await setPasswordWithLink(db, request.body.token, purpose, request.body.password, now()))) {
+        const orgId = await linkOrganization(db, request.body.token, purpose)
+        const allowed = orgId !== undefined && (await context.passwordsAllowed(orgId))
+        if (
+          !allowed ||
+          !(await setPasswordWithLink(db, request.body.token, purpose, request.body.password, now()))
+        ) {
           throw new ApiError('not_found', 'This link is unknown, used or expired: ask for a new one.')
         }
         return ok({ done: true as const })

@@ -7,6 +7,7 @@ import { purgeExpiredKeys } from '../inquiries/idempotency.js'
 import { applyRetention } from '../inquiries/privacy.js'
 import { purgeExpiredLinks } from '../people/links.js'
 import { purgeExpiredSessions } from '../sessions/repository.js'
+import { purgeExpiredSso } from '../sso/transactions.js'
 
 /** A periodic chore: deletes what has expired and returns how many rows it removed or changed. */
 export type Chore = (db: Kysely<DB>, now: number) => Promise<number>
@@ -22,6 +23,7 @@ export function chores(config: HousekeepingConfig): Record<string, Chore> {
     expired_idempotency_keys: purgeExpiredKeys,
     expired_sessions: purgeExpiredSessions,
     expired_person_links: purgeExpiredLinks,
+    expired_sso_sign_ins: purgeExpiredSso,
     ...(days === undefined
       ? {}
       : { inquiry_retention: (db: Kysely<DB>, now: number) => applyRetention(db, now, days) }),

@@ -41,6 +41,7 @@ export interface BodyRoute {
     | 'person_links'
     | 'people'
     | 'inquiry_notifications'
+    | 'sso_settings'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -120,6 +121,14 @@ export const BODY_ROUTES: BodyRoute[] = [
   ),
   ...writeRoutes(),
   ...staffWriteRoutes(),
+  {
+    name: 'PUT sso',
+    method: 'PUT',
+    auth: true,
+    url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/sso`,
+    malformed: 'validation_failed',
+    table: 'sso_settings',
+  },
   {
     name: 'PUT notifications',
     method: 'PUT',

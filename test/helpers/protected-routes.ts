@@ -7,6 +7,7 @@ import {
   STAFF_SECTIONS,
   STORED_SECTIONS,
 } from '../../src/profiles/section-fields.js'
+import { putSsoSettings } from '../../src/sso/settings.js'
 import { importDocument } from './content.js'
 import {
   createExpert,
@@ -312,10 +313,63 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
       payload: { media: { recipients: ['press@example.org'], desk: 1 } },
     }),
   },
+  ...ssoRoutes(),
   ...profileWriteRoutes(),
   ...staffRoutes(),
   ...mediaRoutes(),
 ]
+
+/** Sets up `owner`'s single sign-on through the service, so that reading or removing it succeeds. */
+async function withSso(ctx: TestContext, owner: Tenant): Promise<void> {
+  await putSsoSettings(ctx.testDatabase.database.db, owner.orgId, SSO_SETTINGS, {
+    secretBox: undefined,
+    now: ctx.clock.now(),
+  })
+}
+
+const SSO_SETTINGS = {
+  protocol: 'oidc',
+  issuer: 'https://login.example.edu',
+  client_id: 'expertdir',
+} as const
+
+/** The admin API of single sign-on (scope admin). */
+function ssoRoutes(): ProtectedRoute[] {
+  const path = '/v2/organization/:corporation/sso'
+  return [
+    {
+      name: 'GET sso',
+      covers: [`GET ${path}`],
+      scope: 'admin',
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        await withSso(ctx, owner)
+        return { method: 'GET', url: `/v2/organization/${corporation}/sso` }
+      },
+    },
+    {
+      name: 'PUT sso',
+      covers: [`PUT ${path}`],
+      scope: 'admin',
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}/sso`,
+        payload: SSO_SETTINGS,
+      }),
+    },
+    {
+      name: 'DELETE sso',
+      covers: [`DELETE ${path}`],
+      scope: 'admin',
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        await withSso(ctx, owner)
+        return { method: 'DELETE', url: `/v2/organization/${corporation}/sso` }
+      },
+    },
+  ]
+}
 
 /** A small photo, made once, for the photo routes. */
 let photo: Buffer | undefined

@@ -10,7 +10,7 @@ import { listeningPort } from './net.js'
 const run = promisify(execFile)
 
 /** A throw-away self-signed certificate for `hostName`, made by the openssl command. */
-async function selfSignedCertificate(hostName: string): Promise<{ key: Buffer; cert: Buffer }> {
+export async function selfSignedCertificate(hostName: string): Promise<{ key: Buffer; cert: Buffer }> {
   const dir = await mkdtemp(join(tmpdir(), 'expertdir-tls-'))
   try {
     const key = join(dir, 'key.pem')

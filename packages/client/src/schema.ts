@@ -240,6 +240,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The single sign-on of the organizations that answer for an email’s domain
+         * @description For the sign-in page, without a session: only the domain of the address is used (an organization lists it in its allowed_domains), so the answer says nothing of whether the address has an account.
+         */
+        get: operations["findSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/{corporation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization’s single sign-on button, for the sign-in page
+         * @description The protocol and where to send the browser; 404 when the organization has none.
+         */
+        get: operations["getOrganizationSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}": {
         parameters: {
             query?: never;
@@ -2365,6 +2405,31 @@ export interface paths {
         /** Upload a document (PDF, JPEG, PNG or WebP) for a section's url fields */
         post: operations["uploadFile"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization’s single sign-on settings (never the client secret)
+         * @description With the addresses to give the identity provider: the OIDC redirect URI, the SAML metadata and ACS URLs. 404 when none is set up.
+         */
+        get: operations["getSsoSettings"];
+        /**
+         * Set up or change the organization’s single sign-on (OpenID Connect or SAML 2.0)
+         * @description Partial: the first PUT names the protocol and what it needs (oidc: issuer, client_id; saml: entry_point, idp_certificate); later ones change only the fields given, and null clears an optional one. A client secret is stored encrypted and never answered; the server refuses it when it has no EXPERTDIR_SECRET_KEY. passwords_off 1 refuses password sign-in and resets to the organization’s people.
+         */
+        put: operations["updateSsoSettings"];
+        post?: never;
+        /** Remove the organization’s single sign-on; passwords work again */
+        delete: operations["removeSsoSettings"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4680,6 +4745,108 @@ export interface components {
                 tags: components["schemas"]["FacetBucket"][];
             };
         };
+        /** SsoOption */
+        SsoOption: {
+            /** @description The organization id */
+            organization: number;
+            /** @enum {unknown} */
+            protocol: "oidc" | "saml";
+            /** @description Send the browser here to sign in */
+            sign_in_url: string;
+            /** @description Whether its people may still sign in with a password */
+            passwords: boolean;
+        };
+        /**
+         * SsoOptions
+         * @description The single sign-on of the organizations that answer for the email domain
+         */
+        SsoOptions: {
+            options: components["schemas"]["SsoOption"][];
+        };
+        /** SsoRemoved */
+        SsoRemoved: {
+            /** @enum {boolean} */
+            removed: true;
+        };
+        /** SsoRoleMapping */
+        SsoRoleMapping: {
+            /** @description A value of the group claim (OIDC) or of a group attribute (SAML: eduPersonAffiliation, eduPersonEntitlement, isMemberOf, ...), matched exactly */
+            group: string;
+            /**
+             * @description The role people of that group get; never owner (owners are made by an owner, not by the identity provider)
+             * @enum {unknown}
+             */
+            role: "admin" | "editor" | "inquiries" | "expert";
+        };
+        /** SsoSettings */
+        SsoSettings: {
+            /** @enum {unknown} */
+            protocol: "oidc" | "saml";
+            issuer: string | null;
+            client_id: string | null;
+            /** @description Whether a client secret is stored (it is never shown) */
+            client_secret_set: boolean;
+            /** @description OIDC scopes asked for */
+            scope: string;
+            /** @description OIDC claim read for groups */
+            groups_claim: string;
+            entry_point: string | null;
+            idp_certificate: string | null;
+            /** @description SAML entity id of this service (the audience) */
+            sp_entity_id: string;
+            role_mapping: components["schemas"]["SsoRoleMapping"][];
+            default_role: ("admin" | "editor" | "inquiries" | "expert") | null;
+            /** @enum {integer} */
+            allow_create: 0 | 1;
+            allowed_domains: string[];
+            /** @enum {integer} */
+            passwords_off: 0 | 1;
+            /** @description Where the sign-in page sends a person to sign in */
+            sign_in_url: string;
+            /** @description OIDC: the redirect URI to register at the identity provider */
+            redirect_uri: string;
+            /** @description SAML: this service’s SP metadata for the identity provider */
+            metadata_url: string;
+            /** @description SAML: the assertion consumer service URL */
+            acs_url: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SsoSettingsUpdate */
+        SsoSettingsUpdate: {
+            /**
+             * @description `oidc` (OpenID Connect) or `saml` (SAML 2.0)
+             * @enum {unknown}
+             */
+            protocol?: "oidc" | "saml";
+            /**
+             * Format: uri
+             * @description OIDC: the identity provider’s issuer (its discovery document is read from it); https: an http(s) URL
+             */
+            issuer?: string;
+            /** @description OIDC: this service’s client id at the identity provider */
+            client_id?: string;
+            client_secret?: string | null;
+            scope?: string | null;
+            groups_claim?: string | null;
+            /**
+             * Format: uri
+             * @description SAML: the identity provider’s single sign-on URL (HTTP-Redirect binding); https: an http(s) URL
+             */
+            entry_point?: string;
+            /** @description SAML: the identity provider’s signing certificate, PEM (or its base64 body) */
+            idp_certificate?: string;
+            sp_entity_id?: string | null;
+            /** @description Groups to roles, at most 100; a person in several groups gets the highest role */
+            role_mapping?: components["schemas"]["SsoRoleMapping"][];
+            default_role?: ("admin" | "editor" | "inquiries" | "expert") | null;
+            /** @description 1: a person with no account is created on first sign-in */
+            allow_create?: number;
+            /** @description Email domains that may sign in (exact match, at most 50); empty: any. The sign-in page finds the organization by them (GET /auth/sso?email=) */
+            allowed_domains?: string[];
+            /** @description 1: passwords are off for the organization: password sign-in and resets are refused for its people */
+            passwords_off?: number;
+        };
         /** StaffList */
         StaffList: {
             staff: components["schemas"]["ExpertListItem"][];
@@ -5430,6 +5597,84 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Done"];
+                    };
+                };
+            };
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    findSingleSignOn: {
+        parameters: {
+            query: {
+                /** @description The address the person typed; only its domain is used */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SsoOptions"];
+                    };
+                };
+            };
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganizationSingleSignOn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SsoOptions"];
                     };
                 };
             };
@@ -18424,6 +18669,148 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["FileStored"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SsoSettings"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoSettingsUpdate"];
+                "application/x-www-form-urlencoded": components["schemas"]["SsoSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SsoSettings"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SsoRemoved"];
                     };
                 };
             };

@@ -1,0 +1,55 @@
+import { tokens } from './client.ts'
+import { failureOf } from './failure.ts'
+
+/**
+ * Writes of one profile section, addressed by the section's name. The typed client needs each path as
+ * a literal, which a form generated for any section cannot give, so these calls name the path pattern
+ * of CONTRACT §9 and send bodies built from the generated schema of that very section
+ * (src/schemas.ts); the server validates them against the same schema.
+ */
+export async function sectionWrite(
+  method: 'POST' | 'PUT' | 'DELETE',
+  path: { organization: number; username: string; section: string; id?: number },
+  body?: Record<string, unknown>,
+): Promise<unknown> {
+  const url = [
+    '/v2/organization',
+    path.organization,
+    'expert',
+    encodeURIComponent(path.username),
+    path.section,
+    ...(path.id === undefined ? [] : [path.id]),
+  ].join('/')
+  const response = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${await tokens.token()}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  })
+  const payload: unknown = await response.json().catch(() => undefined)
+  if (!response.ok) throw failureOf(payload, response.status)
+  return payload
+}
+
+/**
+ * `PUT .../avatar` with the image's bytes as the body (CONTRACT §16): the server reads the type from
+ * the bytes and crops its square sizes around the focus point (0..1 from the left and the top).
+ */
+export async function uploadAvatar(
+  path: { organization: number; username: string },
+  file: Blob,
+  focus: { x: number; y: number },
+): Promise<unknown> {
+  const query = new URLSearchParams({ focus_x: focus.x.toFixed(3), focus_y: focus.y.toFixed(3) })
+  const url = `/v2/organization/${path.organization}/expert/${encodeURIComponent(path.username)}/avatar?${query}`
+  const response = await fetch(url, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${await tokens.token()}`, 'content-type': file.type || 'image/jpeg' },
+    body: file,
+  })
+  const payload: unknown = await response.json().catch(() => undefined)
+  if (!response.ok) throw failureOf(payload, response.status)
+  return payload
+}

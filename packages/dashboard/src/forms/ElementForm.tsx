@@ -1,0 +1,113 @@
+import { type FormEvent, useEffect, useId, useMemo, useState } from 'react'
+import { ApiFailure, messageOf } from '../api/failure.ts'
+import { useDirty } from './dirty.tsx'
+import { bodyOf, type FieldSpec, type FormValues, valuesOf } from './model.ts'
+import { SchemaFields } from './SchemaFields.tsx'
+
+interface Props {
+  /** The form's accessible name ("Education 2", "New education"). */
+  title: string
+  fields: readonly FieldSpec[]
+  /** The stored element, when editing one. */
+  element?: Readonly<Record<string, unknown>>
+  /** create: send every filled field; update: only what changed. */
+  mode: 'create' | 'update'
+  submitLabel: string
+  onSave: (body: Record<string, unknown>) => Promise<unknown>
+  onRemove?: () => Promise<unknown>
+  /** After a created element is saved the form empties again. */
+  resetAfterSave?: boolean
+}
+
+/** One element's form: generated fields, the server's messages beside them, save and remove. */
+export function ElementForm({
+  title,
+  fields,
+  element,
+  mode,
+  submitLabel,
+  onSave,
+  onRemove,
+  resetAfterSave,
+}: Props) {
+  const original = useMemo(() => valuesOf(fields, element), [fields, element])
+  const [values, setValues] = useState<FormValues>(original)
+  const [failure, setFailure] = useState<unknown>()
+  const [notice, setNotice] = useState('')
+  const [busy, setBusy] = useState(false)
+  const headingId = useId()
+  // A new read of the element (after a save or a reload) becomes the form's state.
+  useEffect(() => setValues(original), [original])
+
+  const changes = bodyOf(fields, values, 'update', original)
+  const dirty = Object.keys(changes).length > 0
+  useDirty(dirty)
+
+  const run = async (action: () => Promise<unknown>, done: string) => {
+    setBusy(true)
+    setFailure(undefined)
+    setNotice('')
+    try {
+      await action()
+      setNotice(done)
+      if (resetAfterSave) setValues(valuesOf(fields))
+    } catch (error) {
+      setFailure(error)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    void run(() => onSave(bodyOf(fields, values, mode, original)), 'Saved.')
+  }
+
+  return (
+    <form className="element-form" onSubmit={submit} aria-labelledby={headingId} noValidate>
+      <h4 id={headingId} className="visually-hidden">
+        {title}
+      </h4>
+      <div className="form-grid">
+        <SchemaFields
+          fields={fields}
+          values={values}
+          onChange={(name, value) => setValues((previous) => ({ ...previous, [name]: value }))}
+          errors={failure instanceof ApiFailure ? failure.fields : {}}
+        />
+      </div>
+      {failure ? (
+        <p className="form-error" role="alert">
+          {messageOf(failure)}
+        </p>
+      ) : null}
+      {notice && !dirty ? (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy || (mode === 'update' && !dirty)}>
+          {submitLabel}
+        </button>
+        {mode === 'update' && dirty ? (
+          <button type="button" onClick={() => setValues(original)} disabled={busy}>
+            Undo changes
+          </button>
+        ) : null}
+        {onRemove ? (
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={() => {
+              if (window.confirm(`Remove ${title}?`)) void run(onRemove, 'Removed.')
+            }}
+          >
+            Remove
+          </button>
+        ) : null}
+      </div>
+    </form>
+  )
+}

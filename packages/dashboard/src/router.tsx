@@ -1,0 +1,44 @@
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router'
+import { ExpertsScreen, type ExpertsSearch, expertsSearchOf } from './screens/Experts.tsx'
+import { InboxScreen, type InboxSearch, inboxSearchOf } from './screens/Inbox.tsx'
+import { Shell } from './screens/Shell.tsx'
+import { Empty } from './ui/parts.tsx'
+
+const root = createRootRoute({
+  component: Shell,
+  notFoundComponent: () => <Empty>There is no such page. Use the menu above.</Empty>,
+})
+
+const home = createRoute({ getParentRoute: () => root, path: '/', component: () => null })
+
+const experts = createRoute({
+  getParentRoute: () => root,
+  path: '/experts',
+  validateSearch: (search: Record<string, unknown>): ExpertsSearch => expertsSearchOf(search),
+  component: ExpertsScreen,
+})
+
+/** The editor (and TipTap with it) loads only when a profile is opened. */
+const profile = createRoute({
+  getParentRoute: () => root,
+  path: '/experts/$username',
+  component: lazyRouteComponent(() => import('./screens/Profile.tsx'), 'ProfileScreen'),
+})
+
+const inbox = createRoute({
+  getParentRoute: () => root,
+  path: '/inquiries',
+  validateSearch: (search: Record<string, unknown>): InboxSearch => inboxSearchOf(search),
+  component: InboxScreen,
+})
+
+export const router = createRouter({
+  routeTree: root.addChildren([home, experts, profile, inbox]),
+  basepath: '/admin',
+})
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router
+  }
+}

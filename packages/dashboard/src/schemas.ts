@@ -1,0 +1,45 @@
+import type { JsonSchema, Markup } from './forms/model.ts'
+import generated from './generated/schemas.json'
+
+/** How a section holds its elements: one element, a set of names, or an ordered list. */
+export type SectionShape = 'single' | 'names' | 'list'
+
+export interface SectionSchema {
+  name: string
+  shape: SectionShape
+  markup: Readonly<Record<string, Markup>>
+  create: JsonSchema
+  update: JsonSchema
+}
+
+/**
+ * The write schemas of the API, generated from the server's own tables by `npm run client:generate`
+ * (scripts/dashboard-schema.ts): the forms are built from them, never written by hand.
+ */
+export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
+export const SECTION_SCHEMAS: readonly SectionSchema[] = generated.sections.map((section) => ({
+  ...section,
+  shape: section.shape === 'single' || section.shape === 'names' ? section.shape : 'list',
+  markup: Object.fromEntries(
+    Object.entries(section.markup).map(([field, kind]) => [field, kind === 'html' ? 'html' : 'embed']),
+  ),
+}))
+
+/** Headings of the sections, where the API's name is not already a word. */
+const LABELS: Readonly<Record<string, string>> = {
+  cv: 'CV',
+  seo: 'Search engines (SEO)',
+  eventappearance: 'Event appearances',
+  mediaappearance: 'Media appearances',
+  researchfocus: 'Research focus',
+  researchgrant: 'Research grants',
+  sampletalk: 'Sample talks',
+  profiletype: 'Profile types',
+  slideshare: 'SlideShare',
+  youtube: 'YouTube',
+  podchaser: 'Podchaser',
+}
+
+export function sectionLabel(name: string): string {
+  return LABELS[name] ?? name.charAt(0).toUpperCase() + name.slice(1)
+}

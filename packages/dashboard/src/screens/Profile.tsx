@@ -1,0 +1,222 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { getRouteApi } from '@tanstack/react-router'
+import { useEffect, useRef, useState } from 'react'
+import type { components } from '../../../client/src/schema.ts'
+import { api } from '../api/client.ts'
+import { dataOf, messageOf } from '../api/failure.ts'
+import { useSignedIn } from '../api/session.ts'
+import { UnsavedChangesGuard } from '../forms/dirty.tsx'
+import { ElementForm } from '../forms/ElementForm.tsx'
+import { fieldsOf } from '../forms/model.ts'
+import { EXPERT_SCHEMAS, SECTION_SCHEMAS } from '../schemas.ts'
+import { ErrorNote, Loading } from '../ui/parts.tsx'
+import { PhotoPanel } from './PhotoPanel.tsx'
+import {
+  ConflictError,
+  type LoadedProfile,
+  missingForPublishing,
+  profileKey,
+  useGuardedSave,
+  useProfile,
+} from './profile-data.ts'
+import { SectionEditor } from './SectionEditor.tsx'
+import { canWrite } from './Shell.tsx'
+
+const route = getRouteApi('/experts/$username')
+/** Publishing and privacy have their own panel; the account form holds the rest of the expert's fields. */
+const accountFields = fieldsOf(EXPERT_SCHEMAS.update).filter(
+  (field) => field.name !== 'is_published' && field.name !== 'is_private' && field.name !== 'username',
+)
+
+export function ProfileScreen() {
+  const me = useSignedIn()
+  const { username } = route.useParams()
+  const loaded = useProfile(me.organization, username)
+  if (loaded.isPending) return <Loading what="the profile" />
+  if (loaded.isError) return <ErrorNote error={loaded.error} retry={() => void loaded.refetch()} />
+  return (
+    <UnsavedChangesGuard>
+      <ProfileEditor loaded={loaded.data} username={username} writable={canWrite(me)} />
+    </UnsavedChangesGuard>
+  )
+}
+
+function ProfileEditor({
+  loaded,
+  username,
+  writable,
+}: {
+  loaded: LoadedProfile
+  username: string
+  writable: boolean
+}) {
+  const me = useSignedIn()
+  const queries = useQueryClient()
+  const { profile, etag } = loaded
+  const account = profile.account[0]
+  const [conflict, setConflict] = useState(false)
+  const banner = useRef<HTMLDivElement>(null)
+  // The banner is at the top; whoever saved further down is taken to it.
+  useEffect(() => {
+    if (conflict) banner.current?.focus()
+  }, [conflict])
+  const guarded = useGuardedSave(me.organization, username, etag)
+  /** Every write of this screen: checked against the ETag first; a conflict shows the banner. */
+  const save = async <T,>(write: () => Promise<T>): Promise<T> => {
+    try {
+      return await guarded(write)
+    } catch (error) {
+      if (error instanceof ConflictError) setConflict(true)
+      throw error
+    }
+  }
+  const reload = async () => {
+    setConflict(false)
+    await queries.invalidateQueries({ queryKey: profileKey(me.organization, username) })
+  }
+  const updateExpert = (body: components['schemas']['ExpertUpdate']) =>
+    save(async () =>
+      dataOf(
+        await api.PUT('/v2/organization/{corporation}/expert/{username}', {
+          params: { path: { corporation: me.organization, username } },
+          body,
+        }),
+      ),
+    )
+
+  if (!account) return <ErrorNote error={new Error('This profile has no account.')} />
+  return (
+    <div className="profile">
+      <div className="page-head">
+        <h1>
+          {account.firstname} {account.lastname}
+        </h1>
+        <div className="badges">
+          <span className={account.is_published ? 'badge ok' : 'badge'}>
+            {account.is_published ? 'Published' : 'Unpublished'}
+          </span>
+          {account.is_private ? <span className="badge warn">Private</span> : null}
+        </div>
+      </div>
+      {conflict ? (
+        <div className="conflict" role="alert" ref={banner} tabIndex={-1}>
+          <p>{new ConflictError().message}</p>
+          <button type="button" className="primary" onClick={() => void reload()}>
+            Reload the profile
+          </button>
+        </div>
+      ) : null}
+      {writable ? null : <p className="notice">You can read this profile; your role cannot change it.</p>}
+      <div className="profile-top">
+        <PublishPanel loaded={loaded} writable={writable} update={updateExpert} />
+        <PhotoPanel
+          organization={me.organization}
+          username={username}
+          avatar={profile.avatar}
+          writable={writable}
+          save={save}
+        />
+      </div>
+      <section className="card" aria-labelledby="account-title">
+        <h2 id="account-title">Account</h2>
+        <ElementForm
+          title="Account"
+          fields={accountFields}
+          element={account}
+          mode="update"
+          submitLabel="Save account"
+          onSave={(body) => updateExpert(body)}
+        />
+      </section>
+      <h2>Profile sections</h2>
+      {SECTION_SCHEMAS.map((section) => (
+        <SectionEditor
+          key={section.name}
+          section={section}
+          organization={me.organization}
+          username={username}
+          elements={elementsOf(profile, section.name)}
+          save={save}
+        />
+      ))}
+    </div>
+  )
+}
+
+/** A section's elements in a read profile (every stored section is a list there). */
+function elementsOf(profile: components['schemas']['Profile'], section: string): Record<string, unknown>[] {
+  const value: unknown = Object.entries(profile).find(([name]) => name === section)?.[1]
+  return Array.isArray(value) ? value : []
+}
+
+function PublishPanel({
+  loaded,
+  writable,
+  update,
+}: {
+  loaded: LoadedProfile
+  writable: boolean
+  update: (body: components['schemas']['ExpertUpdate']) => Promise<unknown>
+}) {
+  const account = loaded.profile.account[0]
+  const missing = missingForPublishing(loaded.profile)
+  const [failure, setFailure] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  if (!account) return null
+  const run = async (body: components['schemas']['ExpertUpdate']) => {
+    setBusy(true)
+    setFailure(undefined)
+    try {
+      await update(body)
+    } catch (error) {
+      setFailure(error)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <section className="card publish" aria-labelledby="publish-title">
+      <h2 id="publish-title">Publishing</h2>
+      <p>
+        {account.is_published ? 'Published' : 'Not published'}
+        {account.is_private ? ', private: only readers with full access see it.' : ', public.'}
+      </p>
+      {missing.length > 0 ? (
+        <div className="checklist">
+          <p>A published profile should have:</p>
+          <ul aria-label="What this profile lacks">
+            {missing.map((item) => (
+              <li key={item}>{item}</li>
+            ))}
+          </ul>
+        </div>
+      ) : (
+        <p className="notice">This profile has a photo, a tagline, a biography and topics.</p>
+      )}
+      {writable ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="primary"
+            disabled={busy}
+            onClick={() => void run({ is_published: account.is_published ? 0 : 1 })}
+          >
+            {account.is_published ? 'Unpublish' : 'Publish'}
+          </button>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void run({ is_private: account.is_private ? 0 : 1 })}
+          >
+            {account.is_private ? 'Make public' : 'Make private'}
+          </button>
+        </div>
+      ) : null}
+      {failure ? (
+        <p className="form-error" role="alert">
+          {messageOf(failure)}
+        </p>
+      ) : null}
+    </section>
+  )
+}

@@ -1,0 +1,145 @@
+import { type FormEvent, useId, useState } from 'react'
+import { ApiFailure, messageOf } from '../api/failure.ts'
+import { sectionWrite } from '../api/profile-writes.ts'
+import { ElementForm } from '../forms/ElementForm.tsx'
+import { fieldsOf } from '../forms/model.ts'
+import { type SectionSchema, sectionLabel } from '../schemas.ts'
+
+interface Props {
+  section: SectionSchema
+  organization: number
+  username: string
+  elements: readonly Record<string, unknown>[]
+  save: <T>(write: () => Promise<T>) => Promise<T>
+}
+
+/** One section of the profile: its form(s) generated from the section's write schemas. */
+export function SectionEditor({ section, organization, username, elements, save }: Props) {
+  const label = sectionLabel(section.name)
+  const path = { organization, username, section: section.name }
+  const write = (method: 'POST' | 'PUT' | 'DELETE', id?: number, body?: Record<string, unknown>) =>
+    save(() => sectionWrite(method, { ...path, ...(id === undefined ? {} : { id }) }, body))
+  const createFields = fieldsOf(section.create, section.markup)
+  const updateFields = fieldsOf(section.update, section.markup)
+
+  return (
+    <details className="card section" open={section.name === 'biography' || undefined}>
+      <summary>
+        <h3>{label}</h3> <span className="muted">({elements.length})</span>
+      </summary>
+      {section.shape === 'names' ? (
+        <NameSet label={label} elements={elements} write={write} />
+      ) : section.shape === 'single' ? (
+        <ElementForm
+          title={label}
+          fields={updateFields}
+          element={elements[0]}
+          mode="update"
+          submitLabel={`Save ${label.toLowerCase()}`}
+          onSave={(body) => write('POST', undefined, body)}
+          {...(elements[0] ? { onRemove: () => write('DELETE') } : {})}
+        />
+      ) : (
+        <>
+          {elements.length === 0 ? <p className="empty">No {label.toLowerCase()} yet.</p> : null}
+          <ol className="elements">
+            {elements.map((element, index) => {
+              const id = Number(element.id)
+              return (
+                <li key={id}>
+                  <ElementForm
+                    title={`${label} ${index + 1}`}
+                    fields={updateFields}
+                    element={element}
+                    mode="update"
+                    submitLabel="Save"
+                    onSave={(body) => write('PUT', id, body)}
+                    onRemove={() => write('DELETE', id)}
+                  />
+                </li>
+              )
+            })}
+          </ol>
+          <div className="add-element">
+            <h4>Add to {label.toLowerCase()}</h4>
+            <ElementForm
+              title={`New ${label.toLowerCase()}`}
+              fields={createFields}
+              mode="create"
+              submitLabel="Add"
+              resetAfterSave
+              onSave={(body) => write('POST', undefined, body)}
+            />
+          </div>
+        </>
+      )}
+    </details>
+  )
+}
+
+/** Topics, industries, categories, tags, profile types: names added and removed one by one. */
+function NameSet({
+  label,
+  elements,
+  write,
+}: {
+  label: string
+  elements: readonly Record<string, unknown>[]
+  write: (method: 'POST' | 'DELETE', id?: number, body?: Record<string, unknown>) => Promise<unknown>
+}) {
+  const inputId = useId()
+  const [name, setName] = useState('')
+  const [failure, setFailure] = useState<unknown>()
+  const run = async (action: () => Promise<unknown>) => {
+    setFailure(undefined)
+    try {
+      await action()
+      return true
+    } catch (error) {
+      setFailure(error)
+      return false
+    }
+  }
+  const add = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (await run(() => write('POST', undefined, { name }))) setName('')
+  }
+  const fieldError = failure instanceof ApiFailure ? failure.fields.name : undefined
+  return (
+    <div className="name-set">
+      {elements.length === 0 ? <p className="empty">No {label.toLowerCase()} yet.</p> : null}
+      <ul className="chips" aria-label={label}>
+        {elements.map((element) => {
+          const shown = String(element.name ?? element.tag ?? '')
+          return (
+            <li key={String(element.id)} className="chip">
+              {shown}
+              <button
+                type="button"
+                aria-label={`Remove ${shown}`}
+                onClick={() => void run(() => write('DELETE', Number(element.id)))}
+              >
+                ×
+              </button>
+            </li>
+          )
+        })}
+      </ul>
+      <form onSubmit={add} className="inline-form">
+        <label htmlFor={inputId}>Add to {label.toLowerCase()}</label>
+        <input
+          id={inputId}
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          aria-invalid={fieldError ? true : undefined}
+        />
+        <button type="submit">Add</button>
+      </form>
+      {failure ? (
+        <p className="form-error" role="alert">
+          {fieldError ? `The name ${fieldError}` : messageOf(failure)}
+        </p>
+      ) : null}
+    </div>
+  )
+}

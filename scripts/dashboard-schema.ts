@@ -1,0 +1,56 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
+import {
+  markupFields,
+  NAME_SECTIONS,
+  SINGLE_SECTIONS,
+  STORED_SECTIONS,
+  sectionBody,
+} from '../src/profiles/section-fields.js'
+import { sanitizeHtml } from '../src/validation/html.js'
+
+/**
+ * `npm run client:generate` (with `--check`: `npm run client:check`): writes the dashboard's form
+ * schemas, `packages/dashboard/src/generated/schemas.json`, from the same TypeBox tables that validate
+ * the API's writes, so that the dashboard's forms and the API cannot disagree.
+ */
+const FILE = 'packages/dashboard/src/generated/schemas.json'
+
+function shapeOf(section: string): 'single' | 'names' | 'list' {
+  if (SINGLE_SECTIONS.has(section)) return 'single'
+  return NAME_SECTIONS.has(section) ? 'names' : 'list'
+}
+
+const document = {
+  expert: { create: ExpertCreate, update: ExpertUpdate },
+  sections: STORED_SECTIONS.map((name) => {
+    const shape = shapeOf(name)
+    const markup = Object.fromEntries(
+      [...markupFields(name)].map(([field, sanitize]) => [
+        field,
+        sanitize === sanitizeHtml ? 'html' : 'embed',
+      ]),
+    )
+    return {
+      name,
+      shape,
+      markup,
+      create: sectionBody(name, shape === 'single' ? 'patch' : 'create'),
+      update: sectionBody(name, 'patch'),
+    }
+  }),
+}
+const text = `${JSON.stringify(document)}\n`
+
+if (process.argv.includes('--check')) {
+  let current = ''
+  try {
+    current = readFileSync(FILE, 'utf8')
+  } catch {}
+  if (current !== text) {
+    console.error(`${FILE} is out of date: run npm run client:generate`)
+    process.exit(1)
+  }
+} else {
+  writeFileSync(FILE, text)
+}

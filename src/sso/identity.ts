@@ -1,0 +1,112 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.js'
+import { ApiError } from '../errors.js'
+import { findExpertByEmail } from '../experts/repository.js'
+import { findPersonByEmail } from '../people/repository.js'
+import { addPerson, emailKey, updatePerson } from '../people/service.js'
+import { stringsOf } from '../validation/guards.js'
+import { highestRole, type SsoRole } from './roles.js'
+import type { SsoSettings } from './settings.js'
+
+/** Who the identity provider says signed in, whatever the protocol. */
+export interface AssertedIdentity {
+  email: string
+  name?: string | undefined
+  /** Group claim values (OIDC) or group attribute values (SAML), exactly as sent. */
+  groups: string[]
+}
+
+/** A claim's or attribute's values: one string, or the strings of a list. */
+export function valuesOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  return stringsOf(value)
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+function refused(message: string): ApiError {
+  return new ApiError('forbidden', message)
+}
+
+/** The highest role the person's groups map to, if any. */
+export function mappedRole(settings: SsoSettings, groups: readonly string[]): SsoRole | undefined {
+  const held = new Set(groups)
+  return highestRole(settings.roleMapping.filter((entry) => held.has(entry.group)).map((entry) => entry.role))
+}
+
+/** The username of the organization's expert with this email, for a person given the expert role. */
+async function expertUsername(db: Kysely<DB>, orgId: number, email: string): Promise<string> {
+  const expert = await findExpertByEmail(db, orgId, emailKey(email))
+  if (expert?.type !== 'expert') {
+    throw refused(
+      'Your group gives the expert role, but no expert of this organization has your email address: ask an administrator.',
+    )
+  }
+  return expert.username
+}
+
+/**
+ * The person an identity provider vouched for, in the organization whose SSO it is (CONTRACT §14):
+ * the email's domain must be allowed; an existing person is matched by email (case-insensitive) and,
+ * when a group maps to a role, given that role (an owner keeps being owner); someone without an
+ * account is created when the organization allows it, with the highest mapped role or the default
+ * role, and refused otherwise. Returns the person's id.
+ */
+export async function resolvePerson(
+  db: Kysely<DB>,
+  settings: SsoSettings,
+  identity: AssertedIdentity,
+  now: number,
+): Promise<number> {
+  const email = identity.email.trim()
+  if (!EMAIL.test(email) || email.length > 254) {
+    throw refused('The identity provider sent no usable email address for you: ask its administrators.')
+  }
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase()
+  if (settings.allowedDomains.length > 0 && !settings.allowedDomains.includes(domain)) {
+    throw refused(`Addresses at ${domain} may not sign in to this organization.`)
+  }
+  const { orgId } = settings
+  const role = mappedRole(settings, identity.groups)
+  const existing = await findPersonByEmail(db, emailKey(email))
+  if (existing) {
+    if (Number(existing.org_id) !== orgId) {
+      throw refused('Your account belongs to another organization: sign in there.')
+    }
+    const id = Number(existing.id)
+    if (role !== undefined && role !== existing.role && existing.role !== 'owner') {
+      await updatePerson(
+        db,
+        orgId,
+        id,
+        { role, expert: role === 'expert' ? await expertUsername(db, orgId, email) : null },
+        { kind: 'operator' },
+        now,
+      )
+    }
+    return id
+  }
+  if (!settings.allowCreate) {
+    throw refused('You have no account in this organization yet: ask an administrator to invite you.')
+  }
+  const newRole = role ?? settings.defaultRole
+  if (newRole === null) {
+    throw refused('None of your groups gives a role in this organization: ask an administrator.')
+  }
+  const person = {
+    email,
+    role: newRole,
+    name: identity.name,
+    expert: newRole === 'expert' ? await expertUsername(db, orgId, email) : undefined,
+    invite: false,
+  }
+  try {
+    return (await addPerson(db, orgId, person, now)).person.id
+  } catch (error) {
+    // A first sign-in of the same person in another tab or process created the account meanwhile.
+    const created = error instanceof ApiError && error.code === 'conflict'
+    const raced = created ? await findPersonByEmail(db, emailKey(email)) : undefined
+    if (raced && Number(raced.org_id) === orgId) return Number(raced.id)
+    throw error
+  }
+}

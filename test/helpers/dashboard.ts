@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { DASHBOARD_DIR } from '../../src/dashboard/routes.js'
+
+/**
+ * The dashboard's built files: `npm test` builds them first (`pretest`); a single test file run on a
+ * fresh checkout builds them here.
+ */
+export function ensureDashboardBuilt(): void {
+  if (existsSync(join(DASHBOARD_DIR, 'index.html'))) return
+  execFileSync('npm', ['run', 'build', '--silent', '-w', '@expertdir/dashboard'], { stdio: 'inherit' })
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** A page of its own context, collecting what the browser says about the page. */
+export interface DashboardPage {
+  page: Page
+  context: BrowserContext
+  /** Content-Security-Policy violations and uncaught errors: a test ends with none. */
+  problems: string[]
+  close(): Promise<void>
+}
+
+export async function openPage(
+  browser: Browser,
+  viewport: { width: number; height: number } = { width: 1280, height: 900 },
+): Promise<DashboardPage> {
+  const context = await browser.newContext({ viewport })
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) problems.push(message.text())
+  })
+  return { page, context, problems, close: () => context.close() }
+}
+
+/**
+ * Runs axe-core on the page as it is now and fails on any serious or critical violation. The script is
+ * evaluated through the debugging protocol, which the page's CSP (no inline scripts) does not govern.
+ */
+export async function assertAccessible(page: Page, screen: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE)
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe
+    const result = await axe.run()
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.id}: ${violation.help} (${violation.nodes.map((n) => n.target).join(' | ')})`,
+      )
+  })
+  assert.deepEqual(violations, [], `axe-core on ${screen}`)
+}
+
+interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+/** With `EXPERTDIR_SCREENSHOTS=folder`, saves a screenshot of the page there (the README's pictures). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const folder = process.env.EXPERTDIR_SCREENSHOTS
+  if (!folder) return
+  mkdirSync(folder, { recursive: true })
+  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: false })
+}
