@@ -95,6 +95,11 @@ export const ConfigSchema = Type.Object({
    * `http(s)://[key:secret@]host[:port]/bucket[/prefix]` (another S3-compatible server, path-style).
    */
   mediaS3Url: Type.Optional(Type.String({ pattern: '^(s3|https?)://' })),
+  /**
+   * Bytes of read responses kept in each process (profiles, sections, posts, Q&A, searches), keyed by
+   * the versions they were built from (docs/performance.md, "Kept reads"); 0 keeps none.
+   */
+  readCacheBytes: Type.Integer({ minimum: 0, default: 32 * 1024 * 1024 }),
   /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
   uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
   /**
@@ -152,6 +157,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   secretKey: 'EXPERTDIR_SECRET_KEY',
   directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
   directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',
+  readCacheBytes: 'EXPERTDIR_READ_CACHE_BYTES',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */

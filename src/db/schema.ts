@@ -379,6 +379,8 @@ export interface ExpertSearchTable {
   completeness: number
   /** The expert's `updated_at`. */
   modified: number
+  /** An expert's row, or a staff member's (the staff and employee lists; never an expert search's). */
+  type: ProfileType
 }
 
 export type SearchFacet = 'countries' | 'topics' | 'industries' | 'categories' | 'tags'
