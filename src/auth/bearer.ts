@@ -63,7 +63,10 @@ function invalidToken(): ApiError {
  * The principal of the request's bearer token: 401 `unauthorized` without one, 401 `invalid_token`
  * for a malformed, unknown, expired or revoked one (each with its `WWW-Authenticate` challenge).
  */
-export async function authenticate(request: FastifyRequest, principals: PrincipalResolver): Promise<Principal> {
+export async function authenticate(
+  request: FastifyRequest,
+  principals: PrincipalResolver,
+): Promise<Principal> {
   const resolved = await principals.resolve(bearerToken(request))
   if (!resolved) throw invalidToken()
   return resolved.principal
