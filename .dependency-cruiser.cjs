@@ -28,6 +28,8 @@ const LAYERS = [
   ['admin'],
   // The MCP server for AI assistants: tools over the search, profile and inquiry services.
   ['mcp'],
+  // The public directory's pages read profiles, posts, Q&A and search, and send inquiries.
+  ['directory'],
   ['demo'],
   ['cli'],
 ]

@@ -17,7 +17,7 @@
  *   --uploads-only   only the photo upload measurements (bench/uploads.ts; otherwise they come last)
  *   --no-uploads     skip the photo upload measurements
  *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, search, mcp,
- *                    inquiry, token)
+ *                    directory, inquiry, token)
  *   --workers N      also measure the profile read on `serve --workers N` against N bare baseline
  *                    servers sharing the port (node:cluster), next to the single-process figures
  */
@@ -207,7 +207,7 @@ function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, process
 interface Target {
   name: string
   /** The baseline path serving this route's bytes (writes: the profile's). */
-  baselinePath: 'profile' | 'spotlight' | 'qanda' | 'search'
+  baselinePath: 'profile' | 'spotlight' | 'qanda' | 'search' | 'expert-page' | 'search-page'
   request: Omit<Options, 'url' | 'connections' | 'duration'> & { path: string }
   /** A distinct body per request (autocannon's own `[<id>]` replacement miscounts Content-Length). */
   makeBody?: () => string
@@ -406,6 +406,16 @@ function targets(dataset: Dataset, token: string): Target[] {
       },
     },
     {
+      name: 'GET directory expert page',
+      baselinePath: 'expert-page',
+      request: { method: 'GET', path: `/directory/${org}/${dataset.username}` },
+    },
+    {
+      name: 'GET directory find-an-expert page',
+      baselinePath: 'search-page',
+      request: { method: 'GET', path: `/directory/${org}/?q=climate` },
+    },
+    {
       name: 'POST inquiry (donor)',
       baselinePath: 'profile',
       ownRate: true,
@@ -593,7 +603,8 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
       const read = await getJson(`${app.url}${target.request.path}`, { headers: target.request.headers })
       if (read.status !== 200)
         throw new Error(`${target.name} failed: ${read.status} ${read.text.slice(0, 200)}`)
-      const file = join(bodyDir, `${target.baselinePath}.json`)
+      const html = target.baselinePath.endsWith('-page')
+      const file = join(bodyDir, `${target.baselinePath}.${html ? 'html' : 'json'}`)
       writeFileSync(file, read.text)
       bodies.push(`${target.baselinePath}=${file}`)
       if (target.baselinePath === 'profile') bodyBytes = Buffer.byteLength(read.text)

@@ -15,6 +15,8 @@ import { contentRoutes } from './content/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
 import { KeptBodies } from './derived/kept-bodies.js'
+import { memoryContactLimit, redisContactLimit } from './directory/contact-limit.js'
+import { directoryRoutes } from './directory/routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -191,6 +193,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // One allowance per token, whether it calls the API or the MCP server (one counter store).
   const tokenLimit = perMinute(app, config.rateLimitApi, (request) => `api:${request.principal.tokenHash}`)
   await app.register(async (assistants) => mcpRoutes(assistants, auth, tokenLimit))
+  await app.register(async (directory) =>
+    directoryRoutes(directory, context, {
+      contactLimit: redis
+        ? redisContactLimit(redis, config.directoryContactLimit, config.redisPrefix, (error) =>
+            app.log.warn({ err: error }, 'contact limit store error'),
+          )
+        : memoryContactLimit(config.directoryContactLimit, now),
+    }),
+  )
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
     if (tokenLimit) protectedScope.addHook('onRequest', tokenLimit)

@@ -112,6 +112,10 @@ export const ConfigSchema = Type.Object({
       'x-message': 'must be 64 hex digits or 32 bytes in base64 (openssl rand -hex 32)',
     }),
   ),
+  /** Contact-form inquiries the public directory accepts per sender address and hour (0: no limit). */
+  directoryContactLimit: Type.Integer({ minimum: 0, default: 10 }),
+  /** URLs per directory sitemap file; past it the sitemap becomes an index (the protocol's limit is 50,000). */
+  directorySitemapUrls: Type.Integer({ minimum: 1, maximum: 50_000, default: 50_000 }),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -151,6 +155,8 @@ const ENV_KEYS: Record<keyof Config, string> = {
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',
   secretKey: 'EXPERTDIR_SECRET_KEY',
+  directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
+  directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',
   readCacheBytes: 'EXPERTDIR_READ_CACHE_BYTES',
 }
 

@@ -25,11 +25,12 @@ async function expectStatus(ctx: TestContext, request: InjectOptions, status: nu
 
 /**
  * Routes outside the bearer check: health, the token endpoints, the OpenAPI document and its UI, stored
- * media, the sign-in routes under /auth (cookie sessions: test/sessions.test.ts) and the dashboard's
- * static app under /admin (test/dashboard-serving.test.ts).
+ * media, the sign-in routes under /auth (cookie sessions: test/sessions.test.ts), the dashboard's
+ * static app under /admin (test/dashboard-serving.test.ts), and the public directory's pages (whatever
+ * the method: their 405 pages too) and robots.txt (test/directory.test.ts).
  */
 const PUBLIC =
-  /^(GET|HEAD|POST|OPTIONS) \/(healthz|readyz|oauth\/|v2\/oauth\/|v2\/openapi\.json|docs|metrics$|\.well-known\/|media\/|auth\/|admin(\/|$)|\*)/
+  /^((GET|HEAD|POST|OPTIONS) \/(healthz|readyz|oauth\/|v2\/oauth\/|v2\/openapi\.json|docs|metrics$|\.well-known\/|media\/|auth\/|admin(\/|$)|robots\.txt|\*)|[A-Z-]+ \/directory\/)/
 
 /** Answers 404 to every request (an inquiry kind that does not exist): test/inquiry-kinds.test.ts covers it. */
 const ALWAYS_404 = new Set(['POST /v2/organization/:corporation/inquiry/:id'])

@@ -19,6 +19,7 @@ import * as people from './migrations/0017_people.js'
 import * as audit from './migrations/0018_audit.js'
 import * as sso from './migrations/0019_sso.js'
 import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_experts_and_hidden_answers.js'
+import * as publicDirectory from './migrations/0021_public_directory.js'
 import * as staffSearch from './migrations/0024_staff_search.js'
 import type { DB } from './schema.js'
 
@@ -43,6 +44,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0018_audit': audit,
   '0019_sso': sso,
   '0020_inquiry_experts_and_hidden_answers': inquiryExpertsAndHiddenAnswers,
+  '0021_public_directory': publicDirectory,
   '0024_staff_search': staffSearch,
 }
 

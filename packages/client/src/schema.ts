@@ -3956,6 +3956,12 @@ export interface components {
             linkedin: string | null;
             instagram: string | null;
             youtube: string | null;
+            /** @enum {integer} */
+            public_directory: 0 | 1;
+            logo_url: string | null;
+            brand_color: string | null;
+            accent_color: string | null;
+            directory_inquiry_kinds: string[];
         };
         /** OrganizationUpdate */
         OrganizationUpdate: {
@@ -3975,6 +3981,12 @@ export interface components {
             linkedin?: string | "" | null;
             instagram?: string | "" | null;
             youtube?: string | "" | null;
+            /** @description 1: publish the directory pages under /directory/:corporation/ (published, public experts only) */
+            public_directory?: number;
+            logo_url?: string | "" | null;
+            brand_color?: string | "" | null;
+            accent_color?: string | "" | null;
+            directory_inquiry_kinds?: ("general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness")[] | null;
         };
         /** OrganizationUpdated */
         OrganizationUpdated: {
