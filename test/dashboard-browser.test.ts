@@ -116,7 +116,7 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
         await page.getByLabel('Search experts').fill('Curie')
         await page.getByRole('button', { name: 'Search', exact: true }).click()
         await page.getByRole('status').getByText('1 expert', { exact: true }).waitFor()
-        assert.ok(await page.getByRole('link', { name: 'Marie Curie' }).isVisible())
+        await page.getByRole('link', { name: 'Marie Curie' }).waitFor()
 
         await page.getByLabel('Search experts').fill('')
         await page.getByRole('button', { name: 'Search', exact: true }).click()
@@ -257,7 +257,7 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
       )
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Experts' }).click()
       assert.match(await dismissed, /unsaved changes/)
-      assert.ok(await page.getByRole('heading', { name: 'Emmy Noether' }).isVisible())
+      await page.getByRole('heading', { name: 'Emmy Noether' }).waitFor()
 
       page.once('dialog', (dialog) => void dialog.accept())
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Experts' }).click()
@@ -314,7 +314,7 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
       await page.getByLabel('Status').selectOption('spam')
       await page.getByRole('button', { name: 'Filter' }).click()
       await list.getByRole('button', { name: /Pierre/ }).waitFor({ state: 'detached' })
-      assert.ok(await list.getByRole('button', { name: /Spammy/ }).isVisible())
+      await list.getByRole('button', { name: /Spammy/ }).waitFor()
       await page.getByLabel('Status').selectOption('')
       await page.getByRole('button', { name: 'Filter' }).click()
 

@@ -148,7 +148,7 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
         await page.getByRole('link', { name: 'Cy Browser' }).click()
         await page.waitForURL(/\/cy-browser$/)
         assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Cy Browser')
-        assert.ok(await page.getByRole('textbox', { name: 'Message' }).isVisible())
+        await page.getByRole('textbox', { name: 'Message' }).waitFor()
       }),
   )
 
@@ -203,7 +203,7 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
         await widget.getByText('1 expert', { exact: true }).waitFor()
         await widget.getByRole('button', { name: 'Cy Browser' }).click()
         await widget.getByRole('heading', { level: 2, name: 'Cy Browser' }).waitFor()
-        assert.ok(await widget.getByText('Cy studies climate.').isVisible())
+        await widget.getByText('Cy studies climate.').waitFor()
         const full = widget.getByRole('link', { name: 'Full profile and contact form' })
         assert.equal(await full.getAttribute('href'), `${directory}/directory/${ctx.tenant.orgId}/cy-browser`)
         assert.ok(!(await page.content()).includes('Drafty'))

@@ -56,10 +56,8 @@ export async function profileChanged(
 
 /**
  * Every write of a post or a Q&A item: it sets the item's `updated_at` (the `modified` of reads) and
- * bumps its `doc_version`, so its stored read document is rebuilt on the next read, and raises the
- * organization's search version, which the kept post and Q&A searches are keyed by (as expert searches
- * are: one version for the organization's three searches). Writes that change the item's content
- * call `itemChanged`, which refreshes its search row as well.
+ * bumps its `doc_version`, so its stored read document is rebuilt on the next read. Writes that change
+ * the item's content call `itemChanged`, which refreshes its search row as well.
  */
 export async function contentChanged(
   trx: Queryable,
@@ -69,10 +67,15 @@ export async function contentChanged(
   now: number,
 ): Promise<void> {
   await touchContent(trx, orgId, table, id, now)
-  await bumpExpertSearchVersion(trx, orgId)
 }
 
-/** A post or a Q&A item changed: its own documents and search row, and the profiles it shows. */
+/**
+ * A post or a Q&A item changed: its own documents and search row, the profiles it shows, and the
+ * organization's search version, which the kept post and Q&A searches are keyed by (one version for
+ * the organization's three searches). The version row is shared by every writer of the organization,
+ * so it is taken last, after the experts' rows, in the order expert writes take them: on PostgreSQL,
+ * writers of posts and of profiles then wait for each other instead of deadlocking.
+ */
 export async function itemChanged(
   trx: Queryable,
   orgId: number,
@@ -84,6 +87,7 @@ export async function itemChanged(
   await contentChanged(trx, orgId, table, id, now)
   await refreshItemSearch(trx, orgId, table, id)
   await profileChanged(trx, orgId, experts, now)
+  await bumpExpertSearchVersion(trx, orgId)
 }
 
 /**
@@ -99,9 +103,9 @@ export async function itemDeleted(
   now: number,
 ): Promise<void> {
   await deleteDocument(trx, table === 'spotlights' ? 'spotlight' : 'question', id)
-  await bumpExpertSearchVersion(trx, orgId)
   await refreshItemSearch(trx, orgId, table, id)
   await profileChanged(trx, orgId, experts, now)
+  await bumpExpertSearchVersion(trx, orgId)
 }
 
 /**
