@@ -1,4 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import {
+  AnswerCreate,
+  AnswerUpdate,
+  PostCreate,
+  PostUpdate,
+  QuestionCreate,
+  QuestionUpdate,
+} from '../src/content/schemas.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
 import {
   markupFields,
@@ -23,6 +31,12 @@ function shapeOf(section: string): 'single' | 'names' | 'list' {
 
 const document = {
   expert: { create: ExpertCreate, update: ExpertUpdate },
+  // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
+  content: {
+    post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },
+    question: { create: QuestionCreate, update: QuestionUpdate, markup: { details: 'html' } },
+    answer: { create: AnswerCreate, update: AnswerUpdate, markup: { answer: 'html' } },
+  },
   sections: STORED_SECTIONS.map((name) => {
     const shape = shapeOf(name)
     const markup = Object.fromEntries(

@@ -339,6 +339,149 @@ describeEachDialect('the dashboard in a real browser', (ctx) => {
     })
   })
 
+  const content = async (path: string) => {
+    const response = await ctx.inject({ method: 'GET', url: `/v2/${path}`, headers: ctx.tenant.auth })
+    assert.equal(response.statusCode, 200, response.body)
+    return response.json().data
+  }
+
+  test('writes a post: the server’s messages beside the fields, tags, tagged experts, publishing, deleting', {
+    skip,
+  }, async () => {
+    await withPage(async (page) => {
+      await signIn(page, '/posts')
+      await page.getByRole('heading', { name: 'Posts' }).waitFor()
+      await page.getByText('No post matches. Write the first one.').waitFor()
+      await assertAccessible(page, 'posts list, empty')
+
+      await page.getByRole('link', { name: 'New post' }).click()
+      const form = page.getByRole('form', { name: 'New post' })
+      await form.getByRole('button', { name: 'Create post' }).click()
+      await form.getByRole('alert').waitFor()
+      assert.equal(await form.getByLabel('Title').getAttribute('aria-invalid'), 'true')
+      await assertAccessible(page, 'new post with messages')
+
+      await form.getByLabel('Title').fill('Bees at work')
+      await form.getByRole('textbox', { name: 'Body' }).click()
+      await page.keyboard.type('How bees dance')
+      await form.getByRole('button', { name: 'Create post' }).click()
+      await page.getByRole('heading', { name: 'Bees at work' }).waitFor()
+      const id = Number(page.url().split('/').pop())
+
+      await page.getByLabel('Add a tag').fill('Biology')
+      await page.getByLabel('Add a tag').press('Enter')
+      await page.getByRole('button', { name: 'Remove Biology' }).waitFor()
+      await page.getByLabel('Tag an expert (username)').fill('nobody-here')
+      await page.getByLabel('Tag an expert (username)').press('Enter')
+      await page
+        .getByRole('alert')
+        .getByText(/nobody-here/)
+        .waitFor()
+      await page.getByLabel('Tag an expert (username)').fill(curie)
+      await page.getByLabel('Tag an expert (username)').press('Enter')
+      await page.getByRole('button', { name: `Remove ${curie}` }).waitFor()
+
+      const post = page.getByRole('form', { name: 'Post' })
+      await post.getByLabel('Title').fill('Bees at work and at rest')
+      await post.getByRole('button', { name: 'Save' }).click()
+      await page.getByRole('heading', { name: 'Bees at work and at rest' }).waitFor()
+      await page.getByRole('button', { name: 'Publish', exact: true }).click()
+      await page.getByRole('button', { name: 'Unpublish' }).waitFor()
+      const stored = await content(`spotlight/${ctx.tenant.orgId}/${id}`)
+      assert.equal(stored.spotlight[0].title, 'Bees at work and at rest')
+      assert.equal(stored.spotlight[0].html, '<p>How bees dance</p>')
+      assert.equal(stored.spotlight[0].published, 1)
+      assert.deepEqual(
+        stored.tags.map((tag: { tag: string }) => tag.tag),
+        ['Biology'],
+      )
+      assert.deepEqual(
+        stored.spotlight[0].tagged_experts.map((expert: { username: string }) => expert.username),
+        [curie],
+      )
+      await assertAccessible(page, 'post editor')
+      await page.evaluate('window.scrollTo(0, 0)')
+      await screenshot(page, 'post-editor')
+
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Posts' }).click()
+      await page.getByRole('status').getByText('1 post', { exact: true }).waitFor()
+      await page.getByLabel('Status').selectOption('unpublished')
+      await page.getByRole('status').getByText('0 posts').waitFor()
+      await page.getByLabel('Status').selectOption('published')
+      await page.getByRole('link', { name: 'Bees at work and at rest' }).waitFor()
+      await assertAccessible(page, 'posts list')
+      await screenshot(page, 'posts')
+
+      await page.getByRole('link', { name: 'Bees at work and at rest' }).click()
+      page.once('dialog', (dialog) => void dialog.accept())
+      await page.getByRole('button', { name: 'Delete post' }).click()
+      await page.getByRole('heading', { name: 'Posts' }).waitFor()
+      await page.getByRole('status').getByText('0 posts').waitFor()
+      const gone = await ctx.inject({
+        method: 'GET',
+        url: `/v2/spotlight/${ctx.tenant.orgId}/${id}`,
+        headers: ctx.tenant.auth,
+      })
+      assert.equal(gone.statusCode, 404)
+    })
+  })
+
+  test('writes a Q&A item with an expert’s answer (an unknown expert is named beside the field)', {
+    skip,
+  }, async () => {
+    await withPage(async (page) => {
+      await signIn(page, '/questions')
+      await page.getByRole('link', { name: 'New question' }).click()
+      const form = page.getByRole('form', { name: 'New question' })
+      await form.getByLabel('Question').fill('Why do bees dance?')
+      await form.getByRole('button', { name: 'Create question' }).click()
+      await page.getByRole('heading', { name: 'Why do bees dance?' }).waitFor()
+      const id = Number(page.url().split('/').pop())
+      await page.getByText('No answers yet.').waitFor()
+
+      const answer = page.getByRole('form', { name: 'New answer' })
+      await answer.getByLabel('Expert username').fill('nobody-here')
+      await answer.getByRole('textbox', { name: 'Answer' }).click()
+      await page.keyboard.type('To tell where the food is')
+      await answer.getByRole('button', { name: 'Add answer' }).click()
+      await answer
+        .getByText(/not an expert of this organization/)
+        .first()
+        .waitFor()
+      assert.equal(await answer.getByLabel('Expert username').getAttribute('aria-invalid'), 'true')
+      await answer.getByLabel('Expert username').fill(curie)
+      await answer.getByRole('button', { name: 'Add answer' }).click()
+      await page.getByRole('heading', { name: 'Answer by Marie Curie', level: 3 }).waitFor()
+
+      await page.getByLabel('Add a tag').fill('Bees')
+      await page.getByLabel('Add a tag').press('Enter')
+      await page.getByRole('button', { name: 'Remove Bees' }).waitFor()
+      await page.getByRole('button', { name: 'Publish', exact: true }).click()
+      await page.getByRole('button', { name: 'Unpublish' }).waitFor()
+      const stored = await content(`qanda/${ctx.tenant.orgId}/${id}`)
+      assert.equal(stored.question[0].published, 1)
+      assert.deepEqual(
+        stored.question[0].answers.map((a: { username: string; answer: string }) => [a.username, a.answer]),
+        [[curie, '<p>To tell where the food is</p>']],
+      )
+      await assertAccessible(page, 'Q&A editor')
+      await page.evaluate('window.scrollTo(0, 0)')
+      await screenshot(page, 'qanda-editor')
+
+      page.once('dialog', (dialog) => void dialog.accept())
+      await page
+        .getByRole('form', { name: 'Answer by Marie Curie' })
+        .getByRole('button', { name: 'Remove' })
+        .click()
+      await page.getByText('No answers yet.').waitFor()
+      assert.deepEqual((await content(`qanda/${ctx.tenant.orgId}/${id}`)).question[0].answers, [])
+
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Q&A' }).click()
+      await page.getByRole('link', { name: 'Why do bees dance?' }).waitFor()
+      await assertAccessible(page, 'Q&A list')
+    })
+  })
+
   test('an expert person lands on its own profile and its own inquiries, and reaches nothing else', {
     skip,
   }, async () => {

@@ -1,4 +1,5 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router'
+import { type ContentSearch, contentSearchOf, PostsScreen, QuestionsScreen } from './screens/ContentList.tsx'
 import { ExpertsScreen, type ExpertsSearch, expertsSearchOf } from './screens/Experts.tsx'
 import { InboxScreen, type InboxSearch, inboxSearchOf } from './screens/Inbox.tsx'
 import { Shell } from './screens/Shell.tsx'
@@ -32,8 +33,31 @@ const inbox = createRoute({
   component: InboxScreen,
 })
 
+const posts = createRoute({
+  getParentRoute: () => root,
+  path: '/posts',
+  validateSearch: (search: Record<string, unknown>): ContentSearch => contentSearchOf(search),
+  component: PostsScreen,
+})
+const post = createRoute({
+  getParentRoute: () => root,
+  path: '/posts/$id',
+  component: lazyRouteComponent(() => import('./screens/ContentEditor.tsx'), 'PostScreen'),
+})
+const questions = createRoute({
+  getParentRoute: () => root,
+  path: '/questions',
+  validateSearch: (search: Record<string, unknown>): ContentSearch => contentSearchOf(search),
+  component: QuestionsScreen,
+})
+const question = createRoute({
+  getParentRoute: () => root,
+  path: '/questions/$id',
+  component: lazyRouteComponent(() => import('./screens/ContentEditor.tsx'), 'QuestionScreen'),
+})
+
 export const router = createRouter({
-  routeTree: root.addChildren([home, experts, profile, inbox]),
+  routeTree: root.addChildren([home, experts, profile, inbox, posts, post, questions, question]),
   basepath: '/admin',
 })
 

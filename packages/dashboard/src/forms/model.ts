@@ -86,7 +86,7 @@ function labelEnd(description: string): number {
 function labelAndHint(name: string, description: string | undefined): { label: string; hint: string } {
   if (!description)
     return { label: name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase()), hint: '' }
-  const cleaned = description.replace(/\s*\(HTML\)/, '')
+  const cleaned = description.replace(/\s*\(HTML[^)]*\)/, '')
   const end = labelEnd(cleaned)
   if (end < 0) return { label: cleaned, hint: '' }
   return { label: cleaned.slice(0, end), hint: cleaned.slice(end + 2) }
@@ -116,11 +116,18 @@ function kindOf(base: JsonSchema, markup: Markup | undefined): FieldKind {
   return 'text'
 }
 
-/** The fields of a write's schema, in its order; fields a write never accepts (`not: {}`) are left out. */
+/**
+ * The fields of a write's schema, in its order; fields a write never accepts (`not: {}`) are left out,
+ * and so are lists and nested objects (a post's tags), which a screen offers with controls of their own.
+ */
 export function fieldsOf(schema: JsonSchema, markup: Readonly<Record<string, Markup>> = {}): FieldSpec[] {
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties ?? {})
-    .flatMap(([name, property]) => (property && !property.not ? [{ name, property }] : []))
+    .flatMap(([name, property]) =>
+      property && !property.not && property.type !== 'array' && property.type !== 'object'
+        ? [{ name, property }]
+        : [],
+    )
     .map(({ name, property }) => {
       const base = baseOf(property)
       const { label, hint } = labelAndHint(name, base.description ?? property.description)
