@@ -8,6 +8,7 @@ import {
   QuestionUpdate,
 } from '../src/content/schemas.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
+import { OrganizationUpdate } from '../src/profiles/organization.js'
 import {
   markupFields,
   NAME_SECTIONS,
@@ -31,6 +32,7 @@ function shapeOf(section: string): 'single' | 'names' | 'list' {
 
 const document = {
   expert: { create: ExpertCreate, update: ExpertUpdate },
+  organization: { update: OrganizationUpdate },
   // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
   content: {
     post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },

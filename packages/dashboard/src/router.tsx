@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, lazyRouteComponent } from '
 import { type ContentSearch, contentSearchOf, PostsScreen, QuestionsScreen } from './screens/ContentList.tsx'
 import { ExpertsScreen, type ExpertsSearch, expertsSearchOf } from './screens/Experts.tsx'
 import { InboxScreen, type InboxSearch, inboxSearchOf } from './screens/Inbox.tsx'
+import { OrganizationScreen } from './screens/Organization.tsx'
 import { Shell } from './screens/Shell.tsx'
 import { Empty } from './ui/parts.tsx'
 
@@ -56,8 +57,24 @@ const question = createRoute({
   component: lazyRouteComponent(() => import('./screens/ContentEditor.tsx'), 'QuestionScreen'),
 })
 
+const organization = createRoute({
+  getParentRoute: () => root,
+  path: '/organization',
+  component: OrganizationScreen,
+})
+
 export const router = createRouter({
-  routeTree: root.addChildren([home, experts, profile, inbox, posts, post, questions, question]),
+  routeTree: root.addChildren([
+    home,
+    experts,
+    profile,
+    inbox,
+    posts,
+    post,
+    questions,
+    question,
+    organization,
+  ]),
   basepath: '/admin',
 })
 

@@ -16,6 +16,9 @@ export interface SectionSchema {
  * The write schemas of the API, generated from the server's own tables by `npm run client:generate`
  * (scripts/dashboard-schema.ts): the forms are built from them, never written by hand.
  */
+/** The organization's profile (`PUT /v2/organization/:corporation`). */
+export const ORGANIZATION_SCHEMA: JsonSchema = generated.organization.update
+
 export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
 export interface ContentSchema {
   markup: Readonly<Record<string, Markup>>

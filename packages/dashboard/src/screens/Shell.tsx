@@ -65,6 +65,7 @@ function Layout({ me }: { me: Me }) {
             <>
               <Link to="/posts">Posts</Link>
               <Link to="/questions">Q&amp;A</Link>
+              <Link to="/organization">Organization</Link>
             </>
           ) : null}
           {readsInquiries(me) ? <Link to="/inquiries">{expert ? 'My inquiries' : 'Inquiries'}</Link> : null}
