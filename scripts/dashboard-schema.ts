@@ -16,6 +16,7 @@ import {
   STORED_SECTIONS,
   sectionBody,
 } from '../src/profiles/section-fields.js'
+import { SsoSettingsUpdate } from '../src/sso/schemas.js'
 import { sanitizeHtml } from '../src/validation/html.js'
 
 /**
@@ -33,6 +34,7 @@ function shapeOf(section: string): 'single' | 'names' | 'list' {
 const document = {
   expert: { create: ExpertCreate, update: ExpertUpdate },
   organization: { update: OrganizationUpdate },
+  sso: { update: SsoSettingsUpdate },
   // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
   content: {
     post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },

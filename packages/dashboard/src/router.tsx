@@ -63,6 +63,13 @@ const organization = createRoute({
   component: OrganizationScreen,
 })
 
+/** Settings of owners and admins (scope admin) load only when opened. */
+const sso = createRoute({
+  getParentRoute: () => root,
+  path: '/sso',
+  component: lazyRouteComponent(() => import('./screens/SsoSettings.tsx'), 'SsoSettingsScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     home,
@@ -74,6 +81,7 @@ export const router = createRouter({
     questions,
     question,
     organization,
+    sso,
   ]),
   basepath: '/admin',
 })

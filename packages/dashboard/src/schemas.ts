@@ -19,6 +19,9 @@ export interface SectionSchema {
 /** The organization's profile (`PUT /v2/organization/:corporation`). */
 export const ORGANIZATION_SCHEMA: JsonSchema = generated.organization.update
 
+/** The organization's single sign-on (`PUT /v2/organization/:corporation/sso`). */
+export const SSO_SCHEMA: JsonSchema = generated.sso.update
+
 export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
 export interface ContentSchema {
   markup: Readonly<Record<string, Markup>>

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { getRouteApi, useNavigate } from '@tanstack/react-router'
-import { type FormEvent, useId, useState } from 'react'
+import { useState } from 'react'
 import {
   addAnswer,
   changeAnswer,
@@ -10,12 +10,13 @@ import {
   removeAnswer,
   updateContent,
 } from '../api/content.ts'
-import { ApiFailure, messageOf } from '../api/failure.ts'
+import { messageOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
 import { UnsavedChangesGuard } from '../forms/dirty.tsx'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
 import { CONTENT_SCHEMAS } from '../schemas.ts'
+import { NameList } from '../ui/NameList.tsx'
 import { ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { type ContentItem, type ContentKind, POSTS, QUESTIONS } from './content-kinds.ts'
 
@@ -242,76 +243,5 @@ function Answers({
         />
       </div>
     </section>
-  )
-}
-
-/** Tags or tagged experts: names added and removed one by one; each change writes the whole list. */
-function NameList({
-  label,
-  inputLabel,
-  names,
-  write,
-}: {
-  label: string
-  inputLabel: string
-  names: readonly string[]
-  write: (names: string[]) => Promise<unknown>
-}) {
-  const inputId = useId()
-  const errorId = useId()
-  const [name, setName] = useState('')
-  const [failure, setFailure] = useState<unknown>()
-  const run = async (next: string[]) => {
-    setFailure(undefined)
-    try {
-      await write(next)
-      return true
-    } catch (error) {
-      setFailure(error)
-      return false
-    }
-  }
-  // The server names the value it refuses in the field's message (an unknown username, a tag too long).
-  const fieldMessage = failure instanceof ApiFailure ? Object.values(failure.fields)[0] : undefined
-  const add = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    const trimmed = name.trim()
-    if (!trimmed) return
-    if (await run([...names, trimmed])) setName('')
-  }
-  return (
-    <div className="name-set">
-      {names.length === 0 ? <p className="empty">None yet.</p> : null}
-      <ul className="chips" aria-label={label}>
-        {names.map((shown) => (
-          <li key={shown} className="chip">
-            {shown}
-            <button
-              type="button"
-              aria-label={`Remove ${shown}`}
-              onClick={() => void run(names.filter((other) => other !== shown))}
-            >
-              ×
-            </button>
-          </li>
-        ))}
-      </ul>
-      <form onSubmit={add} className="inline-form">
-        <label htmlFor={inputId}>{inputLabel}</label>
-        <input
-          id={inputId}
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          aria-invalid={failure ? true : undefined}
-          aria-describedby={failure ? errorId : undefined}
-        />
-        <button type="submit">Add</button>
-      </form>
-      {failure ? (
-        <p id={errorId} className="form-error" role="alert">
-          {fieldMessage ? `${label}: ${fieldMessage}` : messageOf(failure)}
-        </p>
-      ) : null}
-    </div>
   )
 }

@@ -11,6 +11,8 @@ export const canWrite = (me: Me) => me.scope.split(' ').includes('write')
 export const canHandleInquiries = (me: Me) => me.scope.split(' ').includes('inquiries:handle')
 /** Posts and Q&A are the organization's, out of an expert person's reach. */
 const writesContent = (me: Me) => canWrite(me) && me.role !== 'expert'
+/** Owners and admins: the organization's settings (scope admin). */
+export const administers = (me: Me) => me.scope.split(' ').includes('admin')
 const readsInquiries = (me: Me) => me.scope.split(' ').includes('inquiries:read')
 
 /** Where a person starts: an expert on its own profile. */
@@ -68,6 +70,7 @@ function Layout({ me }: { me: Me }) {
               <Link to="/organization">Organization</Link>
             </>
           ) : null}
+          {administers(me) ? <Link to="/sso">Single sign-on</Link> : null}
           {readsInquiries(me) ? <Link to="/inquiries">{expert ? 'My inquiries' : 'Inquiries'}</Link> : null}
         </nav>
         <div className="who">
