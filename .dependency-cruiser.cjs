@@ -22,6 +22,10 @@ const LAYERS = [
   // Single sign-on: signs people in through the sessions' own way and creates them through people/.
   ['media', 'sso'],
   ['import', 'system', 'staff', 'dashboard'],
+  // The MCP server for AI assistants: tools over the search, profile and inquiry services.
+  ['mcp'],
+  // The public directory's pages read profiles, posts, Q&A and search, and send inquiries.
+  ['directory'],
   ['demo'],
   ['cli'],
 ]

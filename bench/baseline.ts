@@ -1,7 +1,7 @@
 /**
  * The physical baseline: a bare node:http server answering with pre-serialized JSON bodies (the bytes
  * of real reads). `baseline.ts NAME=FILE ...` serves FILE's bytes at `/NAME`, the first one also at
- * `/`. Prints its URL as one JSON line; stops on SIGTERM. `--workers N` (first) with N > 1: N such
+ * `/` (a `.html` file as HTML: the directory's pages). Prints its URL as one JSON line; stops on SIGTERM. `--workers N` (first) with N > 1: N such
  * servers sharing the port through node:cluster (the fair limit for `serve --workers N`).
  */
 import cluster from 'node:cluster'
@@ -39,7 +39,12 @@ function serve() {
     const body = readFileSync(file)
     const response = {
       body,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) },
+      headers: {
+        'content-type': file.endsWith('.html')
+          ? 'text/html; charset=utf-8'
+          : 'application/json; charset=utf-8',
+        'content-length': String(body.length),
+      },
     }
     responses.set(`/${name}`, response)
     if (!responses.has('/')) responses.set('/', response)

@@ -16,7 +16,8 @@
  *   --no-search      skip the search measurements
  *   --uploads-only   only the photo upload measurements (bench/uploads.ts; otherwise they come last)
  *   --no-uploads     skip the photo upload measurements
- *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, inquiry, token)
+ *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, search, mcp,
+ *                    directory, inquiry, token)
  *   --workers N      also measure the profile read on `serve --workers N` against N bare baseline
  *                    servers sharing the port (node:cluster), next to the single-process figures
  */
@@ -206,7 +207,7 @@ function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, process
 interface Target {
   name: string
   /** The baseline path serving this route's bytes (writes: the profile's). */
-  baselinePath: 'profile' | 'spotlight' | 'qanda'
+  baselinePath: 'profile' | 'spotlight' | 'qanda' | 'search' | 'expert-page' | 'search-page'
   request: Omit<Options, 'url' | 'connections' | 'duration'> & { path: string }
   /** A distinct body per request (autocannon's own `[<id>]` replacement miscounts Content-Length). */
   makeBody?: () => string
@@ -356,6 +357,9 @@ function tokenForm(dataset: Pick<Dataset, 'client'>): string {
 
 let sequence = 0
 
+/** A word of many generated profiles: the expert search of the route measurements looks for it. */
+const SEARCH_WORD = 'research'
+
 function targets(dataset: Dataset, token: string): Target[] {
   const auth = { authorization: `Bearer ${token}` }
   const org = dataset.orgId
@@ -374,6 +378,42 @@ function targets(dataset: Dataset, token: string): Target[] {
       name: 'GET qanda',
       baselinePath: 'qanda',
       request: { method: 'GET', path: `/v2/qanda/${org}/${dataset.questionId}`, headers: auth },
+    },
+    {
+      name: 'GET expert search',
+      baselinePath: 'search',
+      request: { method: 'GET', path: `/v2/organization/${org}/expert?q=${SEARCH_WORD}`, headers: auth },
+    },
+    {
+      // The same search as an AI assistant makes it: the MCP tool over the same service, answering
+      // JSON-RPC with the result twice (structured content and its text), against the API's bytes.
+      name: 'POST mcp search_experts',
+      baselinePath: 'search',
+      request: {
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'search_experts', arguments: { q: SEARCH_WORD } },
+        }),
+      },
+    },
+    {
+      name: 'GET directory expert page',
+      baselinePath: 'expert-page',
+      request: { method: 'GET', path: `/directory/${org}/${dataset.username}` },
+    },
+    {
+      name: 'GET directory find-an-expert page',
+      baselinePath: 'search-page',
+      request: { method: 'GET', path: `/directory/${org}/?q=climate` },
     },
     {
       name: 'POST inquiry (donor)',
@@ -563,7 +603,8 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
       const read = await getJson(`${app.url}${target.request.path}`, { headers: target.request.headers })
       if (read.status !== 200)
         throw new Error(`${target.name} failed: ${read.status} ${read.text.slice(0, 200)}`)
-      const file = join(bodyDir, `${target.baselinePath}.json`)
+      const html = target.baselinePath.endsWith('-page')
+      const file = join(bodyDir, `${target.baselinePath}.${html ? 'html' : 'json'}`)
       writeFileSync(file, read.text)
       bodies.push(`${target.baselinePath}=${file}`)
       if (target.baselinePath === 'profile') bodyBytes = Buffer.byteLength(read.text)
@@ -624,6 +665,7 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         rssPeakMiB: rss.endWindow(),
       })
     }
+    const mixed = await mixedRun(app, all, databaseUrl, dataset)
     const baselineRuns = rows.filter((row) => row.baselinePath === 'profile').map((row) => row.baselineRps)
     const noise = {
       baselineMinRps: Math.min(...baselineRuns),
@@ -638,12 +680,59 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
     await app.stop()
     const cluster =
       workers > 1 ? await measureWorkers(databaseUrl, bodies, all[0] as Target, rows) : undefined
-    return { rows, bodyBytes, rssPeakMiB, noise, cluster }
+    return { rows, bodyBytes, rssPeakMiB, noise, cluster, mixed }
   } finally {
     rss.stop()
     await baseline?.stop()
     await app.stop()
     rmSync(bodyDir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The mixed run: the profile read at saturation while another process commits about 1,000 small writes a
+ * second to the same database (bench/writer.ts), each moving SQLite's `data_version`, so that the app's
+ * kept answers are read again on nearly every request. Bounded by the measurement's duration.
+ */
+async function mixedRun(app: Child, all: Target[], databaseUrl: string, dataset: Dataset) {
+  const profile = all.find((target) => target.baselinePath === 'profile')
+  if (!profile || !routeFilter.some((part) => profile.name.toLowerCase().includes(part))) return undefined
+  const writer = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(here, 'writer.ts'),
+      databaseUrl,
+      String(dataset.orgId),
+      dataset.username,
+      '1000',
+      String(warmup + duration + 1),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  const lines = createInterface({ input: writer.stdout as NodeJS.ReadableStream })
+  const outputs: { commits?: number; seconds?: number }[] = []
+  const ready = new Promise<void>((resolve, reject) => {
+    writer.once('exit', (code) => reject(new Error(`writer exited with ${code}`)))
+    lines.on('line', (line) => {
+      const parsed = JSON.parse(line) as { url?: string; commits?: number; seconds?: number }
+      if (parsed.url) resolve()
+      else outputs.push(parsed)
+    })
+  })
+  try {
+    await ready
+    const saturation = await saturate(app.url, profile, app.process.pid)
+    await once(writer, 'exit')
+    const done = outputs[0]
+    const commitsPerSecond = done?.commits && done.seconds ? round(done.commits / done.seconds, 0) : undefined
+    log(
+      `${profile.name} under ${commitsPerSecond} commits/s from another process: ${saturation.rps} req/s, ${saturation.cpuUsPerRequest} CPU us/req`,
+    )
+    return { route: profile.name, commitsPerSecond, ...saturation }
+  } finally {
+    if (writer.exitCode === null) writer.kill('SIGKILL')
   }
 }
 

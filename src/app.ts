@@ -1,9 +1,10 @@
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
+import { registerKeptReads } from './auth/kept-reads.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
@@ -12,18 +13,23 @@ import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
+import { KeptBodies } from './derived/kept-bodies.js'
+import { memoryContactLimit, redisContactLimit } from './directory/contact-limit.js'
+import { directoryRoutes } from './directory/routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
-import { methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
+import { logsInfo, methodNotAllowed, registerConventions, requestIdOf } from './http/conventions.js'
 import { registerCors } from './http/cors.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
+import { requestLoggers } from './http/request-logger.js'
 import { securityHeaders } from './http/security-headers.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { mcpRoutes } from './mcp/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
@@ -58,8 +64,9 @@ export interface AppOptions {
   dashboardDir?: string
 }
 
-/** A Redis connection that fails fast (limits fail open) and closes with the app. */
-function connectRedis(url: string, app: FastifyInstance): Redis {
+/** A Redis connection that fails fast (limits fail open) and closes with the app; ioredis is loaded only then. */
+async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
+  const { Redis } = await import('ioredis')
   const redis = new Redis(url, { connectTimeout: 1000, maxRetriesPerRequest: 1, lazyConnect: false })
   redis.on('error', (error) => app.log.warn({ err: error }, 'redis error'))
   app.addHook('onClose', async () => {
@@ -91,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // One line per request is written by our onResponse hook instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLoggers(logsInfo(config.logLevel)),
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
@@ -109,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, app) : undefined
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined
   const storage = options.storage ?? openStorage(config)
   if (!options.storage) app.addHook('onClose', () => storage.close())
   const context: AppContext = { config, database, db: database.db, now, storage }
@@ -181,14 +189,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await ssoRoutes(signIn, sso)
   })
   await dashboardRoutes(app, options.dashboardDir)
+  // One allowance per token, whether it calls the API or the MCP server (one counter store).
+  const tokenLimit = perMinute(app, config.rateLimitApi, (request) => `api:${request.principal.tokenHash}`)
+  await app.register(async (assistants) => mcpRoutes(assistants, auth, tokenLimit))
+  await app.register(async (directory) =>
+    directoryRoutes(directory, context, {
+      contactLimit: redis
+        ? redisContactLimit(redis, config.directoryContactLimit, config.redisPrefix, (error) =>
+            app.log.warn({ err: error }, 'contact limit store error'),
+          )
+        : memoryContactLimit(config.directoryContactLimit, now),
+    }),
+  )
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
-    const limit = perMinute(
-      protectedScope,
-      config.rateLimitApi,
-      (request) => `api:${request.principal.tokenHash}`,
-    )
-    if (limit) protectedScope.addHook('onRequest', limit)
+    if (tokenLimit) protectedScope.addHook('onRequest', tokenLimit)
+    registerKeptReads(protectedScope, new KeptBodies(config.readCacheBytes))
     registerReadEtags(protectedScope)
     redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)

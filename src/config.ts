@@ -95,6 +95,11 @@ export const ConfigSchema = Type.Object({
    * `http(s)://[key:secret@]host[:port]/bucket[/prefix]` (another S3-compatible server, path-style).
    */
   mediaS3Url: Type.Optional(Type.String({ pattern: '^(s3|https?)://' })),
+  /**
+   * Bytes of read responses kept in each process (profiles, sections, posts, Q&A, searches), keyed by
+   * the versions they were built from (docs/performance.md, "Kept reads"); 0 keeps none.
+   */
+  readCacheBytes: Type.Integer({ minimum: 0, default: 32 * 1024 * 1024 }),
   /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
   uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
   /**
@@ -107,6 +112,10 @@ export const ConfigSchema = Type.Object({
       'x-message': 'must be 64 hex digits or 32 bytes in base64 (openssl rand -hex 32)',
     }),
   ),
+  /** Contact-form inquiries the public directory accepts per sender address and hour (0: no limit). */
+  directoryContactLimit: Type.Integer({ minimum: 0, default: 10 }),
+  /** URLs per directory sitemap file; past it the sitemap becomes an index (the protocol's limit is 50,000). */
+  directorySitemapUrls: Type.Integer({ minimum: 1, maximum: 50_000, default: 50_000 }),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -146,6 +155,9 @@ const ENV_KEYS: Record<keyof Config, string> = {
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',
   secretKey: 'EXPERTDIR_SECRET_KEY',
+  directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
+  directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',
+  readCacheBytes: 'EXPERTDIR_READ_CACHE_BYTES',
 }
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */

@@ -27,14 +27,14 @@ describeEachDialect(
 
     test('a preflight from a listed origin is 204 with the allowed methods and headers, no token needed', async () => {
       for (const origin of [SITE, OTHER_SITE]) {
-        for (const url of [expertsUrl(), `${expertsUrl()}/someone`, '/v2/oauth/token']) {
+        for (const url of [expertsUrl(), `${expertsUrl()}/someone`, '/v2/oauth/token', '/mcp']) {
           const response = await ctx.inject({ method: 'OPTIONS', url, headers: preflight(origin) })
           assert.equal(response.statusCode, 204, `${url}: ${response.body}`)
           assert.equal(response.body, '')
           assert.equal(response.headers['access-control-allow-origin'], origin)
           assert.equal(
             response.headers['access-control-allow-headers'],
-            'Authorization, Content-Type, Idempotency-Key, If-None-Match',
+            'Authorization, Content-Type, Idempotency-Key, If-None-Match, Mcp-Protocol-Version',
           )
           assert.equal(
             response.headers['access-control-allow-methods'],

@@ -331,13 +331,25 @@ describeEachDialect('staff profiles', (ctx) => {
     const { db } = ctx.testDatabase.database
     const indexed = await db
       .selectFrom('expert_search')
-      .select('username')
+      .select(['username', 'type'])
       .where('org_id', '=', tenant.orgId)
+      .orderBy('username')
       .execute()
     assert.deepEqual(
-      indexed.map((row) => row.username),
-      ['zelda-quintero'],
+      indexed.map((row) => [row.username, row.type]),
+      [
+        [staff, 'staff'],
+        ['zelda-quintero', 'expert'],
+      ],
+      'the staff member is indexed with its type, for the staff lists',
     )
+    const facets = await db
+      .selectFrom('expert_facets')
+      .select('value')
+      .where('org_id', '=', tenant.orgId)
+      .where('facet', '=', 'categories')
+      .execute()
+    assert.deepEqual(facets, [], 'a staff member has no facet rows')
   })
 
   test('the staff and employee lists page by name with exact totals and the privacy filter', async () => {
@@ -407,6 +419,189 @@ describeEachDialect('staff profiles', (ctx) => {
         await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/staff?access=some`, undefined, tenant),
       ).access,
     )
+  })
+
+  test("q finds staff by name, job title, tagline, category, tag and biography, as the expert search's q does", async () => {
+    const tenant = await ctx.addTenant('Search Staff University')
+    const helene = await createStaff(ctx, tenant, {
+      firstname: 'Hélène',
+      lastname: 'Marchetti',
+      job_title: 'Registrar',
+    })
+    const base = staffUrl(helene, tenant.orgId)
+    for (const [section, body] of [
+      ['category', { name: 'Admissions' }],
+      ['tag', { tag: 'front-desk' }],
+      ['tagline', { tagline: 'Your first contact' }],
+      ['biography', { description: '<p>Handles <strong>transcripts</strong>.</p>' }],
+    ] as const)
+      await data(await call(ctx, 'POST', `${base}/${section}`, body, tenant))
+    await createStaff(ctx, tenant, { firstname: 'Sam', lastname: 'Okafor', job_title: 'Bursar' })
+    const found = async (query: string) => {
+      const list = await data(
+        await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/staff?${query}`, undefined, tenant),
+      )
+      const lastnames = (list.staff as Element[]).map((e) => e.lastname)
+      assert.equal(list.total, lastnames.length, `the total of ${query} counts the matches`)
+      return lastnames
+    }
+    for (const query of [
+      'q=helene',
+      'q=MARCHETTI',
+      `q=${encodeURIComponent('Hélène march')}`,
+      'q=marchetti+registrar',
+      'q=admissions',
+      'q=front',
+      'q=desk',
+      'q=first+contact',
+      'q=transcripts',
+    ])
+      assert.deepEqual(await found(query), ['Marchetti'], query)
+    assert.deepEqual(await found('q=bursar'), ['Okafor'])
+    assert.deepEqual(await found('q=marchetti+bursar'), [], 'every word must match')
+    assert.deepEqual(await found('q=strong'), [], 'markup is not text')
+    assert.deepEqual(await found('q=%22OR%22+NEAR'), [], 'query syntax is plain text')
+    assert.deepEqual(await found('q=+&page_size=5'), ['Marchetti', 'Okafor'], 'no words: the list by name')
+  })
+
+  test('the employee list searches staff and experts together, by relevance; each list keeps to its kinds', async () => {
+    const tenant = await ctx.addTenant('Relevance College')
+    await createStaff(ctx, tenant, { firstname: 'Tom', lastname: 'Archer' })
+    const expert = await createExpert(ctx, tenant, { firstname: 'Eve', lastname: 'Bishop' })
+    await data(
+      await call(
+        ctx,
+        'POST',
+        `${expertUrl(expert, tenant.orgId)}/tagline`,
+        { tagline: 'Archer and coach' },
+        tenant,
+      ),
+    )
+    await createStaff(ctx, tenant, { firstname: 'Ann', lastname: 'Clay' })
+    const list = async (path: string) =>
+      data(await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/${path}`, undefined, tenant))
+    const employees = await list('employee?q=archer')
+    assert.deepEqual(
+      (employees.employees as Element[]).map((e) => [e.lastname, e.type]),
+      [
+        ['Archer', 'staff'],
+        ['Bishop', 'expert'],
+      ],
+      'a name match ranks above a tagline match',
+    )
+    assert.equal(employees.total, 2)
+    const staff = await list('staff?q=archer')
+    assert.deepEqual(
+      (staff.staff as Element[]).map((e) => e.lastname),
+      ['Archer'],
+    )
+    assert.equal(staff.total, 1)
+    const experts = await list('expert?q=archer')
+    assert.deepEqual(
+      (experts.experts as Element[]).map((e) => e.lastname),
+      ['Bishop'],
+    )
+    assert.equal(experts.total, 1)
+    const second = await list('employee?q=archer&page_size=1&page_from=1')
+    assert.deepEqual(
+      (second.employees as Element[]).map((e) => e.lastname),
+      ['Bishop'],
+    )
+    assert.equal(second.total, 2)
+  })
+
+  test('read:public: q neither finds nor counts hidden staff members or experts', async () => {
+    const tenant = await ctx.addTenant('Public Search University')
+    const website = await createClient(
+      ctx.testDatabase.database.db,
+      tenant.orgId,
+      'website',
+      ctx.clock.now(),
+      ['read:public'],
+    )
+    const publicAuth = { authorization: `Bearer ${await scopedToken(ctx.app, website)}` }
+    const flagged = async (create: typeof createStaff, segment: string, lastname: string, flags: object) => {
+      const username = await create(ctx, tenant, { firstname: 'Quinn', lastname })
+      await data(
+        await call(ctx, 'PUT', `/v2/organization/${tenant.orgId}/${segment}/${username}`, flags, tenant),
+      )
+    }
+    await flagged(createStaff, 'staff', 'Vale', { is_published: 1 })
+    await flagged(createStaff, 'staff', 'Varga', { is_published: 0 })
+    await flagged(createStaff, 'staff', 'Voss', { is_published: 1, is_private: 1 })
+    await flagged(createExpert, 'expert', 'Ward', { is_published: 0 })
+    await flagged(createExpert, 'expert', 'Yates', { is_published: 1 })
+    const list = async (path: string, headers: Record<string, string>) => {
+      const response = await ctx.inject({
+        method: 'GET',
+        url: `/v2/organization/${tenant.orgId}/${path}`,
+        headers,
+      })
+      const body = await data(response)
+      const [entries] = [body.staff ?? body.employees] as [Element[]]
+      return { names: entries.map((e) => e.lastname), total: body.total }
+    }
+    assert.deepEqual(await list('staff?q=quinn', publicAuth), { names: ['Vale'], total: 1 })
+    assert.deepEqual(await list('staff?q=varga', publicAuth), { names: [], total: 0 })
+    assert.deepEqual(await list('staff?q=voss', publicAuth), { names: [], total: 0 })
+    assert.deepEqual(await list('employee?q=quinn', publicAuth), { names: ['Vale', 'Yates'], total: 2 })
+    assert.deepEqual(await list('employee?q=ward', publicAuth), { names: [], total: 0 })
+    assert.deepEqual(await list('staff?q=quinn&access=all', tenant.auth), {
+      names: ['Vale', 'Varga', 'Voss'],
+      total: 3,
+    })
+    expectError(
+      await ctx.inject({
+        method: 'GET',
+        url: `/v2/organization/${tenant.orgId}/employee?q=quinn&status=all`,
+        headers: publicAuth,
+      }),
+      403,
+      'insufficient_scope',
+    )
+  })
+
+  test('a staff write is found by q at once, and a delete is not found any more', async () => {
+    const tenant = await ctx.addTenant('Fresh Index College')
+    const username = await createStaff(ctx, tenant, { firstname: 'Lena', lastname: 'Frost' })
+    const url = staffUrl(username, tenant.orgId)
+    const total = async (path: string) =>
+      (await data(await call(ctx, 'GET', `/v2/organization/${tenant.orgId}/${path}`, undefined, tenant)))
+        .total
+    assert.equal(await total('staff?q=zephyr'), 0)
+    await data(await call(ctx, 'POST', `${url}/tagline`, { tagline: 'Zephyr office' }, tenant))
+    assert.equal(await total('staff?q=zephyr'), 1)
+    assert.equal(await total('employee?q=zephyr'), 1)
+    const category = await data(await call(ctx, 'POST', `${url}/category`, { name: 'Housing' }, tenant))
+    assert.equal(await total('staff?q=housing'), 1)
+    await data(await call(ctx, 'DELETE', `${url}/category/${category.id}`, undefined, tenant))
+    assert.equal(await total('staff?q=housing'), 0)
+    await data(await call(ctx, 'PUT', url, { lastname: 'Winter', is_private: 1 }, tenant))
+    assert.equal(await total('staff?q=frost&access=all'), 0)
+    assert.equal(await total('staff?q=winter'), 0, 'now private: not in the default (public) filter')
+    assert.equal(await total('staff?q=winter&access=private'), 1)
+    await data(await call(ctx, 'DELETE', url, undefined, tenant))
+    assert.equal(await total('staff?q=winter&access=all'), 0)
+    assert.equal(await total('employee?q=winter&access=all'), 0)
+  })
+
+  test('a bad q is the same 400 as in the expert search: too long, too many words, control characters', async () => {
+    const error = async (path: string, q: string) => {
+      const response = await call(ctx, 'GET', `/v2/organization/${org()}/${path}?q=${q}`)
+      assert.equal(response.statusCode, 400, response.body)
+      return envelope(response).error
+    }
+    for (const q of [
+      'x'.repeat(201),
+      Array.from({ length: 21 }, (_, i) => `w${i}`).join('+'),
+      'a%01b',
+      'tab%09here',
+    ]) {
+      const expected = await error('expert', q)
+      assert.equal(expected?.details?.[0]?.field, 'q')
+      for (const path of ['staff', 'employee'])
+        assert.deepEqual(await error(path, q), expected, `${path} ${q}`)
+    }
   })
 
   test("a staff member's rename: the old username answers 308 under /staff (not under /expert)", async () => {

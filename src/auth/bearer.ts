@@ -1,18 +1,28 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Database } from '../db/database.js'
+import type { TargetOf } from '../derived/read-targets.js'
 import { ApiError } from '../errors.js'
 import { propertyOf } from '../validation/guards.js'
 import { isPositiveId } from '../validation/text.js'
+import type { PrincipalResolver, Resolution } from './principals.js'
 import { grants, isScope, SCOPES, type Scope } from './scopes.js'
-import { hashToken } from './secrets.js'
-import { findPrincipal, type Principal } from './tokens.js'
+import type { Principal } from './tokens.js'
+
+export { databasePrincipals, type PrincipalResolver } from './principals.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the bearer hook on every protected route. */
     principal: Principal
+    /**
+     * The version of the record a kept read reads (its route's `readTarget`), as the bearer check
+     * found it: null when there is no such record, undefined when not known (src/auth/kept-reads.ts).
+     */
+    readVersion: string | null | undefined
   }
   interface FastifyContextConfig {
+    /** The record a read route's body is built from, named from its path parameters (kept reads). */
+    readTarget?: TargetOf
     /**
      * How a token limited to one expert (an `expert` person's, CONTRACT §14) may use this route. By
      * default a route whose path names `:username` is within reach for that expert's username and
@@ -49,6 +59,19 @@ function invalidToken(): ApiError {
   )
 }
 
+/**
+ * The principal of the request's bearer token: 401 `unauthorized` without one, 401 `invalid_token`
+ * for a malformed, unknown, expired or revoked one (each with its `WWW-Authenticate` challenge).
+ */
+export async function authenticate(
+  request: FastifyRequest,
+  principals: PrincipalResolver,
+): Promise<Principal> {
+  const resolved = await principals.resolve(bearerToken(request))
+  if (!resolved) throw invalidToken()
+  return resolved.principal
+}
+
 /** 403 for a request that needs `needed`, which the token lacks. */
 export function insufficientScope(needed: Scope): ApiError {
   return new ApiError(
@@ -71,6 +94,7 @@ export function requireBearer(
 ): void {
   // Set on every request before a handler runs (the onRequest hook below); no dependencies.
   app.decorateRequest('principal', null, [])
+  app.decorateRequest('readVersion', undefined)
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope
     if (typeof scope !== 'string' || !isScope(scope)) {
@@ -80,27 +104,63 @@ export function requireBearer(
       )
     }
   })
-  app.addHook('onRequest', async (request) => {
-    const token = bearerToken(request)
-    const principal = await context.principals.resolve(token)
-    if (!principal) throw invalidToken()
-    request.principal = principal
-    const needed = neededScope(request)
-    if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
-    const corporation = propertyOf(request.params, 'corporation')
-    if (
-      typeof corporation === 'string' &&
-      isPositiveId(corporation) &&
-      Number(corporation) !== principal.orgId
-    ) {
-      throw new ApiError(
-        'forbidden',
-        'This access token belongs to another organization than the one in the path.',
+  // Callback style: a token answered from what the process keeps (src/auth/principals.ts) is checked
+  // without a promise; one read from the database continues when it arrives.
+  app.addHook('onRequest', (request, _reply, done) => {
+    let resolved: ReturnType<PrincipalResolver['resolve']>
+    try {
+      const token = bearerToken(request)
+      resolved = context.principals.resolve(token, request.routeOptions.config.readTarget?.(request.params))
+    } catch (error) {
+      return done(error instanceof Error ? error : new Error(String(error)))
+    }
+    const finish = (resolution: Resolution | undefined) => {
+      const reach = authorize(request, resolution)
+      if (!reach) return done()
+      checkExpertReach(context.inquiryRecipient, request, reach.orgId, reach.username).then(
+        () => done(),
+        done,
       )
     }
-    const reach = principal.person?.reach
-    if (reach) await checkExpertReach(context.inquiryRecipient, request, principal.orgId, reach.username)
+    if (resolved instanceof Promise) {
+      resolved.then(finish).catch(done)
+      return
+    }
+    try {
+      finish(resolved)
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)))
+    }
   })
+}
+
+/**
+ * Checks a resolved token against the request: known, holding the route's scope, of the path's
+ * organization. Returns what is left to check asynchronously: an expert-limited token's reach.
+ */
+function authorize(
+  request: FastifyRequest,
+  resolved: Resolution | undefined,
+): { orgId: number; username: string | null } | undefined {
+  if (!resolved) throw invalidToken()
+  const { principal } = resolved
+  request.principal = principal
+  request.readVersion = resolved.version
+  const needed = neededScope(request)
+  if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
+  const corporation = propertyOf(request.params, 'corporation')
+  if (
+    typeof corporation === 'string' &&
+    isPositiveId(corporation) &&
+    Number(corporation) !== principal.orgId
+  ) {
+    throw new ApiError(
+      'forbidden',
+      'This access token belongs to another organization than the one in the path.',
+    )
+  }
+  const reach = principal.person?.reach
+  return reach ? { orgId: principal.orgId, username: reach.username } : undefined
 }
 
 function outOfReach(): ApiError {
@@ -183,20 +243,4 @@ function neededScope(request: FastifyRequest): Scope {
   // Unreachable: the onRoute check refuses a route without a scope.
   if (scope === undefined) throw new Error(`${request.routeOptions.url} declares no scope`)
   return scope
-}
-
-/** Resolves bearer tokens to principals. */
-export interface PrincipalResolver {
-  resolve(token: string): Promise<Principal | undefined>
-}
-
-/**
- * Resolves every token with one query (token, client and organization by key: one round trip, a
- * named prepared statement on PostgreSQL). Nothing is kept in memory: a revocation made anywhere
- * (the revocation endpoint, the CLI, another server process) is honoured by the very next request.
- */
-export function databasePrincipals(context: { database: Database; now: () => number }): PrincipalResolver {
-  return {
-    resolve: (token) => findPrincipal(context.database, hashToken(token), context.now()),
-  }
 }

@@ -25,7 +25,7 @@ const AuthorizationServerMetadata = Type.Object(
 )
 
 /** Where the service is reached from outside: the configured public URL, else the request's own. */
-function baseUrl(context: AppContext, request: FastifyRequest): string {
+export function baseUrl(context: Pick<AppContext, 'config'>, request: FastifyRequest): string {
   return context.config.publicUrl ?? `${request.protocol}://${request.host}`
 }
 

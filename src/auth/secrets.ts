@@ -1,4 +1,4 @@
-import { createHash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
 function scryptAsync(
   secret: string,
@@ -46,5 +46,5 @@ export const DECOY_SECRET_HASH = await hashSecret(randomToken())
 
 /** SHA-256 of an access token, hex: what the database holds instead of the token. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
+  return hash('sha256', token, 'hex')
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { audienceOf } from '../derived/audience.js'
+import { itemTarget } from '../derived/read-targets.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -31,7 +32,7 @@ export async function contentRoutes(untyped: FastifyInstance, context: AppContex
   app.get(
     '/v2/spotlight/:corporation/:id',
     {
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: itemTarget('spotlight') },
       schema: {
         operationId: 'getSpotlight',
         tags: ['content'],
@@ -46,7 +47,7 @@ export async function contentRoutes(untyped: FastifyInstance, context: AppContex
   app.get(
     '/v2/qanda/:corporation/:id',
     {
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: itemTarget('question') },
       schema: {
         operationId: 'getQuestion',
         tags: ['content'],

@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { propertyOf } from '../validation/guards.js'
 import { type CommitQueue, createCommitQueue } from './commit-queue.js'
+import { openReadConnection, type ReadConnection } from './read-connection.js'
 import type { DB } from './schema.js'
 import { kyselySqlite, openSqliteConnection } from './sqlite.js'
 import { immediateTransactions } from './transactions.js'
@@ -23,6 +25,11 @@ export interface Database {
   /** Refreshes the planner's statistics (after a bulk load). */
   refreshStatistics(): Promise<void>
   close(): Promise<void>
+  /**
+   * SQLite in a file: the read-only connection of validated answers (read-connection.ts), opened on
+   * first use and closed with the database. Undefined on PostgreSQL and for `:memory:`.
+   */
+  readConnection(): ReadConnection | undefined
   /** PostgreSQL: the connection pool's current state (metrics). SQLite has one connection and no pool. */
   readonly poolStatistics?: () => { total: number; idle: number; waiting: number }
 }
@@ -80,15 +87,18 @@ const INT8_OID = 20
 const NUMERIC_OID = 1700
 
 /** pg's type parsers, with int8 and numeric read as JavaScript numbers instead of strings. */
+/** pg, loaded when a PostgreSQL database is opened: an SQLite process never pays for it. */
+const loadPg = (): typeof pg => createRequire(import.meta.url)('pg')
+
 function numbersAsNumbers(): pg.TypeOverrides {
-  const types = new pg.TypeOverrides()
+  const types = new (loadPg().TypeOverrides)()
   types.setTypeParser(INT8_OID, Number)
   types.setTypeParser(NUMERIC_OID, Number)
   return types
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
@@ -110,6 +120,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   return {
     db,
     dialect: 'postgres',
+    readConnection: () => undefined,
     poolStatistics: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     commits,
     async ping() {
@@ -145,17 +156,27 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   })
   // One connection, one writer: one batch at a time.
   const commits = createCommitQueue(db, { maxBatch: options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX })
+  const inFile = path !== ':memory:' && !path.includes('mode=memory')
+  let reads: ReadConnection | undefined
   return {
     db,
     dialect: 'sqlite',
     commits,
+    readConnection() {
+      if (inFile) reads ??= openReadConnection(path)
+      return reads
+    },
     async ping() {
       sqlite.prepare('select 1').get()
     },
     refreshStatistics: async () => {
       sqlite.exec('analyze')
     },
-    close: () => closeAfterCommits(db, commits),
+    async close() {
+      reads?.close()
+      reads = undefined
+      await closeAfterCommits(db, commits)
+    },
   }
 }
 

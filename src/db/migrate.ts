@@ -18,6 +18,8 @@ import * as staff from './migrations/0016_staff.js'
 import * as people from './migrations/0017_people.js'
 import * as sso from './migrations/0019_sso.js'
 import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_experts_and_hidden_answers.js'
+import * as publicDirectory from './migrations/0021_public_directory.js'
+import * as staffSearch from './migrations/0024_staff_search.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -40,6 +42,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0017_people': people,
   '0019_sso': sso,
   '0020_inquiry_experts_and_hidden_answers': inquiryExpertsAndHiddenAnswers,
+  '0021_public_directory': publicDirectory,
+  '0024_staff_search': staffSearch,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

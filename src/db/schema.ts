@@ -229,6 +229,7 @@ export interface ContentTables {
   answers: AnswersTable
   spotlight_tags: ContentTaggingsTable
   question_tags: ContentTaggingsTable
+  directory_form_keys: DirectoryFormKeysTable
 }
 
 /** One row per organization that has a public profile; every column optional text. */
@@ -248,6 +249,21 @@ export interface OrganizationProfilesTable {
   linkedin: string | null
   instagram: string | null
   youtube: string | null
+  /** 1: the organization publishes its directory pages under /directory/:corporation/ (migration 0021). */
+  public_directory: Generated<number>
+  logo_url: string | null
+  /** `#rrggbb` colours of the directory pages. */
+  brand_color: string | null
+  accent_color: string | null
+  /** The inquiry kinds the directory's contact form offers, space-separated; null: the default kinds. */
+  directory_inquiry_kinds: string | null
+}
+
+/** The secret that signs an organization's directory contact-form tokens (migration 0021). */
+export interface DirectoryFormKeysTable {
+  org_id: number
+  secret: string
+  created_at: number
 }
 
 /** One element of a stored profile section; `data` is the element as served, minus `id`, as JSON. */
@@ -363,6 +379,8 @@ export interface ExpertSearchTable {
   completeness: number
   /** The expert's `updated_at`. */
   modified: number
+  /** An expert's row, or a staff member's (the staff and employee lists; never an expert search's). */
+  type: ProfileType
 }
 
 export type SearchFacet = 'countries' | 'topics' | 'industries' | 'categories' | 'tags'

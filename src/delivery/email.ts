@@ -1,4 +1,5 @@
-import nodemailer, { type Transporter } from 'nodemailer'
+import { createRequire } from 'node:module'
+import type { Transporter } from 'nodemailer'
 import type { InquiryRow } from '../db/schema.js'
 import type { Recipient } from '../inquiries/handling.js'
 import { kindLabel, labelledFields } from '../inquiries/mapping.js'
@@ -51,6 +52,8 @@ export function composeEmail(inquiry: InquiryRow): { subject: string; text: stri
 /** An SMTP channel for `smtpUrl` (`smtp://user:pass@host:587`, `smtps://...`), or undefined when it is "". */
 export function createEmailChannel(smtpUrl: string, from: string): EmailChannel | undefined {
   if (smtpUrl === '') return undefined
+  // Loaded only when an SMTP server is configured: nodemailer costs about 20 MiB of memory.
+  const nodemailer: typeof import('nodemailer') = createRequire(import.meta.url)('nodemailer')
   const transport: Transporter = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS })
   return {
     async send(inquiry, recipients) {

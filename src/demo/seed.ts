@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
 import { importContent } from '../import/index.js'
+import { setOrganizationProfile } from '../profiles/organization.js'
 import { demoDataset } from './dataset.js'
+
+/** The demo directory's look. */
+const DEMO_DIRECTORY = { brand_color: '#0b3d6b', accent_color: '#b45309' }
 
 export interface SeededContent {
   experts: string[]
@@ -15,5 +20,9 @@ export interface SeededContent {
  */
 export async function seedDemo(db: Kysely<DB>, orgId: number, now: number): Promise<SeededContent> {
   const result = await importContent(db, orgId, JSON.stringify(demoDataset()), { now })
+  // The demo shows the public directory: /directory/<org>/ (CONTRACT §18).
+  await writeTransaction(db, (trx) =>
+    setOrganizationProfile(trx, orgId, { public_directory: 1, ...DEMO_DIRECTORY }, now),
+  )
   return result.ids
 }

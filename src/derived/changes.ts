@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import { bumpOrganizationVersion, deleteDocument } from './read-documents.js'
+import { bumpExpertSearchVersion } from './search-index.js'
 import {
   refreshExpertsSearch,
   refreshQuestionSearch,
@@ -55,8 +56,10 @@ export async function profileChanged(
 
 /**
  * Every write of a post or a Q&A item: it sets the item's `updated_at` (the `modified` of reads) and
- * bumps its `doc_version`, so its stored read document is rebuilt on the next read. Writes that
- * change the item's content call `itemChanged`, which refreshes its search row as well.
+ * bumps its `doc_version`, so its stored read document is rebuilt on the next read, and raises the
+ * organization's search version, which the kept post and Q&A searches are keyed by (as expert searches
+ * are: one version for the organization's three searches). Writes that change the item's content
+ * call `itemChanged`, which refreshes its search row as well.
  */
 export async function contentChanged(
   trx: Queryable,
@@ -66,6 +69,7 @@ export async function contentChanged(
   now: number,
 ): Promise<void> {
   await touchContent(trx, orgId, table, id, now)
+  await bumpExpertSearchVersion(trx, orgId)
 }
 
 /** A post or a Q&A item changed: its own documents and search row, and the profiles it shows. */
@@ -95,6 +99,7 @@ export async function itemDeleted(
   now: number,
 ): Promise<void> {
   await deleteDocument(trx, table === 'spotlights' ? 'spotlight' : 'question', id)
+  await bumpExpertSearchVersion(trx, orgId)
   await refreshItemSearch(trx, orgId, table, id)
   await profileChanged(trx, orgId, experts, now)
 }

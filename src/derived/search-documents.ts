@@ -29,7 +29,11 @@ function fieldOf(item: IndexedItem, field: string): string {
   return typeof value === 'string' ? value.trim() : ''
 }
 
-/** The index row and facet rows of one expert, from the expert and its stored profile items. */
+/**
+ * The index row and facet rows of one profile, from the profile and its stored profile items. A staff
+ * member gets a row (the staff and employee lists search it) but no facet rows: the facet counts are
+ * the expert search's.
+ */
 export function expertDocument(
   expert: ExpertRow,
   items: IndexedItem[],
@@ -77,8 +81,9 @@ export function expertDocument(
     is_private: expert.is_private,
     completeness: new Set(items.map((item) => item.section)).size,
     modified: expert.updated_at,
+    type: expert.type,
   }
-  return { row, facets: [...facets.values()] }
+  return { row, facets: expert.type === 'expert' ? [...facets.values()] : [] }
 }
 
 function dateColumns(item: { published_at: number | null; created_at: number }) {

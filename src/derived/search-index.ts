@@ -5,6 +5,7 @@ import type {
   ExpertFacetsTable,
   ExpertRow,
   ExpertSearchTable,
+  ProfileType,
   QuestionSearchTable,
   SpotlightSearchTable,
 } from '../db/schema.js'
@@ -204,14 +205,19 @@ export async function replaceQuestionRows(
   await insertRows(rows, (batch) => db.insertInto('question_search').values(batch).execute())
 }
 
-/** The experts among `ids`: staff members are never indexed, so an expert search never finds one. */
-export async function readExpertsByIds(db: Queryable, orgId: number, ids: number[]): Promise<ExpertRow[]> {
+/** The profiles among `ids` of one of `types` (by default any: the index holds experts and staff members). */
+export async function readProfilesByIds(
+  db: Queryable,
+  orgId: number,
+  ids: number[],
+  types: readonly ProfileType[] = ['expert', 'staff'],
+): Promise<ExpertRow[]> {
   if (ids.length === 0) return []
   return db
     .selectFrom('experts')
     .selectAll()
     .where(ofOrganization('org_id', orgId))
     .where('id', 'in', ids)
-    .where('type', '=', 'expert')
+    .where('type', 'in', types)
     .execute()
 }

@@ -7,9 +7,9 @@ import {
   listIds,
   questionsAnsweredBy,
   readAnswersForIndex,
-  readExpertsByIds,
   readIndexedFlags,
   readItemsForIndex,
+  readProfilesByIds,
   readQuestionsForIndex,
   readSpotlightsForIndex,
   replaceExpertRows,
@@ -35,13 +35,13 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
 }
 
 /**
- * Indexes the experts `ids`; returns those indexed before whose visibility to the public changed: the
+ * Indexes the profiles `ids` (experts and staff members); returns those indexed before whose visibility to the public changed: the
  * questions they answered hold their answers in the other column now. (A question's index row reads
  * its experts' flags from the experts themselves, so one not indexed yet needs nothing more.)
  */
 async function indexExperts(db: Queryable, orgId: number, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return []
-  const experts = await readExpertsByIds(db, orgId, ids)
+  const experts = await readProfilesByIds(db, orgId, ids)
   const indexed = new Map(
     (await readIndexedFlags(db, orgId, ids)).map((row) => [Number(row.expert_id), row] as const),
   )

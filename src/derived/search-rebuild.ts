@@ -8,13 +8,14 @@ import { rebuildSearchIndex } from './search-maintenance.js'
 /**
  * Filling the search index from the tables, outside the migrations (a migration must not run
  * application code that changes with time). The migrate step runs `rebuildSearchWhereMissing` after
- * every schema migration: it rebuilds only organizations with an expert, post or question that has no
- * index row (data that predates migration 0006, or an upgrade stopped between the two steps), so on an
- * index that is current it costs three anti-join reads. `expertdir search rebuild` rebuilds every
+ * every schema migration: it rebuilds only organizations with a profile (expert or staff member),
+ * post or question that has no index row (data that predates migration 0006, staff members that
+ * predate 0024, or an upgrade stopped between the two steps), so on an index that is current it costs
+ * three anti-join reads. `expertdir search rebuild` rebuilds every
  * organization (after a release changes what is indexed).
  */
 
-/** Organizations (all, or only `orgId`) holding an expert, post or question that the index lacks. */
+/** Organizations (all, or only `orgId`) holding a profile (expert or staff), post or question that the index lacks. */
 async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<number[]> {
   const queries = [
     db
@@ -22,7 +23,6 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
       .select('experts.org_id')
       .distinct()
       .where((eb) => eb.and(orgId === undefined ? [] : [eb('experts.org_id', '=', orgId)]))
-      .where('experts.type', '=', 'expert')
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('expert_search').select('expert_id').whereRef('expert_id', '=', 'experts.id'))),
       ),

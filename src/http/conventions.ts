@@ -8,7 +8,7 @@ import type { SecurityHeaders } from './security-headers.js'
 /** pino's level numbers: the request line is written at `info`. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 }
 
-function logsInfo(level: string): boolean {
+export function logsInfo(level: string): boolean {
   return (LEVELS[level] ?? Number.POSITIVE_INFINITY) <= 30
 }
 

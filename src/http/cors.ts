@@ -2,7 +2,14 @@ import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /** What a browser page may send and read (CONTRACT §13). */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match']
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-None-Match',
+  // Sent by MCP clients to POST /mcp.
+  'Mcp-Protocol-Version',
+]
 const EXPOSED_HEADERS = [
   'ETag',
   'X-Request-Id',

@@ -24,17 +24,21 @@ export function sendDocument(reply: FastifyReply, document: { body: Buffer; etag
  * `Cache-Control: private, no-cache`: the data is per-organization and must be revalidated.
  */
 export function registerReadEtags(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (
+      (request.method !== 'GET' && request.method !== 'HEAD') ||
+      reply.statusCode !== 200 ||
+      (typeof payload !== 'string' && !Buffer.isBuffer(payload))
+    )
+      return done(null, payload)
     const stored = reply.getHeader('etag')
     const etag = typeof stored === 'string' ? stored : etagOf(payload)
     reply.header('etag', etag).header('cache-control', 'private, no-cache')
     const match = request.headers['if-none-match']
     if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
       reply.code(304)
-      return ''
+      return done(null, '')
     }
-    return payload
+    done(null, payload)
   })
 }

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer'
+import { createRequire } from 'node:module'
 import type { LinkPurpose } from './links.js'
 
 /**
@@ -44,6 +44,8 @@ export function createLinkMailer(
   onError: (error: unknown) => void,
 ): LinkMailer {
   if (smtpUrl === '') return { send: async () => 'skipped', close() {} }
+  // Loaded only when an SMTP server is configured: nodemailer costs about 20 MiB of memory.
+  const nodemailer: typeof import('nodemailer') = createRequire(import.meta.url)('nodemailer')
   const transport = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS })
   return {
     async send(to, purpose, url) {

@@ -1,5 +1,7 @@
-import { hash, verify } from '@node-rs/argon2'
-import { dictionary } from '@zxcvbn-ts/language-common'
+import { createRequire } from 'node:module'
+
+/** Loaded on first use: the first sign-in or password, not the start of every process. */
+const argon2 = () => import('@node-rs/argon2')
 
 /** argon2id (the package default algorithm) at OWASP's minimum, m=19 MiB, t=2, p=1: about 120 ms per hash here. */
 const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 }
@@ -14,7 +16,12 @@ export const MAX_PASSWORD_LENGTH = 256
  */
 let common: Set<string> | undefined
 function commonPasswords(): Set<string> {
-  common ??= new Set(dictionary['passwords-common'].map((word) => word.toLowerCase()))
+  if (!common) {
+    const { dictionary }: typeof import('@zxcvbn-ts/language-common') = createRequire(import.meta.url)(
+      '@zxcvbn-ts/language-common',
+    )
+    common = new Set(dictionary['passwords-common'].map((word) => word.toLowerCase()))
+  }
   return common
 }
 
@@ -30,11 +37,11 @@ export function passwordProblem(password: string, email?: string): string | unde
 }
 
 export async function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2)
+  return (await argon2()).hash(password, ARGON2)
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  return verify(stored, password).catch(() => false)
+  return (await argon2()).verify(stored, password).catch(() => false)
 }
 
 /**

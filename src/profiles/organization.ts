@@ -1,15 +1,20 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import type { Queryable } from '../db/database.js'
 import { profileChanged } from '../derived/changes.js'
+import { bumpOrganizationVersion } from '../derived/read-documents.js'
 import { notFound } from '../errors.js'
+import { KIND_NAMES } from '../inquiries/kinds.js'
 import { Clearable, LongText, ShortText, Url } from '../validation/fields.js'
+import { propertyOf } from '../validation/guards.js'
 import { normalizeLocation } from '../validation/location.js'
-import { CountryCode, StateCode } from '../validation/text.js'
+import { CountryCode, Flag, StateCode } from '../validation/text.js'
 import {
+  type DIRECTORY_COLUMNS,
+  type DirectoryColumns,
   findOrganizationProfile,
   ORGANIZATION_PROFILE_COLUMNS,
-  type OrganizationProfile,
   type OrganizationProfileColumns,
+  type OrganizationRecord,
   saveOrganizationProfile,
   updateOrganizationName,
 } from './repository.js'
@@ -34,12 +39,44 @@ export const ORGANIZATION_FIELDS: Record<(typeof ORGANIZATION_PROFILE_COLUMNS)[n
   youtube: Url('YouTube'),
 }
 
+const Color = (description: string) =>
+  Type.String({
+    pattern: '^#[0-9a-fA-F]{6}$',
+    description: `${description}: a hex colour such as #1d4ed8`,
+    'x-message': 'must be a hex colour such as #1d4ed8',
+  })
+
+/** The inquiry kinds a directory contact form offers when the organization chose none. */
+export const DEFAULT_DIRECTORY_KINDS = ['general', 'media'] as const
+
+const DirectoryKinds = Type.Array(
+  Type.Enum(KIND_NAMES, { 'x-message': `must be one of: ${KIND_NAMES.join(', ')}` }),
+  {
+    minItems: 1,
+    maxItems: KIND_NAMES.length,
+    uniqueItems: true,
+    description: `Inquiry kinds the directory's contact form offers (default: ${DEFAULT_DIRECTORY_KINDS.join(', ')})`,
+  },
+)
+
+/** The public directory's settings (CONTRACT §18): written with the profile, but shown on no expert profile. */
+const DIRECTORY_FIELDS = {
+  public_directory: Type.Optional(
+    Flag('1: publish the directory pages under /directory/:corporation/ (published, public experts only)'),
+  ),
+  logo_url: Clearable(Url("Logo shown on the directory's pages")),
+  brand_color: Clearable(Color("Main colour of the directory's pages")),
+  accent_color: Clearable(Color("Accent colour of the directory's pages (links, buttons)")),
+  directory_inquiry_kinds: Type.Optional(Type.Union([DirectoryKinds, Type.Null()])),
+}
+
 export const OrganizationUpdate = Type.Object(
   {
     name: Type.Optional(ShortText('Organization name')),
     ...Object.fromEntries(
       Object.entries(ORGANIZATION_FIELDS).map(([name, schema]) => [name, Clearable(schema)]),
     ),
+    ...DIRECTORY_FIELDS,
   },
   {
     additionalProperties: false,
@@ -50,7 +87,14 @@ export const OrganizationUpdate = Type.Object(
   },
 )
 
-export type OrganizationUpdateInput = Static<typeof OrganizationUpdate> & { name?: string }
+export type OrganizationUpdateInput = Static<typeof OrganizationUpdate> & {
+  name?: string
+  public_directory?: number
+  logo_url?: string | null
+  brand_color?: string | null
+  accent_color?: string | null
+  directory_inquiry_kinds?: string[] | null
+}
 
 export const OrganizationRead = Type.Object(
   {
@@ -59,14 +103,41 @@ export const OrganizationRead = Type.Object(
     ...Object.fromEntries(
       ORGANIZATION_PROFILE_COLUMNS.map((column) => [column, Type.Union([Type.String(), Type.Null()])]),
     ),
+    public_directory: Type.Integer({ enum: [0, 1] }),
+    logo_url: Type.Union([Type.String(), Type.Null()]),
+    brand_color: Type.Union([Type.String(), Type.Null()]),
+    accent_color: Type.Union([Type.String(), Type.Null()]),
+    directory_inquiry_kinds: Type.Array(Type.String()),
   },
   { title: 'OrganizationProfile' },
 )
 
-export async function readOrganization(db: Queryable, orgId: number): Promise<OrganizationProfile> {
+export type OrganizationView = Omit<OrganizationRecord, 'directory_inquiry_kinds'> & {
+  directory_inquiry_kinds: string[]
+}
+
+/** The kinds of a stored `directory_inquiry_kinds` (the defaults when unset). */
+export function directoryKinds(stored: string | null): string[] {
+  return stored ? stored.split(' ') : [...DEFAULT_DIRECTORY_KINDS]
+}
+
+export async function readOrganization(db: Queryable, orgId: number): Promise<OrganizationView> {
   const profile = await findOrganizationProfile(db, orgId)
   if (!profile) throw notFound(`Organization ${orgId}`)
-  return profile
+  return { ...profile, directory_inquiry_kinds: directoryKinds(profile.directory_inquiry_kinds) }
+}
+
+/** The directory settings `input` sets, as stored: "" clears to null, the kinds space-separated. */
+function directoryValues(input: OrganizationUpdateInput): Partial<DirectoryColumns> {
+  const values: Partial<DirectoryColumns> = {}
+  if (input.public_directory !== undefined) values.public_directory = input.public_directory
+  for (const column of ['logo_url', 'brand_color', 'accent_color'] as const) {
+    const value = input[column]
+    if (value !== undefined) values[column] = value === '' ? null : value
+  }
+  if (input.directory_inquiry_kinds !== undefined)
+    values.directory_inquiry_kinds = input.directory_inquiry_kinds?.join(' ') ?? null
+  return values
 }
 
 /**
@@ -80,20 +151,31 @@ export async function setOrganizationProfile(
   input: OrganizationUpdateInput,
   now: number,
 ): Promise<boolean> {
-  const stored = await readOrganization(trx, orgId)
-  const { name, ...fields } = input
+  const stored = await findOrganizationProfile(trx, orgId)
+  if (!stored) throw notFound(`Organization ${orgId}`)
+  const { name } = input
   const values: Record<string, string | null> = {}
-  for (const [field, value] of Object.entries(fields)) {
-    if (value !== undefined) values[field] = value === '' ? null : (value as string | null)
+  for (const field of ORGANIZATION_PROFILE_COLUMNS) {
+    const value = propertyOf(input, field)
+    if (typeof value === 'string' || value === null) values[field] = value === '' ? null : value
   }
   Object.assign(values, normalizeLocation(values, stored))
   const changes = Object.fromEntries(
-    Object.entries(values).filter(([field, value]) => stored[field as keyof OrganizationProfile] !== value),
+    Object.entries(values).filter(([field, value]) => stored[field as keyof OrganizationRecord] !== value),
   ) as Partial<OrganizationProfileColumns>
+  const directory = Object.fromEntries(
+    Object.entries(directoryValues(input)).filter(
+      ([field, value]) => stored[field as (typeof DIRECTORY_COLUMNS)[number]] !== value,
+    ),
+  ) as Partial<DirectoryColumns>
   const renamed = name !== undefined && name !== stored.name
-  if (!renamed && Object.keys(changes).length === 0) return false
+  const profileWritten = renamed || Object.keys(changes).length > 0
+  if (!profileWritten && Object.keys(directory).length === 0) return false
   if (renamed) await updateOrganizationName(trx, orgId, name)
-  await saveOrganizationProfile(trx, orgId, changes)
-  await profileChanged(trx, orgId, 'all', now)
+  await saveOrganizationProfile(trx, orgId, { ...changes, ...directory })
+  // Expert profiles show the public profile; the directory settings only change the directory's pages,
+  // which follow the organization's version.
+  if (profileWritten) await profileChanged(trx, orgId, 'all', now)
+  else await bumpOrganizationVersion(trx, orgId)
   return true
 }

@@ -24,8 +24,28 @@ export const ORGANIZATION_PROFILE_COLUMNS = [
   'youtube',
 ] as const
 
-export type OrganizationProfileColumns = Omit<OrganizationProfilesTable, 'org_id'>
+/** The organization's public directory settings (CONTRACT §18): not part of the expert profile. */
+export const DIRECTORY_COLUMNS = [
+  'public_directory',
+  'logo_url',
+  'brand_color',
+  'accent_color',
+  'directory_inquiry_kinds',
+] as const
+
+export type OrganizationProfileColumns = Pick<
+  OrganizationProfilesTable,
+  (typeof ORGANIZATION_PROFILE_COLUMNS)[number]
+>
+export interface DirectoryColumns {
+  public_directory: number
+  logo_url: string | null
+  brand_color: string | null
+  accent_color: string | null
+  directory_inquiry_kinds: string | null
+}
 export type OrganizationProfile = OrganizationProfileColumns & { id: number; name: string }
+export type OrganizationRecord = OrganizationProfile & DirectoryColumns
 
 const expertWithOrganization = reusableQuery(
   (db: Queryable, orgId: number, username: string, type: ProfileType) =>
@@ -93,18 +113,20 @@ export async function findExpertWithOrganization(
   return { expert, organization }
 }
 
+/** The organization's public profile and directory settings (a missing profile row reads as all unset). */
 export async function findOrganizationProfile(
   db: Queryable,
   orgId: number,
-): Promise<OrganizationProfile | undefined> {
+): Promise<OrganizationRecord | undefined> {
   const row = await db
     .selectFrom('organizations')
     .leftJoin('organization_profiles', 'organization_profiles.org_id', 'organizations.id')
     .select(['organizations.id', 'organizations.name'])
     .select(ORGANIZATION_PROFILE_COLUMNS.map((column) => `organization_profiles.${column}` as const))
+    .select(DIRECTORY_COLUMNS.map((column) => `organization_profiles.${column}` as const))
     .where('organizations.id', '=', orgId)
     .executeTakeFirst()
-  return row
+  return row && { ...row, public_directory: Number(row.public_directory ?? 0) }
 }
 
 export async function updateOrganizationName(db: Queryable, orgId: number, name: string): Promise<void> {
@@ -114,7 +136,7 @@ export async function updateOrganizationName(db: Queryable, orgId: number, name:
 export async function saveOrganizationProfile(
   db: Queryable,
   orgId: number,
-  values: Partial<OrganizationProfileColumns>,
+  values: Partial<OrganizationProfileColumns & DirectoryColumns>,
 ): Promise<void> {
   if (Object.keys(values).length === 0) return
   await db

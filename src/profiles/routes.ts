@@ -3,6 +3,7 @@ import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { writeTransaction } from '../db/transactions.js'
 import { audienceOf } from '../derived/audience.js'
+import { expertTarget } from '../derived/read-targets.js'
 import { EXPERT_KIND, type ProfileKind } from '../experts/profile-type.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
@@ -85,7 +86,7 @@ export function profileReadRoute(untyped: FastifyInstance, context: AppContext, 
         params: ExpertParams,
         response: { 200: Success(Profile), ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: expertTarget(kind.type) },
     },
     async (request, reply) => {
       const { corporation, username } = request.params
@@ -131,7 +132,7 @@ export async function profileRoutes(untyped: FastifyInstance, context: AppContex
             ...errors,
           },
         },
-        config: { scope: 'read:public' },
+        config: { scope: 'read:public', readTarget: expertTarget('expert') },
       },
       async (request) => {
         const { corporation, username } = request.params
@@ -211,7 +212,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ExpertParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: expertTarget(kind.type) },
     },
     async (request) => {
       const audience = audienceOf(request.principal.scopes)
@@ -281,7 +282,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         params: ElementParams,
         response: { 200: Elements, ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: expertTarget(kind.type) },
     },
     async (request) => {
       const { corporation, id } = request.params

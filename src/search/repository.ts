@@ -1,5 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { DialectName, Queryable } from '../db/database.js'
+import type { ProfileType } from '../db/schema.js'
 import { type Audience, profileVisibleSql } from '../derived/audience.js'
 import { ofOrganization } from '../derived/search-index.js'
 import { fts5Query, tsQuery } from '../derived/search-text.js'
@@ -43,6 +44,8 @@ export interface Paging {
 // Experts
 
 export interface ExpertCriteria {
+  /** The kinds of profile searched: experts for the expert search, staff members or both for the profile lists. */
+  types: readonly ProfileType[]
   text?: TextQuery
   access: 'public' | 'private' | 'all'
   status: 'all' | 'published' | 'unpublished'
@@ -77,7 +80,11 @@ function expertConditions(
   criteria: ExpertCriteria,
   options: { omit?: ExpertFacet; withText?: boolean } = {},
 ): Condition[] {
-  const conditions: Condition[] = [sql`s.org_id = ${orgId}`, ...flagConditions('s', criteria)]
+  const conditions: Condition[] = [
+    sql`s.org_id = ${orgId}`,
+    sql`s.type in (${sql.join(criteria.types)})`,
+    ...flagConditions('s', criteria),
+  ]
   if (criteria.text && options.withText !== false)
     conditions.push(expertTextCondition(dialect, criteria.text))
   for (const [facet, values] of Object.entries(criteria.facets)) {

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { audienceOf } from '../derived/audience.js'
+import { searchTarget } from '../derived/read-targets.js'
 import { validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -20,10 +21,18 @@ import { searchExperts, searchQuestions, searchSpotlights } from './service.js'
 const errors = { '4xx': ErrorEnvelope }
 
 /** Replaces Fastify's parsed query with ours (arrays in three forms) before schema validation. */
-async function parseSearchQuery(request: FastifyRequest): Promise<void> {
+function parseSearchQuery(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
   const { query, errors: problems } = parseQueryString(request.raw.url ?? '', ARRAY_PARAMETERS)
-  if (problems.length > 0) throw validationError(problems)
+  if (problems.length > 0) {
+    done(validationError(problems))
+    return
+  }
   request.query = query
+  done()
 }
 
 /**
@@ -45,7 +54,7 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: ExpertSearchQuery,
         response: { 200: Success(ExpertSearchResult), ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: searchTarget },
       preValidation: parseSearchQuery,
     },
     async (request) =>
@@ -70,7 +79,7 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: SpotlightSearchQuery,
         response: { 200: Success(SpotlightSearchResult), ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: searchTarget },
       preValidation: parseSearchQuery,
     },
     async (request) =>
@@ -95,7 +104,7 @@ export async function searchRoutes(untyped: FastifyInstance, context: AppContext
         querystring: QuestionSearchQuery,
         response: { 200: Success(QuestionSearchResult), ...errors },
       },
-      config: { scope: 'read:public' },
+      config: { scope: 'read:public', readTarget: searchTarget },
       preValidation: parseSearchQuery,
     },
     async (request) =>

@@ -20,7 +20,8 @@ const Values = (description: string, item: TSchema = Text({ min: 1, max: 255 }))
     ),
   )
 
-const Query = Type.Optional(
+/** `q`: the free text of every search, and of the staff and employee lists. */
+export const Query = Type.Optional(
   Text({
     max: 200,
     description: `Free text: every word must match (at most ${MAX_TERMS} words), the last one as a prefix; case- and diacritics-insensitive`,

@@ -1,7 +1,7 @@
 import { insufficientScope } from '../auth/bearer.js'
 import type { DialectName, Queryable } from '../db/database.js'
 import type { Audience } from '../derived/audience.js'
-import { readExpertSearchVersion, readExpertsByIds } from '../derived/search-index.js'
+import { readExpertSearchVersion, readProfilesByIds } from '../derived/search-index.js'
 import { MAX_TERMS, searchTerms, valueKey } from '../derived/search-text.js'
 import { validationError } from '../errors.js'
 import { expertListItem, questionListItem, spotlightListItem } from './mapping.js'
@@ -40,7 +40,8 @@ export interface SearchTarget {
 
 const DEFAULT_PAGE_SIZE = 10
 
-function textQuery(q: string | undefined, namesOnly = false): TextQuery | undefined {
+/** The words of `q` (none: no text filter); more than MAX_TERMS is a 400 naming `q`. */
+export function textQuery(q: string | undefined, namesOnly = false): TextQuery | undefined {
   const terms = searchTerms(q ?? '')
   if (terms.length > MAX_TERMS)
     throw validationError([{ field: 'q', message: `must have at most ${MAX_TERMS} words` }])
@@ -61,7 +62,8 @@ function byOwner<T extends { owner_id: number }>(rows: T[]): Map<number, Omit<T,
   return groups
 }
 
-function inOrder<T extends { id: number }>(ids: number[], rows: T[]): T[] {
+/** `rows` in the order of `ids` (those found). */
+export function inOrder<T extends { id: number }>(ids: number[], rows: T[]): T[] {
   const byId = new Map(rows.map((row) => [Number(row.id), row]))
   return ids.map((id) => byId.get(id)).filter((row): row is T => row !== undefined)
 }
@@ -94,6 +96,7 @@ export async function searchExperts(
   const { db, dialect } = target
   const text = textQuery(input.q, input.searchfield === 'fullname')
   const criteria: ExpertCriteria = {
+    types: ['expert'],
     ...(text ? { text } : {}),
     access: publicFilter(audience, input.access, 'public') ?? 'public',
     status: publicFilter(audience, input.status, 'published') ?? 'all',
@@ -113,7 +116,7 @@ export async function searchExperts(
     cache.get(matches, () => countExpertMatches(db, dialect, orgId, criteria, EXPERT_FACETS)),
   ])
   const [experts, items] = await Promise.all([
-    readExpertsByIds(db, orgId, ids),
+    readProfilesByIds(db, orgId, ids, ['expert']),
     readListItems(db, orgId, ids),
   ])
   const itemsOf = new Map<number, typeof items>()

@@ -15,24 +15,28 @@ export function withPersonTokens(
   context: { database: Database; now: () => number; lifetimes: Lifetimes },
 ): PrincipalResolver {
   return {
-    async resolve(token) {
-      if (!token.startsWith(PERSON_TOKEN_PREFIX)) return clients.resolve(token)
-      const tokenHash = hashToken(token)
-      const row = await findPersonToken(context.database.db, tokenHash, context.now(), context.lifetimes)
-      if (!row || !isRole(row.role)) return undefined
-      const principal: Principal = {
-        orgId: row.orgId,
-        clientId: `person:${row.personId}`,
-        tokenHash,
-        expiresAt: row.expiresAt,
-        scopes: roleScopes(row.role),
-        person: {
-          id: row.personId,
-          role: row.role,
-          ...(row.role === 'expert' ? { reach: { username: row.expertUsername } } : {}),
-        },
-      }
-      return principal
+    resolve(token, target) {
+      if (!token.startsWith(PERSON_TOKEN_PREFIX)) return clients.resolve(token, target)
+      return personPrincipal(token)
     },
+  }
+
+  async function personPrincipal(token: string) {
+    const tokenHash = hashToken(token)
+    const row = await findPersonToken(context.database.db, tokenHash, context.now(), context.lifetimes)
+    if (!row || !isRole(row.role)) return undefined
+    const principal: Principal = {
+      orgId: row.orgId,
+      clientId: `person:${row.personId}`,
+      tokenHash,
+      expiresAt: row.expiresAt,
+      scopes: roleScopes(row.role),
+      person: {
+        id: row.personId,
+        role: row.role,
+        ...(row.role === 'expert' ? { reach: { username: row.expertUsername } } : {}),
+      },
+    }
+    return { principal }
   }
 }

@@ -14,7 +14,8 @@ const errors = { '4xx': ErrorEnvelope }
 
 /**
  * Staff profiles (CONTRACT §17): the vendor's `/staff` routes on the expert profile engine (account,
- * profile read, the staff sections), the staff list, and `/employee`, which lists staff and experts.
+ * profile read, the staff sections), the staff list, and `/employee`, which lists staff and experts;
+ * both lists take the expert search's `q` (ranked by relevance; by name without it).
  * All reads take `read:public`, which sees only published, non-private profiles.
  */
 export async function staffRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -26,7 +27,7 @@ export async function staffRoutes(app: FastifyInstance, context: AppContext): Pr
       schema: {
         operationId: 'listStaff',
         tags: ['staff'],
-        summary: "List the organization's staff members by name, a page at a time",
+        summary: "List or search the organization's staff members, a page at a time",
         params: CorporationParams,
         querystring: ProfileListQuery,
         response: { 200: Success(StaffList), ...errors },
@@ -55,7 +56,7 @@ export async function staffRoutes(app: FastifyInstance, context: AppContext): Pr
       schema: {
         operationId: 'listEmployees',
         tags: ['staff'],
-        summary: "List the organization's staff members and experts together by name, a page at a time",
+        summary: "List or search the organization's staff members and experts together, a page at a time",
         params: CorporationParams,
         querystring: ProfileListQuery,
         response: { 200: Success(EmployeeList), ...errors },

@@ -1,12 +1,14 @@
 import { type Static, Type } from 'typebox'
-import { choice, ExpertListItem, paging } from '../search/schemas.js'
+import { choice, ExpertListItem, paging, Query } from '../search/schemas.js'
 
 /**
  * The staff and employee lists: the organization's staff members, or its staff members and experts
- * together, by name, a page at a time, with the expert list's privacy and publication filters.
+ * together, a page at a time, with the expert search's `q` (then by relevance, else by name) and its
+ * privacy and publication filters.
  */
 export const ProfileListQuery = Type.Object(
   {
+    q: Query,
     access: choice(['public', 'private', 'all'] as const, 'Privacy filter (default public)'),
     status: choice(['all', 'published', 'unpublished'] as const, 'Publication filter (default all)'),
     ...paging,

@@ -1,13 +1,6 @@
+import { createRequire } from 'node:module'
 import { Readable } from 'node:stream'
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3'
+import type { S3ClientConfig } from '@aws-sdk/client-s3'
 import { MEDIA_KEY } from './keys.js'
 import type { MediaStorage, OpenedObject, StoredObject } from './storage.js'
 
@@ -54,6 +47,15 @@ function checkedKey(key: string): string {
 
 /** Media in an S3-compatible bucket: a PUT is atomic by itself, so a write needs no temporary name. */
 export function s3Storage(address: BucketAddress): MediaStorage {
+  // The SDK is loaded only for a bucket: about 35 MiB that a process storing in a folder never needs.
+  const {
+    DeleteObjectsCommand,
+    GetObjectCommand,
+    ListObjectsV2Command,
+    NoSuchKey,
+    PutObjectCommand,
+    S3Client,
+  }: typeof import('@aws-sdk/client-s3') = createRequire(import.meta.url)('@aws-sdk/client-s3')
   const client = new S3Client(address.client)
   const { bucket, prefix } = address
   const objectKey = (key: string) => `${prefix}${checkedKey(key)}`

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
+import { createRequire } from 'node:module'
 import type { FastifyInstance } from 'fastify'
-import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { Counter, Registry } from 'prom-client'
 import type { Database } from '../db/database.js'
 import type { OutboxRun } from '../delivery/outbox.js'
 import { countPendingDeliveries } from '../delivery/repository.js'
@@ -29,17 +30,18 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const OUTCOMES = ['delivered', 'retrying', 'failed', 'skipped'] as const
 
 export function createMetrics(options: MetricsOptions): Metrics {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
+  const prom = promClient()
+  const registry = new prom.Registry()
+  prom.collectDefaultMetrics({ register: registry })
   const { database } = options
   if (options.http) {
-    const requests = new Counter({
+    const requests = new prom.Counter({
       name: 'expertdir_http_requests_total',
       help: 'HTTP requests answered, by method, route template and status code',
       labelNames: ['method', 'route', 'status'] as const,
       registers: [registry],
     })
-    const latency = new Histogram({
+    const latency = new prom.Histogram({
       name: 'expertdir_http_request_duration_seconds',
       help: 'Time from receiving a request to sending its response, by method, route template and status code',
       labelNames: ['method', 'route', 'status'] as const,
@@ -53,7 +55,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     const pool = database.poolStatistics
     if (pool) {
       const gauge = (name: string, help: string, read: () => number) =>
-        new Gauge({
+        new prom.Gauge({
           name,
           help,
           registers: [registry],
@@ -76,7 +78,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   }
   let outcomes: Counter<'outcome'> | undefined
   if (options.outbox) {
-    new Gauge({
+    new prom.Gauge({
       name: 'expertdir_outbox_pending',
       help: 'Inquiry deliveries waiting for their first or next attempt',
       registers: [registry],
@@ -84,7 +86,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
         this.set(await countPendingDeliveries(database.db))
       },
     })
-    outcomes = new Counter({
+    outcomes = new prom.Counter({
       name: 'expertdir_outbox_deliveries_total',
       help: 'Delivery attempts by outcome: delivered, retrying (will be attempted again), failed (for good), skipped',
       labelNames: ['outcome'] as const,
@@ -207,6 +209,9 @@ export function serveClusterScrapes(primary: Registry): void {
   })
 }
 
+/** prom-client, loaded only when metrics are on (`EXPERTDIR_METRICS=1`). */
+const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client')
+
 async function aggregate(primary: Registry): Promise<string> {
   const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected())
   const collected = await Promise.all(
@@ -218,5 +223,5 @@ async function aggregate(primary: Registry): Promise<string> {
     ),
   )
   const all = [...collected, await primary.getMetricsAsJSON()]
-  return AggregatorRegistry.aggregate(all).metrics()
+  return promClient().AggregatorRegistry.aggregate(all).metrics()
 }

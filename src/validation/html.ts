@@ -1,12 +1,22 @@
-import sanitize from 'sanitize-html'
+import { createRequire } from 'node:module'
+import type SanitizeHtml from 'sanitize-html'
+
+/** sanitize-html (with postcss), loaded with the first write that carries HTML, not by every process. */
+let sanitizer: typeof SanitizeHtml | undefined
+const sanitize = (): typeof SanitizeHtml => {
+  const loaded: typeof SanitizeHtml = sanitizer ?? createRequire(import.meta.url)('sanitize-html')
+  sanitizer = loaded
+  return loaded
+}
+
 import { CONTROLS, characterClass, controlsExcept, LINE_CONTROLS } from './patterns.js'
 
 /** Hosts whose players may be embedded with an iframe (the profile's video and audio sections). */
 const EMBED_HOSTS = ['www.youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com', 'www.slideshare.net']
 
-const OPTIONS: sanitize.IOptions = {
+const options = (): SanitizeHtml.IOptions => ({
   allowedTags: [
-    ...sanitize.defaults.allowedTags,
+    ...sanitize().defaults.allowedTags,
     'img',
     'figure',
     'figcaption',
@@ -35,7 +45,8 @@ const OPTIONS: sanitize.IOptions = {
   allowedIframeHostnames: EMBED_HOSTS,
   allowIframeRelativeUrls: false,
   disallowedTagsMode: 'discard',
-}
+})
+let OPTIONS: SanitizeHtml.IOptions | undefined
 
 /**
  * Control characters other than tab and line breaks: the contract allows none in any field. In HTML
@@ -51,7 +62,8 @@ const CONTROL_CHARACTERS = new RegExp(characterClass(controlsExcept(LINE_CONTROL
  * stays. Plain text passes unchanged apart from `<`, `>` and `&` being escaped where they are not markup.
  */
 export function sanitizeHtml(html: string): string {
-  return sanitize(html, OPTIONS).replace(CONTROL_CHARACTERS, '')
+  OPTIONS ??= options()
+  return sanitize()(html, OPTIONS).replace(CONTROL_CHARACTERS, '')
 }
 
 /** An http(s) URL with none of the characters that would make it markup or break out of an attribute. */

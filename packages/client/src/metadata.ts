@@ -25,6 +25,16 @@ export interface PageOptions {
   url: string
   /** The site's name, for `og:site_name` and the fallback title. */
   siteName?: string
+  /**
+   * `seo` (default): the author's `seo.canonical_url` when set, else `url`. `url`: always `url`, for a
+   * page that is the canonical copy itself (the service's own directory pages).
+   */
+  canonical?: 'seo' | 'url'
+  /**
+   * A profile's JSON-LD as a `ProfilePage` whose `mainEntity` is the `Person` (Google's profile-page
+   * rich result), rather than the bare `Person`.
+   */
+  profilePage?: boolean
 }
 
 const DESCRIPTION_LENGTH = 160
@@ -117,7 +127,8 @@ export function profileMetadata(profile: Schemas['Profile'], options: PageOption
     ? seo.description
     : summarize(present(tagline) ? tagline : present(biography) ? plainText(biography) : role)
   const image = [seo?.image, avatar.l.url, avatar.o.url, avatar.m.url].find(present)
-  const canonicalUrl = present(seo?.canonical_url) ? seo.canonical_url : options.url
+  const canonicalUrl =
+    options.canonical !== 'url' && present(seo?.canonical_url) ? seo.canonical_url : options.url
   const topics = profile.topic.map((topic) => topic.name)
   const social = profile.social[0]
   const sameAs = social
@@ -133,6 +144,23 @@ export function profileMetadata(profile: Schemas['Profile'], options: PageOption
     : []
   const keywords = present(seo?.keywords) ? seo.keywords : topics.length > 0 ? topics.join(', ') : undefined
   const meta = { title, description, canonicalUrl, image }
+  const organization = profile.corporationprofile[0]
+  const personJsonLd = compact({
+    '@type': 'Person',
+    name,
+    givenName: account.firstname,
+    familyName: account.lastname,
+    jobTitle: present(account.job_title) ? account.job_title : undefined,
+    worksFor: present(account.company) ? { '@type': 'Organization', name: account.company } : undefined,
+    affiliation: organization
+      ? compact({ '@type': 'Organization', name: organization.name, url: organization.website ?? undefined })
+      : undefined,
+    description,
+    image,
+    url: canonicalUrl,
+    sameAs,
+    knowsAbout: topics,
+  })
   return {
     ...meta,
     keywords,
@@ -143,20 +171,14 @@ export function profileMetadata(profile: Schemas['Profile'], options: PageOption
       ['profile:username', account.username],
     ],
     twitter: card(title, description, image),
-    jsonLd: compact({
-      '@context': 'https://schema.org',
-      '@type': 'Person',
-      name,
-      givenName: account.firstname,
-      familyName: account.lastname,
-      jobTitle: present(account.job_title) ? account.job_title : undefined,
-      worksFor: present(account.company) ? { '@type': 'Organization', name: account.company } : undefined,
-      description,
-      image,
-      url: canonicalUrl,
-      sameAs,
-      knowsAbout: topics,
-    }),
+    jsonLd: options.profilePage
+      ? {
+          '@context': 'https://schema.org',
+          '@type': 'ProfilePage',
+          url: canonicalUrl,
+          mainEntity: personJsonLd,
+        }
+      : { '@context': 'https://schema.org', ...personJsonLd },
   }
 }
 
@@ -172,7 +194,7 @@ export function postMetadata(read: Schemas['SpotlightRead'], options: PageOption
   const [post] = read.spotlight
   const [seo] = read.seo
   if (!post || !seo) throw new Error('The post read has no spotlight or seo element')
-  const canonicalUrl = seo.canonical_url ?? options.url
+  const canonicalUrl = options.canonical === 'url' ? options.url : (seo.canonical_url ?? options.url)
   const image = seo.image ?? post.featured_image ?? undefined
   const meta = { title: seo.title, description: seo.description, canonicalUrl, image }
   const tags = read.tags.map((tag) => tag.tag)
@@ -207,7 +229,7 @@ export function questionMetadata(read: Schemas['QuestionRead'], options: PageOpt
   const [question] = read.question
   const [seo] = read.seo
   if (!question || !seo) throw new Error('The Q&A read has no question or seo element')
-  const canonicalUrl = seo.canonical_url ?? options.url
+  const canonicalUrl = options.canonical === 'url' ? options.url : (seo.canonical_url ?? options.url)
   const image = seo.image ?? undefined
   const meta = { title: seo.title, description: seo.description, canonicalUrl, image }
   return {

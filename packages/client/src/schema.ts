@@ -280,6 +280,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth 2.0 protected resource metadata of the service (RFC 9728)
+         * @description Names the resource, its authorization server and the scopes it understands, so that an OAuth or MCP client can obtain a token for it. A plain JSON object, not in the `{success, data}` envelope.
+         */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth 2.0 protected resource metadata of the MCP server (RFC 9728)
+         * @description Names the resource, its authorization server and the scopes it understands, so that an OAuth or MCP client can obtain a token for it. A plain JSON object, not in the `{success, data}` envelope.
+         */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}": {
         parameters: {
             query?: never;
@@ -2125,7 +2165,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's staff members by name, a page at a time */
+        /** List or search the organization's staff members, a page at a time */
         get: operations["listStaff"];
         put?: never;
         /** Create a staff member */
@@ -2383,7 +2423,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's staff members and experts together by name, a page at a time */
+        /** List or search the organization's staff members and experts together, a page at a time */
         get: operations["listEmployees"];
         put?: never;
         post?: never;
@@ -3658,6 +3698,12 @@ export interface components {
             linkedin: string | null;
             instagram: string | null;
             youtube: string | null;
+            /** @enum {integer} */
+            public_directory: 0 | 1;
+            logo_url: string | null;
+            brand_color: string | null;
+            accent_color: string | null;
+            directory_inquiry_kinds: string[];
         };
         /** OrganizationUpdate */
         OrganizationUpdate: {
@@ -3677,6 +3723,12 @@ export interface components {
             linkedin?: string | "" | null;
             instagram?: string | "" | null;
             youtube?: string | "" | null;
+            /** @description 1: publish the directory pages under /directory/:corporation/ (published, public experts only) */
+            public_directory?: number;
+            logo_url?: string | "" | null;
+            brand_color?: string | "" | null;
+            accent_color?: string | "" | null;
+            directory_inquiry_kinds?: ("general" | "donor" | "event" | "media" | "partnership" | "admission" | "research" | "business" | "expertwitness")[] | null;
         };
         /** OrganizationUpdated */
         OrganizationUpdated: {
@@ -4400,6 +4452,16 @@ export interface components {
         ProfiletypeCreate: {
             /** @description Name */
             name: string;
+        };
+        /** ProtectedResourceMetadata */
+        ProtectedResourceMetadata: {
+            /** Format: uri */
+            resource: string;
+            /** @description Issuers whose metadata is at /.well-known/oauth-authorization-server (RFC 8414) */
+            authorization_servers: string[];
+            scopes_supported: string[];
+            bearer_methods_supported: string[];
+            resource_name: string;
         };
         /** Question */
         Question: {
@@ -5677,6 +5739,52 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+            "4XX": components["responses"]["ClientError"];
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+            "4XX": components["responses"]["ClientError"];
         };
     };
     getExpert: {
@@ -16829,6 +16937,8 @@ export interface operations {
     listStaff: {
         parameters: {
             query?: {
+                /** @description Free text: every word must match (at most 20 words), the last one as a prefix; case- and diacritics-insensitive */
+                q?: string;
                 /** @description Privacy filter (default public) */
                 access?: "public" | "private" | "all";
                 /** @description Publication filter (default all) */
@@ -18570,6 +18680,8 @@ export interface operations {
     listEmployees: {
         parameters: {
             query?: {
+                /** @description Free text: every word must match (at most 20 words), the last one as a prefix; case- and diacritics-insensitive */
+                q?: string;
                 /** @description Privacy filter (default public) */
                 access?: "public" | "private" | "all";
                 /** @description Publication filter (default all) */

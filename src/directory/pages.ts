@@ -1,0 +1,338 @@
+import {
+  metadataHtml,
+  type PageMetadata,
+  plainText,
+  postMetadata,
+  profileMetadata,
+  questionMetadata,
+  summarize,
+} from '@expertdir/client/metadata'
+import type { searchExperts } from '../search/service.js'
+import type { DirectorySite } from './site.js'
+import { render } from './templates.js'
+import type { DirectoryUrls } from './urls.js'
+
+/** The read shapes the client package's metadata helpers take: the API's own, as served. */
+export type ProfileRead = Parameters<typeof profileMetadata>[0]
+export type SpotlightRead = Parameters<typeof postMetadata>[0]
+export type QuestionRead = Parameters<typeof questionMetadata>[0]
+export type ExpertSearch = Awaited<ReturnType<typeof searchExperts>>
+
+/** What every page of one organization's directory is rendered with. */
+export interface PageScope {
+  site: DirectorySite
+  urls: DirectoryUrls
+}
+
+const present = (value: string | null | undefined): value is string =>
+  typeof value === 'string' && value.trim() !== ''
+
+const joined = (values: (string | null | undefined)[], separator = ', ') =>
+  values.filter(present).join(separator)
+
+const fullName = (person: { firstname: string; lastname: string }) =>
+  `${person.firstname} ${person.lastname}`.trim()
+
+function dateOf(seconds: number | null) {
+  if (seconds === null) return undefined
+  const date = new Date(seconds * 1000)
+  return {
+    iso: date.toISOString(),
+    text: date.toLocaleDateString('en', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }),
+  }
+}
+
+function layout(scope: PageScope, meta: PageMetadata, body: string, noindex = false): string {
+  const { site, urls } = scope
+  return render('layout', {
+    head: metadataHtml(meta),
+    noindex,
+    assets: urls.assets,
+    themeUrl: urls.theme(site.version),
+    homeUrl: urls.home,
+    site,
+    body,
+  })
+}
+
+const siteName = (site: DirectorySite) => `${site.name} experts`
+
+/** The expert page: profile, its posts and answers, and the contact form (`form`, rendered apart). */
+export function expertPage(scope: PageScope, profile: ProfileRead, form: string, otherKinds: KindLink[]) {
+  const { urls, site } = scope
+  const [account] = profile.account
+  if (!account) throw new Error('The profile has no account element')
+  const url = urls.expert(account.username)
+  const meta = profileMetadata(profile, {
+    url,
+    siteName: siteName(site),
+    canonical: 'url',
+    profilePage: true,
+  })
+  const social = profile.social[0]
+  const lists = [
+    {
+      id: 'education',
+      title: 'Education',
+      items: profile.education.map((item) => ({
+        text: joined([item.degree, item.major]) || item.institution,
+        detail: joined([
+          item.degree || item.major ? item.institution : null,
+          item.date ? String(item.date) : null,
+        ]),
+      })),
+    },
+    {
+      id: 'affiliations',
+      title: 'Affiliations',
+      items: profile.affiliation.map((item) => ({ text: item.name, href: item.link ?? undefined })),
+    },
+    { id: 'languages', title: 'Languages', items: profile.language.map((item) => ({ text: item.name })) },
+    {
+      id: 'posts',
+      title: 'Posts',
+      items: profile.spotlight.map((post) => ({
+        text: post.title,
+        href: urls.post(post.id),
+        detail: dateOf(post.published_date)?.text,
+      })),
+    },
+    {
+      id: 'answers',
+      title: 'Questions answered',
+      items: profile.qanda.map((question) => ({ text: question.question, href: urls.question(question.id) })),
+    },
+    {
+      id: 'links',
+      title: 'Links',
+      items: [
+        ...(social
+          ? [
+              { text: 'Website', href: social.website },
+              { text: 'LinkedIn', href: social.linkedin },
+              { text: 'X / Twitter', href: social.twitter },
+              { text: 'GitHub', href: social.github },
+              { text: 'Facebook', href: social.facebook },
+              { text: 'Instagram', href: social.instagram },
+              { text: 'YouTube', href: social.youtube },
+            ].flatMap((link) => (present(link.href) ? [{ text: link.text, href: link.href }] : []))
+          : []),
+        ...profile.link.map((link) => ({ text: link.name || link.url, href: link.url })),
+      ],
+    },
+  ].filter((list) => list.items.length > 0)
+  const body = render('expert', {
+    name: fullName(account),
+    firstname: account.firstname,
+    photo: profile.avatar.l.url ?? profile.avatar.m.url,
+    role: joined([account.job_title, account.department, account.company]),
+    location: joined([account.location_city, account.location_state, account.location_country]),
+    tagline: profile.tagline[0]?.tagline,
+    topics: profile.topic.map((topic) => ({
+      name: topic.name,
+      href: urls.search(new URLSearchParams({ topics: topic.name })),
+    })),
+    biography: profile.biography[0]?.biography,
+    lists,
+    otherKinds,
+    form,
+  })
+  return layout(scope, meta, body)
+}
+
+export interface KindLink {
+  label: string
+  href: string
+}
+
+/** The post page. */
+export function postPage(scope: PageScope, read: SpotlightRead) {
+  const { urls, site } = scope
+  const [post] = read.spotlight
+  if (!post) throw new Error('The post read has no spotlight element')
+  const meta = postMetadata(read, { url: urls.post(post.id), siteName: siteName(site), canonical: 'url' })
+  const body = render('post', {
+    title: post.title,
+    published: dateOf(post.published_date),
+    readingTime: post.reading_time,
+    image: post.featured_image,
+    html: post.html,
+    experts: post.tagged_experts.map((expert) => ({
+      name: fullName(expert),
+      role: expert.job_title,
+      href: urls.expert(expert.username),
+    })),
+    tags: read.tags.map((tag) => tag.tag),
+  })
+  return layout(scope, meta, body)
+}
+
+/** The Q&A page. */
+export function questionPage(scope: PageScope, read: QuestionRead) {
+  const { urls, site } = scope
+  const [question] = read.question
+  if (!question) throw new Error('The Q&A read has no question element')
+  const meta = questionMetadata(read, {
+    url: urls.question(question.id),
+    siteName: siteName(site),
+    canonical: 'url',
+  })
+  const body = render('question', {
+    question: question.question,
+    details: question.details,
+    answers: question.answers.map((answer) => ({
+      name: fullName(answer),
+      role: null,
+      href: urls.expert(answer.username),
+      html: answer.answer,
+    })),
+    tags: read.tags.map((tag) => tag.tag),
+  })
+  return layout(scope, meta, body)
+}
+
+/** The facets the find-an-expert page offers as links, with their titles. */
+export const PAGE_FACETS = [
+  ['topics', 'Topics'],
+  ['countries', 'Countries'],
+  ['industries', 'Industries'],
+  ['categories', 'Categories'],
+] as const
+
+export type PageFacet = (typeof PAGE_FACETS)[number][0]
+
+/** A find-an-expert query as the page's URL carries it. */
+export interface PageQuery {
+  q: string
+  filters: Record<PageFacet, string[]>
+  page: number
+}
+
+export const PAGE_SIZE = 10
+const FACET_LINKS = 12
+
+function queryParams(query: PageQuery, changes: Partial<PageQuery> = {}): URLSearchParams {
+  const next = { ...query, ...changes }
+  const params = new URLSearchParams()
+  if (next.q) params.set('q', next.q)
+  for (const [facet] of PAGE_FACETS) for (const value of next.filters[facet]) params.append(facet, value)
+  if (next.page > 1) params.set('page', String(next.page))
+  return params
+}
+
+function toggled(values: string[], value: string): string[] {
+  const key = value.toLowerCase()
+  return values.some((v) => v.toLowerCase() === key)
+    ? values.filter((v) => v.toLowerCase() !== key)
+    : [...values, value]
+}
+
+/** The find-an-expert page: search box, facets as links, results and pages. */
+export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSearch) {
+  const { urls, site } = scope
+  const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE))
+  const filtered = PAGE_FACETS.some(([facet]) => query.filters[facet].length > 0)
+  const url = urls.search(queryParams(query))
+  const title = query.q ? `Experts on “${query.q}” | ${siteName(site)}` : `Find an expert | ${siteName(site)}`
+  const description = summarize(
+    present(site.description)
+      ? plainText(site.description)
+      : `Find an expert of ${site.name} for interviews, talks and collaborations.`,
+  )
+  const meta: PageMetadata = {
+    title,
+    description,
+    keywords: undefined,
+    canonicalUrl: url,
+    image: site.logoUrl ?? undefined,
+    openGraph: [
+      ['og:type', 'website'],
+      ['og:title', title],
+      ['og:description', description],
+      ['og:url', url],
+      ...(site.logoUrl ? [['og:image', site.logoUrl] as [string, string]] : []),
+      ['og:site_name', siteName(site)],
+    ],
+    twitter: [
+      ['twitter:card', 'summary'],
+      ['twitter:title', title],
+      ['twitter:description', description],
+    ],
+    jsonLd: {
+      '@context': 'https://schema.org',
+      '@type': 'CollectionPage',
+      name: title,
+      url,
+      about: { '@type': 'Organization', name: site.name, ...(site.website ? { url: site.website } : {}) },
+    },
+  }
+  const facets = PAGE_FACETS.map(([facet, facetTitle]) => ({
+    title: facetTitle,
+    values: result.aggregations[facet].slice(0, FACET_LINKS).map((bucket) => {
+      const selected = query.filters[facet].some((v) => v.toLowerCase() === bucket.key.toLowerCase())
+      const filters = { ...query.filters, [facet]: toggled(query.filters[facet], bucket.key) }
+      return {
+        label: bucket.key,
+        count: bucket.count,
+        selected,
+        href: urls.search(queryParams(query, { filters, page: 1 })),
+      }
+    }),
+  })).filter((facet) => facet.values.length > 0)
+  const hidden = PAGE_FACETS.flatMap(([facet]) =>
+    query.filters[facet].map((value) => ({ name: facet, value })),
+  )
+  const from = (query.page - 1) * PAGE_SIZE
+  const summary =
+    result.total === 0
+      ? 'No experts found'
+      : `${result.total === 1 ? '1 expert' : `${result.total} experts`}${pages > 1 ? `, ${from + 1} to ${Math.min(from + PAGE_SIZE, result.total)} shown` : ''}`
+  const body = render('search', {
+    action: urls.home,
+    q: query.q,
+    hidden,
+    facets,
+    clearHref: filtered ? urls.search(queryParams(query, { filters: emptyFilters(), page: 1 })) : undefined,
+    summary,
+    experts: result.experts.map((expert) => ({
+      name: expert.fullname,
+      href: urls.expert(expert.username),
+      role: joined([expert.job_title, expert.company]),
+      tagline: expert.tagline,
+      avatar: expert.avatar.medium,
+      topics: expert.topics.map((topic) => topic.title),
+    })),
+    page: query.page,
+    pages,
+    prevHref: query.page > 1 ? urls.search(queryParams(query, { page: query.page - 1 })) : undefined,
+    nextHref: query.page < pages ? urls.search(queryParams(query, { page: query.page + 1 })) : undefined,
+  })
+  return layout(scope, meta, body, query.q !== '' || filtered || query.page > 1)
+}
+
+export function emptyFilters(): Record<PageFacet, string[]> {
+  return { topics: [], countries: [], industries: [], categories: [] }
+}
+
+/** An error page (404, 400, 429...): a sentence the person can act on, and the way back. */
+export function errorPage(assets: string, title: string, message: string, homeUrl?: string): string {
+  return render('errorLayout', { title, assets, body: render('error', { title, message, homeUrl }) })
+}
+
+/** The page around a contact form outside the expert page: a refusal, a thank-you, another kind. */
+export function contactPage(
+  scope: PageScope,
+  view: { name: string; expertHref: string; title: string; message?: string; form?: string },
+): string {
+  const meta: PageMetadata = {
+    title: `${view.title} | ${siteName(scope.site)}`,
+    description: `Contact ${view.name} at ${scope.site.name}.`,
+    keywords: undefined,
+    canonicalUrl: view.expertHref,
+    image: undefined,
+    openGraph: [],
+    twitter: [],
+    jsonLd: { '@context': 'https://schema.org', '@type': 'ContactPage', name: view.title },
+  }
+  return layout(scope, meta, render('contactPage', view), true)
+}

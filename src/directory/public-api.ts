@@ -1,0 +1,77 @@
+import { plainText } from '@expertdir/client/metadata'
+import { type Static, Type } from 'typebox'
+import type { ExpertSearch, ProfileRead } from './pages.js'
+import type { DirectoryUrls } from './urls.js'
+
+/**
+ * The public JSON the widget reads (`/directory/:corporation/api/experts[/:username]`): the
+ * `read:public` view of the search and of a profile, cut down to what a card and a profile show. The
+ * response schemas drop anything else, so no other field of a profile can reach another site's page.
+ */
+
+const Text = Type.String()
+const Optional = Type.Union([Type.String(), Type.Null()])
+
+export const WidgetExpert = Type.Object({
+  username: Text,
+  name: Text,
+  job_title: Text,
+  company: Text,
+  tagline: Text,
+  avatar: Text,
+  topics: Type.Array(Text),
+  url: Text,
+})
+
+export const WidgetSearch = Type.Object({
+  experts: Type.Array(WidgetExpert),
+  total: Type.Integer(),
+  topics: Type.Array(Type.Object({ key: Text, count: Type.Integer() })),
+})
+
+export const WidgetProfile = Type.Object({
+  username: Text,
+  name: Text,
+  job_title: Text,
+  company: Text,
+  department: Optional,
+  tagline: Text,
+  biography: Text,
+  avatar: Text,
+  topics: Type.Array(Text),
+  url: Text,
+})
+
+export function widgetSearch(result: ExpertSearch, urls: DirectoryUrls): Static<typeof WidgetSearch> {
+  return {
+    experts: result.experts.map((expert) => ({
+      username: expert.username,
+      name: expert.fullname,
+      job_title: expert.job_title,
+      company: expert.company,
+      tagline: expert.tagline,
+      avatar: expert.avatar.medium,
+      topics: expert.topics.map((topic) => topic.title),
+      url: urls.expert(expert.username),
+    })),
+    total: result.total,
+    topics: result.aggregations.topics,
+  }
+}
+
+export function widgetProfile(profile: ProfileRead, urls: DirectoryUrls): Static<typeof WidgetProfile> {
+  const [account] = profile.account
+  if (!account) throw new Error('The profile has no account element')
+  return {
+    username: account.username,
+    name: `${account.firstname} ${account.lastname}`.trim(),
+    job_title: account.job_title,
+    company: account.company,
+    department: account.department,
+    tagline: profile.tagline[0]?.tagline ?? '',
+    biography: plainText(profile.biography[0]?.biography ?? ''),
+    avatar: profile.avatar.m.url ?? '',
+    topics: profile.topic.map((topic) => topic.name),
+    url: urls.expert(account.username),
+  }
+}

@@ -1,0 +1,427 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AppContext } from '../app-context.js'
+import { profileVisibleTo } from '../derived/audience.js'
+import { type DocumentLookup, findContentDocument, findExpertDocument } from '../derived/read-documents.js'
+import { readExpertSearchVersion } from '../derived/search-index.js'
+import { ApiError, notFound } from '../errors.js'
+import { findRenamedExpert } from '../experts/repository.js'
+import { ok, Success } from '../http/envelope.js'
+import { toApiError } from '../http/error-handler.js'
+import { parseQueryString } from '../search/query-string.js'
+import { VersionedCache } from '../search/result-cache.js'
+import { searchExperts } from '../search/service.js'
+import { propertyOf } from '../validation/guards.js'
+import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet } from './assets.js'
+import { type ContactHandler, contactHandler } from './contact.js'
+import type { ContactLimit } from './contact-limit.js'
+import { readPost, readPublicProfile, readQuestion } from './documents.js'
+import {
+  type ExpertSearch,
+  emptyFilters,
+  errorPage,
+  expertPage,
+  PAGE_FACETS,
+  PAGE_SIZE,
+  type PageQuery,
+  type PageScope,
+  postPage,
+  questionPage,
+  searchPage,
+} from './pages.js'
+import { WidgetProfile, WidgetSearch, widgetProfile, widgetSearch } from './public-api.js'
+import { findDirectory, listDirectoryIds } from './site.js'
+import { sitemapXml } from './sitemap.js'
+import { baseUrlOf, directoryUrls } from './urls.js'
+import { WIDGET_ASSET } from './widget.js'
+
+/**
+ * The public directory (CONTRACT §18): server-rendered pages under `/directory/:corporation/`, their
+ * sitemap and `/robots.txt`, the contact form, and the widget with the public JSON it reads. Nothing
+ * here needs a token: every read goes through the `read:public` narrowing (src/derived/audience.ts).
+ *
+ * Rendered pages are kept in the process under the versions of what they show (the record's
+ * `doc_version`, the organization's `profile_version`, the search index version), read in the query
+ * that finds the record: a write raises a version in its own transaction, so the next request renders
+ * afresh in every process, and a request for an unchanged page costs the lookups an API read costs.
+ */
+
+export interface DirectoryOptions {
+  contactLimit: ContactLimit
+}
+
+interface OrgParams {
+  corporation: string
+}
+interface ExpertParams extends OrgParams {
+  username: string
+}
+interface ItemParams extends OrgParams {
+  id: string
+}
+
+const ERROR_TITLES: Record<number, string> = {
+  400: 'This request cannot be answered',
+  404: 'Page not found',
+  405: 'Not allowed',
+  409: 'Already sent',
+  413: 'Too large',
+  415: 'Not accepted',
+  429: 'Too many requests',
+  503: 'Unavailable',
+}
+
+const MAX_QUERY_LENGTH = 200
+const MAX_FILTER_VALUES = 20
+/** The API's deepest page (`page_from` at most 10,000) in pages of the find-an-expert page. */
+const MAX_PAGE = 1001
+const WIDGET_MAX_PAGE_SIZE = 20
+
+const READ: readonly string[] = ['GET', 'HEAD']
+/** The pages' paths and their methods. */
+const PAGE_METHODS: [string, readonly string[]][] = [
+  ['/:corporation', READ],
+  ['/:corporation/', READ],
+  ['/:corporation/:username', READ],
+  ['/:corporation/:username/contact', [...READ, 'POST']],
+  ['/:corporation/spotlight/:id', READ],
+  ['/:corporation/qanda/:id', READ],
+]
+
+const isId = (value: string) => /^[1-9][0-9]{0,15}$/.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER
+
+function pageCsp(request: FastifyRequest, base: string): string {
+  const self = `'self' ${new URL(base).origin}`
+  return [
+    "default-src 'none'",
+    `script-src ${self}`,
+    `style-src ${self}`,
+    `img-src ${self} https: data:`,
+    `connect-src ${self}`,
+    `form-action ${self}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    ...(request.protocol === 'https' ? ['upgrade-insecure-requests'] : []),
+  ].join('; ')
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
+  reply.header('etag', asset.etag).header('cache-control', 'public, max-age=3600')
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
+  return reply.type(asset.type).send(asset.body)
+}
+
+const badQuery = (message: string) => new ApiError('validation_failed', message)
+
+/** The find-an-expert query of a page URL; unknown parameters (`utm_source`...) are ignored. */
+function pageQuery(url: string): PageQuery {
+  const facets = new Set(PAGE_FACETS.map(([facet]) => facet))
+  const { query } = parseQueryString(url, facets)
+  const single = (name: string) => {
+    const value = query[name]
+    if (Array.isArray(value)) throw badQuery(`The search address names "${name}" more than once.`)
+    return value ?? ''
+  }
+  const q = single('q').trim()
+  if ([...q].length > MAX_QUERY_LENGTH)
+    throw badQuery(`The search text is too long: use at most ${MAX_QUERY_LENGTH} characters.`)
+  const rawPage = single('page') || '1'
+  if (!isId(rawPage) || Number(rawPage) > MAX_PAGE)
+    throw badQuery(`"page" must be a page number from 1 to ${MAX_PAGE}.`)
+  const filters = emptyFilters()
+  for (const [facet] of PAGE_FACETS) {
+    const given = query[facet]
+    const values = (Array.isArray(given) ? given : given === undefined ? [] : [given]).filter((v) => v !== '')
+    if (values.length > MAX_FILTER_VALUES || values.some((v) => [...v].length > MAX_QUERY_LENGTH))
+      throw badQuery(`Too many or too long "${facet}" filters.`)
+    filters[facet] = values
+  }
+  return { q, filters, page: Number(rawPage) }
+}
+
+function searchInput(query: PageQuery, pageSize = PAGE_SIZE) {
+  return {
+    ...(query.q ? { q: query.q } : {}),
+    ...Object.fromEntries(PAGE_FACETS.map(([facet]) => [facet, query.filters[facet]])),
+    page_size: pageSize,
+    page_from: (query.page - 1) * pageSize,
+  }
+}
+
+export async function directoryRoutes(
+  app: FastifyInstance,
+  context: AppContext,
+  options: DirectoryOptions,
+): Promise<void> {
+  const { db, config } = context
+  const target = { db, dialect: context.database.dialect }
+  const rendered = new VersionedCache(1_000)
+  // Pages, not API operations: the OpenAPI document describes /v2 (and its own public endpoints) only.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
+
+  /** The organization's directory and its URLs; a 404 when it is unknown or its directory is off. */
+  async function scopeOf(request: FastifyRequest<{ Params: OrgParams }>): Promise<PageScope> {
+    const { corporation } = request.params
+    const site = isId(corporation) ? await findDirectory(db, Number(corporation)) : undefined
+    if (!site) throw notFound('This directory')
+    return { site, urls: directoryUrls(baseUrlOf(config, request), site.id) }
+  }
+
+  /** The expert `username` when the public may see it; a renamed one's new name; else a 404. */
+  async function visibleExpert(
+    scope: PageScope,
+    username: string,
+  ): Promise<{ found: DocumentLookup } | { renamedTo: string }> {
+    const [found] = await findExpertDocument(db, scope.site.id, username, 'expert', 'public')
+    if (found) return { found }
+    const renamed = await findRenamedExpert(db, scope.site.id, username)
+    if (renamed && profileVisibleTo('public', renamed)) return { renamedTo: renamed.username }
+    throw notFound(`Expert ${username}`)
+  }
+
+  const contact: ContactHandler = contactHandler(context, options.contactLimit, visibleExpert)
+
+  app.get('/robots.txt', async (request, reply) => {
+    const base = baseUrlOf(config, request)
+    const sitemaps = (await listDirectoryIds(db)).map((id) => `Sitemap: ${directoryUrls(base, id).sitemap()}`)
+    const lines = [
+      'User-agent: *',
+      'Allow: /directory/',
+      'Disallow: /directory/*/contact',
+      'Disallow: /v2/',
+      'Disallow: /admin/',
+      'Disallow: /auth/',
+      '',
+      ...sitemaps,
+    ]
+    return reply
+      .type('text/plain; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send(`${lines.join('\n')}\n`)
+  })
+
+  await app.register(
+    async (directory) => {
+      directory.setNotFoundHandler((request, reply) => {
+        const base = baseUrlOf(config, request)
+        return reply
+          .code(404)
+          .type('text/html; charset=utf-8')
+          .send(
+            errorPage(
+              `${base}/directory/assets`,
+              ERROR_TITLES[404] ?? '',
+              'There is no page at this address.',
+            ),
+          )
+      })
+      await directory.register(async (pages) => pageRoutes(pages))
+      await directory.register(async (api) => widgetRoutes(api))
+    },
+    { prefix: '/directory' },
+  )
+
+  function pageRoutes(pages: FastifyInstance) {
+    pages.addHook('onRequest', async (request, reply) => {
+      reply.header('content-security-policy', pageCsp(request, baseUrlOf(config, request)))
+    })
+    pages.setErrorHandler((error, request, reply) => {
+      const apiError = toApiError(error instanceof Error ? error : new Error(String(error)), config.bodyLimit)
+      if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+      if (apiError.headers) reply.headers(apiError.headers)
+      const base = baseUrlOf(config, request)
+      const title = ERROR_TITLES[apiError.statusCode] ?? 'Something went wrong'
+      const message =
+        apiError.code === 'not_found'
+          ? `${apiError.message.replace(/ (was )?not found\.?$/i, '')} is not in the directory: it may have moved or been removed.`
+          : apiError.statusCode >= 500
+            ? `The page could not be shown; please try again shortly (request ${request.id}).`
+            : [apiError.message, ...(apiError.details ?? []).map((d) => `${d.field}: ${d.message}.`)].join(
+                ' ',
+              )
+      return reply
+        .code(apiError.statusCode)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(errorPage(`${base}/directory/assets`, title, message))
+    })
+
+    const html = (reply: FastifyReply, body: string) =>
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(body)
+
+    pages.get('/assets/directory.css', (request, reply) => sendAsset(request, reply, STYLESHEET_ASSET))
+    pages.get('/assets/directory.js', (request, reply) => sendAsset(request, reply, SCRIPT_ASSET))
+
+    pages.get<{ Params: OrgParams }>('/:corporation', async (request, reply) => {
+      const scope = await scopeOf(request)
+      return reply.redirect(scope.urls.home, 301)
+    })
+
+    pages.get<{ Params: OrgParams }>('/:corporation/', async (request, reply) => {
+      const scope = await scopeOf(request)
+      const query = pageQuery(request.raw.url ?? '')
+      const [result, indexVersion] = await Promise.all([
+        searchExperts(target, scope.site.id, searchInput(query), 'public'),
+        readExpertSearchVersion(db, scope.site.id),
+      ])
+      return html(reply, await renderedSearch(scope, query, result, indexVersion))
+    })
+
+    pages.get<{ Params: OrgParams }>('/:corporation/theme.css', async (request, reply) => {
+      const { site } = await scopeOf(request)
+      reply.header('cache-control', 'public, max-age=300')
+      return reply
+        .type('text/css; charset=utf-8')
+        .send(themeStylesheet({ brand: site.brandColor, accent: site.accentColor }))
+    })
+
+    pages.get<{ Params: OrgParams }>('/:corporation/sitemap.xml', async (request, reply) => {
+      const scope = await scopeOf(request)
+      const page = propertyOf(request.query, 'page')
+      if (page !== undefined && (typeof page !== 'string' || !isId(page))) throw notFound('This sitemap page')
+      const xml = await sitemapXml(
+        db,
+        scope.site.id,
+        scope.urls,
+        page === undefined ? undefined : Number(page),
+        config.directorySitemapUrls,
+      )
+      if (xml === undefined) throw notFound('This sitemap page')
+      return reply.type('application/xml; charset=utf-8').header('cache-control', 'no-cache').send(xml)
+    })
+
+    pages.get<{ Params: ExpertParams }>('/:corporation/:username', async (request, reply) => {
+      const scope = await scopeOf(request)
+      const expert = await visibleExpert(scope, request.params.username)
+      if ('renamedTo' in expert) return reply.redirect(scope.urls.expert(expert.renamedTo), 308)
+      const { found } = expert
+      const kind = contact.defaultKind(scope)
+      const key = `expert:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${scope.urls.base}`
+      const page = await rendered.get(key, async () => {
+        const profile = await readPublicProfile(db, scope.site.id, request.params.username, found)
+        const { form, marker } = contact.formWithMarker(scope, profile, kind)
+        const [before = '', after = ''] = expertPage(
+          scope,
+          profile,
+          form,
+          contact.otherKinds(scope, profile, kind),
+        ).split(marker)
+        return { before, after, username: profile.account[0]?.username ?? request.params.username }
+      })
+      const token = await contact.token(scope, page.username, kind)
+      return html(reply, page.before + token + page.after)
+    })
+
+    pages.get<{ Params: ExpertParams }>('/:corporation/:username/contact', async (request, reply) =>
+      contact.showForm(request, reply, await scopeOf(request)),
+    )
+    pages.post<{ Params: ExpertParams }>('/:corporation/:username/contact', async (request, reply) =>
+      contact.submit(request, reply, await scopeOf(request)),
+    )
+
+    pages.get<{ Params: ItemParams }>('/:corporation/spotlight/:id', async (request, reply) => {
+      const scope = await scopeOf(request)
+      const id = itemId(request.params.id, 'Post')
+      const found = await findContentDocument(db, 'spotlight', scope.site.id, id, 'public')
+      if (!found) throw notFound(`Post ${id}`)
+      const key = `post:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
+      return html(
+        reply,
+        await rendered.get(key, async () => postPage(scope, await readPost(db, scope.site.id, id, found))),
+      )
+    })
+
+    pages.get<{ Params: ItemParams }>('/:corporation/qanda/:id', async (request, reply) => {
+      const scope = await scopeOf(request)
+      const id = itemId(request.params.id, 'Question')
+      const found = await findContentDocument(db, 'question', scope.site.id, id, 'public')
+      if (!found) throw notFound(`Question ${id}`)
+      const key = `question:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
+      return html(
+        reply,
+        await rendered.get(key, async () =>
+          questionPage(scope, await readQuestion(db, scope.site.id, id, found)),
+        ),
+      )
+    })
+
+    // Any other method on a page is a 405 page with `Allow` (the API's own fallback answers in JSON).
+    for (const [url, allowed] of PAGE_METHODS) {
+      const allow = allowed.join(', ')
+      pages.route({
+        method: pages.supportedMethods.filter((method) => !allowed.includes(method) && method !== 'OPTIONS'),
+        url,
+        config: { catchAll: true },
+        handler: async (request) => {
+          throw new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, {
+            headers: { allow },
+          })
+        },
+      })
+    }
+  }
+
+  function itemId(raw: string, what: string): number {
+    if (!isId(raw)) throw notFound(`${what} ${raw}`)
+    return Number(raw)
+  }
+
+  /**
+   * The search page's HTML, kept under what it shows: the organization's version, the search index's
+   * version (the ids and counts), the query, and each listed expert's `modified` (the list entries).
+   */
+  function renderedSearch(
+    scope: PageScope,
+    query: PageQuery,
+    result: ExpertSearch,
+    indexVersion: number,
+  ): Promise<string> {
+    const shown = result.experts.map((expert) => `${expert.username}@${expert.modified}`).join(',')
+    const key = `search:${scope.site.id}:${scope.site.version}:${indexVersion}:${scope.urls.base}:${JSON.stringify(query)}:${shown}`
+    return rendered.get(key, async () => searchPage(scope, query, result))
+  }
+
+  /**
+   * The widget's script and the public JSON it reads, for any origin: no credentials are involved
+   * (`Access-Control-Allow-Origin: *` never lets a browser send cookies), and only simple `GET`s are
+   * needed, so no preflight is answered.
+   */
+  function widgetRoutes(api: FastifyInstance) {
+    api.addHook('onRequest', async (_request, reply) => {
+      reply.header('access-control-allow-origin', '*').header('cross-origin-resource-policy', 'cross-origin')
+    })
+
+    api.get('/widget.js', (request, reply) => sendAsset(request, reply, WIDGET_ASSET))
+
+    api.get<{ Params: OrgParams }>(
+      '/:corporation/api/experts',
+      { schema: { response: { 200: Success(WidgetSearch) } } },
+      async (request, reply) => {
+        const scope = await scopeOf(request)
+        const query = pageQuery(request.raw.url ?? '')
+        const page_size = propertyOf(request.query, 'page_size')
+        const size = page_size === undefined ? PAGE_SIZE : Number(page_size)
+        if (!Number.isInteger(size) || size < 1 || size > WIDGET_MAX_PAGE_SIZE)
+          throw badQuery(`"page_size" must be from 1 to ${WIDGET_MAX_PAGE_SIZE}.`)
+        const result = await searchExperts(target, scope.site.id, searchInput(query, size), 'public')
+        reply.header('cache-control', 'no-cache')
+        return ok(widgetSearch(result, scope.urls))
+      },
+    )
+
+    api.get<{ Params: ExpertParams }>(
+      '/:corporation/api/experts/:username',
+      { schema: { response: { 200: Success(WidgetProfile) } } },
+      async (request, reply) => {
+        const scope = await scopeOf(request)
+        const expert = await visibleExpert(scope, request.params.username)
+        if ('renamedTo' in expert)
+          return reply.redirect(`${scope.urls.home}api/experts/${expert.renamedTo}`, 308)
+        const profile = await readPublicProfile(db, scope.site.id, request.params.username, expert.found)
+        reply.header('cache-control', 'no-cache')
+        return ok(widgetProfile(profile, scope.urls))
+      },
+    )
+  }
+}

@@ -1,0 +1,60 @@
+import type { Queryable } from '../db/database.js'
+import { directoryKinds } from '../profiles/organization.js'
+
+/** An organization whose public directory is on, as its pages show it. */
+export interface DirectorySite {
+  id: number
+  name: string
+  /** The organization's `profile_version`: every change of its profile or directory settings raises it. */
+  version: number
+  description: string | null
+  website: string | null
+  logoUrl: string | null
+  brandColor: string | null
+  accentColor: string | null
+  /** The inquiry kinds its contact form offers, the first being the form on the expert page. */
+  kinds: string[]
+}
+
+function enabledDirectories(db: Queryable) {
+  return db
+    .selectFrom('organizations')
+    .innerJoin('organization_profiles', 'organization_profiles.org_id', 'organizations.id')
+    .where('organization_profiles.public_directory', '=', 1)
+}
+
+/** The organization's directory when it is switched on; undefined for an unknown organization or one without. */
+export async function findDirectory(db: Queryable, orgId: number): Promise<DirectorySite | undefined> {
+  const row = await enabledDirectories(db)
+    .select([
+      'organizations.id',
+      'organizations.name',
+      'organizations.profile_version',
+      'organization_profiles.description',
+      'organization_profiles.website',
+      'organization_profiles.logo_url',
+      'organization_profiles.brand_color',
+      'organization_profiles.accent_color',
+      'organization_profiles.directory_inquiry_kinds',
+    ])
+    .where('organizations.id', '=', orgId)
+    .executeTakeFirst()
+  if (!row) return undefined
+  return {
+    id: Number(row.id),
+    name: row.name,
+    version: Number(row.profile_version),
+    description: row.description,
+    website: row.website,
+    logoUrl: row.logo_url,
+    brandColor: row.brand_color,
+    accentColor: row.accent_color,
+    kinds: directoryKinds(row.directory_inquiry_kinds),
+  }
+}
+
+/** The ids of every organization whose directory is on (robots.txt names their sitemaps). */
+export async function listDirectoryIds(db: Queryable): Promise<number[]> {
+  const rows = await enabledDirectories(db).select('organizations.id').orderBy('organizations.id').execute()
+  return rows.map((row) => Number(row.id))
+}

@@ -1,0 +1,308 @@
+import fastJsonStringify from 'fast-json-stringify'
+import { type Static, type TSchema, Type } from 'typebox'
+import type { AppContext } from '../app-context.js'
+import type { Scope } from '../auth/scopes.js'
+import type { Principal } from '../auth/tokens.js'
+import { type Audience, audienceOf, profileVisibleTo } from '../derived/audience.js'
+import { ApiError, validationError } from '../errors.js'
+import { findRenamedExpert } from '../experts/repository.js'
+import { ExpertParams } from '../http/params.js'
+import { compileValidator, type Validator } from '../http/validation.js'
+import { INQUIRY_KINDS, type InquiryKind, KIND_NAMES } from '../inquiries/kinds.js'
+import { IdempotencyHeaders, INQUIRY_SCHEMAS, InquiryCreated, toInquiryInput } from '../inquiries/schemas.js'
+import { createInquiry } from '../inquiries/service.js'
+import { Profile, type ProfileData, readProfile } from '../profiles/read.js'
+import {
+  ExpertSearchQuery,
+  ExpertSearchResult,
+  QuestionSearchQuery,
+  QuestionSearchResult,
+  SpotlightSearchQuery,
+  SpotlightSearchResult,
+} from '../search/schemas.js'
+import { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
+import { isObject } from '../validation/guards.js'
+import { type ObjectJsonSchema, toolSchema } from './json-schema.js'
+
+/** Who calls a tool and with what: the app's infrastructure and the bearer token's principal. */
+export interface ToolCall {
+  context: AppContext
+  principal: Principal
+}
+
+/** A tool as `tools/list` describes it (MCP's `Tool`). */
+export interface ToolDefinition {
+  name: string
+  title: string
+  description: string
+  inputSchema: ObjectJsonSchema
+  outputSchema: ObjectJsonSchema
+  annotations: {
+    readOnlyHint: boolean
+    destructiveHint: boolean
+    idempotentHint: boolean
+    openWorldHint: boolean
+  }
+}
+
+/** One tool of the MCP server: its definition, the scope it needs, and how it runs. */
+export interface McpTool {
+  definition: ToolDefinition
+  /** A token needs this scope (or one that grants it, as `read` grants `read:public`) to call the tool. */
+  scope: Scope
+  /**
+   * Validates `args` as the API validates a request (400 `validation_failed` with every offending
+   * field), runs the service the API's route runs, and returns the result as the route's response
+   * schema serializes it: the JSON text and the object it reads as. Throws an ApiError on refusals
+   * (404, 403 `insufficient_scope`, 409).
+   */
+  call(call: ToolCall, args: unknown): Promise<ToolResult>
+}
+
+/** A tool's answer: `structuredContent`, and the same as JSON text. */
+export interface ToolResult {
+  text: string
+  structured: Record<string, unknown>
+}
+
+interface ToolSpec<Args> {
+  name: string
+  title: string
+  description: string
+  scope: Scope
+  readOnly: boolean
+  /** The published input schema; `validate` checks arguments against it. */
+  input: TSchema
+  validate: Validator<Args>
+  output: TSchema
+  run: (call: ToolCall, args: Args) => Promise<object>
+}
+
+/** The validator of a tool's arguments: the API's own, for a JSON body (values already typed). */
+const argumentsOf = <T extends TSchema>(schema: T) => compileValidator<Static<T>>(schema, 'arguments')
+
+/** A tool whose arguments are one of the API's request schemas, validated as the API validates it. */
+function schemaTool<Input extends TSchema>(
+  spec: Omit<ToolSpec<Static<Input>>, 'input' | 'validate'> & { input: Input },
+): McpTool {
+  return defineTool({ ...spec, validate: argumentsOf(spec.input) })
+}
+
+function defineTool<Args>(spec: ToolSpec<Args>): McpTool {
+  const { validate } = spec
+  // Fastify's own serializer, compiled once from the route's response schema: nothing the schema does
+  // not list goes out, and values take the schema's types, exactly as in the API's `data`.
+  const serialize = fastJsonStringify(spec.output)
+  return {
+    definition: {
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: toolSchema(spec.input),
+      outputSchema: toolSchema(spec.output),
+      annotations: {
+        readOnlyHint: spec.readOnly,
+        destructiveHint: false,
+        idempotentHint: spec.readOnly,
+        openWorldHint: !spec.readOnly,
+      },
+    },
+    scope: spec.scope,
+    async call(call, args) {
+      const checked = validate(args)
+      if (checked.error) throw checked.error
+      const text = serialize(await spec.run(call, checked.value))
+      const structured: unknown = JSON.parse(text)
+      if (!isObject(structured)) throw new Error(`${spec.name} returned no object`)
+      return { text, structured }
+    },
+  }
+}
+
+const searchTarget = ({ context }: ToolCall) => ({ db: context.db, dialect: context.database.dialect })
+const audience = ({ principal }: ToolCall): Audience => audienceOf(principal.scopes)
+
+const PUBLIC_NOTE =
+  'A token with read:public (and not read) sees only published, non-private experts and published items; ' +
+  'asking it for other status or access values is refused.'
+
+const searchExpertsTool = schemaTool({
+  name: 'search_experts',
+  title: 'Search experts',
+  description:
+    "Searches the organization's experts by free text (names, job title, topics, biography, ...) and " +
+    'facets (countries, topics, industries, categories, tags), with paging. Returns the matching experts, ' +
+    `the exact total and facet counts. Use get_expert with a username for the full profile. ${PUBLIC_NOTE}`,
+  scope: 'read:public',
+  readOnly: true,
+  input: ExpertSearchQuery,
+  output: ExpertSearchResult,
+  run: (call, input) => searchExperts(searchTarget(call), call.principal.orgId, input, audience(call)),
+})
+
+const GetExpertArguments = Type.Object(
+  { username: ExpertParams.properties.username },
+  { additionalProperties: false, title: 'GetExpertArguments' },
+)
+
+/** The profile under `username`, or under the name a renamed expert has now (the API's 308). */
+async function readExpertProfile(call: ToolCall, username: string): Promise<ProfileData> {
+  const { db } = call.context
+  const orgId = call.principal.orgId
+  try {
+    return await readProfile(db, orgId, username, 'expert', audience(call))
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'not_found') throw error
+    const renamed = await findRenamedExpert(db, orgId, username)
+    if (!renamed || !profileVisibleTo(audience(call), renamed)) throw error
+    return readProfile(db, orgId, renamed.username, 'expert', audience(call))
+  }
+}
+
+const getExpertTool = schemaTool({
+  name: 'get_expert',
+  title: 'Get an expert profile',
+  description:
+    "An expert's full profile by username (as search_experts returns it): account, biography, tagline, " +
+    'topics, education, publications, media appearances, contact links and every other section; an empty ' +
+    `section is []. An old username of a renamed expert gives the expert's current profile. ${PUBLIC_NOTE}`,
+  scope: 'read:public',
+  readOnly: true,
+  input: GetExpertArguments,
+  output: Profile,
+  run: (call, input) => readExpertProfile(call, input.username),
+})
+
+const searchPostsTool = schemaTool({
+  name: 'search_posts',
+  title: 'Search posts',
+  description:
+    "Searches the organization's posts (news and articles, called spotlights in the API) by text, tags, " +
+    `tagged experts and date, newest first unless the text ranks them. ${PUBLIC_NOTE}`,
+  scope: 'read:public',
+  readOnly: true,
+  input: SpotlightSearchQuery,
+  output: SpotlightSearchResult,
+  run: (call, input) => searchSpotlights(searchTarget(call), call.principal.orgId, input, audience(call)),
+})
+
+const searchQuestionsTool = schemaTool({
+  name: 'search_questions',
+  title: 'Search questions and answers',
+  description:
+    "Searches the organization's Q&A items (questions its experts answered) by text, tags and answering " +
+    `experts. ${PUBLIC_NOTE}`,
+  scope: 'read:public',
+  readOnly: true,
+  input: QuestionSearchQuery,
+  output: QuestionSearchResult,
+  run: (call, input) => searchQuestions(searchTarget(call), call.principal.orgId, input, audience(call)),
+})
+
+const IdempotencyKey = IdempotencyHeaders.properties['idempotency-key']
+
+/** What `send_inquiry` takes: the kind, that kind's request body (the API's schema), a retry key. */
+const SendInquiryArguments = Type.Object(
+  {
+    kind: Type.Enum(KIND_NAMES, {
+      description: `The kind of inquiry: ${KIND_NAMES.map((kind) => `${kind} (${INQUIRY_KINDS[kind].summary.toLowerCase()})`).join('; ')}`,
+    }),
+    inquiry: Type.Union(
+      KIND_NAMES.map((kind) => INQUIRY_SCHEMAS[kind]),
+      {
+        description:
+          'The inquiry: the fields of the body schema of its kind (the schema titled after the kind)',
+      },
+    ),
+    idempotency_key: Type.Optional(IdempotencyKey),
+  },
+  { additionalProperties: false, title: 'SendInquiryArguments' },
+)
+
+/**
+ * The arguments' own check: `kind` and the key first, then `inquiry` against its kind's schema alone, so
+ * that the messages name the fields of that kind rather than the failures of every other kind.
+ */
+const checkEnvelope = argumentsOf(
+  Type.Object(
+    {
+      kind: SendInquiryArguments.properties.kind,
+      inquiry: Type.Object({}, { additionalProperties: true }),
+      idempotency_key: SendInquiryArguments.properties.idempotency_key,
+    },
+    { additionalProperties: false },
+  ),
+)
+const checkInquiry = Object.fromEntries(
+  KIND_NAMES.map((kind) => [
+    kind,
+    compileValidator<Record<string, unknown>>(INQUIRY_SCHEMAS[kind], 'inquiry'),
+  ]),
+)
+
+interface SendInquiryInput {
+  kind: InquiryKind
+  inquiry: Record<string, unknown>
+  idempotency_key?: string
+}
+
+const validateSendInquiry: Validator<SendInquiryInput> = (args) => {
+  const envelope = checkEnvelope(args)
+  if (envelope.error) return envelope
+  const { kind, idempotency_key } = envelope.value
+  const inquiry = checkInquiry[kind]?.(Reflect.get(envelope.value, 'inquiry'))
+  if (!inquiry) throw new Error(`No validator for inquiry kind ${kind}`)
+  if (inquiry.error) {
+    const details = (inquiry.error.details ?? []).map((detail) => ({
+      ...detail,
+      field: detail.field === 'inquiry' ? 'inquiry' : `inquiry.${detail.field}`,
+    }))
+    return { error: validationError(details) }
+  }
+  return {
+    value: { kind, inquiry: inquiry.value, ...(idempotency_key === undefined ? {} : { idempotency_key }) },
+  }
+}
+
+const SendInquiryResult = Type.Object(
+  {
+    ...InquiryCreated.properties,
+    replayed: Type.Boolean({
+      description: 'True when idempotency_key matched an earlier call: nothing new was sent',
+    }),
+  },
+  { title: 'SendInquiryResult' },
+)
+
+const sendInquiryTool = defineTool({
+  name: 'send_inquiry',
+  title: 'Send an inquiry',
+  description:
+    'Sends an inquiry to an expert (by username) or, for the general and media kinds without username, ' +
+    "to the organization's inquiry desk; it is stored durably and the recipients are notified by email. " +
+    'Send it only when the user asked to contact the expert, with their own name, email and message. ' +
+    'Give an idempotency_key (a fresh UUID per inquiry) and reuse it when retrying: the retry returns the ' +
+    'first id instead of sending twice.',
+  scope: 'inquiries:create',
+  readOnly: false,
+  input: SendInquiryArguments,
+  validate: validateSendInquiry,
+  output: SendInquiryResult,
+  run: ({ context, principal }, { kind, inquiry, idempotency_key }) =>
+    createInquiry(
+      context.database,
+      principal.orgId,
+      toInquiryInput(kind, inquiry),
+      idempotency_key,
+      context.now(),
+    ),
+})
+
+/** The tools of CONTRACT §18, in the order `tools/list` gives them. */
+export const TOOLS: readonly McpTool[] = [
+  searchExpertsTool,
+  getExpertTool,
+  searchPostsTool,
+  searchQuestionsTool,
+  sendInquiryTool,
+]

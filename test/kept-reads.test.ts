@@ -1,0 +1,316 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { sql } from 'kysely'
+import { buildApp } from '../src/app.js'
+import { createClient } from '../src/auth/clients.js'
+import { hashToken } from '../src/auth/secrets.js'
+import { type Database, openDatabase } from '../src/db/database.js'
+import { KeptBodies } from '../src/derived/kept-bodies.js'
+import { ValidatedAnswers } from '../src/derived/validated-answers.js'
+import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
+import { createExpert, describeEachDialect, requestToken, type TestContext } from './helpers/harness.js'
+
+/**
+ * Kept reads (src/auth/kept-reads.ts) against what the routes answer without them: every write here
+ * is made by another process (a served app, the CLI, a script), and the very next read through this
+ * process must equal, in status, headers and bytes, what an app that keeps nothing answers.
+ */
+describeEachDialect(
+  'kept reads',
+  (ctx: TestContext) => {
+    let writer: ServerProcess
+    let referenceDatabase: Database
+    let reference: FastifyInstance
+    let publicToken = ''
+    let expertX = ''
+    let expertY = ''
+    let postId = 0
+    let questionId = 0
+    let educationId = 0
+    const watched: string[] = []
+    const org = () => ctx.tenant.orgId
+
+    before(async () => {
+      writer = await startServerProcess(ctx.testDatabase.url)
+      referenceDatabase = openDatabase(ctx.testDatabase.url)
+      reference = await buildApp({
+        config: { ...ctx.config, readCacheBytes: 0 },
+        database: referenceDatabase,
+        now: ctx.clock.now,
+        logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      })
+      const { db } = ctx.testDatabase.database
+      const publicClient = await createClient(db, org(), 'site', ctx.clock.now(), ['read:public'])
+      publicToken = await requestToken(ctx.app, publicClient)
+      expertX = await createExpert(ctx, ctx.tenant, { firstname: 'Xena', lastname: 'Kept' })
+      expertY = await createExpert(ctx, ctx.tenant, { firstname: 'Yuri', lastname: 'Kept' })
+      await write('PUT', `/v2/organization/${org()}/expert/${expertX}`, { is_published: 1 })
+      await write('PUT', `/v2/organization/${org()}/expert/${expertY}`, { is_published: 1 })
+      educationId = Number(
+        (
+          await write('POST', `/v2/organization/${org()}/expert/${expertX}/education`, {
+            institution: 'Rain College',
+            degree: 'BSc',
+          })
+        ).id,
+      )
+      postId = Number(
+        (
+          await write('POST', `/v2/spotlight/${org()}`, {
+            title: 'Rain',
+            html: '<p>Rain falls.</p>',
+            published: 1,
+            tagged: [expertX, expertY],
+            tags: ['Weather'],
+          })
+        ).id,
+      )
+      questionId = Number(
+        (
+          await write('POST', `/v2/qanda/${org()}`, {
+            question: 'Why rain?',
+            published: 1,
+            tags: ['Weather'],
+          })
+        ).id,
+      )
+      await write('POST', `/v2/qanda/${org()}/${questionId}/answer`, {
+        username: expertY,
+        answer: '<p>Clouds.</p>',
+      })
+      const profile = `/v2/organization/${org()}/expert/${expertX}`
+      watched.push(
+        profile,
+        `${profile}/biography`,
+        `${profile}/education`,
+        `${profile}/education/${educationId}`,
+        `${profile}/corporationprofile`,
+        `${profile}/spotlight`,
+        `/v2/organization/${org()}/expert/${expertY}`,
+        `/v2/spotlight/${org()}/${postId}`,
+        `/v2/qanda/${org()}/${questionId}`,
+        `/v2/organization/${org()}/expert`,
+        `/v2/organization/${org()}/expert?q=kept&sort=name`,
+        `/v2/spotlight/${org()}/search?q=rain`,
+        `/v2/qanda/${org()}/search`,
+      )
+    })
+
+    after(async () => {
+      if (writer && writer.child.exitCode === null) writer.child.kill('SIGKILL')
+      await writer?.exited
+      await reference?.close()
+      await referenceDatabase?.close()
+    })
+
+    /** A write through the other process's HTTP API. */
+    async function write(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
+      const response = await fetch(`${writer.base}${url}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${ctx.tenant.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      const text = await response.text()
+      assert.equal(response.status, 200, `${method} ${url}: ${text}`)
+      return JSON.parse(text).data
+    }
+
+    const read = (app: FastifyInstance, url: string, token: string) =>
+      app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${token}`, 'x-request-id': 'kept' },
+      })
+
+    function sameResponse(actual: LightMyRequestResponse, expected: LightMyRequestResponse, where: string) {
+      assert.equal(actual.statusCode, expected.statusCode, `${where}: ${actual.body}`)
+      const { date: _a, ...actualHeaders } = actual.headers
+      const { date: _b, ...expectedHeaders } = expected.headers
+      assert.deepEqual(actualHeaders, expectedHeaders, where)
+      assert.equal(actual.body, expected.body, where)
+    }
+
+    /** Every watched read, for both audiences, read twice (the second is kept) equals the reference. */
+    async function assertCurrent(label: string) {
+      for (const url of watched) {
+        for (const [audience, token] of [
+          ['read', ctx.tenant.token],
+          ['read:public', publicToken],
+        ] as const) {
+          const expected = await read(reference, url, token)
+          for (const attempt of ['first', 'second']) {
+            const actual = await read(ctx.app, url, token)
+            sameResponse(actual, expected, `${url} as ${audience}, ${attempt} read after ${label}`)
+          }
+        }
+      }
+    }
+
+    test('every write through another process is seen by the very next read of every kept route', async () => {
+      const x = `/v2/organization/${org()}/expert/${expertX}`
+      await assertCurrent('the setup')
+      const writes: [string, string, string, unknown?][] = [
+        ['an account change', 'PUT', x, { job_title: 'Rainmaker' }],
+        ['a single section set', 'POST', `${x}/biography`, { biography: 'Studies <b>rain</b>.' }],
+        ['a list element change', 'PUT', `${x}/education/${educationId}`, { degree: 'MSc' }],
+        ['a name added', 'POST', `${x}/topic`, { name: 'Kept hydrology' }],
+        ['made private', 'PUT', x, { is_private: 1 }],
+        ['made public again', 'PUT', x, { is_private: 0 }],
+        ['the organization profile', 'PUT', `/v2/organization/${org()}`, { description: 'A wet campus.' }],
+        [
+          'a post change',
+          'PUT',
+          `/v2/spotlight/${org()}/${postId}`,
+          { title: 'Kept rain', tagged: [expertX] },
+        ],
+        ['a post unpublished', 'PUT', `/v2/spotlight/${org()}/${postId}`, { published: 0 }],
+        ['a question change', 'PUT', `/v2/qanda/${org()}/${questionId}`, { details: 'Kept <i>why</i>.' }],
+        [
+          'an answer',
+          'POST',
+          `/v2/qanda/${org()}/${questionId}/answer`,
+          { username: expertX, answer: 'Wind.' },
+        ],
+        ['a list element deleted', 'DELETE', `${x}/education/${educationId}`],
+        ['a single section cleared', 'DELETE', `${x}/biography`],
+        ['a post deleted', 'DELETE', `/v2/spotlight/${org()}/${postId}`],
+        ['another expert deleted', 'DELETE', `/v2/organization/${org()}/expert/${expertY}`],
+        ['a rename', 'PUT', x, { username: `${expertX}-renamed` }],
+      ]
+      for (const [label, method, url, body] of writes) {
+        await write(method, url, body)
+        await assertCurrent(label)
+      }
+    })
+
+    test('a client revoked by the CLI in another process is refused at the next request', async () => {
+      const { db } = ctx.testDatabase.database
+      const client = await createClient(db, org(), 'revoked', ctx.clock.now(), ['read'])
+      const token = await requestToken(ctx.app, client)
+      const url = `/v2/organization/${org()}/expert`
+      for (let i = 0; i < 2; i++) assert.equal((await read(ctx.app, url, token)).statusCode, 200)
+      const revoked = await runCliProcess([
+        '--db',
+        ctx.testDatabase.url,
+        'client',
+        'revoke',
+        client.client_id,
+      ])
+      assert.equal(revoked.code, 0, revoked.stderr)
+      const refused = await read(ctx.app, url, token)
+      assert.equal(refused.statusCode, 401)
+      assert.equal(refused.json().error.code, 'invalid_token')
+    })
+
+    test('a token revoked through another process is refused at the next request', async () => {
+      const { db } = ctx.testDatabase.database
+      const client = await createClient(db, org(), 'self-revoking', ctx.clock.now(), ['read'])
+      const token = await requestToken(ctx.app, client)
+      const url = `/v2/qanda/${org()}/search`
+      for (let i = 0; i < 2; i++) assert.equal((await read(ctx.app, url, token)).statusCode, 200)
+      const response = await fetch(`${writer.base}/v2/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          token,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        }),
+      })
+      assert.equal(response.status, 200, await response.text())
+      assert.equal((await read(ctx.app, url, token)).statusCode, 401)
+    })
+
+    test('a scope change made by another process is honoured at the next request', async () => {
+      const { db } = ctx.testDatabase.database
+      const client = await createClient(db, org(), 'narrowed', ctx.clock.now(), ['read', 'read:public'])
+      const token = await requestToken(ctx.app, client)
+      const hidden = await createExpert(ctx, ctx.tenant, { firstname: 'Hidden', lastname: 'Kept' })
+      const url = `/v2/organization/${org()}/expert/${hidden}`
+      for (let i = 0; i < 2; i++) assert.equal((await read(ctx.app, url, token)).statusCode, 200)
+      await runScript(
+        ctx.testDatabase.url,
+        `update access_tokens set scope = 'read:public' where token_hash = '${hashToken(token)}'`,
+      )
+      // Unpublished: the public audience cannot see it.
+      assert.equal((await read(ctx.app, url, token)).statusCode, 404)
+      await runScript(
+        ctx.testDatabase.url,
+        `update access_tokens set scope = '' where token_hash = '${hashToken(token)}'`,
+      )
+      assert.equal((await read(ctx.app, url, token)).statusCode, 403)
+    })
+  },
+  { config: { rateLimitApi: 0 } },
+)
+
+test('kept bodies stay within their bytes under 100,000 distinct keys', () => {
+  const maxBytes = 1024 * 1024
+  const bodies = new KeptBodies(maxBytes)
+  const body = Buffer.alloc(1000, 'x')
+  for (let i = 0; i < 100_000; i++)
+    bodies.set(`all 1 /v2/organization/1/expert?q=term${i}`, { body, etag: '"e"' })
+  assert.ok(bodies.stats.bytes <= maxBytes, `${bodies.stats.bytes} bytes kept`)
+  assert.ok(bodies.stats.entries < 1000, `${bodies.stats.entries} entries kept`)
+  assert.ok(bodies.get('all 1 /v2/organization/1/expert?q=term99999'), 'the newest entry is kept')
+  assert.equal(bodies.get('all 1 /v2/organization/1/expert?q=term0'), undefined)
+})
+
+test('kept answers stay within their bytes under 100,000 distinct keys, and a commit forgets them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'expertdir-answers-'))
+  const database = openDatabase(join(dir, 'answers.sqlite'))
+  try {
+    await sql`create table t (x integer)`.execute(database.db)
+    const connection = database.readConnection()
+    assert.ok(connection)
+    const answers = new ValidatedAnswers(connection)
+    const maxBytes = 256 * 1024
+    const versions = answers.map<{ version: string }>(maxBytes, ({ version }) => 2 * version.length)
+    answers.refresh()
+    let reads = 0
+    for (let i = 0; i < 100_000; i++)
+      versions.get(`expert:1:expert:user-${i}`, () => {
+        reads++
+        return { version: `${i}.1` }
+      })
+    assert.equal(reads, 100_000)
+    assert.ok(versions.size * 64 <= maxBytes, `${versions.size} answers kept`)
+    versions.get('expert:1:expert:user-99999', () => assert.fail('a kept answer is read again'))
+    await sql`insert into t values (1)`.execute(database.db)
+    answers.refresh()
+    let again = false
+    versions.get('expert:1:expert:user-99999', () => {
+      again = true
+      return null
+    })
+    assert.ok(again, 'an answer kept before a commit is read again')
+  } finally {
+    await database.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+/** Runs one SQL statement on the database from a separate Node process. */
+async function runScript(url: string, statement: string): Promise<void> {
+  const script = `
+    const { openDatabase } = await import('./src/db/database.ts')
+    const { sql } = await import('kysely')
+    const database = openDatabase(process.env.TARGET_URL)
+    await sql.raw(process.env.STATEMENT).execute(database.db)
+    await database.close()`
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: new URL('..', import.meta.url),
+    env: { ...process.env, TARGET_URL: url, STATEMENT: statement },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  assert.equal(code, 0, `script failed: ${statement}`)
+}
