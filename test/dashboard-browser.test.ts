@@ -488,7 +488,9 @@ describeEachDialect(
       })
     })
 
-    test('sets the organization profile; a wrong website is named beside its field', { skip }, async () => {
+    test('sets the organization profile and its public directory switch; a wrong website is named beside its field', {
+      skip,
+    }, async () => {
       await withPage(async (page) => {
         await signIn(page, '/organization')
         const form = page.getByRole('form', { name: 'Organization profile' })
@@ -499,11 +501,15 @@ describeEachDialect(
         assert.equal(await form.getByLabel('Website').getAttribute('aria-invalid'), 'true')
         await form.getByLabel('Website').fill('https://institute.example')
         await form.getByLabel('City').fill('Paris')
+        const publicDirectory = form.getByRole('checkbox', { name: 'Public directory' })
+        const wasOn = await publicDirectory.isChecked()
+        await publicDirectory.setChecked(!wasOn)
         await form.getByRole('button', { name: 'Save' }).click()
         await form.getByRole('status').getByText('Saved.').waitFor()
         const stored = (await content(`organization/${ctx.tenant.orgId}`)) as Record<string, unknown>
         assert.equal(stored.website, 'https://institute.example')
         assert.equal(stored.location_city, 'Paris')
+        assert.equal(stored.public_directory, wasOn ? 0 : 1)
         await assertAccessible(page, 'organization profile')
         await screenshot(page, 'organization')
       })

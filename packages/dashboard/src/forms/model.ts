@@ -84,8 +84,10 @@ function labelEnd(description: string): number {
  * unique within the organization" -> "Email address" and "unique within the organization".
  */
 function labelAndHint(name: string, description: string | undefined): { label: string; hint: string } {
-  if (!description)
-    return { label: name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase()), hint: '' }
+  const named = name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase())
+  if (!description) return { label: named, hint: '' }
+  // A switch's description says what 1 means ("1: publish the directory pages"): the name is the label.
+  if (description.startsWith('1: ')) return { label: named, hint: `On: ${description.slice(3)}` }
   const cleaned = description.replace(/\s*\(HTML[^)]*\)/, '')
   const end = labelEnd(cleaned)
   if (end < 0) return { label: cleaned, hint: '' }
@@ -124,7 +126,7 @@ export function fieldsOf(schema: JsonSchema, markup: Readonly<Record<string, Mar
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties ?? {})
     .flatMap(([name, property]) =>
-      property && !property.not && property.type !== 'array' && property.type !== 'object'
+      property && !property.not && baseOf(property).type !== 'array' && baseOf(property).type !== 'object'
         ? [{ name, property }]
         : [],
     )
