@@ -116,8 +116,8 @@ describeEachDialect(
 
           await page.getByRole('button', { name: 'Next page' }).click()
           await page.getByText('Page 2 of 2').waitFor()
-        // The pager moves with the address at once; the rows follow when the page is read.
-        await page.getByRole('link', { name: 'Filler Person 20' }).waitFor()
+          // The pager moves with the address at once; the rows follow when the page is read.
+          await page.getByRole('link', { name: 'Filler Person 20' }).waitFor()
           assert.equal(await page.getByRole('list').locator('.expert-row').count(), 2)
 
           await page.getByLabel('Search experts').fill('Curie')
