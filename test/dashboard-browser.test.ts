@@ -516,7 +516,7 @@ describeEachDialect(
       })
     })
 
-    test('sets up single sign-on (the client secret never shown); the sign-in page offers its button', {
+    test('sets up single sign-on (the client secret never shown, groups mapped to roles); the sign-in page offers its button', {
       skip,
     }, async () => {
       await withPage(async (page) => {
@@ -538,10 +538,19 @@ describeEachDialect(
         await page.getByLabel('Add a domain').fill('example.edu')
         await page.getByLabel('Add a domain').press('Enter')
         await page.getByRole('button', { name: 'Remove example.edu' }).waitFor()
+        const mapping = page.getByRole('form', { name: 'Map a group to a role' })
+        await mapping.getByLabel('Role').selectOption('editor')
+        await mapping.getByRole('button', { name: 'Map the group' }).click()
+        await mapping.getByRole('alert').waitFor()
+        assert.equal(await mapping.getByLabel('Group').getAttribute('aria-invalid'), 'true')
+        await mapping.getByLabel('Group').fill('faculty-editors')
+        await mapping.getByRole('button', { name: 'Map the group' }).click()
+        await page.getByRole('button', { name: 'Remove faculty-editors' }).waitFor()
         const stored = await apiData('GET', '/sso')
         assert.equal(stored.client_secret_set, true)
         assert.equal(stored.issuer, 'https://idp.example')
         assert.deepEqual(stored.allowed_domains, ['example.edu'])
+        assert.deepEqual(stored.role_mapping, [{ group: 'faculty-editors', role: 'editor' }])
         assert.equal(JSON.stringify(stored).includes('a-client-secret-of-the-idp'), false)
         await assertAccessible(page, 'single sign-on settings')
         await page.evaluate('window.scrollTo(0, 0)')

@@ -16,6 +16,7 @@ export interface JsonSchema {
   maximum?: number
   maxLength?: number
   properties?: Readonly<Record<string, JsonSchema | undefined>>
+  items?: JsonSchema
   required?: readonly string[]
   'x-message'?: string
 }

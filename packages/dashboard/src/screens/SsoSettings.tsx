@@ -10,6 +10,7 @@ import { fieldsOf } from '../forms/model.ts'
 import { SSO_SCHEMA } from '../schemas.ts'
 import { NameList } from '../ui/NameList.tsx'
 import { ErrorNote, Loading, Notice } from '../ui/parts.tsx'
+import { RoleMappings } from './RoleMappings.tsx'
 
 type Settings = components['schemas']['SsoSettings']
 /**
@@ -153,6 +154,12 @@ function SsoEditor({
           onSave={save}
         />
       </section>
+      {settings ? (
+        <section className="card" aria-labelledby="sso-groups-title">
+          <h2 id="sso-groups-title">Groups and roles</h2>
+          <RoleMappings mappings={settings.role_mapping} save={save} />
+        </section>
+      ) : null}
       {settings ? (
         <section className="card" aria-labelledby="sso-domains-title">
           <h2 id="sso-domains-title">Email domains</h2>
