@@ -14,6 +14,8 @@ const SHARED = ['http', 'db', 'validation', 'storage']
  * the lowest: every feature calls it, it imports no feature, so no write climbs up.
  */
 const LAYERS = [
+  // The audit log: every write records its entry through it, so it imports no feature.
+  ['audit'],
   ['derived'],
   ['auth', 'experts', 'organizations'],
   ['content', 'inquiries', 'search', 'people'],
@@ -22,6 +24,8 @@ const LAYERS = [
   // Single sign-on: signs people in through the sessions' own way and creates them through people/.
   ['media', 'sso'],
   ['import', 'system', 'staff', 'dashboard'],
+  // The admin API: clients, webhook, people and the audit log, over their features' services.
+  ['admin'],
   // The MCP server for AI assistants: tools over the search, profile and inquiry services.
   ['mcp'],
   // The public directory's pages read profiles, posts, Q&A and search, and send inquiries.

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { buildApp } from '../src/app.js'
+import { cliTrail } from '../src/audit/actor.js'
 import { loadConfig } from '../src/config.js'
 import { DASHBOARD_DIR } from '../src/dashboard/routes.js'
 import { openDatabase } from '../src/db/database.js'
@@ -42,7 +43,13 @@ try {
   // The clones are written in bulk, past the write path that keeps the search index current.
   await rebuildSearchIndexes(database.db, [dataset.orgId])
   const email = 'bench.owner@example.edu'
-  await addPerson(database.db, dataset.orgId, { email, role: 'owner', password: PASSWORD }, Date.now())
+  await addPerson(
+    database.db,
+    dataset.orgId,
+    { email, role: 'owner', password: PASSWORD },
+    cliTrail('bench'),
+    Date.now(),
+  )
   const app = await buildApp({
     config: loadConfig({ logLevel: 'silent', mediaDir: join(dir, 'media'), rateLimitApi: 0 }, {}),
     database,

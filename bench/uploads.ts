@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
+import { cliTrail } from '../src/audit/actor.js'
 import { createClient } from '../src/auth/clients.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
@@ -93,6 +94,7 @@ export async function uploadsBench(options: UploadBenchOptions): Promise<Record<
             company: 'Bench',
           },
           Date.now(),
+          cliTrail('bench'),
         ),
       )
     }

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 'fastify'
 import type { Redis } from 'ioredis'
+import { adminRoutes } from './admin/routes.js'
 import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
@@ -217,6 +218,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await staffRoutes(protectedScope, context)
     await uploadRoutes(protectedScope, context)
     await ssoSettingsRoutes(protectedScope, sso)
+    await adminRoutes(protectedScope, { ...context, mailer: sessions.mailer })
   })
   await app.after()
   fallback.install()

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { cliTrail } from '../src/audit/actor.js'
 import { createClient } from '../src/auth/clients.js'
 import { openDatabase } from '../src/db/database.js'
 import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js'
@@ -59,6 +60,7 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
         company: 'Navy',
       },
       now,
+      cliTrail('test setup'),
     )
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < PRELOADED; i++) {

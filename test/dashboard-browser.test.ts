@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
+import { cliTrail } from '../src/audit/actor.js'
 import { addPerson } from '../src/people/service.js'
 import { browserSkip, launchBrowser } from './helpers/browser.js'
 import { assertAccessible, ensureDashboardBuilt, openPage, screenshot } from './helpers/dashboard.js'
@@ -622,6 +623,7 @@ describeEachDialect(
         ctx.testDatabase.database.db,
         ctx.tenant.orgId,
         { email, role: 'editor' },
+        cliTrail('people add'),
         ctx.clock.now(),
       )
       assert.ok(added.invitation)
@@ -650,6 +652,7 @@ describeEachDialect(
         ctx.testDatabase.database.db,
         ctx.tenant.orgId,
         { email, role: 'editor', password: oneTime, mustChange: true },
+        cliTrail('people add'),
         ctx.clock.now(),
       )
       await withPage(async (page) => {

@@ -4,6 +4,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
+import { cliTrail } from '../src/audit/actor.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { loadConfig } from '../src/config.js'
 import { type Database, openDatabase } from '../src/db/database.js'
@@ -51,6 +52,7 @@ async function setUp(dialect: 'sqlite' | 'postgres'): Promise<Setup> {
     org.id,
     expertBody({ email: 'recipient@navy.example' }) as ExpertCreateInput,
     now,
+    cliTrail('test setup'),
   )
   return { testDatabase, orgId: org.id, client, username }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { cliTrail } from '../src/audit/actor.js'
 import { createClient } from '../src/auth/clients.js'
 import { createExpert } from '../src/experts/service.js'
 import { type InquiryKind, KIND_NAMES } from '../src/inquiries/kinds.js'
@@ -66,6 +67,7 @@ describe('inquiry durability', async () => {
             company: 'Navy',
           },
           now,
+          cliTrail('test setup'),
         )
 
         child = await startServerProcess(testDatabase.url, { env: { LOG_LEVEL: 'debug' } })

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import sharp from 'sharp'
 import { buildApp } from '../src/app.js'
+import { cliTrail } from '../src/audit/actor.js'
 import type { Config } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
 import { ImportRejected, importContent } from '../src/import/index.js'
@@ -540,6 +541,7 @@ function suite(storageName: 'folder' | 's3', config: () => Partial<Config>) {
               }),
               {
                 now: ctx.clock.now(),
+                trail: cliTrail('import'),
                 media: {
                   storage,
                   baseUrl: 'https://experts.example.org',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
+import { cliTrail } from '../src/audit/actor.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { addPerson, updatePerson } from '../src/people/service.js'
 import { runCli } from './helpers/cli.js'
@@ -67,6 +68,7 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
       ctx.testDatabase.database.db,
       ctx.tenant.orgId,
       { email: 'late@example.edu', role: 'editor' },
+      cliTrail('people add'),
       ctx.clock.now(),
     )
     ctx.clock.advance(7 * DAY + 1)
@@ -272,7 +274,8 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
     const tenant = await ctx.addTenant('Roles Org')
     const owner = await addPersonWithPassword(ctx, tenant.orgId, 'owner')
     const editor = await addPersonWithPassword(ctx, tenant.orgId, 'editor')
-    const asAdmin = { kind: 'person', role: 'admin' } as const
+    const asAdmin = { actor: { kind: 'person', id: 1, role: 'admin' }, action: 'test' } as const
+    const asOwner = { actor: { kind: 'person', id: 2, role: 'owner' }, action: 'test' } as const
     await assert.rejects(
       updatePerson(db, tenant.orgId, editor.id, { role: 'owner' }, asAdmin, ctx.clock.now()),
       /Only an owner/,
@@ -282,14 +285,7 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
       /Only an owner/,
     )
     await assert.rejects(
-      updatePerson(
-        db,
-        tenant.orgId,
-        owner.id,
-        { role: 'editor' },
-        { kind: 'person', role: 'owner' },
-        ctx.clock.now(),
-      ),
+      updatePerson(db, tenant.orgId, owner.id, { role: 'editor' }, asOwner, ctx.clock.now()),
       /must keep an owner/,
     )
     const promoted = await updatePerson(
@@ -297,7 +293,7 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
       tenant.orgId,
       editor.id,
       { role: 'owner' },
-      { kind: 'person', role: 'owner' },
+      asOwner,
       ctx.clock.now(),
     )
     assert.equal(promoted.role, 'owner')
@@ -306,7 +302,7 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
       tenant.orgId,
       owner.id,
       { role: 'admin', name: 'Former Owner' },
-      { kind: 'operator' },
+      cliTrail('people update'),
       ctx.clock.now(),
     )
     assert.deepEqual([demoted.role, demoted.name], ['admin', 'Former Owner'])

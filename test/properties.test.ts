@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
+import { ClientCreate, PersonCreate, WebhookSet } from '../src/admin/schemas.js'
 import { ERROR_STATUS } from '../src/errors.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
 import { validatorCompiler } from '../src/http/validation.js'
@@ -400,6 +401,49 @@ describeEachDialect(
         { numRuns: MUTATED_RUNS },
       )
     })
+  },
+  { config: { rateLimitApi: 0 } },
+)
+
+/** The admin API's bodies (CONTRACT §14): a mutated one is refused whole, storing and auditing nothing. */
+const ADMIN_BODIES = [
+  { name: 'client create', method: 'POST', path: '/client', schema: ClientCreate, table: 'clients' },
+  { name: 'webhook', method: 'PUT', path: '/webhook', schema: WebhookSet, table: 'webhooks' },
+  { name: 'person create', method: 'POST', path: '/people', schema: PersonCreate, table: 'people' },
+] as const
+const ADMIN_RUNS = 30
+
+describeEachDialect(
+  'property tests: admin API bodies',
+  (ctx) => {
+    const rows = async (table: 'clients' | 'webhooks' | 'people' | 'audit_log') => {
+      const row = await ctx.testDatabase.database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+      return Number(row.n)
+    }
+    for (const { name, method, path, schema, table } of ADMIN_BODIES) {
+      const valid = accepts(schema)
+      test(`every mutated ${name} is refused with a 4xx envelope; nothing is stored or audited`, async () => {
+        await fc.assert(
+          fc.asyncProperty(mutatedBody(schema as JsonSchema), async ({ mutation, field, body }) => {
+            assert.ok(!valid(body), `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`)
+            const before = [await rows(table), await rows('audit_log')]
+            const response = await ctx.inject({
+              method,
+              url: `/v2/organization/${ctx.tenant.orgId}${path}`,
+              payload: JSON.stringify(body),
+              headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
+            })
+            assertEnvelope(response, body)
+            assert.equal(response.json().error?.code, 'validation_failed', `${mutation}: ${response.body}`)
+            assert.deepEqual([await rows(table), await rows('audit_log')], before)
+          }),
+          { numRuns: ADMIN_RUNS },
+        )
+      })
+    }
   },
   { config: { rateLimitApi: 0 } },
 )

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { buildApp } from '../src/app.js'
+import { cliTrail } from '../src/audit/actor.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { chores } from '../src/system/housekeeping.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
@@ -106,6 +107,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       ctx.testDatabase.database.db,
       ctx.tenant.orgId,
       { email: 'invited.only@example.edu', role: 'editor' },
+      cliTrail('people add'),
       ctx.clock.now(),
     )
     assert.ok(added.invitation)
@@ -307,11 +309,11 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       ctx.tenant.orgId,
       person.id,
       { role: 'editor' },
-      { kind: 'operator' },
+      cliTrail('people update'),
       ctx.clock.now(),
     )
     await expectError(ctx, inbox, 403, 'insufficient_scope')
-    await removePerson(db, ctx.tenant.orgId, person.id, { kind: 'operator' })
+    await removePerson(db, ctx.tenant.orgId, person.id, cliTrail('people remove'), ctx.clock.now())
     await expectError(
       ctx,
       { method: 'GET', url: expertUrl(username), headers: bearer(person.token) },
@@ -384,6 +386,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       ctx.testDatabase.database.db,
       ctx.tenant.orgId,
       { email: 'first.owner@example.edu', role: 'owner', password: 'Generated-Once-9x7', mustChange: true },
+      cliTrail('people add'),
       ctx.clock.now(),
     )
     const cookie = await signIn(ctx, 'first.owner@example.edu', 'Generated-Once-9x7')
@@ -453,6 +456,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       db,
       ctx.tenant.orgId,
       { email: 'housekeeping@example.edu', role: 'editor' },
+      cliTrail('people add'),
       ctx.clock.now(),
     )
     const count = async () => ({

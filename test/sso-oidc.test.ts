@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
+import { cliTrail } from '../src/audit/actor.js'
 import { addPerson } from '../src/people/service.js'
 import { describeEachDialect, envelope } from './helpers/harness.js'
 import {
@@ -190,6 +191,7 @@ describeEachDialect(
         ctx.testDatabase.database.db,
         ctx.tenant.orgId,
         { email: invited, role: 'editor' },
+        cliTrail('people add'),
         ctx.clock.now(),
       )
       const signedIn = await signInAs({ email: invited, groups: [] })
@@ -268,6 +270,7 @@ describeEachDialect(
         db,
         ctx.tenant.orgId,
         { email: emailAt(), role: 'editor' },
+        cliTrail('people add'),
         ctx.clock.now(),
       )
       await configure({ passwords_off: 1 })

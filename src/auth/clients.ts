@@ -1,7 +1,16 @@
+import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { Queryable } from '../db/database.js'
-import type { ClientRow } from '../db/schema.js'
+import type { ClientRow, DB } from '../db/schema.js'
+import { writeTransaction } from '../db/transactions.js'
 import { DEFAULT_SCOPES, formatScopes, type Scope } from './scopes.js'
 import { hashSecret, randomToken } from './secrets.js'
+
+/**
+ * Client credentials: the one write path of the CLI (`client create|revoke`) and the admin API
+ * (`POST|DELETE .../client`), each write audited in its transaction.
+ */
 
 export interface IssuedClient {
   client_id: string
@@ -12,19 +21,18 @@ export interface IssuedClient {
   scope: string
 }
 
-export async function createClient(
-  db: Queryable,
+/** A new client's row and its one-time answer; the secret is hashed here, before any transaction starts. */
+async function newClient(
   orgId: number,
   label: string | null,
   now: number,
-  scopes: readonly Scope[] = DEFAULT_SCOPES,
-): Promise<IssuedClient> {
+  scopes: readonly Scope[],
+): Promise<{ row: ClientRow; issued: IssuedClient }> {
   const clientId = `cl_${randomToken(12)}`
   const clientSecret = randomToken(32)
   const scope = formatScopes(scopes)
-  await db
-    .insertInto('clients')
-    .values({
+  return {
+    row: {
       client_id: clientId,
       org_id: orgId,
       label,
@@ -32,9 +40,38 @@ export async function createClient(
       created_at: now,
       revoked_at: null,
       scope,
-    })
-    .execute()
-  return { client_id: clientId, client_secret: clientSecret, org: orgId, scope }
+    },
+    issued: { client_id: clientId, client_secret: clientSecret, org: orgId, scope },
+  }
+}
+
+/** Inserts a new client, unaudited (demo seeding and test fixtures; `issueClient` is the audited path). */
+export async function createClient(
+  db: Queryable,
+  orgId: number,
+  label: string | null,
+  now: number,
+  scopes: readonly Scope[] = DEFAULT_SCOPES,
+): Promise<IssuedClient> {
+  const { row, issued } = await newClient(orgId, label, now, scopes)
+  await db.insertInto('clients').values(row).execute()
+  return issued
+}
+
+/** Creates a client and records who did; the secret is in the answer only. */
+export async function issueClient(
+  db: Kysely<DB>,
+  orgId: number,
+  input: { label: string | null; scopes: readonly Scope[] },
+  trail: AuditTrail,
+  now: number,
+): Promise<IssuedClient> {
+  const { row, issued } = await newClient(orgId, input.label, now, input.scopes)
+  return writeTransaction(db, async (trx) => {
+    await trx.insertInto('clients').values(row).execute()
+    await recordAudit(trx, orgId, trail, { kind: 'client', id: issued.client_id }, now)
+    return issued
+  })
 }
 
 export async function findClient(db: Queryable, clientId: string): Promise<ClientRow | undefined> {
@@ -50,13 +87,35 @@ export async function listClients(db: Queryable, orgId: number) {
     .execute()
 }
 
-/** Revokes a client and deletes every token it holds. Returns false when there is no such client. */
-export async function revokeClient(db: Queryable, clientId: string, now: number): Promise<boolean> {
-  const result = await db
+/** Revokes a client and deletes every token it holds, in the caller's transaction. */
+export async function revokeClient(db: Queryable, clientId: string, now: number): Promise<void> {
+  await db
     .updateTable('clients')
     .set({ revoked_at: now })
     .where('client_id', '=', clientId)
-    .executeTakeFirst()
+    .where('revoked_at', 'is', null)
+    .execute()
   await db.deleteFrom('access_tokens').where('client_id', '=', clientId).execute()
-  return Number(result.numUpdatedRows) > 0
+}
+
+/**
+ * Revokes a client (of `orgId` when given: the API's tenant filter; any organization's for the
+ * operator) with every token it holds, and records who did. Revoking a revoked client changes and
+ * records nothing. Returns the client as it is afterwards, or undefined when there is no such client.
+ */
+export async function withdrawClient(
+  db: Kysely<DB>,
+  clientId: string,
+  orgId: number | undefined,
+  trail: AuditTrail,
+  now: number,
+): Promise<ClientRow | undefined> {
+  return writeTransaction(db, async (trx) => {
+    const client = await findClient(trx, clientId)
+    if (!client || (orgId !== undefined && Number(client.org_id) !== orgId)) return undefined
+    if (client.revoked_at !== null) return client
+    await revokeClient(trx, clientId, now)
+    await recordAudit(trx, Number(client.org_id), trail, { kind: 'client', id: clientId }, now)
+    return { ...client, revoked_at: now }
+  })
 }

@@ -1,5 +1,6 @@
 import { type Config, databaseOptions, loadConfig } from '../config.js'
 import { type Database, openDatabase } from '../db/database.js'
+import { ApiError } from '../errors.js'
 import { type MigrationRun, migrateDatabase } from '../system/migrate.js'
 import { isPositiveId } from '../validation/text.js'
 
@@ -72,4 +73,13 @@ export function positiveInt(name: string) {
     }
     return Number(value)
   }
+}
+
+/** Runs a service call; its refusal (an `ApiError`) becomes a CLI failure naming every offending field. */
+export function explained<T>(work: () => Promise<T>): Promise<T> {
+  return work().catch((error: unknown) => {
+    if (!(error instanceof ApiError)) throw error
+    const details = (error.details ?? []).map((detail) => `${detail.field} ${detail.message}`)
+    throw new CliError(details.length > 0 ? details.join('; ') : error.message)
+  })
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { requestTrail } from '../audit/request.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -39,7 +40,16 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
       config: write,
     },
     async (request) =>
-      ok({ id: await createItem(db, request.params.corporation, 'spotlights', request.body, now()) }),
+      ok({
+        id: await createItem(
+          db,
+          request.params.corporation,
+          'spotlights',
+          request.body,
+          now(),
+          requestTrail(request),
+        ),
+      }),
   )
 
   app.put(
@@ -57,7 +67,18 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok({ id, updated: await updateItem(db, corporation, 'spotlights', id, request.body, now()) })
+      return ok({
+        id,
+        updated: await updateItem(
+          db,
+          corporation,
+          'spotlights',
+          id,
+          request.body,
+          now(),
+          requestTrail(request),
+        ),
+      })
     },
   )
 
@@ -75,7 +96,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      await deleteItem(db, corporation, 'spotlights', id, now())
+      await deleteItem(db, corporation, 'spotlights', id, now(), requestTrail(request))
       return ok({ id, deleted: true })
     },
   )
@@ -94,7 +115,16 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
       config: write,
     },
     async (request) =>
-      ok({ id: await createItem(db, request.params.corporation, 'questions', request.body, now()) }),
+      ok({
+        id: await createItem(
+          db,
+          request.params.corporation,
+          'questions',
+          request.body,
+          now(),
+          requestTrail(request),
+        ),
+      }),
   )
 
   app.put(
@@ -112,7 +142,18 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok({ id, updated: await updateItem(db, corporation, 'questions', id, request.body, now()) })
+      return ok({
+        id,
+        updated: await updateItem(
+          db,
+          corporation,
+          'questions',
+          id,
+          request.body,
+          now(),
+          requestTrail(request),
+        ),
+      })
     },
   )
 
@@ -130,7 +171,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      await deleteItem(db, corporation, 'questions', id, now())
+      await deleteItem(db, corporation, 'questions', id, now(), requestTrail(request))
       return ok({ id, deleted: true })
     },
   )
@@ -150,7 +191,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok({ id: await addAnswer(db, corporation, id, request.body, now()) })
+      return ok({ id: await addAnswer(db, corporation, id, request.body, now(), requestTrail(request)) })
     },
   )
 
@@ -169,7 +210,15 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id, answer_id } = request.params
-      const updated = await changeAnswer(db, corporation, id, answer_id, request.body, now())
+      const updated = await changeAnswer(
+        db,
+        corporation,
+        id,
+        answer_id,
+        request.body,
+        now(),
+        requestTrail(request),
+      )
       return ok({ id: answer_id, updated })
     },
   )
@@ -188,7 +237,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id, answer_id } = request.params
-      await removeAnswer(db, corporation, id, answer_id, now())
+      await removeAnswer(db, corporation, id, answer_id, now(), requestTrail(request))
       return ok({ id: answer_id, deleted: true })
     },
   )

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import { changedColumns } from '../db/columns.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
@@ -103,6 +105,11 @@ function newContent(table: ContentTable, columns: ContentChanges): NewContent {
   if (question === undefined) throw new Error('A new question needs its question')
   return { table, columns: { ...common, question, details: columns.details ?? null } }
 }
+
+/** How the audit log names a post (`spotlight`) or a question, and an answer (`<question>/<answer>`). */
+const ITEM_KIND = { spotlights: 'spotlight', questions: 'question' } as const
+const answerRecord = (questionId: number, answerId: number) =>
+  ({ kind: 'answer', id: `${questionId}/${answerId}` }) as const
 
 const TAGGINGS = { spotlights: 'spotlight_tags', questions: 'question_tags' } as const
 const same = (a: readonly number[], b: readonly number[]) => a.join() === b.join()
@@ -212,10 +219,13 @@ export async function createItem(
   table: ContentTable,
   input: PostCreateInput | QuestionCreateInput,
   now: number,
+  trail: AuditTrail,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const fields = await fieldsOf(trx, orgId, input)
-    return (await saveItem(trx, orgId, table, undefined, fields, now)).id
+    const { id } = await saveItem(trx, orgId, table, undefined, fields, now)
+    await recordAudit(trx, orgId, trail, { kind: ITEM_KIND[table], id }, now)
+    return id
   })
 }
 
@@ -227,11 +237,14 @@ export async function updateItem(
   id: number,
   input: PostUpdateInput | QuestionUpdateInput,
   now: number,
+  trail: AuditTrail,
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const existing = await findItem(trx, orgId, table, id)
     const fields = await fieldsOf(trx, orgId, input)
-    return (await saveItem(trx, orgId, table, existing, fields, now)).changed
+    const { changed } = await saveItem(trx, orgId, table, existing, fields, now)
+    if (changed) await recordAudit(trx, orgId, trail, { kind: ITEM_KIND[table], id }, now)
+    return changed
   })
 }
 
@@ -242,6 +255,7 @@ export async function deleteItem(
   table: ContentTable,
   id: number,
   now: number,
+  trail: AuditTrail,
 ) {
   await writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, table, id)
@@ -251,6 +265,7 @@ export async function deleteItem(
         : (await listAnswerRows(trx, id)).map((answer) => answer.expert_id)
     await deleteContent(trx, orgId, table, id)
     await itemDeleted(trx, orgId, table, id, experts, now)
+    await recordAudit(trx, orgId, trail, { kind: ITEM_KIND[table], id }, now)
   })
 }
 
@@ -311,6 +326,7 @@ export async function addAnswer(
   questionId: number,
   input: AnswerCreateInput,
   now: number,
+  trail: AuditTrail,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, 'questions', questionId)
@@ -325,6 +341,7 @@ export async function addAnswer(
       created_at: now,
     })
     await itemChanged(trx, orgId, 'questions', questionId, [expertId], now)
+    await recordAudit(trx, orgId, trail, answerRecord(questionId, id), now)
     return id
   })
 }
@@ -343,6 +360,7 @@ export async function changeAnswer(
   answerId: number,
   input: AnswerUpdateInput,
   now: number,
+  trail: AuditTrail,
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)
@@ -365,6 +383,7 @@ export async function changeAnswer(
       [row.expert_id, changes.expert_id ?? row.expert_id],
       now,
     )
+    await recordAudit(trx, orgId, trail, answerRecord(questionId, answerId), now)
     return true
   })
 }
@@ -375,10 +394,12 @@ export async function removeAnswer(
   questionId: number,
   answerId: number,
   now: number,
+  trail: AuditTrail,
 ) {
   await writeTransaction(db, async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)
     await deleteAnswers(trx, questionId, [answerId])
     await itemChanged(trx, orgId, 'questions', questionId, [row.expert_id], now)
+    await recordAudit(trx, orgId, trail, answerRecord(questionId, answerId), now)
   })
 }

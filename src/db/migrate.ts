@@ -16,6 +16,7 @@ import * as usernamesPerOrganization from './migrations/0014_usernames_per_organ
 import * as inquiryDesk from './migrations/0015_inquiry_desk.js'
 import * as staff from './migrations/0016_staff.js'
 import * as people from './migrations/0017_people.js'
+import * as audit from './migrations/0018_audit.js'
 import * as sso from './migrations/0019_sso.js'
 import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_experts_and_hidden_answers.js'
 import * as publicDirectory from './migrations/0021_public_directory.js'
@@ -40,6 +41,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0015_inquiry_desk': inquiryDesk,
   '0016_staff': staff,
   '0017_people': people,
+  '0018_audit': audit,
   '0019_sso': sso,
   '0020_inquiry_experts_and_hidden_answers': inquiryExpertsAndHiddenAnswers,
   '0021_public_directory': publicDirectory,

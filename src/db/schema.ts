@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { AuditTables } from './audit-schema.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
 import type { SsoTables } from './sso-schema.js'
@@ -89,7 +90,7 @@ export interface UsernameRedirectsTable {
   created_at: number
 }
 
-export interface DB extends ContentTables, SearchTables, PeopleTables, SsoTables {
+export interface DB extends ContentTables, SearchTables, PeopleTables, SsoTables, AuditTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable

@@ -44,12 +44,45 @@ export async function sendWebhook(
   deliveryId: number,
   signedAt: number = Date.now(),
 ): Promise<void> {
-  const body = JSON.stringify({
-    event: 'inquiry.created',
-    delivery_id: deliveryId,
-    organization_id: inquiry.org_id,
-    inquiry: inquiryPayload(inquiry),
-  })
+  await postEvent(
+    webhook,
+    'inquiry.created',
+    String(deliveryId),
+    {
+      event: 'inquiry.created',
+      delivery_id: deliveryId,
+      organization_id: inquiry.org_id,
+      inquiry: inquiryPayload(inquiry),
+    },
+    signedAt,
+  )
+}
+
+/**
+ * POSTs a signed `ping` event (the admin API's test delivery): the same headers, signature and rules
+ * as a real delivery, with `X-Expertdir-Delivery: test`. Nothing is stored.
+ */
+export async function sendTestEvent(
+  webhook: Pick<WebhookRow, 'url' | 'secret' | 'org_id'>,
+  signedAt: number = Date.now(),
+): Promise<void> {
+  await postEvent(
+    webhook,
+    'ping',
+    'test',
+    { event: 'ping', delivery_id: 'test', organization_id: webhook.org_id },
+    signedAt,
+  )
+}
+
+async function postEvent(
+  webhook: Pick<WebhookRow, 'url' | 'secret'>,
+  event: string,
+  deliveryId: string,
+  payload: Record<string, unknown>,
+  signedAt: number,
+): Promise<void> {
+  const body = JSON.stringify(payload)
   let response: Response
   try {
     response = await fetch(webhook.url, {
@@ -57,8 +90,8 @@ export async function sendWebhook(
       headers: {
         'content-type': 'application/json',
         'user-agent': 'expertdir-webhook/1',
-        'x-expertdir-event': 'inquiry.created',
-        'x-expertdir-delivery': String(deliveryId),
+        'x-expertdir-event': event,
+        'x-expertdir-delivery': deliveryId,
         [SIGNATURE_HEADER]: signatureHeader(webhook.secret, body, Math.floor(signedAt / 1000)),
       },
       body,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { requestTrail } from '../audit/request.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -35,7 +36,14 @@ export function accountRoutes(untyped: FastifyInstance, context: AppContext, kin
       config: { scope: 'write' },
     },
     async (request) => {
-      const username = await createExpert(db, request.params.corporation, request.body, context.now(), type)
+      const username = await createExpert(
+        db,
+        request.params.corporation,
+        request.body,
+        context.now(),
+        requestTrail(request),
+        type,
+      )
       return ok({ username, inserted: true })
     },
   )
@@ -55,7 +63,17 @@ export function accountRoutes(untyped: FastifyInstance, context: AppContext, kin
     },
     async (request) => {
       const { corporation, username } = request.params
-      return ok(await updateExpert(db, corporation, username, request.body, context.now(), type))
+      return ok(
+        await updateExpert(
+          db,
+          corporation,
+          username,
+          request.body,
+          context.now(),
+          requestTrail(request),
+          type,
+        ),
+      )
     },
   )
 
@@ -82,6 +100,7 @@ export function accountRoutes(untyped: FastifyInstance, context: AppContext, kin
           discardFiles(context.storage, keys, (error) =>
             request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
           ),
+        requestTrail(request),
         type,
       )
       return ok({ deleted: true, username })

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -39,12 +41,14 @@ export async function createExpert(
   orgId: number,
   input: ExpertCreateInput,
   now: number,
+  trail: AuditTrail,
   type: ProfileType = 'expert',
 ): Promise<string> {
   return asConflict(db, orgId, { email: input.email }, () =>
     writeTransaction(db, async (trx) => {
       const created = await createAccount(trx, orgId, input, now, type)
       await profileChanged(trx, orgId, created.id, now)
+      await recordAudit(trx, orgId, trail, { kind: type, id: created.username }, now)
       return created.username
     }),
   )
@@ -60,6 +64,7 @@ export async function updateExpert(
   username: string,
   input: ExpertUpdateInput,
   now: number,
+  trail: AuditTrail,
   type: ProfileType = 'expert',
 ): Promise<{ updated: boolean; username: string }> {
   return asConflict(db, orgId, input, () =>
@@ -67,8 +72,12 @@ export async function updateExpert(
       const expert = await findExpertForWrite(trx, orgId, username, type)
       if (!expert) throw profileNotFound(type, username)
       const updated = await updateAccount(trx, orgId, expert, input, now)
-      if (updated) await profileChanged(trx, orgId, expert.id, now, { account: true })
-      return { updated, username: input.username ?? expert.username }
+      const current = input.username ?? expert.username
+      if (updated) {
+        await profileChanged(trx, orgId, expert.id, now, { account: true })
+        await recordAudit(trx, orgId, trail, { kind: type, id: current }, now)
+      }
+      return { updated, username: current }
     }),
   )
 }
@@ -84,6 +93,7 @@ export async function deleteExpert(
   username: string,
   now: number,
   discard: (keys: string[]) => Promise<void>,
+  trail: AuditTrail,
   type: ProfileType = 'expert',
 ): Promise<void> {
   const files = await writeTransaction(db, async (trx) => {
@@ -94,6 +104,7 @@ export async function deleteExpert(
       deleteExpertRow(trx, orgId, expert.id),
     )
     if (!removed) throw profileNotFound(type, username)
+    await recordAudit(trx, orgId, trail, { kind: type, id: username }, now)
     return keys
   })
   await discard(files)

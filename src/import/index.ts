@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { findOrganization } from '../organizations/repository.js'
@@ -13,6 +15,8 @@ export { ImportRejected, type ImportResult } from './write.js'
 
 export interface ImportOptions {
   now: number
+  /** Who imports, for the audit log: one entry per import, in its transaction. */
+  trail: AuditTrail
   /** Decides JSON vs NDJSON by extension (`.ndjson`, `.jsonl`); the content decides otherwise. */
   fileName?: string
   /** Called once with the number of records once they are valid, then after each record written. */
@@ -55,7 +59,15 @@ export async function importContent(
       const result = await writePlan(trx, orgId, plan, options.now, () =>
         options.onProgress?.({ total, done: ++done }),
       )
-      return { result, previous: await attachPhotos(trx, orgId, stored, result.ids.experts) }
+      const previous = await attachPhotos(trx, orgId, stored, result.ids.experts)
+      await recordAudit(
+        trx,
+        orgId,
+        options.trail,
+        { kind: 'import', id: options.fileName ?? null },
+        options.now,
+      )
+      return { result, previous }
     })
     if (options.media) await options.media.storage.delete(previous).catch(() => {})
     return result

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { requestTrail } from '../audit/request.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { handleInquiry } from './handle.js'
@@ -77,6 +78,7 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
         request.params.corporation,
         request.body,
         context.now(),
+        requestTrail(request),
       )
       return ok(settingsView(settings))
     },
@@ -100,7 +102,14 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
     },
     async (request) => {
       const { corporation, id } = request.params
-      const found = await handleInquiry(context.db, corporation, id, request.body)
+      const found = await handleInquiry(
+        context.db,
+        corporation,
+        id,
+        request.body,
+        context.now(),
+        requestTrail(request),
+      )
       return ok(inquiryView(found.inquiry, found.deliveries))
     },
   )
@@ -130,6 +139,7 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
         request.query.email,
         request.principal.clientId,
         context.now(),
+        requestTrail(request),
       )
       return ok({ erased })
     },

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { notFound, validationError } from '../errors.js'
@@ -16,6 +18,8 @@ export async function handleInquiry(
   orgId: number,
   id: number,
   change: HandlingChange,
+  now: number,
+  trail: AuditTrail,
 ): Promise<InquiryWithDeliveries> {
   await writeTransaction(db, async (trx) => {
     const inquiry = await findInquiry(trx, orgId, id)
@@ -49,6 +53,7 @@ export async function handleInquiry(
       .where('org_id', '=', orgId)
       .where('id', '=', id)
       .execute()
+    await recordAudit(trx, orgId, trail, { kind: 'inquiry', id }, now)
   })
   const updated = await findInquiryWithDeliveries(db, orgId, id)
   if (!updated) throw notFound(`Inquiry ${id}`)

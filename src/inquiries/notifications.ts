@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { Queryable } from '../db/database.js'
 import type { DB, ExpertRow, InquiryNotificationRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -100,6 +102,7 @@ export async function updateNotificationSettings(
   orgId: number,
   changes: NotificationChanges,
   now: number,
+  trail: AuditTrail,
 ): Promise<NotificationSettings> {
   return writeTransaction(db, async (trx) => {
     const current = await readNotificationSettings(trx, orgId)
@@ -115,6 +118,7 @@ export async function updateNotificationSettings(
       })
     }
     await saveNotificationSettings(trx, orgId, changed, now)
+    await recordAudit(trx, orgId, trail, { kind: 'notification_settings', id: orgId }, now)
     return new Map([...current, ...changed])
   })
 }

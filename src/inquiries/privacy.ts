@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -85,11 +87,14 @@ async function recordRequest(
   clientId: string,
   records: number,
   now: number,
+  trail: AuditTrail,
 ): Promise<void> {
-  await db
+  const { id } = await db
     .insertInto('privacy_requests')
     .values({ org_id: orgId, action, client_id: clientId, records, created_at: now })
-    .execute()
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await recordAudit(db, orgId, trail, { kind: 'privacy_request', id }, now)
 }
 
 /** Every inquiry sent from `email` with its deliveries, newest first; the export is recorded. */
@@ -99,6 +104,7 @@ export async function exportSenderData(
   email: string,
   clientId: string,
   now: number,
+  trail: AuditTrail,
 ): Promise<InquiryWithDeliveries[]> {
   return writeTransaction(db, async (trx) => {
     const ids = await idsFromSender(trx, orgId, email)
@@ -112,7 +118,7 @@ export async function exportSenderData(
             .where('id', 'in', ids)
             .orderBy('id', 'desc')
             .execute()
-    await recordRequest(trx, orgId, 'export', clientId, inquiries.length, now)
+    await recordRequest(trx, orgId, 'export', clientId, inquiries.length, now, trail)
     return withDeliveries(trx, orgId, inquiries)
   })
 }
@@ -124,10 +130,11 @@ export async function eraseSenderData(
   email: string,
   clientId: string,
   now: number,
+  trail: AuditTrail,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const erased = await removePersonalData(trx, await idsFromSender(trx, orgId, email), now)
-    await recordRequest(trx, orgId, 'erase', clientId, erased, now)
+    await recordRequest(trx, orgId, 'erase', clientId, erased, now, trail)
     return erased
   })
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { requestTrail } from '../audit/request.js'
 import { ApiError, notFound, validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
@@ -123,6 +124,7 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
           email,
           request.principal.clientId,
           context.now(),
+          requestTrail(request),
         )
         return ok({
           inquiries: items.map(({ inquiry, deliveries }) => inquiryView(inquiry, deliveries)),

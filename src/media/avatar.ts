@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { profileChanged } from '../derived/changes.js'
@@ -92,6 +94,7 @@ export async function setAvatar(
   username: string,
   bytes: Buffer,
   baseUrl: string,
+  trail: AuditTrail,
   focus?: FocusPoint,
 ): Promise<Avatar> {
   const { db, storage } = context
@@ -122,6 +125,7 @@ export async function setAvatar(
           data,
         })
       await profileChanged(trx, orgId, expert.id, context.now())
+      await recordAudit(trx, orgId, trail, { kind: 'avatar', id: username }, context.now())
       return old
     }),
   )
@@ -130,7 +134,12 @@ export async function setAvatar(
 }
 
 /** DELETE .../avatar: the profile shows no photo, and the photo's files are deleted (404 when it has none). */
-export async function deleteAvatar(context: MediaContext, orgId: number, username: string): Promise<void> {
+export async function deleteAvatar(
+  context: MediaContext,
+  orgId: number,
+  username: string,
+  trail: AuditTrail,
+): Promise<void> {
   const { db, storage } = context
   const removed = await writeTransaction(db, async (trx) => {
     const expert = await findExpertForWrite(trx, orgId, username, 'expert')
@@ -145,6 +154,7 @@ export async function deleteAvatar(context: MediaContext, orgId: number, usernam
     )
     await forgetMediaFiles(trx, orgId, keys)
     await profileChanged(trx, orgId, expert.id, context.now())
+    await recordAudit(trx, orgId, trail, { kind: 'avatar', id: username }, context.now())
     return keys
   })
   await discardFiles(storage, removed, context.report)

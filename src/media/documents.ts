@@ -1,3 +1,6 @@
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
+import { writeTransaction } from '../db/transactions.js'
 import type { MediaExtension } from '../storage/keys.js'
 import { mediaUrl } from '../storage/keys.js'
 import { recordMediaFiles } from '../storage/records.js'
@@ -18,6 +21,7 @@ export async function storeDocument(
   orgId: number,
   upload: Upload,
   baseUrl: string,
+  trail: AuditTrail,
 ): Promise<string> {
   const bytes = upload.type === 'pdf' ? upload.bytes : await cleanImage(upload.bytes, upload.type)
   const name = uploadNamer()(bytes)
@@ -28,6 +32,11 @@ export async function storeDocument(
     [{ name, extension, bytes }],
     context.now(),
   )
-  await committedOrDiscarded(context.storage, rows, () => recordMediaFiles(context.db, rows))
+  await committedOrDiscarded(context.storage, rows, () =>
+    writeTransaction(context.db, async (trx) => {
+      await recordMediaFiles(trx, rows)
+      await recordAudit(trx, orgId, trail, { kind: 'file', id: `${name}.${extension}` }, context.now())
+    }),
+  )
   return mediaUrl(baseUrl, orgId, name, extension)
 }

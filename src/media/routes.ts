@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import { type Static, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { requestTrail } from '../audit/request.js'
 import { notFound } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
@@ -121,6 +122,7 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
             username,
             upload.bytes,
             baseUrlOf(context, request),
+            requestTrail(request),
             focus,
           ),
         })
@@ -152,7 +154,13 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
           'a PDF, JPEG, PNG or WebP file',
         )
         return ok({
-          url: await storeDocument(media, request.params.corporation, upload, baseUrlOf(context, request)),
+          url: await storeDocument(
+            media,
+            request.params.corporation,
+            upload,
+            baseUrlOf(context, request),
+            requestTrail(request),
+          ),
         })
       },
     )
@@ -171,7 +179,7 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
       config: { scope: 'write' },
     },
     async (request) => {
-      await deleteAvatar(media, request.params.corporation, request.params.username)
+      await deleteAvatar(media, request.params.corporation, request.params.username, requestTrail(request))
       return ok({ avatar: { s: {}, m: {}, o: {}, l: {} } })
     },
   )

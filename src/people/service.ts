@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely'
+import type { Actor, AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { Queryable } from '../db/database.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
@@ -103,6 +105,7 @@ export async function addPerson(
   db: Kysely<DB>,
   orgId: number,
   input: NewPerson,
+  trail: AuditTrail,
   now: number,
 ): Promise<AddedPerson> {
   const email = input.email.trim()
@@ -114,6 +117,7 @@ export async function addPerson(
   if (problem) details.push({ field: 'password', message: problem })
   if (details.length > 0) throw validationError(details)
   const role = checkRole(input.role)
+  if (role === 'owner' && !mayTouchOwner(trail.actor)) throw ownersOnly('Only an owner may add an owner.')
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
   try {
     return await writeTransaction(db, async (trx) => {
@@ -137,6 +141,7 @@ export async function addPerson(
           : undefined
       const person = await findPerson(trx, orgId, id)
       if (!person) throw new Error('the person just added was not found')
+      await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
       return { person: summarize(person), ...(invitation ? { invitation } : {}) }
     })
   } catch (error) {
@@ -151,11 +156,19 @@ function emailConflict(): ApiError {
   })
 }
 
-/** Who asks for a change of people: owners may do anything, admins anything but touch an owner. */
-export type Actor = { kind: 'person'; role: Role } | { kind: 'operator' }
-
+/**
+ * Whether `actor` may make, demote or remove an owner: the operator (CLI), the service itself (single
+ * sign-on's group mapping) and owners may; admins and machine clients with the `admin` scope may do
+ * everything else (least privilege: a client is no owner).
+ */
 function mayTouchOwner(actor: Actor): boolean {
-  return actor.kind === 'operator' || actor.role === 'owner'
+  return (
+    actor.kind === 'cli' || actor.kind === 'system' || (actor.kind === 'person' && actor.role === 'owner')
+  )
+}
+
+function ownersOnly(message: string): ApiError {
+  return new ApiError('forbidden', message)
 }
 
 export interface PersonChanges {
@@ -169,7 +182,7 @@ export async function updatePerson(
   orgId: number,
   id: number,
   changes: PersonChanges,
-  actor: Actor,
+  trail: AuditTrail,
   now: number,
 ): Promise<PersonSummary> {
   return writeTransaction(db, async (trx) => {
@@ -177,8 +190,13 @@ export async function updatePerson(
     if (!person) throw notFound('The person')
     const role = changes.role === undefined ? checkRole(person.role) : checkRole(changes.role)
     const touchesOwner = person.role === 'owner' || role === 'owner'
-    if (touchesOwner && changes.role !== undefined && changes.role !== person.role && !mayTouchOwner(actor)) {
-      throw new ApiError('forbidden', 'Only an owner may make someone an owner or change an owner’s role.')
+    if (
+      touchesOwner &&
+      changes.role !== undefined &&
+      changes.role !== person.role &&
+      !mayTouchOwner(trail.actor)
+    ) {
+      throw ownersOnly('Only an owner may make someone an owner or change an owner’s role.')
     }
     if (person.role === 'owner' && role !== 'owner' && (await countOwners(trx, orgId)) <= 1) {
       throw new ApiError('conflict', 'The organization must keep an owner: make someone else owner first.')
@@ -198,6 +216,7 @@ export async function updatePerson(
     })
     const updated = await findPerson(trx, orgId, id)
     if (!updated) throw notFound('The person')
+    await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
     return summarize(updated)
   })
 }
@@ -207,18 +226,20 @@ export async function removePerson(
   db: Kysely<DB>,
   orgId: number,
   id: number,
-  actor: Actor,
+  trail: AuditTrail,
+  now: number,
 ): Promise<PersonSummary> {
   return writeTransaction(db, async (trx) => {
     const person = await findPerson(trx, orgId, id)
     if (!person) throw notFound('The person')
     if (person.role === 'owner') {
-      if (!mayTouchOwner(actor)) throw new ApiError('forbidden', 'Only an owner may remove an owner.')
+      if (!mayTouchOwner(trail.actor)) throw ownersOnly('Only an owner may remove an owner.')
       if ((await countOwners(trx, orgId)) <= 1) {
         throw new ApiError('conflict', 'The organization must keep an owner: make someone else owner first.')
       }
     }
     await deletePersonRow(trx, orgId, id)
+    await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
     return summarize(person)
   })
 }

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { recordAudit } from '../audit/log.js'
+import { requestTrail } from '../audit/request.js'
 import { writeTransaction } from '../db/transactions.js'
 import { audienceOf } from '../derived/audience.js'
 import { expertTarget } from '../derived/read-targets.js'
@@ -178,9 +180,13 @@ export async function profileRoutes(untyped: FastifyInstance, context: AppContex
     },
     async (request) => {
       const orgId = request.params.corporation
-      const updated = await writeTransaction(db, (trx) =>
-        setOrganizationProfile(trx, orgId, request.body, context.now()),
-      )
+      const now = context.now()
+      const updated = await writeTransaction(db, async (trx) => {
+        const changed = await setOrganizationProfile(trx, orgId, request.body, now)
+        if (changed)
+          await recordAudit(trx, orgId, requestTrail(request), { kind: 'organization', id: orgId }, now)
+        return changed
+      })
       return ok({ id: orgId, updated })
     },
   )
@@ -240,7 +246,15 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
       async (request) => {
         const { corporation } = request.params
         return ok(
-          await addElement(db, corporation, who(request.params), section, request.body, context.now()),
+          await addElement(
+            db,
+            corporation,
+            who(request.params),
+            section,
+            request.body,
+            context.now(),
+            requestTrail(request),
+          ),
         )
       },
     )
@@ -265,6 +279,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
           section,
           undefined,
           context.now(),
+          requestTrail(request),
         )
         return ok({ id, deleted: true })
       },
@@ -312,7 +327,15 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
     async (request) => {
       const { corporation } = request.params
       const input = inputOf(section, request.body)
-      const { id } = await addElement(db, corporation, who(request.params), section, input, context.now())
+      const { id } = await addElement(
+        db,
+        corporation,
+        who(request.params),
+        section,
+        input,
+        context.now(),
+        requestTrail(request),
+      )
       return ok({ id })
     },
   )
@@ -342,6 +365,7 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
           id,
           request.body,
           context.now(),
+          requestTrail(request),
         )
         return ok({ id, updated })
       },
@@ -362,7 +386,15 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
     },
     async (request) => {
       const { corporation, id } = request.params
-      await deleteElement(db, corporation, who(request.params), section, id, context.now())
+      await deleteElement(
+        db,
+        corporation,
+        who(request.params),
+        section,
+        id,
+        context.now(),
+        requestTrail(request),
+      )
       return ok({ id, deleted: true })
     },
   )

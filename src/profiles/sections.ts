@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { type AuditRecord, recordAudit } from '../audit/log.js'
 import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
@@ -73,6 +75,11 @@ async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, el
 }
 
 /** Whose section: an expert's or a staff member's, by username. */
+/** A section element in the audit log: `<username>/<section>/<id>`. */
+function sectionRecord(profile: ProfileRef, section: StoredSection, id: number): AuditRecord {
+  return { kind: 'section', id: `${profile.username}/${section}/${id}` }
+}
+
 export interface ProfileRef {
   type: ProfileType
   username: string
@@ -160,7 +167,10 @@ export async function addElement(
   section: StoredSection,
   input: Element,
   now: number,
+  trail: AuditTrail,
 ): Promise<{ id: number; updated: boolean }> {
+  const audit = (trx: Queryable, id: number) =>
+    recordAudit(trx, orgId, trail, sectionRecord(profile, section, id), now)
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
@@ -184,6 +194,7 @@ export async function addElement(
         })
       }
       await profileChanged(trx, orgId, expert.id, now)
+      await audit(trx, id)
       return { id, updated: true }
     }
     if (NAME_SECTIONS.has(section)) {
@@ -210,6 +221,7 @@ export async function addElement(
       data,
     })
     await profileChanged(trx, orgId, expert.id, now)
+    await audit(trx, id)
     return { id, updated: true }
   })
 }
@@ -223,6 +235,7 @@ export async function updateElement(
   id: number,
   input: Element,
   now: number,
+  trail: AuditTrail,
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
@@ -234,6 +247,7 @@ export async function updateElement(
     if (data === item.data) return false
     await updateProfileItem(trx, orgId, id, { data })
     await profileChanged(trx, orgId, expert.id, now)
+    await recordAudit(trx, orgId, trail, sectionRecord(profile, section, id), now)
     return true
   })
 }
@@ -246,6 +260,7 @@ export async function deleteElement(
   section: StoredSection,
   id: number | undefined,
   now: number,
+  trail: AuditTrail,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
@@ -259,6 +274,7 @@ export async function deleteElement(
         : elementNotFound(section, id)
     await deleteProfileItems(trx, orgId, [item.id])
     await profileChanged(trx, orgId, expert.id, now)
+    await recordAudit(trx, orgId, trail, sectionRecord(profile, section, item.id), now)
     return item.id
   })
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
 import type { DB } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { findExpertByEmail } from '../experts/repository.js'
@@ -45,6 +46,9 @@ async function expertUsername(db: Kysely<DB>, orgId: number, email: string): Pro
   return expert.username
 }
 
+/** SSO sign-ins change people by the organization's mapping, as the service itself: audited as `system`. */
+const SSO_TRAIL: AuditTrail = { actor: { kind: 'system' }, action: 'sso sign-in' }
+
 /**
  * The person an identity provider vouched for, in the organization whose SSO it is (CONTRACT §14):
  * the email's domain must be allowed; an existing person is matched by email (case-insensitive) and,
@@ -80,7 +84,7 @@ export async function resolvePerson(
         orgId,
         id,
         { role, expert: role === 'expert' ? await expertUsername(db, orgId, email) : null },
-        { kind: 'operator' },
+        SSO_TRAIL,
         now,
       )
     }
@@ -101,7 +105,7 @@ export async function resolvePerson(
     invite: false,
   }
   try {
-    return (await addPerson(db, orgId, person, now)).person.id
+    return (await addPerson(db, orgId, person, SSO_TRAIL, now)).person.id
   } catch (error) {
     // A first sign-in of the same person in another tab or process created the account meanwhile.
     const created = error instanceof ApiError && error.code === 'conflict'

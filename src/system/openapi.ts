@@ -13,6 +13,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   content: 'Posts ("spotlights") and Q&A items, with their page metadata',
   inquiries: 'Inquiries sent to experts (stored durably, delivered by email and webhook)',
   system: 'Health probes for process managers and load balancers',
+  admin: 'Administering an organization (scope admin): API clients, the webhook, people and the audit log',
 }
 
 const BODY_MEDIA_TYPES = ['application/json', 'application/x-www-form-urlencoded']

@@ -41,6 +41,8 @@ export interface BodyRoute {
     | 'person_links'
     | 'people'
     | 'inquiry_notifications'
+    | 'clients'
+    | 'webhooks'
     | 'sso_settings'
 }
 
@@ -121,6 +123,7 @@ export const BODY_ROUTES: BodyRoute[] = [
   ),
   ...writeRoutes(),
   ...staffWriteRoutes(),
+  ...adminBodyRoutes(),
   {
     name: 'PUT sso',
     method: 'PUT',
@@ -154,6 +157,32 @@ export const BODY_ROUTES: BodyRoute[] = [
     table: 'inquiries',
   },
 ]
+
+/** The admin API's bodies (CONTRACT §14): clients, the webhook, people. */
+function adminBodyRoutes(): BodyRoute[] {
+  const route = (
+    name: string,
+    method: 'POST' | 'PUT',
+    table: BodyRoute['table'],
+    url: (ctx: TestContext) => Promise<string>,
+  ): BodyRoute => ({ name, method, auth: true, url, malformed: 'validation_failed', table })
+  const at = (ctx: TestContext, path: string) => `/v2/organization/${ctx.tenant.orgId}${path}`
+  return [
+    route('POST client', 'POST', 'clients', async (ctx) => at(ctx, '/client')),
+    route('PUT webhook', 'PUT', 'webhooks', async (ctx) => at(ctx, '/webhook')),
+    route('POST people', 'POST', 'people', async (ctx) => at(ctx, '/people')),
+    route('PUT people', 'PUT', 'people', async (ctx) => {
+      const response = await ctx.inject({
+        method: 'POST',
+        url: at(ctx, '/people'),
+        headers: ctx.tenant.auth,
+        payload: { email: `abuse-${Math.random().toString(36).slice(2)}@example.edu`, role: 'editor' },
+      })
+      if (response.statusCode !== 200) throw new Error(`POST people failed: ${response.body}`)
+      return at(ctx, `/people/${response.json().data.person.id}`)
+    }),
+  ]
+}
 
 /** Staff members (CONTRACT §17): the account and the section writes, as for experts. */
 function staffWriteRoutes(): BodyRoute[] {
@@ -281,6 +310,14 @@ export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'PATCH' 
     { name: 'PATCH inquiry (corporation)', method: 'PATCH', path: '/v2/organization/{id}/inquiry/1' },
     { name: 'PATCH inquiry (id)', method: 'PATCH', path: '/v2/organization/1/inquiry/{id}' },
     { name: 'GET notifications', method: 'GET', path: '/v2/organization/{id}/notifications' },
+    { name: 'GET clients', method: 'GET', path: '/v2/organization/{id}/client' },
+    { name: 'DELETE client (corporation)', method: 'DELETE', path: '/v2/organization/{id}/client/cl_x' },
+    { name: 'PUT webhook', method: 'PUT', path: '/v2/organization/{id}/webhook' },
+    { name: 'GET webhook deliveries', method: 'GET', path: '/v2/organization/{id}/webhook/deliveries' },
+    { name: 'PUT people (corporation)', method: 'PUT', path: '/v2/organization/{id}/people/1' },
+    { name: 'PUT people (id)', method: 'PUT', path: '/v2/organization/1/people/{id}' },
+    { name: 'DELETE people (id)', method: 'DELETE', path: '/v2/organization/1/people/{id}' },
+    { name: 'GET audit', method: 'GET', path: '/v2/organization/{id}/audit' },
     { name: 'PUT notifications', method: 'PUT', path: '/v2/organization/{id}/notifications' },
     {
       name: 'DELETE inquiry by sender',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { KyselyPlugin } from 'kysely'
+import { cliTrail } from '../../src/audit/actor.js'
 import { importContent } from '../../src/import/index.js'
 import type { TestContext } from './harness.js'
 
@@ -19,7 +20,7 @@ export function importDocument(ctx: TestContext, orgId: number, document: unknow
     ctx.testDatabase.database.db,
     orgId,
     typeof document === 'string' ? document : JSON.stringify(document),
-    { now: ctx.clock.now(), ...(fileName ? { fileName } : {}) },
+    { now: ctx.clock.now(), trail: cliTrail('import'), ...(fileName ? { fileName } : {}) },
   )
 }
 

@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'fastify'
+import { cliTrail } from '../../src/audit/actor.js'
 import { addPerson } from '../../src/people/service.js'
 import type { TestContext } from './harness.js'
 
@@ -24,6 +25,7 @@ export async function addPersonWithPassword(
     ctx.testDatabase.database.db,
     orgId,
     { email, role, expert: options.expert, password },
+    cliTrail('people add'),
     ctx.clock.now(),
   )
   return { id: added.person.id, email, password }

@@ -1,5 +1,9 @@
 import type { InjectOptions } from 'fastify'
+import { cliTrail } from '../../src/audit/actor.js'
+import { createClient } from '../../src/auth/clients.js'
 import type { Scope } from '../../src/auth/scopes.js'
+import { setWebhook } from '../../src/delivery/settings.js'
+import { addPerson } from '../../src/people/service.js'
 import { PROFILE_KEYS } from '../../src/profiles/read.js'
 import {
   NAME_SECTIONS,
@@ -317,7 +321,105 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...profileWriteRoutes(),
   ...staffRoutes(),
   ...mediaRoutes(),
+  ...adminRoutes(),
 ]
+
+let personKey = 0
+
+/** A person of `owner` (invited, no password: nothing to hash); returns their id. */
+async function personOf(ctx: TestContext, owner: Tenant): Promise<number> {
+  const added = await addPerson(
+    ctx.testDatabase.database.db,
+    owner.orgId,
+    { email: `admin-route-${++personKey}.${owner.orgId}@example.edu`, role: 'editor' },
+    cliTrail('people add'),
+    ctx.clock.now(),
+  )
+  return added.person.id
+}
+
+/** The admin API (CONTRACT §14): clients, the webhook, people and the audit log, all under `admin`. */
+function adminRoutes(): ProtectedRoute[] {
+  const route = (
+    name: string,
+    covers: string,
+    record: boolean,
+    build: ProtectedRoute['build'],
+  ): ProtectedRoute => ({ name, covers: [covers], scope: 'admin', record, build })
+  const base = '/v2/organization/:corporation'
+  /** A webhook to a closed port of this machine: the test delivery fails fast, without leaving it. */
+  const withWebhook = async (ctx: TestContext, owner: Tenant) =>
+    setWebhook(
+      ctx.testDatabase.database.db,
+      owner.orgId,
+      { url: 'http://127.0.0.1:9/hook' },
+      cliTrail('webhook set'),
+      ctx.clock.now(),
+    )
+  return [
+    route('GET clients', `GET ${base}/client`, false, async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/client`,
+    })),
+    route('POST client', `POST ${base}/client`, false, async (_ctx, corporation) => ({
+      method: 'POST',
+      url: `/v2/organization/${corporation}/client`,
+      payload: { label: 'website', scope: 'read:public inquiries:create' },
+    })),
+    route('DELETE client', `DELETE ${base}/client/:client_id`, true, async (ctx, corporation, owner) => {
+      const client = await createClient(
+        ctx.testDatabase.database.db,
+        owner.orgId,
+        'to revoke',
+        ctx.clock.now(),
+      )
+      return { method: 'DELETE', url: `/v2/organization/${corporation}/client/${client.client_id}` }
+    }),
+    route('GET webhook', `GET ${base}/webhook`, false, async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/webhook`,
+    })),
+    route('PUT webhook', `PUT ${base}/webhook`, false, async (_ctx, corporation) => ({
+      method: 'PUT',
+      url: `/v2/organization/${corporation}/webhook`,
+      payload: { url: 'https://www.example.edu/hooks/expertdir' },
+    })),
+    route('DELETE webhook', `DELETE ${base}/webhook`, false, async (ctx, corporation, owner) => {
+      await withWebhook(ctx, owner)
+      return { method: 'DELETE', url: `/v2/organization/${corporation}/webhook` }
+    }),
+    route('POST webhook test', `POST ${base}/webhook/test`, false, async (ctx, corporation, owner) => {
+      await withWebhook(ctx, owner)
+      return { method: 'POST', url: `/v2/organization/${corporation}/webhook/test` }
+    }),
+    route('GET webhook deliveries', `GET ${base}/webhook/deliveries`, false, async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/webhook/deliveries?page_size=5`,
+    })),
+    route('GET people', `GET ${base}/people`, false, async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/people`,
+    })),
+    route('POST people', `POST ${base}/people`, false, async (_ctx, corporation) => ({
+      method: 'POST',
+      url: `/v2/organization/${corporation}/people`,
+      payload: { email: `invited-${++personKey}@example.edu`, role: 'editor' },
+    })),
+    route('PUT people', `PUT ${base}/people/:id`, true, async (ctx, corporation, owner) => ({
+      method: 'PUT',
+      url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}`,
+      payload: { name: 'Renamed Person', role: 'inquiries' },
+    })),
+    route('DELETE people', `DELETE ${base}/people/:id`, true, async (ctx, corporation, owner) => ({
+      method: 'DELETE',
+      url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}`,
+    })),
+    route('GET audit', `GET ${base}/audit`, false, async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/audit?kind=expert&page_size=5`,
+    })),
+  ]
+}
 
 /** Sets up `owner`'s single sign-on through the service, so that reading or removing it succeeds. */
 async function withSso(ctx: TestContext, owner: Tenant): Promise<void> {

@@ -2475,6 +2475,171 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/client": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's API clients, revoked ones included (never a secret) */
+        get: operations["listClients"];
+        put?: never;
+        /**
+         * Create client credentials; the secret is in this answer only
+         * @description scope limits what the client may do (CONTRACT §13); without it: read write inquiries:create inquiries:read. read:public, inquiries:handle and admin are given only by name.
+         */
+        post: operations["createClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/client/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a client: it and every token it holds stop working at once
+         * @description Revoking a revoked client changes nothing and answers when it was revoked.
+         */
+        delete: operations["revokeClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's webhook URL (never its secret) */
+        get: operations["getWebhook"];
+        /**
+         * Set the webhook URL; the answer holds a new signing secret, once
+         * @description Each PUT generates a new signing secret (rotation) unless keep_secret is 1. The secret signs X-Expertdir-Signature (docs/webhooks.md); it is not shown again.
+         */
+        put: operations["setWebhook"];
+        post?: never;
+        /** Remove the webhook: later deliveries of the webhook channel are skipped */
+        delete: operations["clearWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event (ping) to the webhook now and say how it went
+         * @description The request carries X-Expertdir-Event: ping and X-Expertdir-Delivery: test, signed as every delivery; nothing is stored or retried.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook channel's delivery log, newest first, a page at a time */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people who sign in to the organization, with their roles */
+        get: operations["listPeople"];
+        put?: never;
+        /**
+         * Add a person and email them a single-use invitation link (valid 7 days)
+         * @description expert is required for the expert role (the username of its expert) and refused for the others. Only an owner may add an owner. The link itself is never in the answer: it goes to the address only.
+         */
+        post: operations["invitePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a person's name, role or linked expert
+         * @description A role change applies to the tokens the person already holds. Only an owner may make an owner or change an owner’s role; the last owner keeps the role (409).
+         */
+        put: operations["updatePerson"];
+        post?: never;
+        /**
+         * Remove a person: their sessions and dashboard tokens stop at once
+         * @description Only an owner may remove an owner; the last owner cannot be removed (409).
+         */
+        delete: operations["removePerson"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit log: every write through the API, the dashboard, import and the CLI
+         * @description Newest first. Filters: actor (person:<id>, client:<client_id>, cli, system) and kind (the record kind). Pass next_cursor as cursor for the next page.
+         */
+        get: operations["readAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2637,6 +2802,50 @@ export interface components {
             url?: string;
             duration?: number | "" | null;
         };
+        /**
+         * AuditEntry
+         * @example {
+         *       "id": 42,
+         *       "created_at": 1795480700,
+         *       "actor": {
+         *         "kind": "person",
+         *         "id": "7"
+         *       },
+         *       "action": "PUT /v2/organization/:corporation/expert/:username",
+         *       "record": {
+         *         "kind": "expert",
+         *         "id": "ada-okafor"
+         *       }
+         *     }
+         */
+        AuditEntry: {
+            id: number;
+            /** @description When the write committed, unix seconds */
+            created_at: number;
+            actor: {
+                /**
+                 * @description A person (dashboard), a client, the CLI or the service
+                 * @enum {unknown}
+                 */
+                kind: "person" | "client" | "cli" | "system";
+                /** @description The person's or the client's id; null for the CLI and the service */
+                id: string | null;
+            };
+            /** @description The route (METHOD /v2/...) or the command (cli ...) */
+            action: string;
+            record: {
+                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person */
+                kind: string;
+                /** @description The id the API knows the record by (a username, a number, <username>/<section>/<id>, <question>/<answer>) */
+                id: string | null;
+            };
+        };
+        /** AuditLog */
+        AuditLog: {
+            entries: components["schemas"]["AuditEntry"][];
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+        };
         /** AuthorizationServerMetadata */
         AuthorizationServerMetadata: {
             /** Format: uri */
@@ -2766,6 +2975,55 @@ export interface components {
         CategoryCreate: {
             /** @description Name */
             name: string;
+        };
+        /** Client */
+        Client: {
+            client_id: string;
+            /** @description What the client is for */
+            label: string | null;
+            /** @description The scopes the client may request, space-separated */
+            scope: string;
+            /** @description When it was created, unix seconds */
+            created_at: number;
+            /** @description When it was revoked; null while it works */
+            revoked_at: number | null;
+        };
+        /** ClientCreate */
+        ClientCreate: {
+            /** @description A note on what the client is for */
+            label?: string;
+            /** @description What the client may do, space-separated, of: read, read:public, write, inquiries:create, inquiries:read, inquiries:handle, admin (default: read write inquiries:create inquiries:read) */
+            scope?: string;
+        };
+        /**
+         * ClientIssued
+         * @example {
+         *       "client_id": "cl_Jx3kPq8sVn2WmT0a",
+         *       "client_secret": "b3Vy-c2VjcmV0LXNob3duLW9uY2UtYW5kLW5ldmVyLWFnYWlu",
+         *       "label": "www.example.edu",
+         *       "scope": "read:public inquiries:create"
+         *     }
+         */
+        ClientIssued: {
+            client_id: string;
+            /** @description Shown this once: only its hash is stored */
+            client_secret: string;
+            /** @description What the client is for */
+            label: string | null;
+            /** @description The scopes the client may request, space-separated */
+            scope: string;
+        };
+        /** ClientList */
+        ClientList: {
+            clients: components["schemas"]["Client"][];
+        };
+        /** ClientRevoked */
+        ClientRevoked: {
+            client_id: string;
+            /** @enum {boolean} */
+            revoked: true;
+            /** @description When it was revoked (the first time, when it already was), unix seconds */
+            revoked_at: number;
         };
         /** ContentTag */
         ContentTag: {
@@ -3847,6 +4105,70 @@ export interface components {
             detail?: string | "" | null;
             date?: (number & unknown) | "" | null;
             url?: string | "" | null;
+        };
+        /** Person */
+        Person: {
+            id: number;
+            email: string;
+            name: string;
+            /**
+             * @description owner, admin, editor, inquiries or expert (CONTRACT §14)
+             * @enum {unknown}
+             */
+            role: "owner" | "admin" | "editor" | "inquiries" | "expert";
+            /** @description For the expert role: the username of its expert */
+            expert: string | null;
+            /** @description false while an invitation is not accepted */
+            has_password: boolean;
+            /** @description When the person was added, unix seconds */
+            created_at: number;
+        };
+        /** PersonCreate */
+        PersonCreate: {
+            /**
+             * Format: email
+             * @description Sign-in email, unique across the service; the invitation goes there
+             */
+            email: string;
+            /**
+             * @description owner, admin, editor, inquiries or expert (CONTRACT §14)
+             * @enum {unknown}
+             */
+            role: "owner" | "admin" | "editor" | "inquiries" | "expert";
+            /** @description Display name */
+            name?: string;
+            /** @description Expert username */
+            expert?: string;
+        };
+        /** PersonInvited */
+        PersonInvited: {
+            person: components["schemas"]["Person"];
+            /**
+             * @description The emailed invitation (valid 7 days): sent, failed (the mail server refused it: remove and add again), or skipped (no EXPERTDIR_SMTP_URL: the operator prints a link with the CLI)
+             * @enum {unknown}
+             */
+            invitation: "sent" | "failed" | "skipped";
+        };
+        /** PersonList */
+        PersonList: {
+            people: components["schemas"]["Person"][];
+        };
+        /** PersonRemoved */
+        PersonRemoved: {
+            id: number;
+            /** @enum {boolean} */
+            removed: true;
+        };
+        /** PersonUpdate */
+        PersonUpdate: {
+            /** @description Display name */
+            name?: string;
+            /**
+             * @description owner, admin, editor, inquiries or expert (CONTRACT §14)
+             * @enum {unknown}
+             */
+            role?: "owner" | "admin" | "editor" | "inquiries" | "expert";
+            expert?: string | "" | null;
         };
         /** PhotoCreate */
         PhotoCreate: {
@@ -5036,6 +5358,84 @@ export interface components {
             url?: string;
             external_id?: string | "" | null;
             thumbnail_url?: string | "" | null;
+        };
+        /**
+         * Webhook
+         * @example {
+         *       "url": "https://www.example.edu/hooks/expertdir",
+         *       "configured": true,
+         *       "updated_at": 1795480700
+         *     }
+         */
+        Webhook: {
+            /** @description Where inquiries are POSTed; null without a webhook */
+            url: string | null;
+            configured: boolean;
+            /** @description Last change; null without a webhook */
+            updated_at: number | null;
+        };
+        /** WebhookCleared */
+        WebhookCleared: {
+            /** @enum {boolean} */
+            cleared: true;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            /** @description The delivery id (X-Expertdir-Delivery) */
+            id: number;
+            inquiry_id: number;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed" | "skipped";
+            attempts: number;
+            /** @description Why the last attempt failed */
+            last_error: string | null;
+            /** @description When the inquiry arrived, unix seconds */
+            created_at: number;
+            /** @description When it was delivered */
+            delivered_at: number | null;
+            /** @description When it is attempted next, while pending */
+            next_attempt_at: number | null;
+        };
+        /** WebhookDeliveryList */
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /**
+         * WebhookSaved
+         * @example {
+         *       "url": "https://www.example.edu/hooks/expertdir",
+         *       "secret": "whsec_7yJqkM2xv0cE9r3pW1nT5bLhS8dQ4aZ6uF0gK2mN"
+         *     }
+         */
+        WebhookSaved: {
+            url: string;
+            /** @description The new signing secret, shown this once; absent with keep_secret=1 */
+            secret?: string;
+        };
+        /** WebhookSet */
+        WebhookSet: {
+            /**
+             * Format: uri
+             * @description Where each inquiry is POSTed, signed (docs/webhooks.md): an http(s) URL
+             */
+            url: string;
+            /** @description 1: change only the URL and keep the signing secret (default 0: a new one) */
+            keep_secret?: number;
+        };
+        /**
+         * WebhookTestResult
+         * @example {
+         *       "delivered": false,
+         *       "error": "webhook answered HTTP 503"
+         *     }
+         */
+        WebhookTestResult: {
+            /** @description Whether the receiver answered 2xx within 10 seconds */
+            delivered: boolean;
+            /** @description Why it failed, as the delivery log says it; null when delivered */
+            error: string | null;
         };
         /** YearBucket */
         YearBucket: {
@@ -18914,6 +19314,687 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ClientList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "www.example.edu",
+                 *       "scope": "read:public inquiries:create"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientCreate"];
+                /**
+                 * @example {
+                 *       "label": "www.example.edu",
+                 *       "scope": "read:public inquiries:create"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ClientCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ClientIssued"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description The client id (`cl_...`) */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ClientRevoked"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://www.example.edu/hooks/expertdir"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookSet"];
+                /**
+                 * @example {
+                 *       "url": "https://www.example.edu/hooks/expertdir"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookSet"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookSaved"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookCleared"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookTestResult"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the newest entries */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookDeliveryList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PersonList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    invitePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "editor@example.edu",
+                 *       "role": "editor",
+                 *       "name": "Sam Editor"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PersonCreate"];
+                /**
+                 * @example {
+                 *       "email": "editor@example.edu",
+                 *       "role": "editor",
+                 *       "name": "Sam Editor"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["PersonCreate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PersonInvited"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description The person id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PersonUpdate"];
+                /**
+                 * @example {
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["PersonUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Person"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description The person id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PersonRemoved"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    readAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only entries of this actor: person:<id>, client:<client_id>, cli or system */
+                actor?: string;
+                /** @description Only entries about this kind of record */
+                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person";
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the newest entries */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AuditLog"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
-import { createClient, listClients, revokeClient } from '../../auth/clients.js'
+import { cliTrail } from '../../audit/actor.js'
+import { issueClient, listClients, withdrawClient } from '../../auth/clients.js'
 import { DEFAULT_SCOPES, formatScopes, parseScopes, SCOPES, type Scope } from '../../auth/scopes.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
@@ -31,12 +32,12 @@ export function clientCommands(program: Command, cli: Cli): void {
     .action(async (options: { org: number; label?: string; scope?: Scope[]; json?: boolean }) => {
       const issued = await cli.withDatabase(async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
-        return createClient(
+        return issueClient(
           db,
           options.org,
-          options.label ?? null,
+          { label: options.label ?? null, scopes: options.scope ?? DEFAULT_SCOPES },
+          cliTrail('client create'),
           Date.now(),
-          options.scope ?? DEFAULT_SCOPES,
         )
       })
       cli.report(options.json, issued, () =>
@@ -81,7 +82,9 @@ export function clientCommands(program: Command, cli: Cli): void {
     .argument('<client_id>', 'the client to revoke')
     .option('--json', 'print one JSON object')
     .action(async (clientId: string, options: { json?: boolean }) => {
-      const revoked = await cli.withDatabase(({ db }) => revokeClient(db, clientId, Date.now()))
+      const revoked = await cli.withDatabase(({ db }) =>
+        withdrawClient(db, clientId, undefined, cliTrail('client revoke'), Date.now()),
+      )
       if (!revoked) throw new CliError(`No client ${clientId}`)
       cli.report(options.json, { client_id: clientId, revoked: true }, () => `Revoked ${clientId}`)
     })

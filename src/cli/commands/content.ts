@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
+import { cliTrail } from '../../audit/actor.js'
 import { ImportRejected, type ImportResult, importContent } from '../../import/index.js'
 import { openStorage } from '../../storage/open.js'
 import { type Cli, CliError, positiveInt } from '../output.js'
@@ -36,6 +37,7 @@ export function contentCommands(program: Command, cli: Cli): void {
         result = await cli.withDatabase(async (database) => {
           const imported = await importContent(database.db, options.org, text, {
             now: Date.now(),
+            trail: cliTrail('import'),
             fileName: basename(file),
             media: {
               storage,

@@ -1,7 +1,8 @@
 import { type Command, Option } from 'commander'
+import { cliTrail } from '../../audit/actor.js'
 import type { Queryable } from '../../db/database.js'
-import { deleteWebhook, findWebhook, saveWebhook } from '../../delivery/repository.js'
-import { generateWebhookSecret, isWebhookUrl } from '../../delivery/webhook.js'
+import { clearWebhook, readWebhook, setWebhook } from '../../delivery/settings.js'
+import { isWebhookUrl } from '../../delivery/webhook.js'
 import { compileValidator } from '../../http/validation.js'
 import { decodeCursor } from '../../inquiries/cursor.js'
 import { INQUIRY_STATUSES, type InquiryStatus, isInquiryStatus } from '../../inquiries/handling.js'
@@ -18,7 +19,7 @@ import {
 } from '../../inquiries/schemas.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { LARGEST_UNIX_SECONDS } from '../../validation/fields.js'
-import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
+import { type Cli, CliError, explained, positiveInt, UsageError } from '../output.js'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -183,7 +184,14 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .action(async (options: { org: number; email: string; json?: boolean }) => {
       const items = await cli.withDatabase(async ({ db }) => {
         await requireOrganization(db, options.org)
-        return exportSenderData(db, options.org, options.email, CLI_REQUESTER, Date.now())
+        return exportSenderData(
+          db,
+          options.org,
+          options.email,
+          CLI_REQUESTER,
+          Date.now(),
+          cliTrail('inquiries export'),
+        )
       })
       const list = items.map(listed)
       cli.report(options.json, { inquiries: list }, () =>
@@ -204,7 +212,14 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .action(async (options: { org: number; email: string; json?: boolean }) => {
       const erased = await cli.withDatabase(async ({ db }) => {
         await requireOrganization(db, options.org)
-        return eraseSenderData(db, options.org, options.email, CLI_REQUESTER, Date.now())
+        return eraseSenderData(
+          db,
+          options.org,
+          options.email,
+          CLI_REQUESTER,
+          Date.now(),
+          cliTrail('inquiries erase'),
+        )
       })
       cli.report(options.json, { org: options.org, erased }, () =>
         erased === 0
@@ -227,14 +242,17 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .action(async (options: { org: number; url: string; keepSecret?: boolean; json?: boolean }) => {
       const url = options.url.trim()
       if (!isWebhookUrl(url)) throw new UsageError(`--url must be an http:// or https:// URL, got "${url}"`)
-      const secret = await cli.withDatabase(async ({ db }) => {
+      const { secret } = await cli.withDatabase(async ({ db }) => {
         await requireOrganization(db, options.org)
-        const current = await findWebhook(db, options.org)
-        if (options.keepSecret && !current)
-          throw new CliError('There is no secret to keep: run without --keep-secret')
-        const secret = options.keepSecret && current ? current.secret : generateWebhookSecret()
-        await saveWebhook(db, options.org, url, secret, Date.now())
-        return options.keepSecret ? undefined : secret
+        return explained(() =>
+          setWebhook(
+            db,
+            options.org,
+            { url, keepSecret: options.keepSecret },
+            cliTrail('webhook set'),
+            Date.now(),
+          ),
+        )
       })
       cli.report(options.json, { org: options.org, url, ...(secret ? { secret } : {}) }, () =>
         [
@@ -255,13 +273,11 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const row = await cli.withDatabase(({ db }) => findWebhook(db, options.org))
-      const value = row
-        ? { org: options.org, url: row.url, configured: true, updated_at: iso(row.updated_at) }
-        : { org: options.org, url: null, configured: false, updated_at: null }
+      const settings = await cli.withDatabase(({ db }) => readWebhook(db, options.org))
+      const value = { org: options.org, ...settings, updated_at: iso(settings.updated_at) }
       cli.report(options.json, value, () =>
-        row
-          ? `Webhook of organization ${options.org}: ${row.url}`
+        settings.url !== null
+          ? `Webhook of organization ${options.org}: ${settings.url}`
           : `Organization ${options.org} has no webhook.`,
       )
     })
@@ -272,7 +288,9 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const removed = await cli.withDatabase(({ db }) => deleteWebhook(db, options.org))
+      const removed = await cli.withDatabase(({ db }) =>
+        clearWebhook(db, options.org, cliTrail('webhook clear'), Date.now()),
+      )
       cli.report(options.json, { org: options.org, cleared: removed }, () =>
         removed
           ? `Removed the webhook of organization ${options.org}.`

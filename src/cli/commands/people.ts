@@ -1,25 +1,16 @@
 import type { Command } from 'commander'
+import { cliTrail } from '../../audit/actor.js'
 import type { Config } from '../../config.js'
-import { ApiError } from '../../errors.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { linkUrl } from '../../people/links.js'
 import { findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
 import { ROLES } from '../../people/roles.js'
 import { addPerson, emailKey, removePerson, summarize } from '../../people/service.js'
-import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
+import { type Cli, CliError, explained, positiveInt, UsageError } from '../output.js'
 
 /** The base of the links the CLI prints: the public URL, else the address `serve` listens on. */
 export function publicBase(config: Config): string {
   return config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`
-}
-
-/** A service refusal as a CLI failure, with every offending field named. */
-function explained<T>(work: () => Promise<T>): Promise<T> {
-  return work().catch((error: unknown) => {
-    if (!(error instanceof ApiError)) throw error
-    const details = (error.details ?? []).map((detail) => `${detail.field} ${detail.message}`)
-    throw new CliError(details.length > 0 ? details.join('; ') : error.message)
-  })
 }
 
 /** The whole of standard input, without the final line break: one password. */
@@ -73,6 +64,7 @@ export function peopleCommands(program: Command, cli: Cli): void {
                 expert: options.expert,
                 password,
               },
+              cliTrail('people add'),
               Date.now(),
             ),
           )
@@ -125,7 +117,9 @@ export function peopleCommands(program: Command, cli: Cli): void {
       const removed = await cli.withDatabase(async ({ db }) => {
         const person = await findPersonByEmailInOrg(db, options.org, emailKey(options.email))
         if (!person) throw new CliError(`No person ${options.email} in organization ${options.org}`)
-        return explained(() => removePerson(db, options.org, Number(person.id), { kind: 'operator' }))
+        return explained(() =>
+          removePerson(db, options.org, Number(person.id), cliTrail('people remove'), Date.now()),
+        )
       })
       cli.report(
         options.json,

@@ -1,6 +1,8 @@
 import cluster from 'node:cluster'
 import type { Command } from 'commander'
-import { createClient, type IssuedClient } from '../../auth/clients.js'
+import { cliTrail } from '../../audit/actor.js'
+import { type IssuedClient, issueClient } from '../../auth/clients.js'
+import { DEFAULT_SCOPES } from '../../auth/scopes.js'
 import { randomToken } from '../../auth/secrets.js'
 import type { Database } from '../../db/database.js'
 import { seedDemo } from '../../demo/seed.js'
@@ -34,13 +36,15 @@ export function serverCommands(program: Command, cli: Cli): void {
         if (!options.demo || (await countOrganizations(db)) > 0) return
         const now = Date.now()
         const org = await createOrganization(db, { name: 'Demo University' }, now)
-        await seedDemo(db, org.id, now)
-        credentials = await createClient(db, org.id, 'demo', now)
+        const trail = cliTrail('serve --demo')
+        await seedDemo(db, org.id, now, trail)
+        credentials = await issueClient(db, org.id, { label: 'demo', scopes: DEFAULT_SCOPES }, trail, now)
         const password = randomToken(12)
         const added = await addPerson(
           db,
           org.id,
           { email: DEMO_OWNER, role: 'owner', name: 'Demo Owner', password, mustChange: true },
+          trail,
           now,
         )
         owner = { email: added.person.email, password }
@@ -89,7 +93,9 @@ export function serverCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const seeded = await cli.withDatabase(async ({ db }) => seedDemo(db, options.org, Date.now()))
+      const seeded = await cli.withDatabase(async ({ db }) =>
+        seedDemo(db, options.org, Date.now(), cliTrail('seed --demo')),
+      )
       cli.report(
         options.json,
         seeded,

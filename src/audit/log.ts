@@ -1,0 +1,111 @@
+import type { Queryable } from '../db/database.js'
+import { idCursor } from '../http/cursor.js'
+import { toSeconds } from '../time.js'
+import { type ActorKind, type AuditTrail, actorId, isActorKind } from './actor.js'
+
+/**
+ * The audit log (CONTRACT §14, docs/security.md): every administrative write records who did it,
+ * through which route or command, to which record and when, with `recordAudit` inside the write's
+ * own transaction, so an entry exists exactly when its write committed.
+ */
+
+const cursor = idCursor('aud1.', 'this log')
+
+/** The kinds of record an entry names; the `kind` filter of the audit route takes these. */
+export const RECORD_KINDS = [
+  'expert',
+  'staff',
+  'section',
+  'spotlight',
+  'question',
+  'answer',
+  'organization',
+  'avatar',
+  'file',
+  'inquiry',
+  'notification_settings',
+  'privacy_request',
+  'import',
+  'client',
+  'webhook',
+  'person',
+] as const
+
+export type RecordKind = (typeof RECORD_KINDS)[number]
+
+/** The record a write touched: its kind and the id the API knows it by (a username, a number, a client id). */
+export interface AuditRecord {
+  kind: RecordKind
+  id: string | number | null
+}
+
+/** Adds one entry; call it with the write's transaction. */
+export async function recordAudit(
+  trx: Queryable,
+  orgId: number,
+  trail: AuditTrail,
+  record: AuditRecord,
+  now: number,
+): Promise<void> {
+  await trx
+    .insertInto('audit_log')
+    .values({
+      org_id: orgId,
+      created_at: now,
+      actor_kind: trail.actor.kind,
+      actor_id: actorId(trail.actor),
+      action: trail.action,
+      record_kind: record.kind,
+      record_id: record.id === null ? null : String(record.id),
+    })
+    .execute()
+}
+
+export interface AuditEntry {
+  id: number
+  /** Unix seconds, as every time in the API. */
+  created_at: number
+  actor: { kind: ActorKind; id: string | null }
+  action: string
+  record: { kind: string; id: string | null }
+}
+
+export interface AuditQuery {
+  actor_kind?: ActorKind | undefined
+  actor_id?: string | undefined
+  kind?: RecordKind | undefined
+  page_size: number
+  cursor?: string | undefined
+}
+
+/** One page of the organization's entries, newest first, and the cursor of the next page (null on the last). */
+export async function readAuditLog(
+  db: Queryable,
+  orgId: number,
+  query: AuditQuery,
+): Promise<{ entries: AuditEntry[]; next_cursor: string | null }> {
+  const before = cursor.parameter(query.cursor)
+  let select = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('id', 'desc')
+    .limit(query.page_size + 1)
+  if (before !== undefined) select = select.where('id', '<', before)
+  if (query.actor_kind !== undefined) select = select.where('actor_kind', '=', query.actor_kind)
+  if (query.actor_id !== undefined) select = select.where('actor_id', '=', query.actor_id)
+  if (query.kind !== undefined) select = select.where('record_kind', '=', query.kind)
+  const rows = await select.execute()
+  const page = rows.slice(0, query.page_size)
+  const last = page.at(-1)
+  return {
+    entries: page.map((row) => ({
+      id: Number(row.id),
+      created_at: toSeconds(row.created_at),
+      actor: { kind: isActorKind(row.actor_kind) ? row.actor_kind : 'system', id: row.actor_id },
+      action: row.action,
+      record: { kind: row.record_kind, id: row.record_id },
+    })),
+    next_cursor: rows.length > query.page_size && last ? cursor.encode(Number(last.id)) : null,
+  }
+}
