@@ -585,6 +585,22 @@ describeEachDialect(
       })
     })
 
+    test('reads the audit log, newest first, a page at a time', { skip }, async () => {
+      await apiData('PUT', '', { location_city: 'Lyon' })
+      await withPage(async (page) => {
+        await signIn(page, '/experts')
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+        await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+        const first = page.getByRole('row').nth(1)
+        await first.getByRole('cell', { name: 'PUT /v2/organization/:corporation', exact: true }).waitFor()
+        assert.equal(await page.getByRole('row').count(), 26, 'a header and the 25 newest entries')
+        await assertAccessible(page, 'audit log')
+        await screenshot(page, 'audit-log')
+        await page.getByRole('button', { name: 'Older entries' }).click()
+        await page.getByRole('row').nth(26).waitFor()
+      })
+    })
+
     test('an expert person lands on its own profile and its own inquiries, and reaches nothing else', {
       skip,
     }, async () => {

@@ -70,6 +70,12 @@ const sso = createRoute({
   component: lazyRouteComponent(() => import('./screens/SsoSettings.tsx'), 'SsoSettingsScreen'),
 })
 
+const audit = createRoute({
+  getParentRoute: () => root,
+  path: '/audit',
+  component: lazyRouteComponent(() => import('./screens/AuditLog.tsx'), 'AuditLogScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     home,
@@ -82,6 +88,7 @@ export const router = createRouter({
     question,
     organization,
     sso,
+    audit,
   ]),
   basepath: '/admin',
 })

@@ -70,7 +70,12 @@ function Layout({ me }: { me: Me }) {
               <Link to="/organization">Organization</Link>
             </>
           ) : null}
-          {administers(me) ? <Link to="/sso">Single sign-on</Link> : null}
+          {administers(me) ? (
+            <>
+              <Link to="/sso">Single sign-on</Link>
+              <Link to="/audit">Audit log</Link>
+            </>
+          ) : null}
           {readsInquiries(me) ? <Link to="/inquiries">{expert ? 'My inquiries' : 'Inquiries'}</Link> : null}
         </nav>
         <div className="who">
