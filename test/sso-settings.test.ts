@@ -191,6 +191,21 @@ describeEachDialect(
         .where('org_id', '=', orgId)
         .execute()
       assert.equal(domains.length, 0)
+      const audit = await ctx.testDatabase.database.db
+        .selectFrom('audit_log')
+        .select(['action', 'record_kind', 'record_id', 'actor_kind'])
+        .where('org_id', '=', orgId)
+        .where('record_kind', '=', 'sso_settings')
+        .orderBy('id')
+        .execute()
+      assert.deepEqual(
+        audit.map((entry) => [entry.action, entry.record_id, entry.actor_kind]),
+        [
+          [`PUT /v2/organization/:corporation/sso`, String(orgId), 'client'],
+          [`DELETE /v2/organization/:corporation/sso`, String(orgId), 'client'],
+        ],
+        'the setting and the removal are audited; the refused second DELETE is not',
+      )
     })
 
     test('the sign-in page finds the SSO by the email’s domain only, and an organization’s by its id', async () => {

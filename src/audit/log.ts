@@ -29,6 +29,7 @@ export const RECORD_KINDS = [
   'client',
   'webhook',
   'person',
+  'sso_settings',
 ] as const
 
 export type RecordKind = (typeof RECORD_KINDS)[number]

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { requestTrail } from '../audit/request.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -57,6 +58,7 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
     async (request) => {
       const settings = await putSsoSettings(context.db, request.params.corporation, request.body, {
         secretBox: context.secretBox,
+        trail: requestTrail(request),
         now: context.now(),
       })
       return ok(settingsView(settings, base(request)))
@@ -76,7 +78,7 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
       },
     },
     async (request) => {
-      await removeSsoSettings(context.db, request.params.corporation)
+      await removeSsoSettings(context.db, request.params.corporation, requestTrail(request), context.now())
       return ok({ removed: true as const })
     },
   )

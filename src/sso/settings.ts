@@ -1,5 +1,7 @@
 import { X509Certificate } from 'node:crypto'
 import type { Kysely } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
+import { recordAudit } from '../audit/log.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import type { SsoSettingsRow } from '../db/sso-schema.js'
@@ -166,6 +168,8 @@ const FIELD_NAMES = {
 export interface SettingsWriteContext {
   /** Absent when EXPERTDIR_SECRET_KEY is not set: then no client secret can be stored. */
   secretBox: SecretBox | undefined
+  /** Who writes, for the audit log. */
+  trail: AuditTrail
   now: number
 }
 
@@ -289,13 +293,23 @@ export async function putSsoSettings(
       updated_at: context.now,
     })
     await replaceSsoDomains(trx, orgId, next.allowedDomains)
+    await recordAudit(trx, orgId, context.trail, { kind: 'sso_settings', id: orgId }, context.now)
     return next
   })
 }
 
 /** Removes the organization's single sign-on (passwords work again for its people); 404 when none. */
-export async function removeSsoSettings(db: Kysely<DB>, orgId: number): Promise<void> {
-  const removed = await writeTransaction(db, (trx) => deleteSsoSettings(trx, orgId))
+export async function removeSsoSettings(
+  db: Kysely<DB>,
+  orgId: number,
+  trail: AuditTrail,
+  now: number,
+): Promise<void> {
+  const removed = await writeTransaction(db, async (trx) => {
+    const deleted = await deleteSsoSettings(trx, orgId)
+    if (deleted) await recordAudit(trx, orgId, trail, { kind: 'sso_settings', id: orgId }, now)
+    return deleted
+  })
   if (!removed) throw noSso()
 }
 

@@ -425,6 +425,7 @@ function adminRoutes(): ProtectedRoute[] {
 async function withSso(ctx: TestContext, owner: Tenant): Promise<void> {
   await putSsoSettings(ctx.testDatabase.database.db, owner.orgId, SSO_SETTINGS, {
     secretBox: undefined,
+    trail: cliTrail('sso set'),
     now: ctx.clock.now(),
   })
 }

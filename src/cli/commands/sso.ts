@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import type { Static, TSchema } from 'typebox'
+import { cliTrail } from '../../audit/actor.js'
 import { ApiError } from '../../errors.js'
 import { compileValidator } from '../../http/validation.js'
 import { findOrganization } from '../../organizations/repository.js'
@@ -160,6 +161,7 @@ export function ssoCommands(program: Command, cli: Cli): void {
         return explained(() =>
           putSsoSettings(db, options.org, changes, {
             secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+            trail: cliTrail('sso set'),
             now: Date.now(),
           }),
         )
@@ -182,7 +184,9 @@ export function ssoCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      await cli.withDatabase(({ db }) => explained(() => removeSsoSettings(db, options.org)))
+      await cli.withDatabase(({ db }) =>
+        explained(() => removeSsoSettings(db, options.org, cliTrail('sso remove'), Date.now())),
+      )
       cli.report(
         options.json,
         { org: options.org, removed: true },
