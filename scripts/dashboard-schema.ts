@@ -1,5 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import {
+  AnswerCreate,
+  AnswerUpdate,
+  PostCreate,
+  PostUpdate,
+  QuestionCreate,
+  QuestionUpdate,
+} from '../src/content/schemas.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
+import { OrganizationUpdate } from '../src/profiles/organization.js'
 import {
   markupFields,
   NAME_SECTIONS,
@@ -7,6 +16,7 @@ import {
   STORED_SECTIONS,
   sectionBody,
 } from '../src/profiles/section-fields.js'
+import { SsoSettingsUpdate } from '../src/sso/schemas.js'
 import { sanitizeHtml } from '../src/validation/html.js'
 
 /**
@@ -23,6 +33,14 @@ function shapeOf(section: string): 'single' | 'names' | 'list' {
 
 const document = {
   expert: { create: ExpertCreate, update: ExpertUpdate },
+  organization: { update: OrganizationUpdate },
+  sso: { update: SsoSettingsUpdate },
+  // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
+  content: {
+    post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },
+    question: { create: QuestionCreate, update: QuestionUpdate, markup: { details: 'html' } },
+    answer: { create: AnswerCreate, update: AnswerUpdate, markup: { answer: 'html' } },
+  },
   sections: STORED_SECTIONS.map((name) => {
     const shape = shapeOf(name)
     const markup = Object.fromEntries(

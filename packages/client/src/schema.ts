@@ -2834,7 +2834,7 @@ export interface components {
             /** @description The route (METHOD /v2/...) or the command (cli ...) */
             action: string;
             record: {
-                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person */
+                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings */
                 kind: string;
                 /** @description The id the API knows the record by (a username, a number, <username>/<section>/<id>, <question>/<answer>) */
                 id: string | null;
@@ -19961,7 +19961,7 @@ export interface operations {
                 /** @description Only entries of this actor: person:<id>, client:<client_id>, cli or system */
                 actor?: string;
                 /** @description Only entries about this kind of record */
-                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person";
+                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings";
                 /** @description Entries per page, 1 to 100 (default 20) */
                 page_size?: number;
                 /** @description The previous page's next_cursor; omit it for the newest entries */

@@ -1,6 +1,8 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router'
+import { type ContentSearch, contentSearchOf, PostsScreen, QuestionsScreen } from './screens/ContentList.tsx'
 import { ExpertsScreen, type ExpertsSearch, expertsSearchOf } from './screens/Experts.tsx'
 import { InboxScreen, type InboxSearch, inboxSearchOf } from './screens/Inbox.tsx'
+import { OrganizationScreen } from './screens/Organization.tsx'
 import { Shell } from './screens/Shell.tsx'
 import { Empty } from './ui/parts.tsx'
 
@@ -32,8 +34,62 @@ const inbox = createRoute({
   component: InboxScreen,
 })
 
+const posts = createRoute({
+  getParentRoute: () => root,
+  path: '/posts',
+  validateSearch: (search: Record<string, unknown>): ContentSearch => contentSearchOf(search),
+  component: PostsScreen,
+})
+const post = createRoute({
+  getParentRoute: () => root,
+  path: '/posts/$id',
+  component: lazyRouteComponent(() => import('./screens/ContentEditor.tsx'), 'PostScreen'),
+})
+const questions = createRoute({
+  getParentRoute: () => root,
+  path: '/questions',
+  validateSearch: (search: Record<string, unknown>): ContentSearch => contentSearchOf(search),
+  component: QuestionsScreen,
+})
+const question = createRoute({
+  getParentRoute: () => root,
+  path: '/questions/$id',
+  component: lazyRouteComponent(() => import('./screens/ContentEditor.tsx'), 'QuestionScreen'),
+})
+
+const organization = createRoute({
+  getParentRoute: () => root,
+  path: '/organization',
+  component: OrganizationScreen,
+})
+
+/** Settings of owners and admins (scope admin) load only when opened. */
+const sso = createRoute({
+  getParentRoute: () => root,
+  path: '/sso',
+  component: lazyRouteComponent(() => import('./screens/SsoSettings.tsx'), 'SsoSettingsScreen'),
+})
+
+const audit = createRoute({
+  getParentRoute: () => root,
+  path: '/audit',
+  component: lazyRouteComponent(() => import('./screens/AuditLog.tsx'), 'AuditLogScreen'),
+})
+
 export const router = createRouter({
-  routeTree: root.addChildren([home, experts, profile, inbox]),
+  routeTree: root.addChildren([
+    home,
+    experts,
+    profile,
+    inbox,
+    posts,
+    post,
+    questions,
+    question,
+    organization,
+    sso,
+    audit,
+  ]),
   basepath: '/admin',
 })
 

@@ -16,7 +16,30 @@ export interface SectionSchema {
  * The write schemas of the API, generated from the server's own tables by `npm run client:generate`
  * (scripts/dashboard-schema.ts): the forms are built from them, never written by hand.
  */
+/** The organization's profile (`PUT /v2/organization/:corporation`). */
+export const ORGANIZATION_SCHEMA: JsonSchema = generated.organization.update
+
+/** The organization's single sign-on (`PUT /v2/organization/:corporation/sso`). */
+export const SSO_SCHEMA: JsonSchema = generated.sso.update
+
 export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
+export interface ContentSchema {
+  markup: Readonly<Record<string, Markup>>
+  create: JsonSchema
+  update: JsonSchema
+}
+const contentOf = (schema: { markup: Record<string, string>; create: JsonSchema; update: JsonSchema }) => ({
+  ...schema,
+  markup: Object.fromEntries(Object.keys(schema.markup).map((field): [string, Markup] => [field, 'html'])),
+})
+
+/** Posts, Q&A items and answers: the same generated write schemas. */
+export const CONTENT_SCHEMAS: Readonly<Record<'post' | 'question' | 'answer', ContentSchema>> = {
+  post: contentOf(generated.content.post),
+  question: contentOf(generated.content.question),
+  answer: contentOf(generated.content.answer),
+}
+
 export const SECTION_SCHEMAS: readonly SectionSchema[] = generated.sections.map((section) => ({
   ...section,
   shape: section.shape === 'single' || section.shape === 'names' ? section.shape : 'list',

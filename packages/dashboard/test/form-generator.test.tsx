@@ -7,7 +7,7 @@ import { sanitizeHtml } from '../../../src/validation/html.ts'
 import { bodyOf, fieldsOf, valuesOf } from '../src/forms/model.ts'
 import { RICH_TEXT_EXTENSIONS } from '../src/forms/rich-text-extensions.ts'
 import { SchemaFields } from '../src/forms/SchemaFields.tsx'
-import { EXPERT_SCHEMAS, SECTION_SCHEMAS } from '../src/schemas.ts'
+import { CONTENT_SCHEMAS, EXPERT_SCHEMAS, ORGANIZATION_SCHEMA, SECTION_SCHEMAS } from '../src/schemas.ts'
 
 const section = (name: string) => {
   const found = SECTION_SCHEMAS.find((candidate) => candidate.name === name)
@@ -77,6 +77,33 @@ describe('the form generator: fields from the API’s write schemas', () => {
     const changed = { ...original, description: '', title: 'Grand prize' }
     assert.deepEqual(bodyOf(fields, changed, 'update', original), { title: 'Grand prize', description: '' })
     assert.deepEqual(bodyOf(fields, original, 'update', original), {})
+  })
+
+  test('posts, questions, answers and the organization: scalar fields generated, lists and objects left to their screens', () => {
+    const post = fieldsOf(CONTENT_SCHEMAS.post.create, CONTENT_SCHEMAS.post.markup)
+    assert.deepEqual(
+      post.map((field) => [field.name, field.kind, field.label]),
+      [
+        ['title', 'text', 'Title'],
+        ['html', 'html', 'Body'],
+        ['featured_image', 'url', 'Featured image'],
+        ['published', 'flag', 'Published flag (default 0)'],
+        ['published_date', 'date', 'Publication time'],
+      ],
+    )
+    const answer = fieldsOf(CONTENT_SCHEMAS.answer.create, CONTENT_SCHEMAS.answer.markup)
+    assert.deepEqual(
+      answer.map((field) => [field.name, field.kind, field.required]),
+      [
+        ['username', 'text', true],
+        ['answer', 'html', true],
+      ],
+    )
+    const directory = fieldsOf(ORGANIZATION_SCHEMA).find((field) => field.name === 'public_directory')
+    assert.equal(directory?.kind, 'flag')
+    assert.equal(directory?.label, 'Public directory')
+    assert.match(directory?.hint ?? '', /^On: publish the directory pages/)
+    assert.ok(!fieldsOf(ORGANIZATION_SCHEMA).some((field) => field.name === 'directory_inquiry_kinds'))
   })
 
   test('a number that is not one is sent as typed, so that the server’s message names the field', () => {

@@ -16,6 +16,7 @@ export interface JsonSchema {
   maximum?: number
   maxLength?: number
   properties?: Readonly<Record<string, JsonSchema | undefined>>
+  items?: JsonSchema
   required?: readonly string[]
   'x-message'?: string
 }
@@ -84,9 +85,11 @@ function labelEnd(description: string): number {
  * unique within the organization" -> "Email address" and "unique within the organization".
  */
 function labelAndHint(name: string, description: string | undefined): { label: string; hint: string } {
-  if (!description)
-    return { label: name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase()), hint: '' }
-  const cleaned = description.replace(/\s*\(HTML\)/, '')
+  const named = name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase())
+  if (!description) return { label: named, hint: '' }
+  // A switch's description says what 1 means ("1: publish the directory pages"): the name is the label.
+  if (description.startsWith('1: ')) return { label: named, hint: `On: ${description.slice(3)}` }
+  const cleaned = description.replace(/\s*\(HTML[^)]*\)/, '')
   const end = labelEnd(cleaned)
   if (end < 0) return { label: cleaned, hint: '' }
   return { label: cleaned.slice(0, end), hint: cleaned.slice(end + 2) }
@@ -116,11 +119,18 @@ function kindOf(base: JsonSchema, markup: Markup | undefined): FieldKind {
   return 'text'
 }
 
-/** The fields of a write's schema, in its order; fields a write never accepts (`not: {}`) are left out. */
+/**
+ * The fields of a write's schema, in its order; fields a write never accepts (`not: {}`) are left out,
+ * and so are lists and nested objects (a post's tags), which a screen offers with controls of their own.
+ */
 export function fieldsOf(schema: JsonSchema, markup: Readonly<Record<string, Markup>> = {}): FieldSpec[] {
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties ?? {})
-    .flatMap(([name, property]) => (property && !property.not ? [{ name, property }] : []))
+    .flatMap(([name, property]) =>
+      property && !property.not && baseOf(property).type !== 'array' && baseOf(property).type !== 'object'
+        ? [{ name, property }]
+        : [],
+    )
     .map(({ name, property }) => {
       const base = baseOf(property)
       const { label, hint } = labelAndHint(name, base.description ?? property.description)

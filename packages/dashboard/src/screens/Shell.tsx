@@ -9,6 +9,10 @@ import { SignIn } from './SignIn.tsx'
 
 export const canWrite = (me: Me) => me.scope.split(' ').includes('write')
 export const canHandleInquiries = (me: Me) => me.scope.split(' ').includes('inquiries:handle')
+/** Posts and Q&A are the organization's, out of an expert person's reach. */
+const writesContent = (me: Me) => canWrite(me) && me.role !== 'expert'
+/** Owners and admins: the organization's settings (scope admin). */
+export const administers = (me: Me) => me.scope.split(' ').includes('admin')
 const readsInquiries = (me: Me) => me.scope.split(' ').includes('inquiries:read')
 
 /** Where a person starts: an expert on its own profile. */
@@ -59,6 +63,19 @@ function Layout({ me }: { me: Me }) {
           ) : (
             <Link to="/experts">Experts</Link>
           )}
+          {writesContent(me) ? (
+            <>
+              <Link to="/posts">Posts</Link>
+              <Link to="/questions">Q&amp;A</Link>
+              <Link to="/organization">Organization</Link>
+            </>
+          ) : null}
+          {administers(me) ? (
+            <>
+              <Link to="/sso">Single sign-on</Link>
+              <Link to="/audit">Audit log</Link>
+            </>
+          ) : null}
           {readsInquiries(me) ? <Link to="/inquiries">{expert ? 'My inquiries' : 'Inquiries'}</Link> : null}
         </nav>
         <div className="who">

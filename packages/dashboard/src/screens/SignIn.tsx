@@ -1,12 +1,63 @@
+import { useQuery } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
-import { messageOf } from '../api/failure.ts'
+import type { components } from '../../../client/src/schema.ts'
+import { api } from '../api/client.ts'
+import { dataOf, messageOf } from '../api/failure.ts'
 import { useSessionActions } from '../api/session.ts'
+
+type SsoOption = components['schemas']['SsoOption']
+const PROVIDERS: Record<SsoOption['protocol'], string> = { oidc: 'OpenID Connect', saml: 'SAML' }
+
+/**
+ * The single sign-on buttons: of the organization in the address (`/admin/?organization=N`, from
+ * `GET /auth/sso/:corporation`) or of the typed email's domain (`GET /auth/sso?email=`).
+ */
+function useSsoOptions(email: string) {
+  const organization = Number(new URLSearchParams(window.location.search).get('organization'))
+  const byOrganization = Number.isInteger(organization) && organization > 0
+  return useQuery({
+    queryKey: ['sso-options', byOrganization ? organization : email],
+    enabled: byOrganization || /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email),
+    retry: false,
+    queryFn: async (): Promise<SsoOption[]> => {
+      try {
+        const found = byOrganization
+          ? await api.GET('/auth/sso/{corporation}', { params: { path: { corporation: organization } } })
+          : await api.GET('/auth/sso', { params: { query: { email } } })
+        return dataOf(found).options
+      } catch {
+        // No single sign-on (404) or an address the lookup refuses: the password form is the way in.
+        return []
+      }
+    },
+  })
+}
+
+function SsoButtons({ options }: { options: readonly SsoOption[] }) {
+  if (options.length === 0) return null
+  return (
+    <div className="sso">
+      {options.map((option) => (
+        <a key={option.organization} className="button primary" href={option.sign_in_url}>
+          Sign in with {PROVIDERS[option.protocol]}
+        </a>
+      ))}
+      {options.every((option) => !option.passwords) ? (
+        <p className="muted">Your organization signs in through its identity provider only.</p>
+      ) : (
+        <p className="muted">Or with your password:</p>
+      )}
+    </div>
+  )
+}
 
 /** Sign-in with email and password (`POST /auth/sign-in`); the session cookie is set by the server. */
 export function SignIn() {
   const { signIn } = useSessionActions()
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
+  const [email, setEmail] = useState('')
+  const sso = useSsoOptions(email)
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -29,8 +80,16 @@ export function SignIn() {
         <p className="muted">The expert directory's dashboard.</p>
         <div className="field">
           <label htmlFor="email">Email</label>
-          <input id="email" name="email" type="email" autoComplete="username" required />
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            onBlur={(event) => setEmail(event.target.value.trim())}
+          />
         </div>
+        <SsoButtons options={sso.data ?? []} />
         <div className="field">
           <label htmlFor="password">Password</label>
           <input id="password" name="password" type="password" autoComplete="current-password" required />

@@ -1,0 +1,201 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import type { components } from '../../../client/src/schema.ts'
+import { api } from '../api/client.ts'
+import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { useSignedIn } from '../api/session.ts'
+import { UnsavedChangesGuard } from '../forms/dirty.tsx'
+import { ElementForm } from '../forms/ElementForm.tsx'
+import { fieldsOf } from '../forms/model.ts'
+import { SSO_SCHEMA } from '../schemas.ts'
+import { NameList } from '../ui/NameList.tsx'
+import { ErrorNote, Loading, Notice } from '../ui/parts.tsx'
+import { RoleMappings } from './RoleMappings.tsx'
+
+type Settings = components['schemas']['SsoSettings']
+/**
+ * Short labels: the schema's descriptions start with the protocol a field belongs to ("OIDC: the
+ * client secret..."), which the generator would take for the label; the description stays as the hint.
+ */
+const LABELS: Readonly<Record<string, string>> = {
+  protocol: 'Protocol',
+  issuer: 'Issuer (OIDC)',
+  client_id: 'Client id (OIDC)',
+  client_secret: 'Client secret (OIDC)',
+  scope: 'Scopes (OIDC)',
+  groups_claim: 'Groups claim (OIDC)',
+  entry_point: 'Sign-on URL (SAML)',
+  idp_certificate: 'Signing certificate (SAML)',
+  sp_entity_id: 'Entity id of this service (SAML)',
+  default_role: 'Role of new people',
+  allow_create: 'Create people on first sign-in',
+  passwords_off: 'Passwords off',
+}
+const PROTOCOL_NAMES: Readonly<Record<string, string>> = { oidc: 'OpenID Connect', saml: 'SAML 2.0' }
+
+/** The generated fields of `SsoSettingsUpdate`; the client secret is write-only, so its field starts empty. */
+const fields = fieldsOf(SSO_SCHEMA).map((field) => {
+  const label = LABELS[field.name]
+  if (!label) return field
+  const hint = field.hint || (field.label.includes(': ') ? field.label.split(': ').slice(1).join(': ') : '')
+  return {
+    ...field,
+    label,
+    hint: field.name === 'protocol' ? '' : hint,
+    options: field.options.map((option) => ({
+      ...option,
+      label: PROTOCOL_NAMES[option.value] ?? option.label,
+    })),
+  }
+})
+
+/** The organization's single sign-on (CONTRACT §14): owner and admin, over `.../sso`. */
+export function SsoSettingsScreen() {
+  const me = useSignedIn()
+  const queries = useQueryClient()
+  const key = ['sso', me.organization]
+  const path = { params: { path: { corporation: me.organization } } }
+  const settings = useQuery({
+    queryKey: key,
+    queryFn: async (): Promise<Settings | null> => {
+      try {
+        return dataOf(await api.GET('/v2/organization/{corporation}/sso', path))
+      } catch (error) {
+        if (error instanceof ApiFailure && error.status === 404) return null
+        throw error
+      }
+    },
+  })
+  const save = async (body: Record<string, unknown>) => {
+    const saved = dataOf(
+      await api.PUT('/v2/organization/{corporation}/sso', {
+        ...path,
+        // Checked by the server against the schema the form was generated from.
+        body: body as components['schemas']['SsoSettingsUpdate'],
+      }),
+    )
+    queries.setQueryData(key, saved)
+  }
+  return (
+    <div className="sso-settings">
+      <h1>Single sign-on</h1>
+      <p className="muted">
+        People of the organization sign in through its identity provider, with OpenID Connect or SAML 2.0.
+      </p>
+      {settings.isPending ? <Loading what="the single sign-on settings" /> : null}
+      {settings.isError ? <ErrorNote error={settings.error} retry={() => void settings.refetch()} /> : null}
+      {settings.data !== undefined ? (
+        <UnsavedChangesGuard>
+          <SsoEditor
+            settings={settings.data}
+            save={save}
+            remove={async () => {
+              dataOf(await api.DELETE('/v2/organization/{corporation}/sso', path))
+              queries.setQueryData(key, null)
+            }}
+          />
+        </UnsavedChangesGuard>
+      ) : null}
+    </div>
+  )
+}
+
+function SsoEditor({
+  settings,
+  save,
+  remove,
+}: {
+  settings: Settings | null
+  save: (body: Record<string, unknown>) => Promise<void>
+  remove: () => Promise<void>
+}) {
+  const [failure, setFailure] = useState<unknown>()
+  const [notice, setNotice] = useState('')
+  return (
+    <>
+      {settings ? (
+        <section className="card" aria-labelledby="sso-addresses">
+          <h2 id="sso-addresses">For the identity provider</h2>
+          <dl className="facts">
+            {settings.protocol === 'oidc' ? (
+              <>
+                <dt>Redirect URI</dt>
+                <dd>{settings.redirect_uri}</dd>
+              </>
+            ) : (
+              <>
+                <dt>SP metadata</dt>
+                <dd>{settings.metadata_url}</dd>
+                <dt>Assertion consumer service</dt>
+                <dd>{settings.acs_url}</dd>
+              </>
+            )}
+            <dt>Sign-in address</dt>
+            <dd>{settings.sign_in_url}</dd>
+            <dt>Client secret</dt>
+            <dd>
+              {settings.client_secret_set
+                ? 'Stored (never shown); type a new one below to replace it'
+                : 'None'}
+            </dd>
+          </dl>
+        </section>
+      ) : (
+        <p className="empty">Single sign-on is not set up. Choose the protocol and what it needs below.</p>
+      )}
+      <section className="card" aria-labelledby="sso-settings-title">
+        <h2 id="sso-settings-title">Settings</h2>
+        <ElementForm
+          title="Single sign-on settings"
+          fields={fields}
+          element={settings ? { ...settings } : undefined}
+          mode={settings ? 'update' : 'create'}
+          submitLabel={settings ? 'Save' : 'Set up single sign-on'}
+          onSave={save}
+        />
+      </section>
+      {settings ? (
+        <section className="card" aria-labelledby="sso-groups-title">
+          <h2 id="sso-groups-title">Groups and roles</h2>
+          <RoleMappings mappings={settings.role_mapping} save={save} />
+        </section>
+      ) : null}
+      {settings ? (
+        <section className="card" aria-labelledby="sso-domains-title">
+          <h2 id="sso-domains-title">Email domains</h2>
+          <p className="muted">
+            The sign-in page offers this sign-on to addresses of these domains; none: any address.
+          </p>
+          <NameList
+            label="Email domains"
+            inputLabel="Add a domain"
+            names={settings.allowed_domains}
+            write={(allowed_domains) => save({ allowed_domains })}
+          />
+          <div className="actions">
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                if (!window.confirm('Remove single sign-on? Passwords work again.')) return
+                setFailure(undefined)
+                remove().then(
+                  () => setNotice('Single sign-on removed.'),
+                  (error: unknown) => setFailure(error),
+                )
+              }}
+            >
+              Remove single sign-on
+            </button>
+          </div>
+          {failure ? (
+            <p className="form-error" role="alert">
+              {messageOf(failure)}
+            </p>
+          ) : null}
+        </section>
+      ) : null}
+      {notice ? <Notice>{notice}</Notice> : null}
+    </>
+  )
+}
