@@ -175,7 +175,9 @@ function wrongType(schema: JsonSchema): fc.Arbitrary<unknown> {
     fc.boolean(),
     fc.constant([]),
     fc.constant({ nested: 'x' }),
-    ...(schema.type === 'string' || schema.enum ? [fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })] : []),
+    ...(schema.type === 'string' || schema.enum
+      ? [fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })]
+      : []),
     ...(schema.type === 'integer'
       ? [fc.constantFrom('12', 'abc', '', '1e3', '0x10'), fc.constantFrom(1.5, -0.25, 1e300)]
       : []),
