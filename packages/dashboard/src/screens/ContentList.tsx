@@ -1,9 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link } from '@tanstack/react-router'
-import type { FormEvent } from 'react'
 import { listContent, PAGE_SIZE } from '../api/content.ts'
 import { useSignedIn } from '../api/session.ts'
 import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
+import { SearchBar } from '../ui/SearchBar.tsx'
 import { type ContentKind, POSTS, QUESTIONS } from './content-kinds.ts'
 
 export interface ContentSearch {
@@ -64,10 +64,6 @@ function ContentList({
   })
   const set = (change: Partial<ContentSearch>) =>
     go(contentSearchOf({ ...search, page: undefined, ...change }))
-  const onSearch = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    set({ q: String(new FormData(event.currentTarget).get('q') ?? '') })
-  }
   const total = list.data?.total ?? 0
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   const noun = (count: number) => `${count} ${kind.singular}${count === 1 ? '' : 's'}`
@@ -80,26 +76,13 @@ function ContentList({
           New {kind.singular}
         </Link>
       </div>
-      <search>
-        <form className="search-bar" onSubmit={onSearch}>
-          <label htmlFor="q">Search {kind.heading === 'Q&A' ? 'questions' : 'posts'}</label>
-          <input id="q" name="q" type="search" defaultValue={search.q ?? ''} key={search.q ?? ''} />
-          <button type="submit">Search</button>
-        </form>
-      </search>
-      <div className="filters">
-        <label>
-          Status{' '}
-          <select
-            value={search.status ?? 'all'}
-            onChange={(event) => set(contentSearchOf({ ...search, status: event.target.value }))}
-          >
-            <option value="all">All</option>
-            <option value="published">Published</option>
-            <option value="unpublished">Unpublished</option>
-          </select>
-        </label>
-      </div>
+      <SearchBar
+        label={`Search ${kind.heading === 'Q&A' ? 'questions' : 'posts'}`}
+        q={search.q}
+        status={search.status}
+        onSearch={(q) => set({ q })}
+        onStatus={(status) => go(contentSearchOf({ ...search, page: undefined, status }))}
+      />
       {list.isPending ? <Loading what={`${kind.singular}s`} /> : null}
       {list.isError ? <ErrorNote error={list.error} retry={() => void list.refetch()} /> : null}
       {list.data ? (

@@ -3,23 +3,23 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { type FormEvent, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
-import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { dataOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
 import { bodyOf, type FormValues, fieldsOf, valuesOf } from '../forms/model.ts'
-import { SchemaFields } from '../forms/SchemaFields.tsx'
+import { SchemaForm } from '../forms/SchemaForm.tsx'
 import { EXPERT_SCHEMAS } from '../schemas.ts'
 import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
+import { SearchBar, type StatusFilter, statusOf } from '../ui/SearchBar.tsx'
 import { canWrite } from './Shell.tsx'
 
 const FACETS = ['topics', 'countries', 'industries', 'categories', 'tags'] as const
 type Facet = (typeof FACETS)[number]
-const STATUSES = ['all', 'published', 'unpublished'] as const
 const ACCESSES = ['all', 'public', 'private'] as const
 const PAGE_SIZE = 20
 
 export interface ExpertsSearch {
   q?: string
-  status?: (typeof STATUSES)[number]
+  status?: StatusFilter
   access?: (typeof ACCESSES)[number]
   page?: number
   facet?: Facet
@@ -34,7 +34,7 @@ export function expertsSearchOf(search: Record<string, unknown>): ExpertsSearch 
   const page = Number(search.page)
   return {
     ...(typeof search.q === 'string' && search.q ? { q: search.q } : {}),
-    ...(oneOf(STATUSES, search.status) ? { status: oneOf(STATUSES, search.status) } : {}),
+    ...(statusOf(search.status) ? { status: statusOf(search.status) } : {}),
     ...(oneOf(ACCESSES, search.access) ? { access: oneOf(ACCESSES, search.access) } : {}),
     ...(Number.isInteger(page) && page > 1 ? { page } : {}),
     ...(oneOf(FACETS, search.facet) && typeof search.value === 'string'
@@ -83,11 +83,6 @@ export function ExpertsScreen() {
   const set = (change: Partial<ExpertsSearch>) =>
     navigate({ search: (previous) => expertsSearchOf({ ...previous, page: undefined, ...change }) })
 
-  const onSearch = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    set({ q: String(new FormData(event.currentTarget).get('q') ?? '') })
-  }
-
   const total = list.data?.total ?? 0
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
 
@@ -97,25 +92,13 @@ export function ExpertsScreen() {
         <h1>Experts</h1>
         {canWrite(me) ? <CreateExpert /> : null}
       </div>
-      <search>
-        <form className="search-bar" onSubmit={onSearch}>
-          <label htmlFor="q">Search experts</label>
-          <input id="q" name="q" type="search" defaultValue={search.q ?? ''} key={search.q ?? ''} />
-          <button type="submit">Search</button>
-        </form>
-      </search>
-      <div className="filters">
-        <label>
-          Status{' '}
-          <select
-            value={search.status ?? 'all'}
-            onChange={(event) => set({ status: oneOf(STATUSES, event.target.value) })}
-          >
-            <option value="all">All</option>
-            <option value="published">Published</option>
-            <option value="unpublished">Unpublished</option>
-          </select>
-        </label>
+      <SearchBar
+        label="Search experts"
+        q={search.q}
+        status={search.status}
+        onSearch={(q) => set({ q })}
+        onStatus={(status) => set({ status })}
+      >
         <label>
           Access{' '}
           <select
@@ -133,7 +116,7 @@ export function ExpertsScreen() {
             <span className="visually-hidden"> (remove this filter)</span>
           </button>
         ) : null}
-      </div>
+      </SearchBar>
       <div className="with-facets">
         <aside aria-label="Facets" className="facets">
           {list.data
@@ -268,30 +251,27 @@ function CreateExpert() {
       </button>
     )
   return (
-    <form className="card create-expert" onSubmit={submit} aria-labelledby="create-title" noValidate>
+    <SchemaForm
+      className="card create-expert"
+      onSubmit={submit}
+      aria-labelledby="create-title"
+      fields={createFields}
+      values={values}
+      onValues={setValues}
+      failure={failure}
+      actions={
+        <>
+          <button type="submit" className="primary" disabled={busy}>
+            Create expert
+          </button>
+          <button type="button" onClick={() => setOpen(false)}>
+            Cancel
+          </button>
+        </>
+      }
+    >
       <h2 id="create-title">Add an expert</h2>
       <p className="muted">New experts start unpublished. Fields marked * are required.</p>
-      <div className="form-grid">
-        <SchemaFields
-          fields={createFields}
-          values={values}
-          onChange={(name, value) => setValues((previous) => ({ ...previous, [name]: value }))}
-          errors={failure instanceof ApiFailure ? failure.fields : {}}
-        />
-      </div>
-      {failure ? (
-        <p className="form-error" role="alert">
-          {messageOf(failure)}
-        </p>
-      ) : null}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={busy}>
-          Create expert
-        </button>
-        <button type="button" onClick={() => setOpen(false)}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </SchemaForm>
   )
 }

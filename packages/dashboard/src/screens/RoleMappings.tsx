@@ -1,8 +1,7 @@
 import { type FormEvent, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
-import { ApiFailure, messageOf } from '../api/failure.ts'
 import { bodyOf, type FormValues, fieldsOf, valuesOf } from '../forms/model.ts'
-import { SchemaFields } from '../forms/SchemaFields.tsx'
+import { SchemaForm } from '../forms/SchemaForm.tsx'
 import { SSO_SCHEMA } from '../schemas.ts'
 
 type Mapping = components['schemas']['SsoRoleMapping']
@@ -61,24 +60,15 @@ export function RoleMappings({
           </li>
         ))}
       </ul>
-      <form onSubmit={add} aria-label="Map a group to a role" noValidate>
-        <div className="form-grid">
-          <SchemaFields
-            fields={fields}
-            values={values}
-            onChange={(name, value) => setValues((previous) => ({ ...previous, [name]: value }))}
-            errors={failure instanceof ApiFailure ? failure.fields : {}}
-          />
-        </div>
-        {failure ? (
-          <p className="form-error" role="alert">
-            {messageOf(failure)}
-          </p>
-        ) : null}
-        <div className="actions">
-          <button type="submit">Map the group</button>
-        </div>
-      </form>
+      <SchemaForm
+        onSubmit={add}
+        aria-label="Map a group to a role"
+        fields={fields}
+        values={values}
+        onValues={setValues}
+        failure={failure}
+        actions={<button type="submit">Map the group</button>}
+      />
     </div>
   )
 }
