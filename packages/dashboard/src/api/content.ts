@@ -73,6 +73,7 @@ export async function readContent(kind: ContentKind, corporation: number, id: nu
       tags: data.tags.map((tag) => tag.tag),
       tagged: post.tagged_experts.map((expert) => expert.username),
       answers: [],
+      seo: { ...data.seo[0] },
     }
   }
   const data = dataOf(await api.GET('/v2/qanda/{corporation}/{id}', { params }))
@@ -83,6 +84,7 @@ export async function readContent(kind: ContentKind, corporation: number, id: nu
     tags: data.tags.map((tag) => tag.tag),
     tagged: [],
     answers: question.answers,
+    seo: { ...data.seo[0] },
   }
 }
 

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { getRouteApi, useNavigate } from '@tanstack/react-router'
-import { useState } from 'react'
+import { useMemo, useState } from 'react'
 import {
   addAnswer,
   changeAnswer,
@@ -53,8 +53,8 @@ function CreateItem({ kind }: { kind: ContentKind }) {
     <div className="content-editor">
       <h1>New {kind.singular}</h1>
       <p className="muted">
-        Fields marked * are required. Tags{kind.kind === 'post' ? ', tagged experts' : ', answers'} come after
-        the first save.
+        Fields marked * are required. Tags{kind.kind === 'post' ? ', tagged experts' : ', answers'} and the
+        search engines' fields come after the first save.
       </p>
       <section className="card">
         <ElementForm
@@ -73,10 +73,15 @@ function CreateItem({ kind }: { kind: ContentKind }) {
   )
 }
 
+const itemKey = (kind: ContentKind, corporation: number, id: number) =>
+  ['content', kind.kind, corporation, 'item', id] as const
+
 function EditItem({ kind, id }: { kind: ContentKind; id: number }) {
   const me = useSignedIn()
-  const key = ['content', kind.kind, me.organization, 'item', id]
-  const item = useQuery({ queryKey: key, queryFn: () => readContent(kind, me.organization, id) })
+  const item = useQuery({
+    queryKey: itemKey(kind, me.organization, id),
+    queryFn: () => readContent(kind, me.organization, id),
+  })
   if (item.isPending) return <Loading what={`the ${kind.singular}`} />
   if (item.isError) return <ErrorNote error={item.error} retry={() => void item.refetch()} />
   return <ItemEditor kind={kind} id={id} item={item.data} />
@@ -95,8 +100,25 @@ function ItemEditor({ kind, id, item }: { kind: ContentKind; id: number; item: C
     await queries.invalidateQueries({ queryKey: ['content', kind.kind] })
   }
   const update = (body: Record<string, unknown>) => save(() => updateContent(kind, corporation, id, body))
-  const fields = fieldsOf(kind.schema.update, kind.schema.markup).filter(
-    (field) => field.name !== 'published',
+  /**
+   * A name list's write: the item's names read again, its other fields kept as they are (a form being
+   * filled in beside the chips keeps what is typed there), and the lists read again.
+   */
+  const writeNames = (field: 'tags' | 'tagged') => async (names: string[]) => {
+    await updateContent(kind, corporation, id, { [field]: names })
+    const fresh = await readContent(kind, corporation, id)
+    queries.setQueryData<ContentItem>(itemKey(kind, corporation, id), (old) =>
+      old ? { ...old, [field]: fresh[field] } : fresh,
+    )
+    await queries.invalidateQueries({
+      queryKey: ['content', kind.kind, corporation],
+      predicate: (query) => query.queryKey[3] !== 'item',
+    })
+  }
+  // Stable across renders: a new read of the chips must not reset what is being typed in the form.
+  const fields = useMemo(
+    () => fieldsOf(kind.schema.update, kind.schema.markup).filter((field) => field.name !== 'published'),
+    [kind],
   )
   const published = item.element.published === 1
   const title = String(item.element[kind.titleField] ?? '')
@@ -115,7 +137,7 @@ function ItemEditor({ kind, id, item }: { kind: ContentKind; id: number; item: C
     if (!window.confirm(`Delete this ${kind.singular}? This cannot be undone.`)) return
     void act(async () => {
       await deleteContent(kind, corporation, id)
-      queries.removeQueries({ queryKey: ['content', kind.kind, corporation, 'item', id] })
+      queries.removeQueries({ queryKey: itemKey(kind, corporation, id) })
       await queries.invalidateQueries({ queryKey: ['content', kind.kind] })
       await navigate({ to: kind.route })
     }, 'Deleted.')
@@ -169,9 +191,10 @@ function ItemEditor({ kind, id, item }: { kind: ContentKind; id: number; item: C
           onSave={update}
         />
       </section>
+      <SearchEngines kind={kind} seo={item.seo} save={(seo) => update({ seo })} />
       <section className="card" aria-labelledby="tags-title">
         <h2 id="tags-title">Tags</h2>
-        <NameList label="Tags" inputLabel="Add a tag" names={item.tags} write={(tags) => update({ tags })} />
+        <NameList label="Tags" inputLabel="Add a tag" names={item.tags} write={writeNames('tags')} />
       </section>
       {kind.kind === 'post' ? (
         <section className="card" aria-labelledby="tagged-title">
@@ -180,13 +203,49 @@ function ItemEditor({ kind, id, item }: { kind: ContentKind; id: number; item: C
             label="Tagged experts"
             inputLabel="Tag an expert (username)"
             names={item.tagged}
-            write={(tagged) => update({ tagged })}
+            write={writeNames('tagged')}
           />
         </section>
       ) : (
         <Answers corporation={corporation} id={id} item={item} save={save} />
       )}
     </div>
+  )
+}
+
+/**
+ * The page metadata of CONTRACT §7, generated from the write's `seo` object and folded away: most
+ * authors leave it to the fallbacks. The fields show what pages get, fallbacks included; only a changed
+ * field is written, and one emptied and saved falls back again.
+ */
+function SearchEngines({
+  kind,
+  seo,
+  save,
+}: {
+  kind: ContentKind
+  seo: Record<string, unknown>
+  save: (body: Record<string, unknown>) => Promise<unknown>
+}) {
+  const fields = useMemo(() => fieldsOf(kind.schema.update.properties?.seo ?? {}), [kind])
+  return (
+    <details className="card search-engines">
+      <summary>
+        <h2>Search engines</h2>
+      </summary>
+      <p className="muted">
+        Left empty, the page title is the {kind.kind === 'post' ? 'title' : 'question'}, the description the
+        text's beginning, the keywords the tags and the share image the featured image.
+      </p>
+      <ElementForm
+        title="Search engines"
+        fields={fields}
+        element={seo}
+        mode="update"
+        submitLabel="Save"
+        onSave={save}
+      />
+    </details>
   )
 }
 

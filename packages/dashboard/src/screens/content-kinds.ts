@@ -52,6 +52,8 @@ export interface ContentItem {
   /** A post's tagged experts (usernames). */
   tagged: readonly string[]
   answers: readonly Answer[]
+  /** The page metadata as pages get it: the author's values, and fallbacks where none is set. */
+  seo: Record<string, unknown>
 }
 
 /** A type, not an interface: an element a generated form reads. */

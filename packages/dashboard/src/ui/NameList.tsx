@@ -1,7 +1,16 @@
-import { type FormEvent, useId, useState } from 'react'
+import { useMutation } from '@tanstack/react-query'
+import { type FormEvent, useEffect, useId, useState } from 'react'
 import { ApiFailure, messageOf } from '../api/failure.ts'
 
-/** Names (tags, usernames, domains) added and removed one by one; each change writes the whole list. */
+/** How long "Undo" stays offered after a removal. */
+const UNDO_MS = 8000
+
+/**
+ * Names (tags, usernames, domains) added and removed one by one; each change writes the whole list.
+ * A change shows at once (TanStack Query's optimistic update through the mutation's variables): the
+ * chips are the list being written while the write runs, and `names` again when it fails, with the
+ * reason. Writes of one list run one after another (the mutation's scope), each built on the last.
+ */
 export function NameList({
   label,
   inputLabel,
@@ -11,47 +20,68 @@ export function NameList({
   label: string
   inputLabel: string
   names: readonly string[]
+  /** Writes the list; when it resolves, `names` is the list written. */
   write: (names: string[]) => Promise<unknown>
 }) {
   const inputId = useId()
   const errorId = useId()
+  const scope = useId()
   const [name, setName] = useState('')
-  const [failure, setFailure] = useState<unknown>()
-  const run = async (next: string[]) => {
-    setFailure(undefined)
-    try {
-      await write(next)
-      return true
-    } catch (error) {
-      setFailure(error)
-      return false
-    }
+  const [removed, setRemoved] = useState<{ name: string; index: number }>()
+  const mutation = useMutation({ mutationFn: write, scope: { id: scope } })
+  const shown = mutation.isPending ? mutation.variables : names
+  const failure = mutation.error
+
+  useEffect(() => {
+    if (removed === undefined) return
+    const timer = setTimeout(() => setRemoved(undefined), UNDO_MS)
+    return () => clearTimeout(timer)
+  }, [removed])
+
+  const change = (next: string[], callbacks: { onSuccess?: () => void; onError?: () => void } = {}) => {
+    setRemoved(undefined)
+    mutation.mutate(next, callbacks)
+  }
+  const remove = (gone: string) =>
+    change(
+      shown.filter((other) => other !== gone),
+      { onSuccess: () => setRemoved({ name: gone, index: shown.indexOf(gone) }) },
+    )
+  const undo = ({ name: back, index }: { name: string; index: number }) =>
+    change([...shown.slice(0, index), back, ...shown.slice(index)])
+  const add = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const trimmed = name.trim()
+    setName('')
+    if (!trimmed || shown.includes(trimmed)) return
+    // A refused name comes back to the box, to be corrected.
+    change([...shown, trimmed], { onError: () => setName((typed) => typed || trimmed) })
   }
   // The server names the value it refuses in the field's message (an unknown username, a tag too long).
   const fieldMessage = failure instanceof ApiFailure ? Object.values(failure.fields)[0] : undefined
-  const add = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    const trimmed = name.trim()
-    if (!trimmed) return
-    if (await run([...names, trimmed])) setName('')
-  }
   return (
     <div className="name-set">
-      {names.length === 0 ? <p className="empty">None yet.</p> : null}
-      <ul className="chips" aria-label={label}>
-        {names.map((shown) => (
-          <li key={shown} className="chip">
-            {shown}
-            <button
-              type="button"
-              aria-label={`Remove ${shown}`}
-              onClick={() => void run(names.filter((other) => other !== shown))}
-            >
+      {shown.length === 0 ? <p className="empty">None yet.</p> : null}
+      <ul className="chips" aria-label={label} aria-busy={mutation.isPending || undefined}>
+        {shown.map((chip) => (
+          <li key={chip} className="chip">
+            {chip}
+            <button type="button" aria-label={`Remove ${chip}`} onClick={() => remove(chip)}>
               ×
             </button>
           </li>
         ))}
       </ul>
+      <div className="undo" role="status">
+        {removed !== undefined ? (
+          <>
+            Removed {removed.name}.{' '}
+            <button type="button" onClick={() => undo(removed)}>
+              Undo
+            </button>
+          </>
+        ) : null}
+      </div>
       <form onSubmit={add} className="inline-form">
         <label htmlFor={inputId}>{inputLabel}</label>
         <input
