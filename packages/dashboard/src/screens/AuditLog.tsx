@@ -43,6 +43,7 @@ export function AuditLogScreen() {
       {log.data && entries.length === 0 ? <Empty>Nothing has been written yet.</Empty> : null}
       {entries.length > 0 ? (
         <div className="table-scroll">
+          {/* On a narrow screen each row stacks its cells, each named by its column (styles.css). */}
           <table className="audit-table">
             <caption className="visually-hidden">Audit log, newest first</caption>
             <thead>
@@ -56,12 +57,12 @@ export function AuditLogScreen() {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
-                  <td>{when(entry.created_at)}</td>
-                  <td>{actorOf(entry)}</td>
-                  <td>
+                  <td data-label="When">{when(entry.created_at)}</td>
+                  <td data-label="Who">{actorOf(entry)}</td>
+                  <td data-label="What">
                     <code>{entry.action}</code>
                   </td>
-                  <td>
+                  <td data-label="Record">
                     {entry.record.kind}
                     {entry.record.id ? ` ${entry.record.id}` : ''}
                   </td>

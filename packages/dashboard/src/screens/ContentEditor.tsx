@@ -229,7 +229,7 @@ function SearchEngines({
 }) {
   const fields = useMemo(() => fieldsOf(kind.schema.update.properties?.seo ?? {}), [kind])
   return (
-    <details className="card search-engines">
+    <details className="card section search-engines">
       <summary>
         <h2>Search engines</h2>
       </summary>
