@@ -22,7 +22,9 @@ h1{line-height:1.2}
 .search-row input{flex:1;font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:4px}
 button,.button{font:inherit;background:var(--accent);color:var(--accent-text);border:0;border-radius:4px;padding:.5rem 1rem;cursor:pointer;text-decoration:none;display:inline-block}
 .search-layout{display:grid;grid-template-columns:14rem 1fr;gap:2rem;margin-top:1.5rem}
-@media (max-width:48rem){.search-layout{grid-template-columns:1fr}}
+@media (max-width:48rem){.search-layout{grid-template-columns:1fr;gap:1rem}}
+.filter>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
+@media (min-width:48.01rem){.filter>summary{display:none}.filter::details-content{content-visibility:visible;display:block}}
 .facets h2{font-size:1rem;margin:1rem 0 .25rem}
 .facets ul{list-style:none;margin:0;padding:0}
 .facets a[aria-current]{font-weight:700}

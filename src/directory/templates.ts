@@ -44,6 +44,8 @@ const SEARCH = `<h1>Find an expert</h1>
 </div>
 </form>
 <div class="search-layout">
+<details class="filter">
+<summary>Filter</summary>
 <nav class="facets" aria-label="Filters">
 <% for (const facet of it.facets) { %><h2><%= facet.title %></h2>
 <ul>
@@ -51,6 +53,7 @@ const SEARCH = `<h1>Find an expert</h1>
 <% } %></ul>
 <% } %><% if (it.clearHref) { %><p><a href="<%= it.clearHref %>">Clear all filters</a></p><% } %>
 </nav>
+</details>
 <section id="results" class="results" aria-labelledby="results-heading">
 <h2 id="results-heading" aria-live="polite"><%= it.summary %></h2>
 <ol class="experts">
