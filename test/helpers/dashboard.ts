@@ -73,3 +73,35 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(folder, { recursive: true })
   await page.screenshot({ path: join(folder, `${name}.png`), fullPage: false })
 }
+
+/**
+ * Signing in and pages for a test file of the dashboard served at `origin()` (known once the server
+ * listens): `withPage` closes its page whatever the outcome and asserts no CSP violation or uncaught error.
+ */
+export function dashboardSession(browser: () => Browser | undefined, origin: () => string) {
+  async function signIn(page: Page, path: string, person: { email: string; password: string }) {
+    await page.goto(`${origin()}/admin${path}`)
+    await page.getByLabel('Email').fill(person.email)
+    await page.getByLabel('Password').fill(person.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+  }
+  async function withPage(run: (page: Page) => Promise<void>, viewport?: { width: number; height: number }) {
+    const opened = await openPage(assertBrowser(browser()), viewport)
+    try {
+      await run(opened.page)
+      assert.deepEqual(opened.problems, [], 'no CSP violation or uncaught error')
+    } finally {
+      await opened.close()
+    }
+  }
+  return { signIn, withPage }
+}
+
+function assertBrowser(browser: Browser | undefined): Browser {
+  assert.ok(browser, 'the browser is running')
+  return browser
+}
+
+/** The page's width as laid out: more than the viewport's means sideways scrolling. */
+export const pageWidth = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth')
