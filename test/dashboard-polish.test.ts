@@ -18,8 +18,6 @@ const skip = await browserSkip()
 if (!skip) ensureDashboardBuilt()
 
 const NARROW = { width: 360, height: 740 }
-/** No name list is writing (its chips carry aria-busy while a write runs). */
-const WRITES_DONE = '!document.querySelector(\'[aria-busy="true"]\')'
 
 /** The browser's own function, called inside the page (the tests are compiled without the DOM library). */
 declare function getComputedStyle(element: unknown, pseudo?: string): { display: string; content: string }
@@ -160,7 +158,8 @@ describeEachDialect(
         await assertAccessible(page, 'post editor with Undo')
         await page.getByRole('button', { name: 'Undo' }).click()
         await page.getByRole('button', { name: 'Remove Insects' }).waitFor()
-        await page.waitForFunction(WRITES_DONE)
+        // No name list is writing (a list carries aria-busy while its write runs).
+        await page.locator('[aria-busy="true"]').waitFor({ state: 'detached' })
         assert.deepEqual((await storedTags()).sort(), ['Biology', 'Farming', 'Insects'])
         assert.deepEqual(await tags.getByRole('listitem').allTextContents(), [
           'Biology×',
@@ -189,7 +188,8 @@ describeEachDialect(
         await page.getByLabel('Tag an expert (username)').fill(curie)
         await page.getByLabel('Tag an expert (username)').press('Enter')
         await page.getByRole('button', { name: `Remove ${curie}` }).waitFor()
-        await page.waitForFunction(WRITES_DONE)
+        // No name list is writing (a list carries aria-busy while its write runs).
+        await page.locator('[aria-busy="true"]').waitFor({ state: 'detached' })
         await screenshot(page, 'post-chips')
       })
       const stored = await api('GET', `/v2/spotlight/${org()}/${id}`)
