@@ -96,8 +96,10 @@ describeEachDialect(
         await form.getByRole('button', { name: 'Save' }).click()
         await form.getByRole('status').getByText('Saved.').waitFor()
         await assertAccessible(page, 'post editor, search engines open')
+        await screenshot(page, 'post-seo')
 
         await page.reload()
+        await page.getByRole('heading', { name: 'Bees', exact: true }).waitFor()
         await page.getByRole('heading', { name: 'Search engines', level: 2 }).click()
         assert.equal(await form.getByLabel('Page title').inputValue(), 'Bees at work | Biology')
         assert.equal(
@@ -156,6 +158,7 @@ describeEachDialect(
         await page.getByRole('status').getByText('Removed Insects.').waitFor()
         assert.deepEqual(await storedTags(), ['Biology', 'Farming'])
         await assertAccessible(page, 'post editor with Undo')
+        await screenshot(page, 'post-undo')
         await page.getByRole('button', { name: 'Undo' }).click()
         await page.getByRole('button', { name: 'Remove Insects' }).waitFor()
         // No name list is writing (a list carries aria-busy while its write runs).
@@ -190,7 +193,6 @@ describeEachDialect(
         await page.getByRole('button', { name: `Remove ${curie}` }).waitFor()
         // No name list is writing (a list carries aria-busy while its write runs).
         await page.locator('[aria-busy="true"]').waitFor({ state: 'detached' })
-        await screenshot(page, 'post-chips')
       })
       const stored = await api('GET', `/v2/spotlight/${org()}/${id}`)
       assert.deepEqual(
@@ -240,6 +242,7 @@ describeEachDialect(
         )
         assert.ok((await pageWidth(page)) <= 360)
         await assertAccessible(page, 'find an expert at 360 px')
+        await screenshot(page, 'find-an-expert-360')
         await page.getByText('Filter', { exact: true }).click()
         await facet.click()
         await page.waitForURL(/topics=Subject/)
