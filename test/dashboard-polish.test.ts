@@ -156,6 +156,8 @@ describeEachDialect(
         release()
         await page.unrouteAll({ behavior: 'wait' })
         await page.getByRole('status').getByText('Removed Insects.').waitFor()
+        // The focus went with the removed chip's button; it lands on Undo, which stays while it has it.
+        assert.equal(await page.locator(':focus').textContent(), 'Undo')
         assert.deepEqual(await storedTags(), ['Biology', 'Farming'])
         await assertAccessible(page, 'post editor with Undo')
         await screenshot(page, 'post-undo')

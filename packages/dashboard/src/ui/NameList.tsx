@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query'
-import { type FormEvent, useEffect, useId, useState } from 'react'
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { ApiFailure, messageOf } from '../api/failure.ts'
 
-/** How long "Undo" stays offered after a removal. */
+/** How long "Undo" stays offered after a removal, once it has neither the focus nor the pointer. */
 const UNDO_MS = 8000
 
 /**
@@ -28,18 +28,26 @@ export function NameList({
   const scope = useId()
   const [name, setName] = useState('')
   const [removed, setRemoved] = useState<{ name: string; index: number }>()
+  // While the offer has the focus or the pointer it stays (WCAG 2.2.1: no time limit on someone using it).
+  const [held, setHeld] = useState(false)
+  const undoButton = useRef<HTMLButtonElement>(null)
   const mutation = useMutation({ mutationFn: write, scope: { id: scope } })
   const shown = mutation.isPending ? mutation.variables : names
   const failure = mutation.error
 
   useEffect(() => {
-    if (removed === undefined) return
+    // The removed chip's button took the focus with it: it goes to Undo, not to the page's start.
+    if (removed !== undefined && document.activeElement === document.body) undoButton.current?.focus()
+  }, [removed])
+  useEffect(() => {
+    if (removed === undefined || held) return
     const timer = setTimeout(() => setRemoved(undefined), UNDO_MS)
     return () => clearTimeout(timer)
-  }, [removed])
+  }, [removed, held])
 
   const change = (next: string[], callbacks: { onSuccess?: () => void; onError?: () => void } = {}) => {
     setRemoved(undefined)
+    setHeld(false)
     mutation.mutate(next, callbacks)
   }
   const remove = (gone: string) =>
@@ -72,11 +80,18 @@ export function NameList({
           </li>
         ))}
       </ul>
-      <div className="undo" role="status">
+      <div
+        className="undo"
+        role="status"
+        onFocus={() => setHeld(true)}
+        onBlur={() => setHeld(false)}
+        onMouseEnter={() => setHeld(true)}
+        onMouseLeave={() => setHeld(false)}
+      >
         {removed !== undefined ? (
           <>
             Removed {removed.name}.{' '}
-            <button type="button" onClick={() => undo(removed)}>
+            <button type="button" ref={undoButton} onClick={() => undo(removed)}>
               Undo
             </button>
           </>
