@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useState } from 'react'
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
 
 /**
  * A secret the server answers once (a client secret, a webhook's signing secret): marked as such, with a
@@ -22,15 +22,21 @@ export function SecretOnce({
 }) {
   const id = useId()
   const [copied, setCopied] = useState<'' | 'copied' | 'failed'>('')
+  const field = useRef<HTMLInputElement>(null)
+  // The box appears after a click elsewhere: the secret takes the focus, so that it is announced and selected.
+  useEffect(() => field.current?.focus(), [])
+  // Without a secure context (plain HTTP under a real name) there is no clipboard: that is a refusal too.
   const copy = () =>
-    navigator.clipboard.writeText(secret).then(
-      () => setCopied('copied'),
-      () => setCopied('failed'),
-    )
+    Promise.resolve()
+      .then(() => navigator.clipboard.writeText(secret))
+      .then(
+        () => setCopied('copied'),
+        () => setCopied('failed'),
+      )
   return (
     <section className="secret-once" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>{title}</h3>
-      <p className="secret-warning">
+      <p id={`${id}-warning`} className="secret-warning">
         <strong>Copy it now: it will not be shown again.</strong> Only a hash of it is stored, so nobody can
         read it later; a lost secret means a new one.
       </p>
@@ -39,6 +45,8 @@ export function SecretOnce({
         <label htmlFor={`${id}-secret`}>{label}</label>
         <input
           id={`${id}-secret`}
+          ref={field}
+          aria-describedby={`${id}-warning`}
           className="secret-value"
           readOnly
           value={secret}
