@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { browserSkip, launchBrowser } from './helpers/browser.js'
 import {
   assertAccessible,
-  dashboardSession,
   ensureDashboardBuilt,
   pageWidth,
   screenshot,
+  signInAt,
+  withDashboardPage,
 } from './helpers/dashboard.js'
 import { createExpert, describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
@@ -34,10 +35,10 @@ describeEachDialect(
     let origin = ''
     let owner = { email: '', password: '' }
     let curie = ''
-    const { signIn, withPage } = dashboardSession(
-      () => browser,
-      () => origin,
-    )
+    const signIn = (page: Page, path: string, person: { email: string; password: string }) =>
+      signInAt(page, `${origin}/admin${path}`, person)
+    const withPage = (run: (page: Page) => Promise<void>, viewport?: { width: number; height: number }) =>
+      withDashboardPage(browser, run, viewport)
 
     const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => {
       const response = await ctx.inject({

@@ -74,33 +74,29 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(folder, `${name}.png`), fullPage: false })
 }
 
-/**
- * Signing in and pages for a test file of the dashboard served at `origin()` (known once the server
- * listens): `withPage` closes its page whatever the outcome and asserts no CSP violation or uncaught error.
- */
-export function dashboardSession(browser: () => Browser | undefined, origin: () => string) {
-  async function signIn(page: Page, path: string, person: { email: string; password: string }) {
-    await page.goto(`${origin()}/admin${path}`)
-    await page.getByLabel('Email').fill(person.email)
-    await page.getByLabel('Password').fill(person.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('button', { name: 'Sign out' }).waitFor()
-  }
-  async function withPage(run: (page: Page) => Promise<void>, viewport?: { width: number; height: number }) {
-    const opened = await openPage(assertBrowser(browser()), viewport)
-    try {
-      await run(opened.page)
-      assert.deepEqual(opened.problems, [], 'no CSP violation or uncaught error')
-    } finally {
-      await opened.close()
-    }
-  }
-  return { signIn, withPage }
+/** Opens `url` (a dashboard address) and signs in on the sign-in screen it shows. */
+export async function signInAt(page: Page, url: string, person: { email: string; password: string }) {
+  await page.goto(url)
+  await page.getByLabel('Email').fill(person.email)
+  await page.getByLabel('Password').fill(person.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor()
 }
 
-function assertBrowser(browser: Browser | undefined): Browser {
-  assert.ok(browser, 'the browser is running')
-  return browser
+/** Runs `run` on a page of its own context, closed whatever the outcome; fails on any problem the page had. */
+export async function withDashboardPage(
+  browser: Browser | undefined,
+  run: (page: Page) => Promise<void>,
+  viewport?: { width: number; height: number },
+): Promise<void> {
+  assert.ok(browser, 'the browser is launched')
+  const opened = await openPage(browser, viewport)
+  try {
+    await run(opened.page)
+    assert.deepEqual(opened.problems, [], 'no CSP violation or uncaught error')
+  } finally {
+    await opened.close()
+  }
 }
 
 /** The page's width as laid out: more than the viewport's means sideways scrolling. */
