@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import { PersonCreate, PersonUpdate } from '../src/admin/schemas.js'
 import {
   AnswerCreate,
   AnswerUpdate,
@@ -35,6 +36,7 @@ const document = {
   expert: { create: ExpertCreate, update: ExpertUpdate },
   organization: { update: OrganizationUpdate },
   sso: { update: SsoSettingsUpdate },
+  person: { create: PersonCreate, update: PersonUpdate },
   // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
   content: {
     post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },

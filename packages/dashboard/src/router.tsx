@@ -76,6 +76,12 @@ const audit = createRoute({
   component: lazyRouteComponent(() => import('./screens/AuditLog.tsx'), 'AuditLogScreen'),
 })
 
+const people = createRoute({
+  getParentRoute: () => root,
+  path: '/people',
+  component: lazyRouteComponent(() => import('./screens/People.tsx'), 'PeopleScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     home,
@@ -89,6 +95,7 @@ export const router = createRouter({
     organization,
     sso,
     audit,
+    people,
   ]),
   basepath: '/admin',
 })

@@ -22,6 +22,9 @@ export const ORGANIZATION_SCHEMA: JsonSchema = generated.organization.update
 /** The organization's single sign-on (`PUT /v2/organization/:corporation/sso`). */
 export const SSO_SCHEMA: JsonSchema = generated.sso.update
 
+/** A person of the organization (`POST|PUT /v2/organization/:corporation/people`). */
+export const PERSON_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.person
+
 export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
 export interface ContentSchema {
   markup: Readonly<Record<string, Markup>>
