@@ -3,10 +3,11 @@ import { Navigate } from '@tanstack/react-router'
 import { type FormEvent, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
-import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { dataOf } from '../api/failure.ts'
 import { type Me, useSignedIn } from '../api/session.ts'
 import { bodyOf, type FormValues, valuesOf } from '../forms/model.ts'
 import { SchemaFields } from '../forms/SchemaFields.tsx'
+import { FailureNote, useAction } from '../ui/action.tsx'
 import { ExpertPicker } from '../ui/ExpertPicker.tsx'
 import { Empty, ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { PersonRow } from './PersonRow.tsx'
@@ -69,16 +70,11 @@ function InviteForm({ onInvited }: { onInvited: () => unknown }) {
   const me = useSignedIn()
   const [values, setValues] = useState<FormValues>(() => valuesOf(inviteFields))
   const [expert, setExpert] = useState('')
-  const [failure, setFailure] = useState<unknown>()
-  const [notice, setNotice] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, notice, errors, run } = useAction()
   const linksExpert = values.role === 'expert'
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    setBusy(true)
-    setFailure(undefined)
-    setNotice('')
-    try {
+    void run(async () => {
       // Checked by the server against the schema the fields come from.
       const body = {
         ...bodyOf(inviteFields, values, 'create'),
@@ -90,19 +86,12 @@ function InviteForm({ onInvited }: { onInvited: () => unknown }) {
           body,
         }),
       )
-      setNotice(
-        `${invited.person.name} (${invited.person.email}) was added. ${INVITATION_OUTCOMES[invited.invitation]}`,
-      )
       setValues(valuesOf(inviteFields))
       setExpert('')
       await onInvited()
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+      return `${invited.person.name} (${invited.person.email}) was added. ${INVITATION_OUTCOMES[invited.invitation]}`
+    })
   }
-  const errors = failure instanceof ApiFailure ? failure.fields : {}
   return (
     <form onSubmit={submit} aria-label="Invite a person" noValidate>
       <ul className="role-guide" aria-label="What each role can do">
@@ -121,11 +110,7 @@ function InviteForm({ onInvited }: { onInvited: () => unknown }) {
       {linksExpert ? (
         <ExpertPicker label="Linked expert" value={expert} onChange={setExpert} error={errors.expert} />
       ) : null}
-      {failure ? (
-        <p className="form-error" role="alert">
-          {messageOf(failure)}
-        </p>
-      ) : null}
+      <FailureNote failure={failure} />
       {notice ? <Notice>{notice}</Notice> : null}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>

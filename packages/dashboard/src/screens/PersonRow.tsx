@@ -2,10 +2,11 @@ import { Link } from '@tanstack/react-router'
 import { type FormEvent, useEffect, useId, useMemo, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
-import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { dataOf } from '../api/failure.ts'
 import { type Me, useSessionActions, useSignedIn } from '../api/session.ts'
 import { bodyOf, type FormValues, valuesOf } from '../forms/model.ts'
 import { SchemaFields } from '../forms/SchemaFields.tsx'
+import { FailureNote, useAction } from '../ui/action.tsx'
 import { ExpertPicker } from '../ui/ExpertPicker.tsx'
 import { Notice } from '../ui/parts.tsx'
 import {
@@ -13,6 +14,7 @@ import {
   day,
   editFields,
   INVITATION_OUTCOMES,
+  invitationState,
   type Person,
   ROLE_NAMES,
   type Role,
@@ -67,60 +69,45 @@ export function PersonRow({ person, me, ...actions }: RowProps & { me: Me }) {
 
 /** Whether the person can sign in yet: a password, a pending invitation, or one that expired. */
 function AccessBadge({ person }: { person: Person }) {
-  if (person.has_password) return <span className="badge ok">Password set</span>
-  const ends = person.invitation_expires_at
-  if (ends === null) return <span className="badge">No password</span>
-  return ends * 1000 > Date.now() ? (
-    <span className="badge warn">Invitation pending</span>
-  ) : (
-    <span className="badge warn">Invitation expired</span>
+  const state = invitationState(person)
+  if (state === 'accepted') return <span className="badge ok">Password set</span>
+  if (state === 'none') return <span className="badge">No password</span>
+  return (
+    <span className="badge warn">{state === 'pending' ? 'Invitation pending' : 'Invitation expired'}</span>
   )
 }
 
 /** A person without a password: when their link ends, and a new one sent on request. */
 function Invitation({ person, onSent }: { person: Person; onSent: () => unknown }) {
   const me = useSignedIn()
-  const [failure, setFailure] = useState<unknown>()
-  const [notice, setNotice] = useState('')
-  const [busy, setBusy] = useState(false)
-  const ends = person.invitation_expires_at
-  const send = async () => {
-    setBusy(true)
-    setFailure(undefined)
-    setNotice('')
-    try {
+  const { busy, failure, notice, run } = useAction()
+  const state = invitationState(person)
+  const ends = when(person.invitation_expires_at ?? 0)
+  const send = () =>
+    run(async () => {
       const sent = dataOf(
         await api.POST('/v2/organization/{corporation}/people/{id}/invitation', {
           params: { path: { corporation: me.organization, id: person.id } },
         }),
       )
-      setNotice(`A new invitation: ${INVITATION_OUTCOMES[sent.invitation]} The earlier link no longer works.`)
       await onSent()
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
-  }
+      return `${INVITATION_OUTCOMES[sent.invitation]} The earlier link no longer works.`
+    })
   return (
     <div className="invitation">
       <p className="muted">
-        {ends === null
-          ? 'No invitation link: they sign in with single sign-on, or need an invitation.'
-          : ends * 1000 > Date.now()
-            ? `The invitation link works until ${when(ends)}.`
-            : `The invitation expired on ${when(ends)}.`}
+        {state === 'pending'
+          ? `The invitation link works until ${ends}.`
+          : state === 'expired'
+            ? `The invitation expired on ${ends}.`
+            : 'No invitation link: they sign in with single sign-on, or need an invitation.'}
       </p>
       <div className="actions">
         <button type="button" disabled={busy} onClick={() => void send()}>
           Send {person.name} a new invitation
         </button>
       </div>
-      {failure ? (
-        <p className="form-error" role="alert">
-          {messageOf(failure)}
-        </p>
-      ) : null}
+      <FailureNote failure={failure} />
       {notice ? <Notice>{notice}</Notice> : null}
     </div>
   )
@@ -132,9 +119,7 @@ function PersonEditor({ person, self, onChanged, onRemoved }: RowProps & { self:
   const original = useMemo(() => valuesOf(editFields, person), [person])
   const [values, setValues] = useState<FormValues>(original)
   const [expert, setExpert] = useState(person.expert ?? '')
-  const [failure, setFailure] = useState<unknown>()
-  const [notice, setNotice] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, notice, errors, run } = useAction()
   const headingId = useId()
   // A new read of the person (after a save) becomes the form's state.
   useEffect(() => {
@@ -151,20 +136,8 @@ function PersonEditor({ person, self, onChanged, onRemoved }: RowProps & { self:
   // A person who gives up their own admin role loses this screen (and removal, the session) at once.
   const losesAccess = self && !ADMINISTERING.includes(String(values.role))
 
-  const run = async (action: () => Promise<unknown>, done: () => unknown) => {
-    setBusy(true)
-    setFailure(undefined)
-    setNotice('')
-    try {
-      await action()
-      await done()
-      if (self) await recheck()
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
-  }
+  /** After their own change or removal the session is read again: the menus (or the sign-in) follow. */
+  const refreshSelf = () => (self ? recheck() : undefined)
   const save = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     if (
@@ -174,35 +147,31 @@ function PersonEditor({ person, self, onChanged, onRemoved }: RowProps & { self:
       )
     )
       return
-    void run(
-      async () => {
-        dataOf(
-          await api.PUT('/v2/organization/{corporation}/people/{id}', {
-            ...path,
-            // Checked by the server against the schema the fields come from.
-            body: changes as components['schemas']['PersonUpdate'],
-          }),
-        )
-      },
-      async () => {
-        setNotice('Saved.')
-        await onChanged()
-      },
-    )
+    void run(async () => {
+      dataOf(
+        await api.PUT('/v2/organization/{corporation}/people/{id}', {
+          ...path,
+          // Checked by the server against the schema the fields come from.
+          body: changes as components['schemas']['PersonUpdate'],
+        }),
+      )
+      await onChanged()
+      await refreshSelf()
+      return 'Saved.'
+    })
   }
   const remove = () => {
     const question = self
       ? `Remove yourself (${person.email})? You are signed out at once and cannot sign in again.`
       : `Remove ${person.name} (${person.email})? They are signed out at once and can no longer sign in.`
     if (!window.confirm(question)) return
-    void run(
-      async () => {
-        dataOf(await api.DELETE('/v2/organization/{corporation}/people/{id}', path))
-      },
-      () => onRemoved(person),
-    )
+    void run(async () => {
+      dataOf(await api.DELETE('/v2/organization/{corporation}/people/{id}', path))
+      await onRemoved(person)
+      await refreshSelf()
+      return undefined
+    })
   }
-  const errors = failure instanceof ApiFailure ? failure.fields : {}
   return (
     <form onSubmit={save} aria-labelledby={headingId} noValidate>
       <h3 id={headingId} className="visually-hidden">
@@ -222,11 +191,7 @@ function PersonEditor({ person, self, onChanged, onRemoved }: RowProps & { self:
       {losesAccess ? (
         <p className="form-warning">You are changing your own role: you will lose this screen at once.</p>
       ) : null}
-      {failure ? (
-        <p className="form-error" role="alert">
-          {messageOf(failure)}
-        </p>
-      ) : null}
+      <FailureNote failure={failure} />
       {notice && !dirty ? <Notice>{notice}</Notice> : null}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy || !dirty}>

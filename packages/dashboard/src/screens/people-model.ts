@@ -63,3 +63,11 @@ export const INVITATION_OUTCOMES: Readonly<
   skipped:
     'No mail server is set up, so the invitation was not emailed: the operator prints a link with the command line.',
 }
+
+/** Where a person stands: a password set, an invitation pending or expired, or neither (single sign-on). */
+export function invitationState(person: Person): 'accepted' | 'pending' | 'expired' | 'none' {
+  if (person.has_password) return 'accepted'
+  const ends = person.invitation_expires_at
+  if (ends === null) return 'none'
+  return ends * 1000 > Date.now() ? 'pending' : 'expired'
+}
