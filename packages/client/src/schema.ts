@@ -394,6 +394,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/accomplishment/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the accomplishment elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAccomplishmentElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/affiliation": {
         parameters: {
             query?: never;
@@ -426,6 +446,26 @@ export interface paths {
         post?: never;
         /** Delete a affiliation element of an expert */
         delete: operations["deleteExpertAffiliationElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/affiliation/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the affiliation elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAffiliationElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -468,6 +508,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/assessment/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the assessment elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAssessmentElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/article": {
         parameters: {
             query?: never;
@@ -505,6 +565,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/article/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the article elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertArticleElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/audio": {
         parameters: {
             query?: never;
@@ -537,6 +617,26 @@ export interface paths {
         post?: never;
         /** Delete a audio element of an expert */
         delete: operations["deleteExpertAudioElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/audio/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the audio elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAudioElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -617,6 +717,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/book/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the book elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertBookElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/category": {
         parameters: {
             query?: never;
@@ -690,6 +810,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/course/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the course elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertCourseElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/cv": {
         parameters: {
             query?: never;
@@ -746,6 +886,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/document/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the document elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertDocumentElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/education": {
         parameters: {
             query?: never;
@@ -783,6 +943,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/education/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the education elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertEducationElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/eventappearance": {
         parameters: {
             query?: never;
@@ -815,6 +995,26 @@ export interface paths {
         post?: never;
         /** Delete a eventappearance element of an expert */
         delete: operations["deleteExpertEventappearanceElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/eventappearance/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the eventappearance elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertEventappearanceElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -912,6 +1112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/language/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the language elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertLanguageElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/link": {
         parameters: {
             query?: never;
@@ -944,6 +1164,26 @@ export interface paths {
         post?: never;
         /** Delete a link element of an expert */
         delete: operations["deleteExpertLinkElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/link/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the link elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertLinkElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -986,6 +1226,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/mediaappearance/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the mediaappearance elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertMediaappearanceElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/patent": {
         parameters: {
             query?: never;
@@ -1018,6 +1278,26 @@ export interface paths {
         post?: never;
         /** Delete a patent element of an expert */
         delete: operations["deleteExpertPatentElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/patent/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the patent elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPatentElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1060,6 +1340,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/partnership/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the partnership elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPartnershipElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/photo": {
         parameters: {
             query?: never;
@@ -1097,6 +1397,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/photo/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the photo elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPhotoElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/podchaser": {
         parameters: {
             query?: never;
@@ -1129,6 +1449,26 @@ export interface paths {
         post?: never;
         /** Delete a podchaser element of an expert */
         delete: operations["deleteExpertPodchaserElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/podchaser/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the podchaser elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPodchaserElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1207,6 +1547,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/researchfocus/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the researchfocus elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertResearchfocusElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/researchgrant": {
         parameters: {
             query?: never;
@@ -1244,6 +1604,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/researchgrant/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the researchgrant elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertResearchgrantElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/sampletalk": {
         parameters: {
             query?: never;
@@ -1276,6 +1656,26 @@ export interface paths {
         post?: never;
         /** Delete a sampletalk element of an expert */
         delete: operations["deleteExpertSampletalkElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/sampletalk/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the sampletalk elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertSampletalkElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1351,6 +1751,26 @@ export interface paths {
         post?: never;
         /** Delete a slideshare element of an expert */
         delete: operations["deleteExpertSlideshareElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/slideshare/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the slideshare elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertSlideshareElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1448,6 +1868,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/testimonial/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the testimonial elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertTestimonialElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/topic": {
         parameters: {
             query?: never;
@@ -1521,6 +1961,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/video/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the video elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertVideoElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/vimeo": {
         parameters: {
             query?: never;
@@ -1558,6 +2018,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/vimeo/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the vimeo elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertVimeoElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/youtube": {
         parameters: {
             query?: never;
@@ -1590,6 +2070,26 @@ export interface paths {
         post?: never;
         /** Delete a youtube element of an expert */
         delete: operations["deleteExpertYoutubeElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/youtube/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the youtube elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertYoutubeElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2270,6 +2770,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/staff/{username}/link/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the link elements of a staff member
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderStaffLinkElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/staff/{username}/education": {
         parameters: {
             query?: never;
@@ -2307,6 +2827,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/staff/{username}/education/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the education elements of a staff member
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderStaffEducationElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/staff/{username}/language": {
         parameters: {
             query?: never;
@@ -2339,6 +2879,26 @@ export interface paths {
         post?: never;
         /** Delete a language element of a staff member */
         delete: operations["deleteStaffLanguageElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/language/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the language elements of a staff member
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderStaffLanguageElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3231,7 +3791,7 @@ export interface components {
                  * @description From the closed catalogue of error codes (docs/api.md); each has one HTTP status
                  * @enum {unknown}
                  */
-                code: "validation_failed" | "invalid_json" | "invalid_request" | "unsupported_grant_type" | "invalid_scope" | "invalid_client" | "invalid_credentials" | "unauthorized" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "rate_limited" | "internal_error" | "unavailable";
+                code: "validation_failed" | "invalid_json" | "invalid_request" | "unsupported_grant_type" | "invalid_scope" | "invalid_client" | "invalid_credentials" | "unauthorized" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "rate_limited" | "internal_error" | "unavailable";
                 /** @description A sentence a person can act on */
                 message: string;
                 /** @description On 500: the request id to quote */
@@ -4975,6 +5535,19 @@ export interface components {
             title?: string;
             description?: string | "" | null;
         };
+        /** SectionOrder */
+        SectionOrder: {
+            /** @description Every element id of the section, each once, in the new order (first is shown first) */
+            ids: number[];
+        };
+        /** SectionOrdered */
+        SectionOrdered: {
+            section: string;
+            /** @description The element ids in the order now stored */
+            ids: number[];
+            /** @description False when the section was already in this order */
+            updated: boolean;
+        };
         /** SeoInput */
         SeoInput: {
             title?: string | "" | null;
@@ -5526,6 +6099,16 @@ export interface components {
         };
         /** @description The request could not be served as sent (for example 408 `request_timeout`, 431 `request_header_fields_too_large`) */
         ClientError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The profile changed since the read whose ETag `If-Match` names (`precondition_failed`): nothing was written */
+        PreconditionFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -6240,7 +6823,10 @@ export interface operations {
     updateExpert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6276,6 +6862,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6517,7 +7104,10 @@ export interface operations {
     createExpertAccomplishmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6553,6 +7143,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6624,7 +7215,10 @@ export interface operations {
     updateExpertAccomplishmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6662,6 +7256,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6679,7 +7274,10 @@ export interface operations {
     deleteExpertAccomplishmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6712,6 +7310,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAccomplishmentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6781,7 +7437,10 @@ export interface operations {
     createExpertAffiliationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6817,6 +7476,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6888,7 +7548,10 @@ export interface operations {
     updateExpertAffiliationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6926,6 +7589,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6943,7 +7607,10 @@ export interface operations {
     deleteExpertAffiliationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6976,6 +7643,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAffiliationElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7045,7 +7770,10 @@ export interface operations {
     createExpertAssessmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7081,6 +7809,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7152,7 +7881,10 @@ export interface operations {
     updateExpertAssessmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7190,6 +7922,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7207,7 +7940,10 @@ export interface operations {
     deleteExpertAssessmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7240,6 +7976,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAssessmentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7309,7 +8103,10 @@ export interface operations {
     createExpertArticleElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7345,6 +8142,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7416,7 +8214,10 @@ export interface operations {
     updateExpertArticleElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7454,6 +8255,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7471,7 +8273,10 @@ export interface operations {
     deleteExpertArticleElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7504,6 +8309,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertArticleElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7573,7 +8436,10 @@ export interface operations {
     createExpertAudioElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7609,6 +8475,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7680,7 +8547,10 @@ export interface operations {
     updateExpertAudioElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7718,6 +8588,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7735,7 +8606,10 @@ export interface operations {
     deleteExpertAudioElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7768,6 +8642,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAudioElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7837,7 +8769,10 @@ export interface operations {
     setExpertAvailability: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7873,6 +8808,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7890,7 +8826,10 @@ export interface operations {
     clearExpertAvailability: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7921,6 +8860,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7990,7 +8930,10 @@ export interface operations {
     setExpertBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8026,6 +8969,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8043,7 +8987,10 @@ export interface operations {
     clearExpertBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8074,6 +9021,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8143,7 +9091,10 @@ export interface operations {
     createExpertBookElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8179,6 +9130,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8250,7 +9202,10 @@ export interface operations {
     updateExpertBookElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8288,6 +9243,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8305,7 +9261,10 @@ export interface operations {
     deleteExpertBookElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8338,6 +9297,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertBookElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8407,7 +9424,10 @@ export interface operations {
     createExpertCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8443,6 +9463,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8514,7 +9535,10 @@ export interface operations {
     deleteExpertCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8547,6 +9571,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8616,7 +9641,10 @@ export interface operations {
     createExpertCourseElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8652,6 +9680,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8723,7 +9752,10 @@ export interface operations {
     updateExpertCourseElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8761,6 +9793,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8778,7 +9811,10 @@ export interface operations {
     deleteExpertCourseElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8811,6 +9847,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertCourseElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8880,7 +9974,10 @@ export interface operations {
     setExpertCv: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8916,6 +10013,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8933,7 +10031,10 @@ export interface operations {
     clearExpertCv: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8964,6 +10065,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9033,7 +10135,10 @@ export interface operations {
     createExpertDocumentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9069,6 +10174,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9140,7 +10246,10 @@ export interface operations {
     updateExpertDocumentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9178,6 +10287,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9195,7 +10305,10 @@ export interface operations {
     deleteExpertDocumentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9228,6 +10341,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertDocumentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9297,7 +10468,10 @@ export interface operations {
     createExpertEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9333,6 +10507,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9404,7 +10579,10 @@ export interface operations {
     updateExpertEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9442,6 +10620,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9459,7 +10638,10 @@ export interface operations {
     deleteExpertEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9492,6 +10674,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertEducationElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9561,7 +10801,10 @@ export interface operations {
     createExpertEventappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9597,6 +10840,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9668,7 +10912,10 @@ export interface operations {
     updateExpertEventappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9706,6 +10953,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9723,7 +10971,10 @@ export interface operations {
     deleteExpertEventappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9756,6 +11007,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertEventappearanceElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9825,7 +11134,10 @@ export interface operations {
     setExpertFee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9861,6 +11173,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9878,7 +11191,10 @@ export interface operations {
     clearExpertFee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9909,6 +11225,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9978,7 +11295,10 @@ export interface operations {
     createExpertIndustryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10014,6 +11334,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10085,7 +11406,10 @@ export interface operations {
     deleteExpertIndustryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10118,6 +11442,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10187,7 +11512,10 @@ export interface operations {
     createExpertLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10223,6 +11551,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10294,7 +11623,10 @@ export interface operations {
     updateExpertLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10332,6 +11664,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10349,7 +11682,10 @@ export interface operations {
     deleteExpertLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10382,6 +11718,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertLanguageElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10451,7 +11845,10 @@ export interface operations {
     createExpertLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10487,6 +11884,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10558,7 +11956,10 @@ export interface operations {
     updateExpertLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10596,6 +11997,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10613,7 +12015,10 @@ export interface operations {
     deleteExpertLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10646,6 +12051,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertLinkElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10715,7 +12178,10 @@ export interface operations {
     createExpertMediaappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10751,6 +12217,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10822,7 +12289,10 @@ export interface operations {
     updateExpertMediaappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10860,6 +12330,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10877,7 +12348,10 @@ export interface operations {
     deleteExpertMediaappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10910,6 +12384,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertMediaappearanceElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10979,7 +12511,10 @@ export interface operations {
     createExpertPatentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11015,6 +12550,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11086,7 +12622,10 @@ export interface operations {
     updateExpertPatentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11124,6 +12663,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11141,7 +12681,10 @@ export interface operations {
     deleteExpertPatentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11174,6 +12717,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPatentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11243,7 +12844,10 @@ export interface operations {
     createExpertPartnershipElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11279,6 +12883,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11350,7 +12955,10 @@ export interface operations {
     updateExpertPartnershipElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11388,6 +12996,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11405,7 +13014,10 @@ export interface operations {
     deleteExpertPartnershipElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11438,6 +13050,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPartnershipElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11507,7 +13177,10 @@ export interface operations {
     createExpertPhotoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11543,6 +13216,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11614,7 +13288,10 @@ export interface operations {
     updateExpertPhotoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11652,6 +13329,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11669,7 +13347,10 @@ export interface operations {
     deleteExpertPhotoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11702,6 +13383,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPhotoElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11771,7 +13510,10 @@ export interface operations {
     createExpertPodchaserElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11807,6 +13549,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11878,7 +13621,10 @@ export interface operations {
     updateExpertPodchaserElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11916,6 +13662,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11933,7 +13680,10 @@ export interface operations {
     deleteExpertPodchaserElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11966,6 +13716,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPodchaserElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12035,7 +13843,10 @@ export interface operations {
     createExpertProfiletypeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12071,6 +13882,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12142,7 +13954,10 @@ export interface operations {
     deleteExpertProfiletypeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12175,6 +13990,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12244,7 +14060,10 @@ export interface operations {
     createExpertResearchfocusElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12280,6 +14099,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12351,7 +14171,10 @@ export interface operations {
     updateExpertResearchfocusElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12389,6 +14212,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12406,7 +14230,10 @@ export interface operations {
     deleteExpertResearchfocusElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12439,6 +14266,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertResearchfocusElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12508,7 +14393,10 @@ export interface operations {
     createExpertResearchgrantElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12544,6 +14432,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12615,7 +14504,10 @@ export interface operations {
     updateExpertResearchgrantElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12653,6 +14545,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12670,7 +14563,10 @@ export interface operations {
     deleteExpertResearchgrantElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12703,6 +14599,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertResearchgrantElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12772,7 +14726,10 @@ export interface operations {
     createExpertSampletalkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12808,6 +14765,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12879,7 +14837,10 @@ export interface operations {
     updateExpertSampletalkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12917,6 +14878,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12934,7 +14896,10 @@ export interface operations {
     deleteExpertSampletalkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12967,6 +14932,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertSampletalkElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13036,7 +15059,10 @@ export interface operations {
     setExpertSeo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13072,6 +15098,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13089,7 +15116,10 @@ export interface operations {
     clearExpertSeo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13120,6 +15150,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13189,7 +15220,10 @@ export interface operations {
     setExpertSocial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13225,6 +15259,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13242,7 +15277,10 @@ export interface operations {
     clearExpertSocial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13273,6 +15311,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13342,7 +15381,10 @@ export interface operations {
     createExpertSlideshareElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13378,6 +15420,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13449,7 +15492,10 @@ export interface operations {
     updateExpertSlideshareElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13487,6 +15533,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13504,7 +15551,10 @@ export interface operations {
     deleteExpertSlideshareElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13537,6 +15587,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertSlideshareElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13606,7 +15714,10 @@ export interface operations {
     createExpertTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13642,6 +15753,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13713,7 +15825,10 @@ export interface operations {
     deleteExpertTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13746,6 +15861,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13815,7 +15931,10 @@ export interface operations {
     setExpertTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13851,6 +15970,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13868,7 +15988,10 @@ export interface operations {
     clearExpertTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13899,6 +16022,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13968,7 +16092,10 @@ export interface operations {
     createExpertTestimonialElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14004,6 +16131,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14075,7 +16203,10 @@ export interface operations {
     updateExpertTestimonialElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14113,6 +16244,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14130,7 +16262,10 @@ export interface operations {
     deleteExpertTestimonialElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14163,6 +16298,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertTestimonialElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14232,7 +16425,10 @@ export interface operations {
     createExpertTopicElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14268,6 +16464,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14339,7 +16536,10 @@ export interface operations {
     deleteExpertTopicElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14372,6 +16572,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14441,7 +16642,10 @@ export interface operations {
     createExpertVideoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14477,6 +16681,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14548,7 +16753,10 @@ export interface operations {
     updateExpertVideoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14586,6 +16794,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14603,7 +16812,10 @@ export interface operations {
     deleteExpertVideoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14636,6 +16848,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertVideoElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14705,7 +16975,10 @@ export interface operations {
     createExpertVimeoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14741,6 +17014,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14812,7 +17086,10 @@ export interface operations {
     updateExpertVimeoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14850,6 +17127,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14867,7 +17145,10 @@ export interface operations {
     deleteExpertVimeoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14900,6 +17181,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertVimeoElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14969,7 +17308,10 @@ export interface operations {
     createExpertYoutubeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15005,6 +17347,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -15076,7 +17419,10 @@ export interface operations {
     updateExpertYoutubeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15114,6 +17460,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -15131,7 +17478,10 @@ export interface operations {
     deleteExpertYoutubeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15164,6 +17514,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertYoutubeElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17494,7 +19902,10 @@ export interface operations {
     updateStaff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17529,6 +19940,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17644,7 +20056,10 @@ export interface operations {
     setStaffBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17679,6 +20094,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17696,7 +20112,10 @@ export interface operations {
     clearStaffBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17726,6 +20145,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17794,7 +20214,10 @@ export interface operations {
     setStaffTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17829,6 +20252,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17846,7 +20270,10 @@ export interface operations {
     clearStaffTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17876,6 +20303,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17944,7 +20372,10 @@ export interface operations {
     createStaffLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17979,6 +20410,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18049,7 +20481,10 @@ export interface operations {
     updateStaffLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18086,6 +20521,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18103,7 +20539,10 @@ export interface operations {
     deleteStaffLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18135,6 +20574,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderStaffLinkElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18203,7 +20699,10 @@ export interface operations {
     createStaffEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18238,6 +20737,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18308,7 +20808,10 @@ export interface operations {
     updateStaffEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18345,6 +20848,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18362,7 +20866,10 @@ export interface operations {
     deleteStaffEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18394,6 +20901,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderStaffEducationElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18462,7 +21026,10 @@ export interface operations {
     createStaffLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18497,6 +21064,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18567,7 +21135,10 @@ export interface operations {
     updateStaffLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18604,6 +21175,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18621,7 +21193,10 @@ export interface operations {
     deleteStaffLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18653,6 +21228,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderStaffLanguageElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18721,7 +21353,10 @@ export interface operations {
     createStaffCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18756,6 +21391,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18826,7 +21462,10 @@ export interface operations {
     deleteStaffCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18858,6 +21497,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18926,7 +21566,10 @@ export interface operations {
     createStaffTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18961,6 +21604,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -19031,7 +21675,10 @@ export interface operations {
     deleteStaffTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -19063,6 +21710,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
