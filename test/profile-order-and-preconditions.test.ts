@@ -6,6 +6,7 @@ import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
 import { type Database, openDatabase } from '../src/db/database.js'
 import { createExpert, describeEachDialect, envelope, requestToken, type Tenant } from './helpers/harness.js'
+import { testImage } from './helpers/images.js'
 import { personToken } from './helpers/people.js'
 
 type Element = Record<string, unknown>
@@ -233,6 +234,33 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
       data(await call('PUT', base(), { job_title: 'Reader' }, { 'if-match': current }, siteAuth)).updated,
       true,
     )
+  })
+
+  test('the photo’s upload and delete take If-Match too', async () => {
+    const read = await etag()
+    data(await call('POST', `${base()}/tagline`, { tagline: 'Moved on' }))
+    const upload = await call('PUT', `${base()}/avatar`, await testImage('png'), {
+      'content-type': 'image/png',
+      'if-match': read,
+    })
+    expectError(upload, 412, 'precondition_failed')
+    expectError(
+      await call('DELETE', `${base()}/avatar`, undefined, { 'if-match': read }),
+      412,
+      'precondition_failed',
+    )
+    const current = await etag()
+    const stored = await call('PUT', `${base()}/avatar`, await testImage('png'), {
+      'content-type': 'image/png',
+      'if-match': current,
+    })
+    assert.equal(stored.statusCode, 200, stored.body)
+    expectError(
+      await call('DELETE', `${base()}/avatar`, undefined, { 'if-match': current }),
+      412,
+      'precondition_failed',
+    )
+    data(await call('DELETE', `${base()}/avatar`, undefined, { 'if-match': await etag() }))
   })
 
   test('two writers with the same ETag over HTTP: exactly one wins', async () => {

@@ -17750,7 +17750,10 @@ export interface operations {
                 /** @description Crop centre, as a fraction of the height (0 top, 1 bottom) */
                 focus_y?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17788,6 +17791,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17805,7 +17809,10 @@ export interface operations {
     deleteExpertAvatar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17836,6 +17843,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
