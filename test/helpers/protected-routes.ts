@@ -641,7 +641,7 @@ function profileWriteRoutes(): ProtectedRoute[] {
       name: 'PUT section order',
       scope: 'write',
       covers: LIST_SECTIONS.map((section) => `PUT ${EXPERT}/${section}/order`),
-      record: true,
+      record: false,
       build: async (ctx, corporation, owner) => {
         const { base, id } = await expertWithArticle(ctx, corporation, owner)
         return { method: 'PUT', url: `${base}/article/order`, payload: { ids: [id] } }
@@ -955,7 +955,7 @@ function staffRoutes(): ProtectedRoute[] {
       name: 'PUT staff section order',
       scope: 'write',
       covers: LIST_SECTIONS.map((section) => `PUT ${MEMBER}/${section}/order`),
-      record: true,
+      record: false,
       build: async (ctx, corporation, owner) => {
         const { base, id } = await staffWithLink(ctx, corporation, owner)
         return { method: 'PUT', url: `${base}/link/order`, payload: { ids: [id] } }
