@@ -33,6 +33,7 @@ import { inquiryRoutes } from './inquiries/routes.js'
 import { mcpRoutes } from './mcp/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
+import { profileCondition } from './profiles/preconditions.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
@@ -209,7 +210,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     registerReadEtags(protectedScope)
     redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)
-    await expertRoutes(protectedScope, context)
+    await expertRoutes(protectedScope, context, profileCondition)
     await profileRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
     await publishingRoutes(protectedScope, context)
