@@ -27,6 +27,7 @@ import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { requestLoggers } from './http/request-logger.js'
 import { securityHeaders } from './http/security-headers.js'
+import { serializerCompiler } from './http/serialization.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
@@ -117,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined
