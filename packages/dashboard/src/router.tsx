@@ -76,6 +76,12 @@ const audit = createRoute({
   component: lazyRouteComponent(() => import('./screens/AuditLog.tsx'), 'AuditLogScreen'),
 })
 
+const integrations = createRoute({
+  getParentRoute: () => root,
+  path: '/integrations',
+  component: lazyRouteComponent(() => import('./screens/Integrations.tsx'), 'IntegrationsScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     home,
@@ -89,6 +95,7 @@ export const router = createRouter({
     organization,
     sso,
     audit,
+    integrations,
   ]),
   basepath: '/admin',
 })

@@ -74,6 +74,7 @@ function Layout({ me }: { me: Me }) {
             <>
               <Link to="/sso">Single sign-on</Link>
               <Link to="/audit">Audit log</Link>
+              <Link to="/integrations">Integrations</Link>
             </>
           ) : null}
           {readsInquiries(me) ? <Link to="/inquiries">{expert ? 'My inquiries' : 'Inquiries'}</Link> : null}
