@@ -240,6 +240,22 @@ describeEachDialect(
       }
     })
 
+    test('a read its parameters or query string fail is answered 400 each time, never from what is kept', async () => {
+      const refused = [
+        `/v2/qanda/${org()}/0`,
+        `/v2/spotlight/${org()}/not-a-number`,
+        `/v2/organization/${org()}/expert?sort=nonsense`,
+        `/v2/spotlight/${org()}/search?q=rain&q=snow&sort=nonsense`,
+      ]
+      for (const url of refused) {
+        const expected = await read(reference, url, ctx.tenant.token)
+        assert.equal(expected.statusCode, 400, `${url}: ${expected.body}`)
+        for (const attempt of ['first', 'second']) {
+          sameResponse(await read(ctx.app, url, ctx.tenant.token), expected, `${url}, ${attempt} read`)
+        }
+      }
+    })
+
     test('a client revoked by the CLI in another process is refused at the next request', async () => {
       const { db } = ctx.testDatabase.database
       const client = await createClient(db, org(), 'revoked', ctx.clock.now(), ['read'])
