@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { ClientCreate, WebhookSet } from '../src/admin/schemas.js'
+import { ClientCreate, PersonCreate, PersonUpdate, WebhookSet } from '../src/admin/schemas.js'
 import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '../src/auth/scopes.js'
 import {
   AnswerCreate,
@@ -47,6 +47,7 @@ const document = {
     })),
   },
   webhook: { set: WebhookSet },
+  person: { create: PersonCreate, update: PersonUpdate },
   // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
   content: {
     post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },

@@ -8,7 +8,7 @@ import {
   ensureDashboardBuilt,
   screenshot,
   signInAt,
-  withDashboardPage,
+  withPage,
 } from './helpers/dashboard.js'
 import { createExpert, describeEachDialect, inquiryBody, type Tenant } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
@@ -77,7 +77,7 @@ describeEachDialect('the integrations screen in a real browser', (ctx) => {
   }, async () => {
     const { tenant, owner } = await organizationWithOwner('Clients University')
     const username = await createExpert(ctx, tenant)
-    await withDashboardPage(browser, async (page) => {
+    await withPage(browser, async (page) => {
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
       await openIntegrations(page, owner)
       const form = page.getByRole('form', { name: 'New client' })
@@ -178,7 +178,7 @@ describeEachDialect('the integrations screen in a real browser', (ctx) => {
     const { tenant, owner } = await organizationWithOwner('Webhook Hospital')
     // The receiver checks a signature's age against real time, as docs/webhooks.md tells receivers to.
     ctx.clock.current = Math.max(ctx.clock.current, Date.now())
-    await withDashboardPage(browser, async (page) => {
+    await withPage(browser, async (page) => {
       await openIntegrations(page, owner)
       const webhook = page.getByRole('region', { name: 'Webhook' })
       await webhook.getByText('Not configured').waitFor()
@@ -288,7 +288,7 @@ describeEachDialect('the integrations screen in a real browser', (ctx) => {
       [editor, '/admin/experts'],
       [expert, `/admin/experts/${username}`],
     ] as const) {
-      await withDashboardPage(browser, async (page) => {
+      await withPage(browser, async (page) => {
         await signInAt(page, `${origin}/admin/integrations`, person)
         await page.waitForURL(`${origin}${start}`)
         await page.getByRole('heading', { name: 'Integrations' }).waitFor({ state: 'detached' })
@@ -301,7 +301,7 @@ describeEachDialect('the integrations screen in a real browser', (ctx) => {
 
   test('works 360 px wide without sideways scrolling', { skip }, async () => {
     const { owner } = await organizationWithOwner('Narrow Institute')
-    await withDashboardPage(
+    await withPage(
       browser,
       async (page) => {
         await openIntegrations(page, owner)

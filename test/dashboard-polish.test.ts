@@ -9,7 +9,7 @@ import {
   pageWidth,
   screenshot,
   signInAt,
-  withDashboardPage,
+  withPage as withPageOf,
 } from './helpers/dashboard.js'
 import { createExpert, describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
@@ -38,7 +38,7 @@ describeEachDialect(
     const signIn = (page: Page, path: string, person: { email: string; password: string }) =>
       signInAt(page, `${origin}/admin${path}`, person)
     const withPage = (run: (page: Page) => Promise<void>, viewport?: { width: number; height: number }) =>
-      withDashboardPage(browser, run, viewport)
+      withPageOf(browser, run, viewport)
 
     const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => {
       const response = await ctx.inject({

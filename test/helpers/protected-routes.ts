@@ -410,6 +410,15 @@ function adminRoutes(): ProtectedRoute[] {
       url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}`,
       payload: { name: 'Renamed Person', role: 'inquiries' },
     })),
+    route(
+      'POST people invitation',
+      `POST ${base}/people/:id/invitation`,
+      true,
+      async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}/invitation`,
+      }),
+    ),
     route('DELETE people', `DELETE ${base}/people/:id`, true, async (ctx, corporation, owner) => ({
       method: 'DELETE',
       url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}`,
@@ -635,6 +644,16 @@ function profileWriteRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => {
         const { base, id } = await expertWithArticle(ctx, corporation, owner)
         return { method: 'PUT', url: `${base}/article/${id}`, payload: { title: 'Renamed' } }
+      },
+    },
+    {
+      name: 'PUT section order',
+      scope: 'write',
+      covers: LIST_SECTIONS.map((section) => `PUT ${EXPERT}/${section}/order`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/article/order`, payload: { ids: [id] } }
       },
     },
     {
@@ -939,6 +958,16 @@ function staffRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => {
         const { base, id } = await staffWithLink(ctx, corporation, owner)
         return { method: 'PUT', url: `${base}/link/${id}`, payload: { name: 'Front desk' } }
+      },
+    },
+    {
+      name: 'PUT staff section order',
+      scope: 'write',
+      covers: LIST_SECTIONS.map((section) => `PUT ${MEMBER}/${section}/order`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/link/order`, payload: { ids: [id] } }
       },
     },
     {

@@ -82,6 +82,12 @@ const integrations = createRoute({
   component: lazyRouteComponent(() => import('./screens/Integrations.tsx'), 'IntegrationsScreen'),
 })
 
+const people = createRoute({
+  getParentRoute: () => root,
+  path: '/people',
+  component: lazyRouteComponent(() => import('./screens/People.tsx'), 'PeopleScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     home,
@@ -96,6 +102,7 @@ export const router = createRouter({
     sso,
     audit,
     integrations,
+    people,
   ]),
   basepath: '/admin',
 })

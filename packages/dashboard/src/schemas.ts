@@ -37,6 +37,8 @@ export const SCOPE_CHOICES: readonly ScopeChoice[] = generated.client.scopes
 
 /** The webhook (`PUT /v2/organization/:corporation/webhook`). */
 export const WEBHOOK_SCHEMA: JsonSchema = generated.webhook.set
+/** A person of the organization (`POST|PUT /v2/organization/:corporation/people`). */
+export const PERSON_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.person
 
 export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
 export interface ContentSchema {
