@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js'
 import { createClient, type IssuedClient } from '../../src/auth/clients.js'
 import { SCOPES } from '../../src/auth/scopes.js'
 import { type Config, loadConfig } from '../../src/config.js'
-import type { DialectName } from '../../src/db/database.js'
+import { type Database, type DialectName, openDatabase } from '../../src/db/database.js'
 import type { InquiryKind } from '../../src/inquiries/kinds.js'
 import { createOrganization } from '../../src/organizations/repository.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './databases.js'
@@ -118,6 +118,32 @@ export function describeEachDialect(
       })
     }
   })
+}
+
+/** Another app on the same database through a connection of its own, as a second process would have. */
+export interface SecondApp {
+  app: FastifyInstance
+  database: Database
+  close(): Promise<void>
+}
+
+/** Builds a `SecondApp` with the suite's config and clock; `config` overrides settings, logs go nowhere. */
+export async function openSecondApp(ctx: TestContext, config: Partial<Config> = {}): Promise<SecondApp> {
+  const database = openDatabase(ctx.testDatabase.url)
+  const app = await buildApp({
+    config: { ...ctx.config, ...config },
+    database,
+    now: ctx.clock.now,
+    logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+  })
+  return {
+    app,
+    database,
+    async close() {
+      await app.close()
+      await database.close()
+    },
+  }
 }
 
 /** A valid create-expert body; override any field. */
