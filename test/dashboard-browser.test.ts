@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { cliTrail } from '../src/audit/actor.js'
 import { addPerson } from '../src/people/service.js'
-import { browserSkip, launchBrowser } from './helpers/browser.js'
+import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
 import { assertAccessible, ensureDashboardBuilt, openPage, screenshot } from './helpers/dashboard.js'
 import { createExpert, describeEachDialect, inquiryBody } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
@@ -15,6 +15,8 @@ const skip = await browserSkip()
 if (!skip) ensureDashboardBuilt()
 
 const DESK = 'desk@main.example'
+
+after(closeSharedBrowsers)
 
 /**
  * The dashboard (CONTRACT §15) in a real headless Chromium against the real server: every task it
@@ -61,10 +63,7 @@ describeEachDialect(
       owner = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'owner')
       await ctx.app.listen({ host: '127.0.0.1', port: 0 })
       origin = `http://127.0.0.1:${listeningPort(ctx.app.server)}`
-      browser = await launchBrowser()
-    })
-    after(async () => {
-      await browser?.close()
+      browser = await sharedBrowser()
     })
 
     /** Opens `path` of the dashboard and signs in on the sign-in screen it shows. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchBrowser } from './helpers/browser.js'
+import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
 import { TlsProxy } from './helpers/tls-proxy.js'
@@ -36,6 +36,8 @@ async function assertDocsRender(browser: Browser, origin: string): Promise<strin
   }
 }
 
+after(closeSharedBrowsers)
+
 /**
  * The trial's blank `/docs`: served over plain HTTP under a real host name (not localhost, which
  * browsers treat as secure), the page must load its scripts and render the operations; behind a TLS
@@ -53,10 +55,9 @@ describeEachDialect(
       await ctx.app.listen({ host: '127.0.0.1', port: 0 })
       port = listeningPort(ctx.app.server)
       proxy = await TlsProxy.start(port, HOST)
-      browser = await launchBrowser([HOST])
+      browser = await sharedBrowser([HOST])
     })
     after(async () => {
-      await browser?.close()
       await proxy?.close()
     })
 
