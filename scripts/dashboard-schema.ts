@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import { ClientCreate, PersonCreate, PersonUpdate, WebhookSet } from '../src/admin/schemas.js'
+import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '../src/auth/scopes.js'
 import {
   AnswerCreate,
   AnswerUpdate,
@@ -35,6 +37,17 @@ const document = {
   expert: { create: ExpertCreate, update: ExpertUpdate },
   organization: { update: OrganizationUpdate },
   sso: { update: SsoSettingsUpdate },
+  // Integrations: a client's scopes are chosen from the server's own table, its default ticked.
+  client: {
+    create: ClientCreate,
+    scopes: SCOPES.map((name) => ({
+      name,
+      description: SCOPE_DESCRIPTIONS[name],
+      default: DEFAULT_SCOPES.includes(name),
+    })),
+  },
+  webhook: { set: WebhookSet },
+  person: { create: PersonCreate, update: PersonUpdate },
   // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
   content: {
     post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },

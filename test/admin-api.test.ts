@@ -249,6 +249,7 @@ describeEachDialect(
           role: 'editor',
           expert: null,
           has_password: false,
+          invitation_expires_at: Math.floor(ctx.clock.now() / 1000) + 7 * 24 * 3600,
           created_at: Math.floor(ctx.clock.now() / 1000),
         },
       )
@@ -286,6 +287,55 @@ describeEachDialect(
       assert.equal(taken.statusCode, 400, 'the expert role needs its expert')
       const empty = await call('PUT', `/people/${invited.person.id}`, {})
       assert.equal(empty.statusCode, 400)
+    })
+
+    test('an invitation sent again is emailed with a new link (the old one stops working) and audited; refused once a password is set', async () => {
+      const { person } = await ok(
+        await call('POST', '/people', { email: 'late.editor@example.edu', role: 'editor' }),
+      )
+      const linkIn = (raw: string) =>
+        /#token=([A-Za-z0-9_-]+)/.exec(raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1] ?? ''
+      const first = linkIn(smtp.messages.at(-1)?.raw ?? '')
+      ctx.clock.advance(60_000)
+      const sent = smtp.messages.length
+      let again: { person: { invitation_expires_at: number }; invitation: string } | undefined
+      const entries = await entriesOf(async () => {
+        again = await ok(await call('POST', `/people/${person.id}/invitation`))
+      })
+      assert.equal(again?.invitation, 'sent')
+      assert.equal(again?.person.invitation_expires_at, Math.floor(ctx.clock.now() / 1000) + 7 * 24 * 3600)
+      assert.doesNotMatch(JSON.stringify(again), /token/)
+      assert.deepEqual(summary(entries), [
+        ['POST /v2/organization/:corporation/people/:id/invitation', 'person', String(person.id)],
+      ])
+      const mail = smtp.messages.slice(sent)
+      assert.deepEqual(
+        mail.map((message) => message.to),
+        [['late.editor@example.edu']],
+      )
+      const accept = (token: string) =>
+        app.inject(dashboard('POST', '/auth/invitation/accept', { payload: { token, password: PASSWORD } }))
+      assert.equal((await accept(first)).statusCode, 404, 'the earlier link stopped working')
+      assert.equal((await accept(linkIn(mail[0]?.raw ?? ''))).statusCode, 200)
+      const listed = await ok(await call('GET', '/people'))
+      const accepted = listed.people.find((p: { id: number }) => p.id === person.id)
+      assert.deepEqual([accepted.has_password, accepted.invitation_expires_at], [true, null])
+
+      const theirs = await ok(
+        await app.inject({
+          method: 'POST',
+          url: `/v2/organization/${ctx.other.orgId}/people`,
+          headers: ctx.other.auth,
+          payload: { email: 'other.invitee@example.edu', role: 'editor' },
+        }),
+      )
+      const before = smtp.messages.length
+      const refused = await call('POST', `/people/${person.id}/invitation`)
+      assert.equal(refused.statusCode, 409, refused.body)
+      assert.match(envelope(refused).error?.message ?? '', /already set a password/)
+      const elsewhere = await call('POST', `/people/${theirs.person.id}/invitation`)
+      assert.equal(elsewhere.statusCode, 404, 'a person of another organization is not found')
+      assert.equal(smtp.messages.length, before, 'nothing is sent for a refused request')
     })
 
     test('only an owner makes, demotes or removes an owner: an admin person and an admin client may not; the last owner stays', async () => {

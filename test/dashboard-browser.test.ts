@@ -5,7 +5,14 @@ import type { Browser, Page } from 'playwright-core'
 import { cliTrail } from '../src/audit/actor.js'
 import { addPerson } from '../src/people/service.js'
 import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
-import { assertAccessible, ensureDashboardBuilt, openPage, screenshot } from './helpers/dashboard.js'
+import {
+  assertAccessible,
+  ensureDashboardBuilt,
+  openPage,
+  screenshot,
+  signInAt,
+  withPage as withBrowserPage,
+} from './helpers/dashboard.js'
 import { createExpert, describeEachDialect, inquiryBody } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
 import { listeningPort } from './helpers/net.js'
@@ -67,28 +74,11 @@ describeEachDialect(
     })
 
     /** Opens `path` of the dashboard and signs in on the sign-in screen it shows. */
-    async function signIn(page: Page, path: string, person = owner) {
-      await page.goto(`${origin}/admin${path}`)
-      await page.getByLabel('Email').fill(person.email)
-      await page.getByLabel('Password').fill(person.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('button', { name: 'Sign out' }).waitFor()
-    }
+    const signIn = (page: Page, path: string, person = owner) =>
+      signInAt(page, `${origin}/admin${path}`, person)
 
-    /** A page of its own context, closed (with its problems asserted) whatever the test's outcome. */
-    async function withPage(
-      run: (page: Page) => Promise<void>,
-      viewport?: { width: number; height: number },
-    ) {
-      assert.ok(browser)
-      const opened = await openPage(browser, viewport)
-      try {
-        await run(opened.page)
-        assert.deepEqual(opened.problems, [], 'no CSP violation or uncaught error')
-      } finally {
-        await opened.close()
-      }
-    }
+    const withPage = (run: (page: Page) => Promise<void>, viewport?: { width: number; height: number }) =>
+      withBrowserPage(browser, run, viewport)
 
     const newExpert = (firstname: string, lastname: string) =>
       createExpert(ctx, ctx.tenant, { firstname, lastname })

@@ -1,10 +1,18 @@
+import type { FastifyRequest } from 'fastify'
 import { requestTrail } from '../audit/request.js'
 import { ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import type { TypedApp } from '../http/typed-routes.js'
 import { linkUrl } from '../people/links.js'
 import { listPeople } from '../people/repository.js'
-import { addPerson, type PersonSummary, removePerson, summarize, updatePerson } from '../people/service.js'
+import {
+  addPerson,
+  type PersonSummary,
+  reinvitePerson,
+  removePerson,
+  summarize,
+  updatePerson,
+} from '../people/service.js'
 import { toSeconds } from '../time.js'
 import { type AdminContext, adminErrors, publicBase } from './context.js'
 import {
@@ -21,7 +29,26 @@ const PATH = '/v2/organization/:corporation/people'
 
 /** A person as the API shows them: times in unix seconds. */
 function personView(person: PersonSummary) {
-  return { ...person, created_at: toSeconds(Date.parse(person.created_at)) }
+  const { invitation_expires_at: ends } = person
+  return {
+    ...person,
+    invitation_expires_at: ends === null ? null : toSeconds(Date.parse(ends)),
+    created_at: toSeconds(Date.parse(person.created_at)),
+  }
+}
+
+/** Emails an invitation link; what became of it (`skipped` without a mail server). */
+function sendInvitation(
+  context: AdminContext,
+  request: FastifyRequest,
+  added: { person: PersonSummary; invitation?: string },
+) {
+  if (!added.invitation) return Promise.resolve('skipped' as const)
+  return context.mailer.send(
+    added.person.email,
+    'invitation',
+    linkUrl(publicBase(context, request), 'invitation', added.invitation),
+  )
 }
 
 /**
@@ -74,13 +101,7 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
         requestTrail(request),
         context.now(),
       )
-      const invitation = added.invitation
-        ? await context.mailer.send(
-            added.person.email,
-            'invitation',
-            linkUrl(publicBase(context, request), 'invitation', added.invitation),
-          )
-        : 'skipped'
+      const invitation = await sendInvitation(context, request, added)
       request.log.info({ person: added.person.id, outcome: invitation }, 'invitation link')
       return ok({ person: personView(added.person), invitation })
     },
@@ -114,6 +135,30 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
         context.now(),
       )
       return ok(personView(person))
+    },
+  )
+
+  app.post(
+    `${PATH}/:id/invitation`,
+    {
+      schema: {
+        operationId: 'resendInvitation',
+        tags: ['admin'],
+        summary: 'Email a person who has not set a password a new invitation link (valid 7 days)',
+        description:
+          'The earlier link stops working. Refused (409) once the person has set a password: they reset it ' +
+          'from the sign-in page. The link itself is never in the answer.',
+        params: PersonParams,
+        response: { 200: Success(PersonInvited), ...adminErrors },
+      },
+      config: { scope: 'admin' },
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      const added = await reinvitePerson(db, corporation, id, requestTrail(request), context.now())
+      const invitation = await sendInvitation(context, request, added)
+      request.log.info({ person: added.person.id, outcome: invitation }, 'invitation link')
+      return ok({ person: personView(added.person), invitation })
     },
   )
 

@@ -243,6 +243,10 @@ export const PersonView = Type.Object(
     role: Role,
     expert: nullable(Type.String(), 'For the expert role: the username of its expert'),
     has_password: Type.Boolean({ description: 'false while an invitation is not accepted' }),
+    invitation_expires_at: nullable(
+      UnixTime('When the invitation link ends'),
+      'When the invitation link ends (in the past: expired); null without one (a password is set)',
+    ),
     created_at: UnixTime('When the person was added'),
   },
   { title: 'Person' },

@@ -39,7 +39,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'inquiries:read': "Read the organization's inquiry inbox",
   'inquiries:handle': 'Change the status, assignee and notes of inquiries',
   admin:
-    "Administer the organization: inquiry notification settings, and export or erasure of a sender's personal data",
+    "Administer the organization: API clients, the webhook, people, single sign-on, the audit log, inquiry notification settings, and export or erasure of a sender's personal data",
 }
 
 declare module 'fastify' {

@@ -7,6 +7,8 @@ import type { PeopleTable, PersonRow } from '../db/people-schema.js'
 export interface PersonView extends PersonRow {
   /** Username of the linked expert, when there is one. */
   expert_username: string | null
+  /** When the person's invitation link ends (ms), while there is one (only the newest is kept). */
+  invitation_expires_at: number | string | bigint | null
 }
 
 function people(db: Queryable) {
@@ -17,6 +19,14 @@ function people(db: Queryable) {
     )
     .selectAll('p')
     .select('e.username as expert_username')
+    .select((eb) =>
+      eb
+        .selectFrom('person_links as l')
+        .select((link) => link.fn.max('l.expires_at').as('expires_at'))
+        .whereRef('l.person_id', '=', 'p.id')
+        .where('l.purpose', '=', 'invitation')
+        .as('invitation_expires_at'),
+    )
 }
 
 export async function listPeople(db: Queryable, orgId: number): Promise<PersonView[]> {

@@ -37,6 +37,8 @@ export interface PersonSummary {
   expert: string | null
   /** Whether the person has set a password (an invitation not yet accepted has not). */
   has_password: boolean
+  /** When the person's invitation link ends (past: expired), while they have one. */
+  invitation_expires_at: string | null
   created_at: string
 }
 
@@ -48,6 +50,10 @@ export function summarize(person: PersonView): PersonSummary {
     role: isRole(person.role) ? person.role : 'expert',
     expert: person.expert_username,
     has_password: person.password_hash !== null,
+    invitation_expires_at:
+      person.invitation_expires_at === null
+        ? null
+        : new Date(Number(person.invitation_expires_at)).toISOString(),
     created_at: new Date(Number(person.created_at)).toISOString(),
   }
 }
@@ -218,6 +224,34 @@ export async function updatePerson(
     if (!updated) throw notFound('The person')
     await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
     return summarize(updated)
+  })
+}
+
+/**
+ * Issues a new invitation link for a person who has not set a password yet (the earlier link stops
+ * working): for an invitation that expired, or whose email went astray.
+ */
+export async function reinvitePerson(
+  db: Kysely<DB>,
+  orgId: number,
+  id: number,
+  trail: AuditTrail,
+  now: number,
+): Promise<Required<AddedPerson>> {
+  return writeTransaction(db, async (trx) => {
+    const person = await findPerson(trx, orgId, id)
+    if (!person) throw notFound('The person')
+    if (person.password_hash !== null) {
+      throw new ApiError(
+        'conflict',
+        'This person has already set a password: they can reset it from the sign-in page.',
+      )
+    }
+    const invitation = await issueLink(trx, id, 'invitation', now)
+    const invited = await findPerson(trx, orgId, id)
+    if (!invited) throw notFound('The person')
+    await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
+    return { person: summarize(invited), invitation }
   })
 }
 

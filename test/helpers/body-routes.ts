@@ -317,6 +317,11 @@ export const ID_PATHS: { name: string; method: 'GET' | 'POST' | 'PUT' | 'PATCH' 
     { name: 'PUT people (corporation)', method: 'PUT', path: '/v2/organization/{id}/people/1' },
     { name: 'PUT people (id)', method: 'PUT', path: '/v2/organization/1/people/{id}' },
     { name: 'DELETE people (id)', method: 'DELETE', path: '/v2/organization/1/people/{id}' },
+    {
+      name: 'POST people invitation (id)',
+      method: 'POST',
+      path: '/v2/organization/1/people/{id}/invitation',
+    },
     { name: 'GET audit', method: 'GET', path: '/v2/organization/{id}/audit' },
     { name: 'PUT notifications', method: 'PUT', path: '/v2/organization/{id}/notifications' },
     {

@@ -40,6 +40,31 @@ export async function openPage(
   return { page, context, problems, close: () => context.close() }
 }
 
+/** A page of its own context, closed (with its problems asserted) whatever the outcome of `run`. */
+export async function withPage(
+  browser: Browser | undefined,
+  run: (page: Page) => Promise<void>,
+  viewport?: { width: number; height: number },
+): Promise<void> {
+  assert.ok(browser)
+  const opened = await openPage(browser, viewport)
+  try {
+    await run(opened.page)
+    assert.deepEqual(opened.problems, [], 'no CSP violation or uncaught error')
+  } finally {
+    await opened.close()
+  }
+}
+
+/** Opens `url` (an address of the dashboard) and signs in on the sign-in screen it shows. */
+export async function signInAt(page: Page, url: string, person: { email: string; password: string }) {
+  await page.goto(url)
+  await page.getByLabel('Email').fill(person.email)
+  await page.getByLabel('Password').fill(person.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor()
+}
+
 /**
  * Runs axe-core on the page as it is now and fails on any serious or critical violation. The script is
  * evaluated through the debugging protocol, which the page's CSP (no inline scripts) does not govern.

@@ -410,6 +410,15 @@ function adminRoutes(): ProtectedRoute[] {
       url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}`,
       payload: { name: 'Renamed Person', role: 'inquiries' },
     })),
+    route(
+      'POST people invitation',
+      `POST ${base}/people/:id/invitation`,
+      true,
+      async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}/invitation`,
+      }),
+    ),
     route('DELETE people', `DELETE ${base}/people/:id`, true, async (ctx, corporation, owner) => ({
       method: 'DELETE',
       url: `/v2/organization/${corporation}/people/${await personOf(ctx, owner)}`,

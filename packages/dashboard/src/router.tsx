@@ -76,6 +76,18 @@ const audit = createRoute({
   component: lazyRouteComponent(() => import('./screens/AuditLog.tsx'), 'AuditLogScreen'),
 })
 
+const integrations = createRoute({
+  getParentRoute: () => root,
+  path: '/integrations',
+  component: lazyRouteComponent(() => import('./screens/Integrations.tsx'), 'IntegrationsScreen'),
+})
+
+const people = createRoute({
+  getParentRoute: () => root,
+  path: '/people',
+  component: lazyRouteComponent(() => import('./screens/People.tsx'), 'PeopleScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     home,
@@ -89,6 +101,8 @@ export const router = createRouter({
     organization,
     sso,
     audit,
+    integrations,
+    people,
   ]),
   basepath: '/admin',
 })

@@ -22,6 +22,24 @@ export const ORGANIZATION_SCHEMA: JsonSchema = generated.organization.update
 /** The organization's single sign-on (`PUT /v2/organization/:corporation/sso`). */
 export const SSO_SCHEMA: JsonSchema = generated.sso.update
 
+/** A new API client (`POST /v2/organization/:corporation/client`); its scopes are chosen from `SCOPE_CHOICES`. */
+export const CLIENT_SCHEMA: JsonSchema = generated.client.create
+
+export interface ScopeChoice {
+  name: string
+  description: string
+  /** In a new client's scopes when none are named. */
+  default: boolean
+}
+
+/** The scopes a client may hold, as the server's table describes them. */
+export const SCOPE_CHOICES: readonly ScopeChoice[] = generated.client.scopes
+
+/** The webhook (`PUT /v2/organization/:corporation/webhook`). */
+export const WEBHOOK_SCHEMA: JsonSchema = generated.webhook.set
+/** A person of the organization (`POST|PUT /v2/organization/:corporation/people`). */
+export const PERSON_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.person
+
 export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
 export interface ContentSchema {
   markup: Readonly<Record<string, Markup>>

@@ -3,7 +3,7 @@ import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
-import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
+import { Empty, ErrorNote, Loading, Time } from '../ui/parts.tsx'
 
 type Entry = components['schemas']['AuditEntry']
 
@@ -13,7 +13,6 @@ const ACTORS: Record<Entry['actor']['kind'], string> = {
   cli: 'Command line',
   system: 'The service',
 }
-const when = (seconds: number) => new Date(seconds * 1000).toLocaleString()
 const actorOf = (entry: Entry) => `${ACTORS[entry.actor.kind]}${entry.actor.id ? ` ${entry.actor.id}` : ''}`
 
 /** Who wrote what and when (`GET .../audit`, scope admin): newest first, a page at a time. */
@@ -43,7 +42,7 @@ export function AuditLogScreen() {
       {log.data && entries.length === 0 ? <Empty>Nothing has been written yet.</Empty> : null}
       {entries.length > 0 ? (
         <div className="table-scroll">
-          <table className="audit-table">
+          <table className="data-table">
             <caption className="visually-hidden">Audit log, newest first</caption>
             <thead>
               <tr>
@@ -56,7 +55,9 @@ export function AuditLogScreen() {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
-                  <td>{when(entry.created_at)}</td>
+                  <td>
+                    <Time seconds={entry.created_at} />
+                  </td>
                   <td>{actorOf(entry)}</td>
                   <td>
                     <code>{entry.action}</code>

@@ -74,6 +74,8 @@ function Layout({ me }: { me: Me }) {
             <>
               <Link to="/sso">Single sign-on</Link>
               <Link to="/audit">Audit log</Link>
+              <Link to="/integrations">Integrations</Link>
+              <Link to="/people">People</Link>
             </>
           ) : null}
           {readsInquiries(me) ? <Link to="/inquiries">{expert ? 'My inquiries' : 'Inquiries'}</Link> : null}

@@ -34,3 +34,9 @@ export function Notice({ children }: { children: ReactNode }) {
     </p>
   )
 }
+
+/** A unix time in seconds, as the person's locale writes it. */
+export function Time({ seconds }: { seconds: number }) {
+  const date = new Date(seconds * 1000)
+  return <time dateTime={date.toISOString()}>{date.toLocaleString()}</time>
+}
