@@ -180,8 +180,12 @@ async function startChild(
   }
 }
 
+/** The V8 settings `npm start` runs the app with (docs/performance.md, "Idle memory"). */
+const APP_V8_FLAGS = ['--max-semi-space-size=4']
+
 function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, processes = 1): Promise<Child> {
   const nodeFlags = [
+    ...APP_V8_FLAGS,
     ...(flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(here, 'profiles')}`] : []),
     ...(flags.tsx ? ['--import', 'tsx'] : []),
   ]
@@ -568,7 +572,13 @@ function goals(dialect: 'sqlite' | 'postgres', rows: Measurement[], rssPeakMiB: 
   const ratios: Record<string, number> =
     dialect === 'sqlite'
       ? { 'GET expert profile': 0.6, 'GET spotlight': 0.7, 'GET qanda': 0.7 }
-      : { 'GET expert profile': 0.35, 'GET spotlight': 0.45, 'GET qanda': 0.45 }
+      : {
+          'GET expert profile': 0.4,
+          'GET spotlight': 0.35,
+          'GET qanda': 0.35,
+          'GET expert search': 0.3,
+          'POST inquiry (donor)': 0.04,
+        }
   const verdict = (met: boolean) => (met ? 'met' : 'MISSED')
   const lines: string[] = []
   for (const row of rows) {

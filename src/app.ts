@@ -27,6 +27,7 @@ import { registerReadEtags } from './http/etag.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { requestLoggers } from './http/request-logger.js'
 import { securityHeaders } from './http/security-headers.js'
+import { serializerCompiler } from './http/serialization.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
@@ -34,6 +35,7 @@ import { mcpRoutes } from './mcp/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
 import { usePasswordMemoryCost } from './people/passwords.js'
+import { profileCondition } from './profiles/preconditions.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
@@ -118,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined
@@ -211,7 +214,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     registerReadEtags(protectedScope)
     redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)
-    await expertRoutes(protectedScope, context)
+    await expertRoutes(protectedScope, context, profileCondition)
     await profileRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
     await publishingRoutes(protectedScope, context)

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   request_timeout: 408,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   request_header_fields_too_large: 431,

@@ -513,6 +513,49 @@ describe('write transactions', () => {
     }
   })
 
+  test('an optimistic batch with a failing unit is rolled back whole and runs again, each unit in its savepoint', {
+    skip: sqliteSkip,
+  }, async () => {
+    const testDatabase = await createTestDatabase('sqlite')
+    const { database } = testDatabase
+    const queue = createCommitQueue(database.db, { maxBatch: 8, optimistic: true })
+    try {
+      const runs = { first: 0, failing: 0, last: 0 }
+      const [first, failing, last] = await Promise.allSettled([
+        queue.run(async (trx) => {
+          runs.first++
+          await createOrganization(trx, { name: `First ${runs.first}` }, 1)
+          return 'first'
+        }),
+        queue.run(async (trx) => {
+          runs.failing++
+          await createOrganization(trx, { name: `Failing ${runs.failing}` }, 1)
+          throw new Error('refused')
+        }),
+        queue.run(async (trx) => {
+          runs.last++
+          await createOrganization(trx, { name: `Last ${runs.last}` }, 1)
+          return 'last'
+        }),
+      ])
+      // The first pass stops at the failing unit; the second runs all three.
+      assert.deepEqual(runs, { first: 2, failing: 2, last: 1 })
+      assert.deepEqual([first.status, failing.status, last.status], ['fulfilled', 'rejected', 'fulfilled'])
+      assert.equal(failing.status === 'rejected' && (failing.reason as Error).message, 'refused')
+      assert.equal(queue.stats.batches, 1)
+      const names = (
+        await database.db.selectFrom('organizations').select('name').orderBy('name').execute()
+      ).map((row) => row.name)
+      assert.deepEqual(
+        names,
+        ['First 2', 'Last 1'],
+        'nothing of the first pass nor of the failing unit is kept',
+      )
+    } finally {
+      await testDatabase.drop()
+    }
+  })
+
   test('no write path opens a transaction but through writeTransaction (or the group commit)', () => {
     const root = fileURLToPath(new URL('../src', import.meta.url))
     const offenders: string[] = []

@@ -1,21 +1,27 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
+import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
 import { hashToken } from '../src/auth/secrets.js'
+import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
+import { migrateToLatest } from '../src/db/migrate.js'
+import { SqliteError } from '../src/db/sqlite.js'
 import { KeptBodies } from '../src/derived/kept-bodies.js'
 import { ValidatedAnswers } from '../src/derived/validated-answers.js'
+import { createOrganization } from '../src/organizations/repository.js'
 import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createRainContent } from './helpers/content.js'
 import {
   createExpert,
   describeEachDialect,
+  expertBody,
   openSecondApp,
   requestToken,
   type SecondApp,
@@ -38,6 +44,8 @@ describeEachDialect(
     let postId = 0
     let questionId = 0
     let educationId = 0
+    let answerId = 0
+    let staffMember = ''
     const watched: string[] = []
     const org = () => ctx.tenant.orgId
 
@@ -47,7 +55,7 @@ describeEachDialect(
       const { db } = ctx.testDatabase.database
       const publicClient = await createClient(db, org(), 'site', ctx.clock.now(), ['read:public'])
       publicToken = await requestToken(ctx.app, publicClient)
-      ;({ expertX, expertY, postId, questionId } = await createRainContent(ctx, write, {
+      ;({ expertX, expertY, postId, questionId, answerId } = await createRainContent(ctx, write, {
         lastname: 'Kept',
         answeredBy: 'y',
       }))
@@ -61,6 +69,16 @@ describeEachDialect(
           })
         ).id,
       )
+      staffMember = String(
+        (
+          await write(
+            'POST',
+            `/v2/organization/${org()}/staff`,
+            expertBody({ firstname: 'Stan', lastname: 'Kept' }),
+          )
+        ).username,
+      )
+      await write('PUT', `/v2/organization/${org()}/staff/${staffMember}`, { is_published: 1 })
       const profile = `/v2/organization/${org()}/expert/${expertX}`
       watched.push(
         profile,
@@ -70,6 +88,8 @@ describeEachDialect(
         `${profile}/corporationprofile`,
         `${profile}/spotlight`,
         `/v2/organization/${org()}/expert/${expertY}`,
+        `/v2/organization/${org()}/staff/${staffMember}`,
+        `/v2/organization/${org()}/staff/${staffMember}/biography`,
         `/v2/spotlight/${org()}/${postId}`,
         `/v2/qanda/${org()}/${questionId}`,
         `/v2/organization/${org()}/expert`,
@@ -134,37 +154,74 @@ describeEachDialect(
     test('every write through another process is seen by the very next read of every kept route', async () => {
       const x = `/v2/organization/${org()}/expert/${expertX}`
       await assertCurrent('the setup')
-      const writes: [string, string, string, unknown?][] = [
-        ['an account change', 'PUT', x, { job_title: 'Rainmaker' }],
-        ['a single section set', 'POST', `${x}/biography`, { biography: 'Studies <b>rain</b>.' }],
-        ['a list element change', 'PUT', `${x}/education/${educationId}`, { degree: 'MSc' }],
-        ['a name added', 'POST', `${x}/topic`, { name: 'Kept hydrology' }],
-        ['made private', 'PUT', x, { is_private: 1 }],
-        ['made public again', 'PUT', x, { is_private: 0 }],
-        ['the organization profile', 'PUT', `/v2/organization/${org()}`, { description: 'A wet campus.' }],
+      const staff = `/v2/organization/${org()}/staff/${staffMember}`
+      const http =
+        (method: string, url: string, body?: unknown): (() => Promise<unknown>) =>
+        () =>
+          write(method, url, body)
+      const writes: [string, () => Promise<unknown>][] = [
+        ['an account change', http('PUT', x, { job_title: 'Rainmaker' })],
+        ['a single section set', http('POST', `${x}/biography`, { biography: 'Studies <b>rain</b>.' })],
+        ['a list element change', http('PUT', `${x}/education/${educationId}`, { degree: 'MSc' })],
+        ['a name added', http('POST', `${x}/topic`, { name: 'Kept hydrology' })],
+        ['made private', http('PUT', x, { is_private: 1 })],
+        ['made public again', http('PUT', x, { is_private: 0 })],
+        [
+          'the organization profile',
+          http('PUT', `/v2/organization/${org()}`, { description: 'A wet campus.' }),
+        ],
+        ['a staff account change', http('PUT', staff, { job_title: 'Kept registrar' })],
+        ['a staff section set', http('POST', `${staff}/biography`, { biography: 'Keeps the records.' })],
         [
           'a post change',
-          'PUT',
-          `/v2/spotlight/${org()}/${postId}`,
-          { title: 'Kept rain', tagged: [expertX] },
+          http('PUT', `/v2/spotlight/${org()}/${postId}`, { title: 'Kept rain', tagged: [expertX] }),
         ],
-        ['a post unpublished', 'PUT', `/v2/spotlight/${org()}/${postId}`, { published: 0 }],
-        ['a question change', 'PUT', `/v2/qanda/${org()}/${questionId}`, { details: 'Kept <i>why</i>.' }],
+        ['a post unpublished', http('PUT', `/v2/spotlight/${org()}/${postId}`, { published: 0 })],
+        [
+          'a question change',
+          http('PUT', `/v2/qanda/${org()}/${questionId}`, { details: 'Kept <i>why</i>.' }),
+        ],
         [
           'an answer',
-          'POST',
-          `/v2/qanda/${org()}/${questionId}/answer`,
-          { username: expertX, answer: 'Wind.' },
+          http('POST', `/v2/qanda/${org()}/${questionId}/answer`, { username: expertX, answer: 'Wind.' }),
         ],
-        ['a list element deleted', 'DELETE', `${x}/education/${educationId}`],
-        ['a single section cleared', 'DELETE', `${x}/biography`],
-        ['a post deleted', 'DELETE', `/v2/spotlight/${org()}/${postId}`],
-        ['another expert deleted', 'DELETE', `/v2/organization/${org()}/expert/${expertY}`],
-        ['a rename', 'PUT', x, { username: `${expertX}-renamed` }],
+        ['an answer deleted', http('DELETE', `/v2/qanda/${org()}/${questionId}/answer/${answerId}`)],
+        [
+          'an expert created',
+          http(
+            'POST',
+            `/v2/organization/${org()}/expert`,
+            expertBody({ firstname: 'Nia', lastname: 'Kept' }),
+          ),
+        ],
+        ['an import by the CLI in another process', () => importByCli(ctx.testDatabase.url, org())],
+        ['a list element deleted', http('DELETE', `${x}/education/${educationId}`)],
+        ['a single section cleared', http('DELETE', `${x}/biography`)],
+        ['a post deleted', http('DELETE', `/v2/spotlight/${org()}/${postId}`)],
+        ['a question deleted', http('DELETE', `/v2/qanda/${org()}/${questionId}`)],
+        ['another expert deleted', http('DELETE', `/v2/organization/${org()}/expert/${expertY}`)],
+        ['a staff member deleted', http('DELETE', staff)],
+        ['a rename', http('PUT', x, { username: `${expertX}-renamed` })],
       ]
-      for (const [label, method, url, body] of writes) {
-        await write(method, url, body)
+      for (const [label, change] of writes) {
+        await change()
         await assertCurrent(label)
+      }
+    })
+
+    test('a read its parameters or query string fail is answered 400 each time, never from what is kept', async () => {
+      const refused = [
+        `/v2/qanda/${org()}/0`,
+        `/v2/spotlight/${org()}/not-a-number`,
+        `/v2/organization/${org()}/expert?sort=nonsense`,
+        `/v2/spotlight/${org()}/search?q=rain&q=snow&sort=nonsense`,
+      ]
+      for (const url of refused) {
+        const expected = await read(reference.app, url, ctx.tenant.token)
+        assert.equal(expected.statusCode, 400, `${url}: ${expected.body}`)
+        for (const attempt of ['first', 'second']) {
+          sameResponse(await read(ctx.app, url, ctx.tenant.token), expected, `${url}, ${attempt} read`)
+        }
       }
     })
 
@@ -274,6 +331,82 @@ test('kept answers stay within their bytes under 100,000 distinct keys, and a co
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('a read that finds the read-only connection locked answers from the main connection, fresh', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'expertdir-busy-'))
+  const database = openDatabase(join(dir, 'busy.sqlite'))
+  const now = () => Date.now()
+  try {
+    await migrateToLatest(database.db)
+    const org = await createOrganization(database.db, { name: 'Busy University' }, now())
+    const client = await createClient(database.db, org.id, 'busy', now(), ['read'])
+    const app = await buildApp({
+      config: loadConfig({ logLevel: 'warn', mediaDir: dir, rateLimitApi: 0 }, {}),
+      database,
+      now,
+      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+    })
+    const token = await requestToken(app, client)
+    const setScope = (scope: string) =>
+      sql`update access_tokens set scope = ${scope} where token_hash = ${hashToken(token)}`.execute(
+        database.db,
+      )
+    const list = () =>
+      app.inject({
+        method: 'GET',
+        url: `/v2/organization/${org.id}/expert`,
+        headers: { authorization: `Bearer ${token}` },
+      })
+    try {
+      // The app's own writer takes the file for itself (a real lock, as a WAL recovery would): the
+      // read-only connection, never used yet, gets SQLITE_BUSY at once and the reads fall back.
+      await sql`pragma locking_mode = exclusive`.execute(database.db)
+      await setScope('')
+      const reads = database.readConnection()
+      assert.ok(reads)
+      assert.throws(
+        () => reads.dataVersion(),
+        (error) => error instanceof SqliteError && error.code === 'SQLITE_BUSY',
+      )
+      assert.equal((await list()).statusCode, 403, 'the scope removed under the lock')
+      await setScope('read')
+      const answered = await list()
+      assert.equal(answered.statusCode, 200, answered.body)
+      assert.equal(answered.json().success, true)
+      assert.throws(() => reads.dataVersion(), SqliteError, 'still locked: the fallback answered')
+
+      await sql`pragma locking_mode = normal`.execute(database.db)
+      await sql`select 1 from organizations`.execute(database.db)
+      reads.dataVersion()
+      assert.equal((await list()).statusCode, 200, 'through the read connection again')
+      await setScope('')
+      assert.equal((await list()).statusCode, 403, 'a change after the lock is seen at once')
+    } finally {
+      await app.close()
+    }
+  } finally {
+    await database.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+/** Imports one expert ("Kept" by name, so the watched search finds it) with the CLI in another process. */
+async function importByCli(url: string, orgId: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'expertdir-kept-import-'))
+  try {
+    const file = join(dir, 'import.json')
+    const expert = {
+      key: 'kept-import-1',
+      ...expertBody({ firstname: 'Ivo', lastname: 'Kept' }),
+      is_published: 1,
+    }
+    writeFileSync(file, JSON.stringify({ experts: [expert] }))
+    const result = await runCliProcess(['--db', url, 'import', file, '--org', String(orgId)])
+    assert.equal(result.code, 0, result.stderr)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 /** Runs one SQL statement on the database from a separate Node process. */
 async function runScript(url: string, statement: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { Database } from '../db/database.js'
 import type { TargetOf } from '../derived/read-targets.js'
 import { ApiError } from '../errors.js'
@@ -107,15 +107,17 @@ export function requireBearer(
   // Callback style: a token answered from what the process keeps (src/auth/principals.ts) is checked
   // without a promise; one read from the database continues when it arrives.
   app.addHook('onRequest', (request, _reply, done) => {
+    // Fastify builds `routeOptions` anew at each access: read the route's config once.
+    const { config } = request.routeOptions
     let resolved: ReturnType<PrincipalResolver['resolve']>
     try {
       const token = bearerToken(request)
-      resolved = context.principals.resolve(token, request.routeOptions.config.readTarget?.(request.params))
+      resolved = context.principals.resolve(token, config.readTarget?.(request.params))
     } catch (error) {
       return done(error instanceof Error ? error : new Error(String(error)))
     }
     const finish = (resolution: Resolution | undefined) => {
-      const reach = authorize(request, resolution)
+      const reach = authorize(request, config, resolution)
       if (!reach) return done()
       checkExpertReach(context.inquiryRecipient, request, reach.orgId, reach.username).then(
         () => done(),
@@ -140,13 +142,14 @@ export function requireBearer(
  */
 function authorize(
   request: FastifyRequest,
+  config: FastifyContextConfig,
   resolved: Resolution | undefined,
 ): { orgId: number; username: string | null } | undefined {
   if (!resolved) throw invalidToken()
   const { principal } = resolved
   request.principal = principal
   request.readVersion = resolved.version
-  const needed = neededScope(request)
+  const needed = neededScope(request, config)
   if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
   const corporation = propertyOf(request.params, 'corporation')
   if (
@@ -229,8 +232,8 @@ export function databaseInquiryRecipient(database: Database): InquiryRecipient {
 }
 
 /** The route's scope, or its `queryScope` when the request carries that query parameter. */
-function neededScope(request: FastifyRequest): Scope {
-  const { scope, queryScope } = request.routeOptions.config
+function neededScope(request: FastifyRequest, config: FastifyContextConfig): Scope {
+  const { scope, queryScope } = config
   const query = request.query
   if (
     queryScope &&

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net'
 import type { Redis } from 'ioredis'
-import { LRUCache } from 'lru-cache'
+import { boundedEntries } from './bounded-entries.js'
 
 /** The window of the per-address limit on failed client authentications. */
 export const FAILURE_WINDOW_MS = 60_000
@@ -28,7 +28,7 @@ export const noFailureLimit: FailureLimit = {
 /** In-process counts (one server process), in fixed one-minute windows. Bounded: the oldest go first. */
 export function memoryFailureLimit(max: number, now: () => number, maxEntries = 100_000): FailureLimit {
   if (max === 0) return noFailureLimit
-  const windows = new LRUCache<string, { count: number; resetAt: number }>({ max: maxEntries })
+  const windows = boundedEntries<{ count: number; resetAt: number }>(maxEntries)
   const live = (address: string) => {
     const window = windows.get(address)
     if (window && window.resetAt > now()) return window

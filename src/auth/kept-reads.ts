@@ -27,11 +27,16 @@ function keyOf(request: FastifyRequest): string | undefined {
  * answered from it before its handler runs, with the same bytes and the same ETag. The version comes
  * from the bearer check (src/auth/principals.ts), read before the handler reads anything, so a kept
  * body is never older than its key; versions only grow, so an older body is never asked for again.
- * Register after the bearer hook and before the ETag hook (which turns a match into a 304).
+ *
+ * A kept body is sent from `onRequest`, so a kept request skips parsing and validating its parameters
+ * and query: the key holds the whole URL, and a body is kept only after that very URL answered 200, so
+ * validation would pass again. Register after the bearer hook and the per-token limit (both
+ * `onRequest`, which run in registration order) and before the ETag hook (which turns a match into a
+ * 304).
  */
 export function registerKeptReads(app: FastifyInstance, bodies: KeptBodies): void {
   app.decorateRequest('keptKey', undefined)
-  app.addHook('preHandler', (request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const key = keyOf(request)
     if (key === undefined) return done()
     const kept = bodies.get(key)

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { LRUCache } from 'lru-cache'
+import { boundedEntries } from './bounded-entries.js'
 
 /** After this many consecutive bad secrets for one client id from one IP, that pair is locked out... */
 export const MAX_FAILURES = 10
@@ -15,7 +15,7 @@ export interface Lockout {
 
 /** In-process lock-outs (one server process). Bounded: the oldest entries go first. */
 export function memoryLockout(now: () => number, maxEntries = 100_000, maxFailures = MAX_FAILURES): Lockout {
-  const entries = new LRUCache<string, { failures: number; expiresAt: number }>({ max: maxEntries })
+  const entries = boundedEntries<{ failures: number; expiresAt: number }>(maxEntries)
   const live = (key: string) => {
     const entry = entries.get(key)
     if (entry && entry.expiresAt <= now()) {

@@ -1,16 +1,11 @@
+import type pg from 'pg'
 import { type Database, postgresPoolOf } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import { SqliteError } from '../db/sqlite.js'
-import {
-  postgresPlaceholder,
-  queryTargetVersion,
-  type ReadTarget,
-  readTargetVersion,
-  targetKey,
-  targetVersionSql,
-} from '../derived/read-targets.js'
+import { queryTargetVersion, type ReadTarget, readTargetVersion, targetKey } from '../derived/read-targets.js'
 import { ValidatedAnswers } from '../derived/validated-answers.js'
 import { propertyOf } from '../validation/guards.js'
+import { principalBatches } from './principal-batches.js'
 import { storedScopes } from './scopes.js'
 import { hashToken } from './secrets.js'
 import { findPrincipal, type Principal } from './tokens.js'
@@ -51,23 +46,13 @@ const TOKEN_SQL = `select t.org_id, t.client_id, t.expires_at, t.scope
   join organizations o on o.id = c.org_id
   where t.token_hash = ? and c.revoked_at is null and c.org_id = t.org_id`
 
-/** PostgreSQL: the token check and the target's version in one named statement, one round trip. */
-function principalWithVersionSql(target: ReadTarget): { name: string; text: string } {
-  const version = targetVersionSql(target, postgresPlaceholder, 3)
-  return {
-    name: `expertdir_principal_${target.kind}`,
-    text: `select t.org_id, t.client_id, t.expires_at, t.scope, (${version.text}) as version
-      from access_tokens t
-      join clients c on c.client_id = t.client_id
-      join organizations o on o.id = c.org_id
-      where t.token_hash = $1 and t.expires_at > $2 and c.revoked_at is null and c.org_id = t.org_id`,
-  }
-}
-
 const versionOf = (row: unknown): string | null => {
   const version = propertyOf(row, 'version')
   return typeof version === 'string' ? version : null
 }
+
+/** Statements of token checks running at once on PostgreSQL: half the pool, the group commit has the other. */
+const postgresLookupSlots = (pool: pg.Pool) => Math.max(1, Math.floor((pool.options.max ?? 10) / 2))
 
 /** Bytes of kept answers (tokens and versions) on SQLite; each is a few hundred bytes. */
 const ANSWER_BYTES = 8 * 1024 * 1024
@@ -81,7 +66,8 @@ const PRINCIPAL_BYTES = 300
  *   are kept costs one pragma. A revocation, a scope change or any write, by this process or another,
  *   commits, which moves `data_version`: the next request reads again. The expiry is checked against
  *   the clock on every request.
- * - PostgreSQL: the token check and the target's version in one named statement.
+ * - PostgreSQL: the token check and the target's version in one named statement, shared by the
+ *   requests that arrive while the statements before it run (src/auth/principal-batches.ts).
  * - Otherwise (`:memory:`, the read connection busy): the token check, then the version.
  */
 export function databasePrincipals(context: { database: Database; now: () => number }): PrincipalResolver {
@@ -89,14 +75,13 @@ export function databasePrincipals(context: { database: Database; now: () => num
   const connection = database.readConnection()
   const kept = connection ? keptAnswers(connection) : undefined
   const pool = postgresPoolOf(database.db)
+  const batches = pool && principalBatches(pool, postgresLookupSlots(pool))
 
   async function fromDatabase(tokenHash: string, time: number, target: ReadTarget | undefined) {
-    if (pool && target) {
-      const { name, text } = principalWithVersionSql(target)
-      const values = [tokenHash, time, ...targetVersionSql(target, postgresPlaceholder, 3).values]
-      const [row] = (await pool.query({ name, text, values })).rows
+    if (batches) {
+      const row = await batches({ tokenHash, time, target })
       const principal = principalOf(row, tokenHash)
-      return principal && { principal, version: versionOf(row) }
+      return principal && { principal, version: target ? versionOf(row) : undefined }
     }
     const principal = await findPrincipal(database, tokenHash, time)
     if (!principal) return undefined

@@ -2,7 +2,12 @@ import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
 import type { DB } from './schema.js'
 import { isRetryableWriteFailure } from './transactions.js'
 
-/** One request's writes: run on a shared batch transaction, inside a savepoint of its own. */
+/**
+ * One request's writes: run on a shared batch transaction, inside a savepoint of its own (on
+ * PostgreSQL first without one: see `optimistic`). A unit must let a database error propagate, never
+ * swallow it: on PostgreSQL a failed statement aborts the transaction, and only a thrown error rolls
+ * the batch back before its `COMMIT`.
+ */
 export type CommitUnit<T> = (trx: Transaction<DB>) => Promise<T>
 
 /** What the queue has committed so far: tests read it to see that batches really form. */
@@ -45,6 +50,11 @@ export interface CommitQueueOptions {
   maxBatch: number
   /** Batches in flight at once. SQLite has one writer: 1. */
   concurrency?: number
+  /**
+   * Run each batch first without savepoints, again with them only when a unit failed: for databases
+   * where each savepoint command is a round trip (PostgreSQL).
+   */
+  optimistic?: boolean
 }
 
 interface Queued {
@@ -55,6 +65,12 @@ interface Queued {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
+/** A unit of a batch and, once run, its outcome. */
+interface Slot {
+  entry: Queued
+  outcome?: Outcome
+}
+
 const SAVEPOINT = 'unit'
 /** A unit rolled back for a concurrent writer runs once more, within the same batch. */
 const UNIT_ATTEMPTS = 2
@@ -62,6 +78,7 @@ const UNIT_ATTEMPTS = 2
 export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): CommitQueue {
   const maxBatch = Math.max(1, options.maxBatch)
   const concurrency = Math.max(1, options.concurrency ?? 1)
+  const optimistic = options.optimistic ?? false
   const queue: Queued[] = []
   const stats: CommitStats = { batches: 0, units: 0, largestBatch: 0 }
   let inFlight = 0
@@ -93,31 +110,15 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
     })
   }
 
-  /** Runs queued units one after the other on one transaction (taking late arrivals too), then commits. */
+  /**
+   * Runs a batch of queued units, then commits. Optimistic (PostgreSQL): first without savepoints,
+   * two round trips fewer per unit; when a unit fails, the whole transaction is rolled back (nothing
+   * of it is written) and the same units run again, each in its own savepoint.
+   */
   async function commitBatch(): Promise<void> {
-    const batch: { entry: Queued; outcome?: Outcome }[] = []
-    let trx: ControlledTransaction<DB> | undefined
-    let committed = false
-    try {
-      trx = await db.startTransaction().execute()
-      for (let entry = queue.shift(); entry; entry = batch.length < maxBatch ? queue.shift() : undefined) {
-        const slot: { entry: Queued; outcome?: Outcome } = { entry }
-        batch.push(slot)
-        slot.outcome = await runUnit(trx, entry.unit)
-      }
-      await trx.commit().execute()
-      committed = true
-    } catch (error) {
-      await trx
-        ?.rollback()
-        .execute()
-        .catch(() => {})
-      // A unit's own error stands; the others were rolled back with the batch.
-      for (const slot of batch) if (slot.outcome?.ok !== false) slot.outcome = { ok: false, error }
-      // Not even begun: the first waiting unit gets the error, the others try again in the next batch.
-      const head = batch.length === 0 ? queue.shift() : undefined
-      if (head) batch.push({ entry: head, outcome: { ok: false, error } })
-    }
+    const batch: Slot[] = []
+    let result = optimistic ? await runBatch(batch, false) : 'again'
+    if (result === 'again') result = await runBatch(batch, true)
     stats.batches++
     stats.units += batch.length
     stats.largestBatch = Math.max(stats.largestBatch, batch.length)
@@ -129,7 +130,53 @@ export function createCommitQueue(db: Kysely<DB>, options: CommitQueueOptions): 
         entry.reject(outcome?.error)
       }
     }
-    for (const listener of listeners) listener({ units: batch.length, failed, committed })
+    for (const listener of listeners)
+      listener({ units: batch.length, failed, committed: result === 'committed' })
+  }
+
+  /**
+   * Runs the units of `batch`, then takes queued ones (late arrivals too) up to `maxBatch`, one after
+   * the other on one transaction, and commits; each slot gets its outcome. Not `isolated` (no
+   * savepoints): when a unit fails, everything is rolled back, the outcomes are cleared and the
+   * answer is `again`: the batch must run again isolated.
+   */
+  async function runBatch(batch: Slot[], isolated: boolean): Promise<'committed' | 'failed' | 'again'> {
+    let trx: ControlledTransaction<DB> | undefined
+    try {
+      trx = await db.startTransaction().execute()
+      for (let i = 0; ; i++) {
+        let slot = batch[i]
+        if (!slot) {
+          const entry = batch.length < maxBatch ? queue.shift() : undefined
+          if (!entry) break
+          slot = { entry }
+          batch.push(slot)
+        }
+        if (isolated) slot.outcome = await runUnit(trx, slot.entry.unit)
+        else {
+          try {
+            slot.outcome = { ok: true, value: await slot.entry.unit(trx) }
+          } catch {
+            await trx.rollback().execute()
+            for (const each of batch) each.outcome = undefined
+            return 'again'
+          }
+        }
+      }
+      await trx.commit().execute()
+      return 'committed'
+    } catch (error) {
+      await trx
+        ?.rollback()
+        .execute()
+        .catch(() => {})
+      // A unit's own error stands; the others were rolled back with the batch.
+      for (const slot of batch) if (slot.outcome?.ok !== false) slot.outcome = { ok: false, error }
+      // Not even begun: the first waiting unit gets the error, the others try again in the next batch.
+      const head = batch.length === 0 ? queue.shift() : undefined
+      if (head) batch.push({ entry: head, outcome: { ok: false, error } })
+      return 'failed'
+    }
   }
 
   /**

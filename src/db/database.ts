@@ -115,6 +115,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   const commits = createCommitQueue(db, {
     maxBatch: Math.min(options.commitBatchMax ?? DEFAULT_COMMIT_BATCH_MAX, POSTGRES_BATCH_MAX),
     concurrency: postgresCommitConcurrency(options.poolSize ?? DEFAULT_POOL_SIZE),
+    optimistic: true,
   })
   pools.set(db, pool)
   return {

@@ -35,39 +35,51 @@ export function targetKey(target: ReadTarget): string {
   }
 }
 
-/** The version statement of a target, its placeholders written by `placeholder(n)` (1-based). */
-export function targetVersionSql(
-  target: ReadTarget,
-  placeholder: (n: number) => string,
-  first = 1,
-): { text: string; values: (string | number)[] } {
-  const p = (offset: number) => placeholder(first + offset)
-  switch (target.kind) {
+/** Writes the `n`th parameter (1-based) of a statement; `type` is the SQL type it is compared with. */
+export type Placeholder = (n: number, type: 'bigint' | 'text') => string
+
+/** The statement reading the version of a target of `kind`, its parameters written by `placeholder`. */
+export function versionStatement(kind: ReadTargetKind, placeholder: Placeholder): string {
+  switch (kind) {
     case 'expert':
-      return {
-        text: `select cast(e.doc_version as text) || '.' || cast(o.profile_version as text) as version
-          from experts e join organizations o on o.id = e.org_id
-          where e.org_id = ${p(0)} and e.username = ${p(1)} and e.type = ${p(2)}`,
-        values: [target.orgId, target.username, target.type],
-      }
+      return `select cast(e.doc_version as text) || '.' || cast(o.profile_version as text) as version
+        from experts e join organizations o on o.id = e.org_id
+        where e.org_id = ${placeholder(1, 'bigint')} and e.username = ${placeholder(2, 'text')}
+          and e.type = ${placeholder(3, 'text')}`
     case 'search':
-      return {
-        text: `select cast(coalesce(max(v.version), 0) as text) as version
-          from expert_search_versions v where v.org_id = ${p(0)}`,
-        values: [target.orgId],
-      }
+      return `select cast(coalesce(max(v.version), 0) as text) as version
+        from expert_search_versions v where v.org_id = ${placeholder(1, 'bigint')}`
     default:
-      return {
-        text: `select cast(i.doc_version as text) as version
-          from ${target.kind === 'spotlight' ? 'spotlights' : 'questions'} i
-          where i.org_id = ${p(0)} and i.id = ${p(1)}`,
-        values: [target.orgId, target.id],
-      }
+      return `select cast(i.doc_version as text) as version
+        from ${kind === 'spotlight' ? 'spotlights' : 'questions'} i
+        where i.org_id = ${placeholder(1, 'bigint')} and i.id = ${placeholder(2, 'bigint')}`
   }
 }
 
-export const sqlitePlaceholder = () => '?'
-export const postgresPlaceholder = (n: number) => `$${n}`
+/** The parameters of the target's version statement, in order. */
+export function versionParameters(target: ReadTarget): (string | number)[] {
+  switch (target.kind) {
+    case 'expert':
+      return [target.orgId, target.username, target.type]
+    case 'search':
+      return [target.orgId]
+    default:
+      return [target.orgId, target.id]
+  }
+}
+
+export const READ_TARGET_KINDS: readonly ReadTargetKind[] = ['expert', 'spotlight', 'question', 'search']
+
+/** The version statement of a target and its parameters. */
+export function targetVersionSql(
+  target: ReadTarget,
+  placeholder: Placeholder,
+): { text: string; values: (string | number)[] } {
+  return { text: versionStatement(target.kind, placeholder), values: versionParameters(target) }
+}
+
+export const sqlitePlaceholder: Placeholder = () => '?'
+export const postgresPlaceholder: Placeholder = (n) => `$${n}`
 
 function versionOf(rows: readonly Record<string, unknown>[]): string | null {
   const version = rows[0]?.version

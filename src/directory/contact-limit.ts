@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { LRUCache } from 'lru-cache'
+import { boundedEntries } from '../auth/bounded-entries.js'
 
 /** The window of the per-address limit on contact-form submissions. */
 export const CONTACT_WINDOW_MS = 60 * 60 * 1000
@@ -22,7 +22,7 @@ const unlimited: ContactLimit = {
 /** In-process counts in fixed windows (one server process). Bounded: the oldest addresses go first. */
 export function memoryContactLimit(max: number, now: () => number, maxEntries = 100_000): ContactLimit {
   if (max === 0) return unlimited
-  const windows = new LRUCache<string, { count: number; resetAt: number }>({ max: maxEntries })
+  const windows = boundedEntries<{ count: number; resetAt: number }>(maxEntries)
   return {
     async take(address) {
       const current = windows.get(address)

@@ -1,23 +1,52 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { requestTrail } from '../audit/request.js'
+import type { ProfileType } from '../db/schema.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
 import { discardFiles } from '../storage/records.js'
 import { EXPERT_KIND, type ProfileKind } from './profile-type.js'
-import { ExpertCreate, ExpertCreated, ExpertDeleted, ExpertUpdate, ExpertUpdated } from './schemas.js'
-import { createExpert, deleteExpert, updateExpert } from './service.js'
+import {
+  ExpertCreate,
+  ExpertCreated,
+  ExpertDeleted,
+  ExpertUpdate,
+  ExpertUpdated,
+  IfMatchHeaders,
+} from './schemas.js'
+import { createExpert, deleteExpert, updateExpert, type WriteCondition } from './service.js'
 
 const errors = { '4xx': ErrorEnvelope }
 
+/**
+ * The `If-Match` check of a request's write to a profile, made by src/profiles/preconditions.ts (a
+ * layer above this one, so the app hands it in).
+ */
+export type ConditionOf = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  orgId: number,
+  type: ProfileType,
+  username: string,
+) => WriteCondition | undefined
+
 /** The expert (account) routes: create, update, delete. The profile read is in src/profiles/routes.ts. */
-export async function expertRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
-  accountRoutes(app, context, EXPERT_KIND)
+export async function expertRoutes(
+  app: FastifyInstance,
+  context: AppContext,
+  conditionOf: ConditionOf,
+): Promise<void> {
+  accountRoutes(app, context, EXPERT_KIND, conditionOf)
 }
 
 /** Create, update and delete of one kind of profile (experts here; staff members in src/staff). */
-export function accountRoutes(untyped: FastifyInstance, context: AppContext, kind: ProfileKind): void {
+export function accountRoutes(
+  untyped: FastifyInstance,
+  context: AppContext,
+  kind: ProfileKind,
+  conditionOf: ConditionOf,
+): void {
   const app = typedRoutes(untyped)
   const { db } = context
   const { type, path, operation, noun, tag } = kind
@@ -56,12 +85,13 @@ export function accountRoutes(untyped: FastifyInstance, context: AppContext, kin
         tags: [tag],
         summary: `Update ${noun} (partial)`,
         params: ExpertParams,
+        headers: IfMatchHeaders,
         body: ExpertUpdate,
         response: { 200: Success(ExpertUpdated), ...errors },
       },
       config: { scope: 'write' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { corporation, username } = request.params
       return ok(
         await updateExpert(
@@ -72,6 +102,7 @@ export function accountRoutes(untyped: FastifyInstance, context: AppContext, kin
           context.now(),
           requestTrail(request),
           type,
+          conditionOf(request, reply, corporation, type, username),
         ),
       )
     },

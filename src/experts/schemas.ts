@@ -105,3 +105,15 @@ export const ExpertDeleted = Type.Object(
   { deleted: Type.Boolean(), username: Type.String() },
   { title: 'ExpertDeleted' },
 )
+
+/** The request header of every profile write: the ETag the change is based on (src/profiles/preconditions.ts). */
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      description:
+        'The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; ' +
+        'when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. ' +
+        '`*` or no header: no check.',
+    }),
+  ),
+})

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
-import { isUniqueViolation } from '../db/database.js'
+import { isUniqueViolation, type Queryable } from '../db/database.js'
 import type { DB, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
@@ -15,6 +15,12 @@ import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
  * The account writes of a profile: an expert or a staff member (`type`), one code path for both.
  * A profile of the other type under the same username is a 404.
  */
+
+/**
+ * A condition a profile write checks inside its transaction once the profile's row is locked, before
+ * it changes anything: the `If-Match` of the request (src/profiles/preconditions.ts). It throws to refuse.
+ */
+export type WriteCondition = (trx: Queryable) => Promise<void>
 
 /** A concurrent write took the email or the username between our check and our write: answer 409, not 500. */
 async function asConflict<T>(
@@ -66,11 +72,13 @@ export async function updateExpert(
   now: number,
   trail: AuditTrail,
   type: ProfileType = 'expert',
+  condition?: WriteCondition,
 ): Promise<{ updated: boolean; username: string }> {
   return asConflict(db, orgId, input, () =>
     writeTransaction(db, async (trx) => {
       const expert = await findExpertForWrite(trx, orgId, username, type)
       if (!expert) throw profileNotFound(type, username)
+      await condition?.(trx)
       const updated = await updateAccount(trx, orgId, expert, input, now)
       const current = input.username ?? expert.username
       if (updated) {

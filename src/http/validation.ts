@@ -200,8 +200,8 @@ export type Validator<T = unknown> = (
 ) => { value: T; error?: undefined } | { value?: undefined; error: ApiError }
 
 /**
- * Fastify's schema compiler: one ajv validator per schema, compiled once at start-up, reporting every
- * offending field at once as a `validation_failed` ApiError.
+ * Fastify's schema compiler: one ajv validator per schema, compiled on the route's first request (see
+ * `compileValidator`), reporting every offending field at once as a `validation_failed` ApiError.
  */
 export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpPart }) => {
   const validate = compileValidator(schema, httpPart)
@@ -211,10 +211,12 @@ export const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpP
 
 /**
  * The validator of `schema` for one part of a request (`body`, `params`, ...), as a route gets it; what it
- * accepts has the schema's type `T` (ajv's compiled check is the type guard).
+ * accepts has the schema's type `T` (ajv's compiled check is the type guard). ajv compiles the schema on
+ * the validator's first call, not here: compiled validators of every route and tool made at start-up
+ * held tens of MiB of heap for routes a process may never serve (docs/performance.md, "Idle memory").
  */
 export function compileValidator<T = unknown>(schema: Schema, httpPart: string | undefined): Validator<T> {
-  const validate: ValidateFunction<T> = ajv.compile<T>(schema)
+  let compiled: ValidateFunction<T> | undefined
   const part = httpPart === 'body' ? 'body' : (httpPart ?? 'request')
   const coerceAlways = httpPart === 'params' || httpPart === 'querystring'
   return (data: unknown) => {
@@ -225,7 +227,8 @@ export function compileValidator<T = unknown>(schema: Schema, httpPart: string |
     const form = FORM_BODY in data
     const { value, repeated } = normalize(data, schema, coerceAlways || form, form)
     if (repeated.length > 0) return { error: validationError(repeated) }
-    if (validate(value)) return { value }
-    return { error: validationError(toDetails(validate.errors ?? [], part)) }
+    compiled ??= ajv.compile<T>(schema)
+    if (compiled(value)) return { value }
+    return { error: validationError(toDetails(compiled.errors ?? [], part)) }
   }
 }

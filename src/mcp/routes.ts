@@ -1,11 +1,9 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { AuthContext } from '../auth/context.js'
 import { decodeUtf8 } from '../http/url-encoding.js'
 import { authenticateMcp, checkOrigin, MCP_PATH } from './auth.js'
 import { resourceMetadataRoutes } from './resource-metadata.js'
-import { mcpServer } from './server.js'
 
 /** A body that is not JSON (or not UTF-8, or has a `__proto__` key): JSON-RPC's parse error. */
 const UNPARSABLE = Symbol('unparsable JSON-RPC body')
@@ -65,8 +63,16 @@ function parseError(reply: FastifyReply): FastifyReply {
     })
 }
 
+/** The SDK and the tools (with their schemas) load with the first MCP request, not with every process. */
+const loadServer = () =>
+  Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./server.js'),
+  ])
+
 async function handle(context: AuthContext, request: FastifyRequest, reply: FastifyReply) {
   if (request.body === UNPARSABLE) return parseError(reply)
+  const [{ WebStandardStreamableHTTPServerTransport }, { mcpServer }] = await loadServer()
   const server = mcpServer({ context, principal: request.principal }, request.log)
   // Stateless: no session id, one transport per request, JSON responses rather than an SSE stream.
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })

@@ -6,6 +6,7 @@ import { writeTransaction } from '../db/transactions.js'
 import { profileChanged } from '../derived/changes.js'
 import { notFound } from '../errors.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
+import type { WriteCondition } from '../experts/service.js'
 import {
   deleteProfileItems,
   insertProfileItem,
@@ -96,6 +97,7 @@ export async function setAvatar(
   baseUrl: string,
   trail: AuditTrail,
   focus?: FocusPoint,
+  condition?: WriteCondition,
 ): Promise<Avatar> {
   const { db, storage } = context
   const expert = await findExpert(db, orgId, username)
@@ -111,6 +113,7 @@ export async function setAvatar(
     writeTransaction(db, async (trx) => {
       const locked = await findExpertForWrite(trx, orgId, username, 'expert')
       if (!locked || locked.id !== expert.id) throw notFound(`Expert ${username}`)
+      await condition?.(trx)
       const old = await expertMediaKeys(trx, orgId, expert.id)
       await forgetMediaFiles(trx, orgId, old)
       await recordMediaFiles(trx, rows)
@@ -139,11 +142,13 @@ export async function deleteAvatar(
   orgId: number,
   username: string,
   trail: AuditTrail,
+  condition?: WriteCondition,
 ): Promise<void> {
   const { db, storage } = context
   const removed = await writeTransaction(db, async (trx) => {
     const expert = await findExpertForWrite(trx, orgId, username, 'expert')
     if (!expert) throw notFound(`Expert ${username}`)
+    await condition?.(trx)
     const items = await listSectionItems(trx, orgId, expert.id, ['avatar'])
     const keys = await expertMediaKeys(trx, orgId, expert.id)
     if (items.length === 0 && keys.length === 0) throw notFound(`The avatar of expert ${username}`)

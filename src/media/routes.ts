@@ -3,9 +3,11 @@ import { type Static, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { requestTrail } from '../audit/request.js'
 import { notFound } from '../errors.js'
+import { IfMatchHeaders } from '../experts/schemas.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
 import { validatorCompiler } from '../http/validation.js'
+import { profileCondition } from '../profiles/preconditions.js'
 import { AvatarOutput } from '../profiles/read-sections.js'
 import { isMediaExtension, MEDIA_KEY, MEDIA_TYPES, type MediaExtension } from '../storage/keys.js'
 import type { MediaStorage } from '../storage/storage.js'
@@ -100,6 +102,7 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
           tags: ['photos and files'],
           summary: "Upload an expert's photo: a JPEG, PNG or WebP of at least 200x200 pixels",
           params: ExpertParams,
+          headers: IfMatchHeaders,
           querystring: FocusQuery,
           body: uploadBody(
             'PhotoUpload',
@@ -110,7 +113,7 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
         },
         config: { scope: 'write' },
       },
-      async (request) => {
+      async (request, reply) => {
         const upload = await readUpload(request, limit, ['jpeg', 'png', 'webp'], 'a JPEG, PNG or WebP image')
         const { focus_x: x, focus_y: y } = request.query
         const focus = x === undefined && y === undefined ? undefined : { x: x ?? 0.5, y: y ?? 0.5 }
@@ -124,6 +127,7 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
             baseUrlOf(context, request),
             requestTrail(request),
             focus,
+            profileCondition(request, reply, corporation, 'expert', username),
           ),
         })
       },
@@ -174,12 +178,20 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
         tags: ['photos and files'],
         summary: "Delete an expert's photo and its files",
         params: ExpertParams,
+        headers: IfMatchHeaders,
         response: { 200: Success(AvatarAnswer), ...errors },
       },
       config: { scope: 'write' },
     },
-    async (request) => {
-      await deleteAvatar(media, request.params.corporation, request.params.username, requestTrail(request))
+    async (request, reply) => {
+      const { corporation, username } = request.params
+      await deleteAvatar(
+        media,
+        corporation,
+        username,
+        requestTrail(request),
+        profileCondition(request, reply, corporation, 'expert', username),
+      )
       return ok({ avatar: { s: {}, m: {}, o: {}, l: {} } })
     },
   )

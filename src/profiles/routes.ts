@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { type TSchema, Type } from 'typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { type Static, type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { recordAudit } from '../audit/log.js'
 import { requestTrail } from '../audit/request.js'
@@ -7,6 +7,7 @@ import { writeTransaction } from '../db/transactions.js'
 import { audienceOf } from '../derived/audience.js'
 import { expertTarget } from '../derived/read-targets.js'
 import { EXPERT_KIND, type ProfileKind } from '../experts/profile-type.js'
+import { IfMatchHeaders } from '../experts/schemas.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
@@ -19,9 +20,11 @@ import {
   readOrganization,
   setOrganizationProfile,
 } from './organization.js'
+import { ProfileResponse, profileCondition } from './preconditions.js'
 import { PROFILE_KEYS, Profile, profileDocument, readProfile } from './read.js'
 import {
   isStoredSection,
+  MAX_SECTION_ELEMENTS,
   NAME_SECTIONS,
   pascal,
   SINGLE_SECTIONS,
@@ -30,13 +33,38 @@ import {
   sectionBody,
   sectionOutput,
 } from './section-fields.js'
-import { addElement, deleteElement, getElement, listElements, updateElement } from './sections.js'
+import {
+  addElement,
+  deleteElement,
+  getElement,
+  listElements,
+  reorderElements,
+  updateElement,
+} from './sections.js'
 
 type Body = Record<string, unknown>
 
 const errors = { '4xx': ErrorEnvelope }
 const EXPERT = EXPERT_KIND.path
 const ElementParams = Type.Object({ ...ExpertParams.properties, id: Id('Element id') })
+const SectionOrder = Type.Object(
+  {
+    ids: Type.Array(Id('Element id'), {
+      maxItems: MAX_SECTION_ELEMENTS,
+      uniqueItems: true,
+      description: 'Every element id of the section, each once, in the new order (first is shown first)',
+    }),
+  },
+  { additionalProperties: false, title: 'SectionOrder' },
+)
+const SectionOrdered = Type.Object(
+  {
+    section: Type.String(),
+    ids: Type.Array(Type.Integer(), { description: 'The element ids in the order now stored' }),
+    updated: Type.Boolean({ description: 'False when the section was already in this order' }),
+  },
+  { title: 'SectionOrdered' },
+)
 
 /** Vendor field names accepted for ours (CONTRACT §9), renamed before validation. */
 const ALIASES: Partial<Record<StoredSection, Record<string, string>>> = {
@@ -86,7 +114,7 @@ export function profileReadRoute(untyped: FastifyInstance, context: AppContext, 
         tags: [kind.tag],
         summary: `Get the profile of ${kind.noun}`,
         params: ExpertParams,
-        response: { 200: Success(Profile), ...errors },
+        response: { 200: ProfileResponse, ...errors },
       },
       config: { scope: 'read:public', readTarget: expertTarget(kind.type) },
     },
@@ -199,6 +227,11 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
   const name = pascal(section)
   const base = `${kind.path}/:username/${section}`
   const who = (params: { username: string }) => ({ type, username: params.username })
+  /** Whose section a write changes, with the request's `If-Match` check. */
+  const writer = (request: FastifyRequest, reply: FastifyReply, params: Static<typeof ExpertParams>) => ({
+    ...who(params),
+    condition: profileCondition(request, reply, params.corporation, type, params.username),
+  })
   const single = SINGLE_SECTIONS.has(section)
   const names = NAME_SECTIONS.has(section)
   const Elements = Success(Type.Object({ [section]: Type.Array(sectionOutput(section)) }))
@@ -237,19 +270,20 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
           tags,
           summary: `Set the ${section} of ${noun}: the given fields create or replace the stored ones`,
           params: ExpertParams,
+          headers: IfMatchHeaders,
           body: sectionBody(section, 'patch'),
           response: { 200: Success(Updated), ...errors },
         },
         config: { scope: 'write' },
         ...withAliases,
       },
-      async (request) => {
+      async (request, reply) => {
         const { corporation } = request.params
         return ok(
           await addElement(
             db,
             corporation,
-            who(request.params),
+            writer(request, reply, request.params),
             section,
             request.body,
             context.now(),
@@ -266,16 +300,17 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
           tags,
           summary: `Clear the ${section} of ${noun} (404 when not set)`,
           params: ExpertParams,
+          headers: IfMatchHeaders,
           response: { 200: Success(Deleted), ...errors },
         },
         config: { scope: 'write' },
       },
-      async (request) => {
+      async (request, reply) => {
         const { corporation } = request.params
         const id = await deleteElement(
           db,
           corporation,
-          who(request.params),
+          writer(request, reply, request.params),
           section,
           undefined,
           context.now(),
@@ -318,19 +353,20 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
           ? `Add a ${section} to ${noun} (the existing one's id when the name is there)`
           : `Append a ${section} element to ${noun} (at most 500)`,
         params: ExpertParams,
+        headers: IfMatchHeaders,
         body: sectionBody(section, 'create'),
         response: { 200: Success(Created), ...errors },
       },
       config: { scope: 'write' },
       ...withAliases,
     },
-    async (request) => {
+    async (request, reply) => {
       const { corporation } = request.params
       const input = inputOf(section, request.body)
       const { id } = await addElement(
         db,
         corporation,
-        who(request.params),
+        writer(request, reply, request.params),
         section,
         input,
         context.now(),
@@ -349,18 +385,19 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
           tags,
           summary: `Update a ${section} element of ${noun} (partial)`,
           params: ElementParams,
+          headers: IfMatchHeaders,
           body: sectionBody(section, 'patch'),
           response: { 200: Success(Updated), ...errors },
         },
         config: { scope: 'write' },
         ...withAliases,
       },
-      async (request) => {
+      async (request, reply) => {
         const { corporation, id } = request.params
         const updated = await updateElement(
           db,
           corporation,
-          who(request.params),
+          writer(request, reply, request.params),
           section,
           id,
           request.body,
@@ -368,6 +405,39 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
           requestTrail(request),
         )
         return ok({ id, updated })
+      },
+    )
+
+    app.put(
+      `${base}/order`,
+      {
+        schema: {
+          operationId: `reorder${operation}${name}Elements`,
+          tags,
+          summary: `Reorder the ${section} elements of ${noun}`,
+          description:
+            'The body lists every element id of the section once, in the new order. An id the section ' +
+            'lacks, or one of its ids left out (another writer added or removed an element since the ' +
+            'section was read), is 409 `conflict` naming them; the section is left as it was.',
+          params: ExpertParams,
+          headers: IfMatchHeaders,
+          body: SectionOrder,
+          response: { 200: Success(SectionOrdered), ...errors },
+        },
+        config: { scope: 'write' },
+      },
+      async (request, reply) => {
+        const { corporation } = request.params
+        const order = await reorderElements(
+          db,
+          corporation,
+          writer(request, reply, request.params),
+          section,
+          request.body.ids,
+          context.now(),
+          requestTrail(request),
+        )
+        return ok({ section, ...order })
       },
     )
   }
@@ -380,16 +450,17 @@ function sectionRoutes(app: TypedApp, context: AppContext, kind: ProfileKind, se
         tags,
         summary: `Delete a ${section} element of ${noun}`,
         params: ElementParams,
+        headers: IfMatchHeaders,
         response: { 200: Success(Deleted), ...errors },
       },
       config: { scope: 'write' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { corporation, id } = request.params
       await deleteElement(
         db,
         corporation,
-        who(request.params),
+        writer(request, reply, request.params),
         section,
         id,
         context.now(),

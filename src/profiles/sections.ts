@@ -13,6 +13,7 @@ import { profileChanged } from '../derived/changes.js'
 import { ApiError, notFound, validationError } from '../errors.js'
 import { profileNotFound } from '../experts/profile-type.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
+import type { WriteCondition } from '../experts/service.js'
 import {
   deleteProfileItems,
   insertProfileItem,
@@ -74,15 +75,16 @@ async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, el
     : new Map()
 }
 
-/** Whose section: an expert's or a staff member's, by username. */
 /** A section element in the audit log: `<username>/<section>/<id>`. */
 function sectionRecord(profile: ProfileRef, section: StoredSection, id: number): AuditRecord {
   return { kind: 'section', id: `${profile.username}/${section}/${id}` }
 }
 
+/** Whose section: an expert's or a staff member's, by username; a write's `If-Match` check with it. */
 export interface ProfileRef {
   type: ProfileType
   username: string
+  condition?: WriteCondition | undefined
 }
 
 async function expertOf(
@@ -96,14 +98,18 @@ async function expertOf(
   return expert
 }
 
-/** The profile whose section a write changes, locked until the write commits (db/transactions.ts). */
+/**
+ * The profile whose section a write changes, locked until the write commits (db/transactions.ts), once
+ * the write's condition (its `If-Match`) holds.
+ */
 async function expertForWrite(
   trx: Queryable,
   orgId: number,
-  { type, username }: ProfileRef,
+  { type, username, condition }: ProfileRef,
 ): Promise<ExpertRow> {
   const expert = await findExpertForWrite(trx, orgId, username, type)
   if (!expert) throw profileNotFound(type, username)
+  await condition?.(trx)
   return expert
 }
 
@@ -277,6 +283,55 @@ export async function deleteElement(
     await recordAudit(trx, orgId, trail, sectionRecord(profile, section, item.id), now)
     return item.id
   })
+}
+
+/**
+ * PUT on a list section's order: `ids`, the section's element ids in their new order, must name each
+ * of its elements once (409 naming the ids that differ, as when another writer added or removed one
+ * meanwhile). Returns the order now stored and whether it changed.
+ */
+export async function reorderElements(
+  db: Kysely<DB>,
+  orgId: number,
+  profile: ProfileRef,
+  section: StoredSection,
+  ids: readonly number[],
+  now: number,
+  trail: AuditTrail,
+): Promise<{ ids: number[]; updated: boolean }> {
+  return writeTransaction(db, async (trx) => {
+    const expert = await expertForWrite(trx, orgId, profile)
+    const items = await listSectionItems(trx, orgId, expert.id, [section])
+    assertPermutation(section, items, ids)
+    if (items.every((item, index) => item.id === ids[index])) return { ids: [...ids], updated: false }
+    // Positions are renumbered 0, 1, 2...: only the rows whose number changes are written.
+    const positions = new Map(items.map((item) => [item.id, item.position]))
+    for (const [position, id] of ids.entries())
+      if (positions.get(id) !== position) await updateProfileItem(trx, orgId, id, { position })
+    await profileChanged(trx, orgId, expert.id, now)
+    await recordAudit(trx, orgId, trail, { kind: 'section', id: `${profile.username}/${section}` }, now)
+    return { ids: [...ids], updated: true }
+  })
+}
+
+/** 409 unless `ids` names every stored element of the section exactly once (the body has no repeats). */
+function assertPermutation(section: StoredSection, items: readonly ProfileItemRow[], ids: readonly number[]) {
+  const stored = new Set(items.map((item) => item.id))
+  const given = new Set(ids)
+  const unknown = ids.filter((id) => !stored.has(id))
+  const missing = [...stored].filter((id) => !given.has(id))
+  if (unknown.length === 0 && missing.length === 0) return
+  const details = [
+    ...(unknown.length > 0
+      ? [{ field: 'ids', message: `names ${unknown.join(', ')}, not in the section` }]
+      : []),
+    ...(missing.length > 0 ? [{ field: 'ids', message: `lacks ${missing.join(', ')} of the section` }] : []),
+  ]
+  throw new ApiError(
+    'conflict',
+    `The order must name each element of section ${section} once, as it is now: ${details.map((d) => `ids ${d.message}`).join('; ')}. Read the section again and send its ids in the new order.`,
+    { details },
+  )
 }
 
 /** Sections as an import gives them: each a list of elements with optional keys; the avatar an object. */

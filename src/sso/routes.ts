@@ -7,9 +7,8 @@ import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
 import { secureCookies, startSession } from '../sessions/cookie.js'
 import { resolvePerson } from './identity.js'
-import { type OidcClients, oidcClients } from './oidc.js'
+import type { OidcClients } from './oidc.js'
 import { ssoForDomain } from './repository.js'
-import { samlAuthorizationUrl, samlIdentityOf, spMetadata } from './saml.js'
 import { OidcCallbackQuery, type Protocol, SamlPost, SsoLookup, SsoOptions } from './schemas.js'
 import type { SecretBox } from './secret-box.js'
 import { loadSsoSettings, type SsoSettings } from './settings.js'
@@ -55,7 +54,12 @@ function notStarted(): ApiError {
 export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Promise<void> {
   const { db, now, config } = context
   const app = typedRoutes(scope)
-  const oidc: OidcClients = oidcClients(context.secretBox, scope.log)
+  // The protocols' libraries (openid-client; node-saml with its XML stack) are loaded by the first
+  // sign-in that uses them, not by every process at start.
+  let oidcClients: Promise<OidcClients> | undefined
+  const oidc = () =>
+    (oidcClients ??= import('./oidc.js').then((module) => module.oidcClients(context.secretBox, scope.log)))
+  const samlProvider = () => import('./saml.js')
   const saml = { db, now, log: scope.log }
   const base = (request: FastifyRequest) => baseUrlOf(request, config.publicUrl)
 
@@ -151,7 +155,7 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
     async (request, reply) => {
       const settings = await settingsFor(request.params.corporation, 'oidc')
       const key = newTransactionKey()
-      const url = await oidc.authorizationUrl(
+      const url = await (await oidc()).authorizationUrl(
         settings,
         key,
         ssoUrls(base(request), settings.orgId).redirectUri,
@@ -173,7 +177,7 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
       const redirectUri = ssoUrls(base(request), orgId).redirectUri
       const answer = new URL(redirectUri)
       answer.search = new URL(request.url, redirectUri).search
-      const identity = await oidc.identity(settings, key, answer)
+      const identity = await (await oidc()).identity(settings, key, answer)
       return signedIn(request, reply, await resolvePerson(db, settings, identity, now()))
     },
   )
@@ -183,6 +187,7 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
     { schema: { hide: true, params: CorporationParams } },
     async (request, reply) => {
       const settings = await settingsFor(request.params.corporation, 'saml')
+      const { spMetadata } = await samlProvider()
       return reply
         .type('application/samlmetadata+xml; charset=utf-8')
         .send(spMetadata(settings, base(request), saml))
@@ -195,6 +200,7 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
     async (request, reply) => {
       const settings = await settingsFor(request.params.corporation, 'saml')
       const key = newTransactionKey()
+      const { samlAuthorizationUrl } = await samlProvider()
       const url = await samlAuthorizationUrl(settings, base(request), key, saml)
       setTransactionCookie(request, reply, key)
       return reply.header('cache-control', 'no-store').redirect(url)
@@ -209,6 +215,7 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
     { schema: { hide: true, params: CorporationParams, body: SamlPost } },
     async (request, reply) => {
       const settings = await settingsFor(request.params.corporation, 'saml')
+      const { samlIdentityOf } = await samlProvider()
       const { identity, requestId } = await samlIdentityOf(
         settings,
         base(request),

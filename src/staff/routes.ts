@@ -5,6 +5,7 @@ import { STAFF_KIND } from '../experts/profile-type.js'
 import { accountRoutes } from '../experts/routes.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
+import { profileCondition } from '../profiles/preconditions.js'
 import { profileReadRoute, profileSectionRoutes } from '../profiles/routes.js'
 import { STAFF_SECTIONS } from '../profiles/section-fields.js'
 import { EmployeeList, type ProfileListInput, ProfileListQuery, StaffList } from './schemas.js'
@@ -47,7 +48,7 @@ export async function staffRoutes(app: FastifyInstance, context: AppContext): Pr
   )
 
   profileReadRoute(app, context, STAFF_KIND)
-  accountRoutes(app, context, STAFF_KIND)
+  accountRoutes(app, context, STAFF_KIND, profileCondition)
   profileSectionRoutes(app, context, STAFF_KIND, STAFF_SECTIONS)
 
   app.get<{ Params: { corporation: number }; Querystring: ProfileListInput }>(

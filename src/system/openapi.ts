@@ -103,6 +103,12 @@ const RESPONSES = {
     headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
     content: errorContent,
   },
+  PreconditionFailed: {
+    description:
+      'The profile changed since the read whose ETag `If-Match` names (`precondition_failed`): nothing was written',
+    headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+    content: errorContent,
+  },
   Unavailable: {
     description: 'The database is unreachable or the service is shutting down (`unavailable`): retry later',
     headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
@@ -150,6 +156,12 @@ function transformRoute({ schema, url, route }: { schema: FastifySchema; url: st
 }
 
 type Json = Record<string, unknown>
+
+/** Whether an operation takes the parameter `name` (a header's name in any case). */
+function hasParameter(operation: Json, name: string): boolean {
+  const parameters = Array.isArray(operation.parameters) ? operation.parameters : []
+  return parameters.some((parameter) => String(propertyOf(parameter, 'name')).toLowerCase() === name)
+}
 
 function securitySchemes(tokenUrl: string) {
   return {
@@ -199,16 +211,12 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
       if (!status.startsWith('2')) continue
       if (isApi) Object.assign(headers, RATE_LIMIT_HEADERS)
       if (bearer && method === 'get') headers.ETag = ref('headers', 'ETag')
-      const parameters = Array.isArray(operation.parameters) ? operation.parameters : []
-      if (
-        parameters.some(
-          (parameter) => String(propertyOf(parameter, 'name')).toLowerCase() === 'idempotency-key',
-        )
-      ) {
+      if (hasParameter(operation, 'idempotency-key')) {
         headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed')
       }
     }
     if (bearer && method === 'get') responses['304'] = ref('responses', 'NotModified')
+    if (hasParameter(operation, 'if-match')) responses['412'] = ref('responses', 'PreconditionFailed')
     if (bearer && path.includes('/expert/{username}')) responses['308'] = ref('responses', 'RenamedExpert')
     if (bearer) {
       responses['401'] = ref('responses', 'Unauthorized')

@@ -205,6 +205,11 @@ function staffWriteRoutes(): BodyRoute[] {
       const base = await staffUrl(ctx)
       return `${base}/education/${await created(ctx, `${base}/education`, { institution: 'A' })}`
     }),
+    route('PUT staff section order', 'PUT', 'profile_items', async (ctx) => {
+      const base = await staffUrl(ctx)
+      await created(ctx, `${base}/education`, { institution: 'A' })
+      return `${base}/education/order`
+    }),
     route(
       'POST staff single-element section',
       'POST',
@@ -230,6 +235,11 @@ function writeRoutes(): BodyRoute[] {
     route('PUT section element', 'PUT', 'profile_items', async (ctx) => {
       const base = await expertUrl(ctx)
       return `${base}/article/${await created(ctx, `${base}/article`, { title: 'A' })}`
+    }),
+    route('PUT section order', 'PUT', 'profile_items', async (ctx) => {
+      const base = await expertUrl(ctx)
+      await created(ctx, `${base}/article`, { title: 'A' })
+      return `${base}/article/order`
     }),
     route(
       'POST single-element section',

@@ -64,14 +64,16 @@ export function runCliProcess(args: string[], env: Record<string, string> = {}):
 
 /**
  * Starts the real CLI entry as a child process (for `serve`); DATABASE_URL of the test run is not
- * passed on. `stdin: true` gives it a standard input to write to (`--password-stdin`).
+ * passed on. `stdin: true` gives it a standard input to write to (`--password-stdin`); `preload`
+ * names further modules to `--import` into it (after tsx).
  */
 export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
-  options: { stdin?: boolean } = {},
+  options: { stdin?: boolean; preload?: string[] } = {},
 ): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+  const preloads = (options.preload ?? []).flatMap((module) => ['--import', module])
+  return spawn(process.execPath, ['--import', 'tsx', ...preloads, ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
@@ -131,16 +133,20 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   databaseUrl: string,
-  extra: { args?: string[]; env?: Record<string, string> } = {},
+  extra: { args?: string[]; env?: Record<string, string>; preload?: string[] } = {},
 ): Promise<ServerProcess> {
   const port = await freePort()
-  const child = spawnCli(['--db', databaseUrl, 'serve', '--port', String(port), ...(extra.args ?? [])], {
-    HOST: '127.0.0.1',
-    EXPERTDIR_SMTP_URL: '',
-    EXPERTDIR_RATE_LIMIT_TOKEN: '0',
-    EXPERTDIR_RATE_LIMIT_API: '0',
-    ...extra.env,
-  })
+  const child = spawnCli(
+    ['--db', databaseUrl, 'serve', '--port', String(port), ...(extra.args ?? [])],
+    {
+      HOST: '127.0.0.1',
+      EXPERTDIR_SMTP_URL: '',
+      EXPERTDIR_RATE_LIMIT_TOKEN: '0',
+      EXPERTDIR_RATE_LIMIT_API: '0',
+      ...extra.env,
+    },
+    { preload: extra.preload ?? [] },
+  )
   let output = ''
   const collect = (chunk: Buffer) => {
     output += chunk

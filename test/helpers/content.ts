@@ -76,7 +76,7 @@ export async function createRainContent(
   ctx: TestContext,
   write: ContentWrite,
   options: { lastname: string; answeredBy: 'x' | 'y' },
-): Promise<{ expertX: string; expertY: string; postId: number; questionId: number }> {
+): Promise<{ expertX: string; expertY: string; postId: number; questionId: number; answerId: number }> {
   const org = ctx.tenant.orgId
   const expertX = await createExpert(ctx, ctx.tenant, { firstname: 'Xena', lastname: options.lastname })
   const expertY = await createExpert(ctx, ctx.tenant, { firstname: 'Yuri', lastname: options.lastname })
@@ -93,9 +93,9 @@ export async function createRainContent(
     tags: ['Weather'],
   })
   const questionId = Number(question.id)
-  await write('POST', `/v2/qanda/${org}/${questionId}/answer`, {
+  const answer = await write('POST', `/v2/qanda/${org}/${questionId}/answer`, {
     username: options.answeredBy === 'x' ? expertX : expertY,
     answer: '<p>Clouds.</p>',
   })
-  return { expertX, expertY, postId: Number(post.id), questionId }
+  return { expertX, expertY, postId: Number(post.id), questionId, answerId: Number(answer.id) }
 }

@@ -647,6 +647,16 @@ function profileWriteRoutes(): ProtectedRoute[] {
       },
     },
     {
+      name: 'PUT section order',
+      scope: 'write',
+      covers: LIST_SECTIONS.map((section) => `PUT ${EXPERT}/${section}/order`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await expertWithArticle(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/article/order`, payload: { ids: [id] } }
+      },
+    },
+    {
       name: 'DELETE section element',
       scope: 'write',
       covers: ELEMENT_SECTIONS.map((section) => `DELETE ${EXPERT}/${section}/:id`),
@@ -948,6 +958,16 @@ function staffRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => {
         const { base, id } = await staffWithLink(ctx, corporation, owner)
         return { method: 'PUT', url: `${base}/link/${id}`, payload: { name: 'Front desk' } }
+      },
+    },
+    {
+      name: 'PUT staff section order',
+      scope: 'write',
+      covers: LIST_SECTIONS.map((section) => `PUT ${MEMBER}/${section}/order`),
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { base, id } = await staffWithLink(ctx, corporation, owner)
+        return { method: 'PUT', url: `${base}/link/order`, payload: { ids: [id] } }
       },
     },
     {

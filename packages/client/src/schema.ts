@@ -394,6 +394,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/accomplishment/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the accomplishment elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAccomplishmentElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/affiliation": {
         parameters: {
             query?: never;
@@ -426,6 +446,26 @@ export interface paths {
         post?: never;
         /** Delete a affiliation element of an expert */
         delete: operations["deleteExpertAffiliationElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/affiliation/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the affiliation elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAffiliationElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -468,6 +508,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/assessment/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the assessment elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAssessmentElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/article": {
         parameters: {
             query?: never;
@@ -505,6 +565,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/article/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the article elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertArticleElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/audio": {
         parameters: {
             query?: never;
@@ -537,6 +617,26 @@ export interface paths {
         post?: never;
         /** Delete a audio element of an expert */
         delete: operations["deleteExpertAudioElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/audio/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the audio elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertAudioElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -617,6 +717,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/book/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the book elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertBookElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/category": {
         parameters: {
             query?: never;
@@ -690,6 +810,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/course/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the course elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertCourseElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/cv": {
         parameters: {
             query?: never;
@@ -746,6 +886,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/document/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the document elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertDocumentElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/education": {
         parameters: {
             query?: never;
@@ -783,6 +943,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/education/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the education elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertEducationElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/eventappearance": {
         parameters: {
             query?: never;
@@ -815,6 +995,26 @@ export interface paths {
         post?: never;
         /** Delete a eventappearance element of an expert */
         delete: operations["deleteExpertEventappearanceElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/eventappearance/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the eventappearance elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertEventappearanceElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -912,6 +1112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/language/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the language elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertLanguageElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/link": {
         parameters: {
             query?: never;
@@ -944,6 +1164,26 @@ export interface paths {
         post?: never;
         /** Delete a link element of an expert */
         delete: operations["deleteExpertLinkElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/link/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the link elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertLinkElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -986,6 +1226,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/mediaappearance/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the mediaappearance elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertMediaappearanceElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/patent": {
         parameters: {
             query?: never;
@@ -1018,6 +1278,26 @@ export interface paths {
         post?: never;
         /** Delete a patent element of an expert */
         delete: operations["deleteExpertPatentElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/patent/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the patent elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPatentElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1060,6 +1340,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/partnership/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the partnership elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPartnershipElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/photo": {
         parameters: {
             query?: never;
@@ -1097,6 +1397,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/photo/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the photo elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPhotoElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/podchaser": {
         parameters: {
             query?: never;
@@ -1129,6 +1449,26 @@ export interface paths {
         post?: never;
         /** Delete a podchaser element of an expert */
         delete: operations["deleteExpertPodchaserElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/podchaser/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the podchaser elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertPodchaserElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1207,6 +1547,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/researchfocus/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the researchfocus elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertResearchfocusElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/researchgrant": {
         parameters: {
             query?: never;
@@ -1244,6 +1604,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/researchgrant/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the researchgrant elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertResearchgrantElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/sampletalk": {
         parameters: {
             query?: never;
@@ -1276,6 +1656,26 @@ export interface paths {
         post?: never;
         /** Delete a sampletalk element of an expert */
         delete: operations["deleteExpertSampletalkElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/sampletalk/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the sampletalk elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertSampletalkElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1351,6 +1751,26 @@ export interface paths {
         post?: never;
         /** Delete a slideshare element of an expert */
         delete: operations["deleteExpertSlideshareElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/slideshare/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the slideshare elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertSlideshareElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1448,6 +1868,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/testimonial/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the testimonial elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertTestimonialElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/topic": {
         parameters: {
             query?: never;
@@ -1521,6 +1961,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/video/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the video elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertVideoElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/vimeo": {
         parameters: {
             query?: never;
@@ -1558,6 +2018,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/vimeo/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the vimeo elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertVimeoElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/expert/{username}/youtube": {
         parameters: {
             query?: never;
@@ -1590,6 +2070,26 @@ export interface paths {
         post?: never;
         /** Delete a youtube element of an expert */
         delete: operations["deleteExpertYoutubeElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/youtube/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the youtube elements of an expert
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderExpertYoutubeElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2270,6 +2770,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/staff/{username}/link/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the link elements of a staff member
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderStaffLinkElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/staff/{username}/education": {
         parameters: {
             query?: never;
@@ -2307,6 +2827,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/staff/{username}/education/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the education elements of a staff member
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderStaffEducationElements"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/staff/{username}/language": {
         parameters: {
             query?: never;
@@ -2339,6 +2879,26 @@ export interface paths {
         post?: never;
         /** Delete a language element of a staff member */
         delete: operations["deleteStaffLanguageElement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/language/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reorder the language elements of a staff member
+         * @description The body lists every element id of the section once, in the new order. An id the section lacks, or one of its ids left out (another writer added or removed an element since the section was read), is 409 `conflict` naming them; the section is left as it was.
+         */
+        put: operations["reorderStaffLanguageElements"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3251,7 +3811,7 @@ export interface components {
                  * @description From the closed catalogue of error codes (docs/api.md); each has one HTTP status
                  * @enum {unknown}
                  */
-                code: "validation_failed" | "invalid_json" | "invalid_request" | "unsupported_grant_type" | "invalid_scope" | "invalid_client" | "invalid_credentials" | "unauthorized" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "rate_limited" | "internal_error" | "unavailable";
+                code: "validation_failed" | "invalid_json" | "invalid_request" | "unsupported_grant_type" | "invalid_scope" | "invalid_client" | "invalid_credentials" | "unauthorized" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "request_timeout" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "request_header_fields_too_large" | "rate_limited" | "internal_error" | "unavailable";
                 /** @description A sentence a person can act on */
                 message: string;
                 /** @description On 500: the request id to quote */
@@ -4997,6 +5557,19 @@ export interface components {
             title?: string;
             description?: string | "" | null;
         };
+        /** SectionOrder */
+        SectionOrder: {
+            /** @description Every element id of the section, each once, in the new order (first is shown first) */
+            ids: number[];
+        };
+        /** SectionOrdered */
+        SectionOrdered: {
+            section: string;
+            /** @description The element ids in the order now stored */
+            ids: number[];
+            /** @description False when the section was already in this order */
+            updated: boolean;
+        };
         /** SeoInput */
         SeoInput: {
             title?: string | "" | null;
@@ -5548,6 +6121,16 @@ export interface components {
         };
         /** @description The request could not be served as sent (for example 408 `request_timeout`, 431 `request_header_fields_too_large`) */
         ClientError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The profile changed since the read whose ETag `If-Match` names (`precondition_failed`): nothing was written */
+        PreconditionFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -6262,7 +6845,10 @@ export interface operations {
     updateExpert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6298,6 +6884,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6539,7 +7126,10 @@ export interface operations {
     createExpertAccomplishmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6575,6 +7165,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6646,7 +7237,10 @@ export interface operations {
     updateExpertAccomplishmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6684,6 +7278,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6701,7 +7296,10 @@ export interface operations {
     deleteExpertAccomplishmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6734,6 +7332,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAccomplishmentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6803,7 +7459,10 @@ export interface operations {
     createExpertAffiliationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6839,6 +7498,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6910,7 +7570,10 @@ export interface operations {
     updateExpertAffiliationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6948,6 +7611,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -6965,7 +7629,10 @@ export interface operations {
     deleteExpertAffiliationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -6998,6 +7665,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAffiliationElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7067,7 +7792,10 @@ export interface operations {
     createExpertAssessmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7103,6 +7831,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7174,7 +7903,10 @@ export interface operations {
     updateExpertAssessmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7212,6 +7944,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7229,7 +7962,10 @@ export interface operations {
     deleteExpertAssessmentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7262,6 +7998,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAssessmentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7331,7 +8125,10 @@ export interface operations {
     createExpertArticleElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7367,6 +8164,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7438,7 +8236,10 @@ export interface operations {
     updateExpertArticleElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7476,6 +8277,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7493,7 +8295,10 @@ export interface operations {
     deleteExpertArticleElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7526,6 +8331,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertArticleElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7595,7 +8458,10 @@ export interface operations {
     createExpertAudioElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7631,6 +8497,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7702,7 +8569,10 @@ export interface operations {
     updateExpertAudioElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7740,6 +8610,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7757,7 +8628,10 @@ export interface operations {
     deleteExpertAudioElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7790,6 +8664,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertAudioElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7859,7 +8791,10 @@ export interface operations {
     setExpertAvailability: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7895,6 +8830,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -7912,7 +8848,10 @@ export interface operations {
     clearExpertAvailability: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -7943,6 +8882,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8012,7 +8952,10 @@ export interface operations {
     setExpertBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8048,6 +8991,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8065,7 +9009,10 @@ export interface operations {
     clearExpertBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8096,6 +9043,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8165,7 +9113,10 @@ export interface operations {
     createExpertBookElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8201,6 +9152,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8272,7 +9224,10 @@ export interface operations {
     updateExpertBookElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8310,6 +9265,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8327,7 +9283,10 @@ export interface operations {
     deleteExpertBookElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8360,6 +9319,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertBookElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8429,7 +9446,10 @@ export interface operations {
     createExpertCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8465,6 +9485,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8536,7 +9557,10 @@ export interface operations {
     deleteExpertCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8569,6 +9593,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8638,7 +9663,10 @@ export interface operations {
     createExpertCourseElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8674,6 +9702,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8745,7 +9774,10 @@ export interface operations {
     updateExpertCourseElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8783,6 +9815,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8800,7 +9833,10 @@ export interface operations {
     deleteExpertCourseElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8833,6 +9869,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertCourseElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8902,7 +9996,10 @@ export interface operations {
     setExpertCv: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8938,6 +10035,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -8955,7 +10053,10 @@ export interface operations {
     clearExpertCv: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -8986,6 +10087,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9055,7 +10157,10 @@ export interface operations {
     createExpertDocumentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9091,6 +10196,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9162,7 +10268,10 @@ export interface operations {
     updateExpertDocumentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9200,6 +10309,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9217,7 +10327,10 @@ export interface operations {
     deleteExpertDocumentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9250,6 +10363,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertDocumentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9319,7 +10490,10 @@ export interface operations {
     createExpertEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9355,6 +10529,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9426,7 +10601,10 @@ export interface operations {
     updateExpertEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9464,6 +10642,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9481,7 +10660,10 @@ export interface operations {
     deleteExpertEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9514,6 +10696,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertEducationElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9583,7 +10823,10 @@ export interface operations {
     createExpertEventappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9619,6 +10862,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9690,7 +10934,10 @@ export interface operations {
     updateExpertEventappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9728,6 +10975,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9745,7 +10993,10 @@ export interface operations {
     deleteExpertEventappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9778,6 +11029,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertEventappearanceElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9847,7 +11156,10 @@ export interface operations {
     setExpertFee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9883,6 +11195,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -9900,7 +11213,10 @@ export interface operations {
     clearExpertFee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -9931,6 +11247,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10000,7 +11317,10 @@ export interface operations {
     createExpertIndustryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10036,6 +11356,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10107,7 +11428,10 @@ export interface operations {
     deleteExpertIndustryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10140,6 +11464,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10209,7 +11534,10 @@ export interface operations {
     createExpertLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10245,6 +11573,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10316,7 +11645,10 @@ export interface operations {
     updateExpertLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10354,6 +11686,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10371,7 +11704,10 @@ export interface operations {
     deleteExpertLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10404,6 +11740,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertLanguageElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10473,7 +11867,10 @@ export interface operations {
     createExpertLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10509,6 +11906,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10580,7 +11978,10 @@ export interface operations {
     updateExpertLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10618,6 +12019,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10635,7 +12037,10 @@ export interface operations {
     deleteExpertLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10668,6 +12073,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertLinkElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10737,7 +12200,10 @@ export interface operations {
     createExpertMediaappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10773,6 +12239,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10844,7 +12311,10 @@ export interface operations {
     updateExpertMediaappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10882,6 +12352,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -10899,7 +12370,10 @@ export interface operations {
     deleteExpertMediaappearanceElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -10932,6 +12406,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertMediaappearanceElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11001,7 +12533,10 @@ export interface operations {
     createExpertPatentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11037,6 +12572,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11108,7 +12644,10 @@ export interface operations {
     updateExpertPatentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11146,6 +12685,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11163,7 +12703,10 @@ export interface operations {
     deleteExpertPatentElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11196,6 +12739,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPatentElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11265,7 +12866,10 @@ export interface operations {
     createExpertPartnershipElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11301,6 +12905,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11372,7 +12977,10 @@ export interface operations {
     updateExpertPartnershipElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11410,6 +13018,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11427,7 +13036,10 @@ export interface operations {
     deleteExpertPartnershipElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11460,6 +13072,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPartnershipElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11529,7 +13199,10 @@ export interface operations {
     createExpertPhotoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11565,6 +13238,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11636,7 +13310,10 @@ export interface operations {
     updateExpertPhotoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11674,6 +13351,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11691,7 +13369,10 @@ export interface operations {
     deleteExpertPhotoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11724,6 +13405,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPhotoElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11793,7 +13532,10 @@ export interface operations {
     createExpertPodchaserElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11829,6 +13571,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11900,7 +13643,10 @@ export interface operations {
     updateExpertPodchaserElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11938,6 +13684,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -11955,7 +13702,10 @@ export interface operations {
     deleteExpertPodchaserElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -11988,6 +13738,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertPodchaserElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12057,7 +13865,10 @@ export interface operations {
     createExpertProfiletypeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12093,6 +13904,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12164,7 +13976,10 @@ export interface operations {
     deleteExpertProfiletypeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12197,6 +14012,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12266,7 +14082,10 @@ export interface operations {
     createExpertResearchfocusElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12302,6 +14121,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12373,7 +14193,10 @@ export interface operations {
     updateExpertResearchfocusElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12411,6 +14234,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12428,7 +14252,10 @@ export interface operations {
     deleteExpertResearchfocusElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12461,6 +14288,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertResearchfocusElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12530,7 +14415,10 @@ export interface operations {
     createExpertResearchgrantElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12566,6 +14454,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12637,7 +14526,10 @@ export interface operations {
     updateExpertResearchgrantElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12675,6 +14567,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12692,7 +14585,10 @@ export interface operations {
     deleteExpertResearchgrantElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12725,6 +14621,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertResearchgrantElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12794,7 +14748,10 @@ export interface operations {
     createExpertSampletalkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12830,6 +14787,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12901,7 +14859,10 @@ export interface operations {
     updateExpertSampletalkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12939,6 +14900,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -12956,7 +14918,10 @@ export interface operations {
     deleteExpertSampletalkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -12989,6 +14954,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertSampletalkElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13058,7 +15081,10 @@ export interface operations {
     setExpertSeo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13094,6 +15120,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13111,7 +15138,10 @@ export interface operations {
     clearExpertSeo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13142,6 +15172,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13211,7 +15242,10 @@ export interface operations {
     setExpertSocial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13247,6 +15281,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13264,7 +15299,10 @@ export interface operations {
     clearExpertSocial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13295,6 +15333,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13364,7 +15403,10 @@ export interface operations {
     createExpertSlideshareElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13400,6 +15442,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13471,7 +15514,10 @@ export interface operations {
     updateExpertSlideshareElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13509,6 +15555,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13526,7 +15573,10 @@ export interface operations {
     deleteExpertSlideshareElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13559,6 +15609,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertSlideshareElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13628,7 +15736,10 @@ export interface operations {
     createExpertTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13664,6 +15775,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13735,7 +15847,10 @@ export interface operations {
     deleteExpertTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13768,6 +15883,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13837,7 +15953,10 @@ export interface operations {
     setExpertTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13873,6 +15992,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13890,7 +16010,10 @@ export interface operations {
     clearExpertTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -13921,6 +16044,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -13990,7 +16114,10 @@ export interface operations {
     createExpertTestimonialElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14026,6 +16153,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14097,7 +16225,10 @@ export interface operations {
     updateExpertTestimonialElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14135,6 +16266,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14152,7 +16284,10 @@ export interface operations {
     deleteExpertTestimonialElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14185,6 +16320,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertTestimonialElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14254,7 +16447,10 @@ export interface operations {
     createExpertTopicElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14290,6 +16486,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14361,7 +16558,10 @@ export interface operations {
     deleteExpertTopicElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14394,6 +16594,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14463,7 +16664,10 @@ export interface operations {
     createExpertVideoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14499,6 +16703,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14570,7 +16775,10 @@ export interface operations {
     updateExpertVideoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14608,6 +16816,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14625,7 +16834,10 @@ export interface operations {
     deleteExpertVideoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14658,6 +16870,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertVideoElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14727,7 +16997,10 @@ export interface operations {
     createExpertVimeoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14763,6 +17036,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14834,7 +17108,10 @@ export interface operations {
     updateExpertVimeoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14872,6 +17149,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14889,7 +17167,10 @@ export interface operations {
     deleteExpertVimeoElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -14922,6 +17203,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertVimeoElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -14991,7 +17330,10 @@ export interface operations {
     createExpertYoutubeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15027,6 +17369,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -15098,7 +17441,10 @@ export interface operations {
     updateExpertYoutubeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15136,6 +17482,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -15153,7 +17500,10 @@ export interface operations {
     deleteExpertYoutubeElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15186,6 +17536,64 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderExpertYoutubeElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -15364,7 +17772,10 @@ export interface operations {
                 /** @description Crop centre, as a fraction of the height (0 top, 1 bottom) */
                 focus_y?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15402,6 +17813,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -15419,7 +17831,10 @@ export interface operations {
     deleteExpertAvatar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -15450,6 +17865,7 @@ export interface operations {
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17516,7 +19932,10 @@ export interface operations {
     updateStaff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17551,6 +19970,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17666,7 +20086,10 @@ export interface operations {
     setStaffBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17701,6 +20124,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17718,7 +20142,10 @@ export interface operations {
     clearStaffBiography: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17748,6 +20175,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17816,7 +20244,10 @@ export interface operations {
     setStaffTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17851,6 +20282,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17868,7 +20300,10 @@ export interface operations {
     clearStaffTagline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -17898,6 +20333,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -17966,7 +20402,10 @@ export interface operations {
     createStaffLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18001,6 +20440,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18071,7 +20511,10 @@ export interface operations {
     updateStaffLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18108,6 +20551,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18125,7 +20569,10 @@ export interface operations {
     deleteStaffLinkElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18157,6 +20604,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderStaffLinkElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18225,7 +20729,10 @@ export interface operations {
     createStaffEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18260,6 +20767,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18330,7 +20838,10 @@ export interface operations {
     updateStaffEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18367,6 +20878,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18384,7 +20896,10 @@ export interface operations {
     deleteStaffEducationElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18416,6 +20931,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderStaffEducationElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18484,7 +21056,10 @@ export interface operations {
     createStaffLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18519,6 +21094,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18589,7 +21165,10 @@ export interface operations {
     updateStaffLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18626,6 +21205,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18643,7 +21223,10 @@ export interface operations {
     deleteStaffLanguageElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18675,6 +21258,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderStaffLanguageElements: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionOrder"];
+                "application/x-www-form-urlencoded": components["schemas"]["SectionOrder"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SectionOrdered"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18743,7 +21383,10 @@ export interface operations {
     createStaffCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18778,6 +21421,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18848,7 +21492,10 @@ export interface operations {
     deleteStaffCategoryElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18880,6 +21527,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -18948,7 +21596,10 @@ export interface operations {
     createStaffTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -18983,6 +21634,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */
@@ -19053,7 +21705,10 @@ export interface operations {
     deleteStaffTagElement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the profile read (`GET .../expert/{username}`, with this token) the change is based on; when the profile has changed since, nothing is written and the answer is 412 `precondition_failed`. `*` or no header: no check. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Organization (corporation) ID */
                 corporation: number;
@@ -19085,6 +21740,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
             /** @description Every failure: success false and an error with a code from the catalogue. */

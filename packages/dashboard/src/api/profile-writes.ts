@@ -1,15 +1,25 @@
 import { tokens } from './client.ts'
 import { failureOf } from './failure.ts'
 
+/** Where a section write goes: the section, and an element id or `order` below it. */
+export interface SectionPath {
+  organization: number
+  username: string
+  section: string
+  id?: number | 'order'
+}
+
 /**
  * Writes of one profile section, addressed by the section's name. The typed client needs each path as
  * a literal, which a form generated for any section cannot give, so these calls name the path pattern
  * of CONTRACT §9 and send bodies built from the generated schema of that very section
- * (src/schemas.ts); the server validates them against the same schema.
+ * (src/schemas.ts); the server validates them against the same schema. `ifMatch` is the ETag the
+ * profile was read at: the server refuses the write (412) when someone else changed it since.
  */
 export async function sectionWrite(
   method: 'POST' | 'PUT' | 'DELETE',
-  path: { organization: number; username: string; section: string; id?: number },
+  path: SectionPath,
+  ifMatch: string,
   body?: Record<string, unknown>,
 ): Promise<unknown> {
   const url = [
@@ -20,13 +30,23 @@ export async function sectionWrite(
     path.section,
     ...(path.id === undefined ? [] : [path.id]),
   ].join('/')
+  return send(url, method, ifMatch, body && { type: 'application/json', body: JSON.stringify(body) })
+}
+
+async function send(
+  url: string,
+  method: 'POST' | 'PUT' | 'DELETE',
+  ifMatch: string,
+  content?: { type: string; body: BodyInit },
+): Promise<unknown> {
   const response = await fetch(url, {
     method,
     headers: {
       authorization: `Bearer ${await tokens.token()}`,
-      ...(body ? { 'content-type': 'application/json' } : {}),
+      'if-match': ifMatch,
+      ...(content ? { 'content-type': content.type } : {}),
     },
-    ...(body ? { body: JSON.stringify(body) } : {}),
+    ...(content ? { body: content.body } : {}),
   })
   const payload: unknown = await response.json().catch(() => undefined)
   if (!response.ok) throw failureOf(payload, response.status)
@@ -41,15 +61,9 @@ export async function uploadAvatar(
   path: { organization: number; username: string },
   file: Blob,
   focus: { x: number; y: number },
+  ifMatch: string,
 ): Promise<unknown> {
   const query = new URLSearchParams({ focus_x: focus.x.toFixed(3), focus_y: focus.y.toFixed(3) })
   const url = `/v2/organization/${path.organization}/expert/${encodeURIComponent(path.username)}/avatar?${query}`
-  const response = await fetch(url, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${await tokens.token()}`, 'content-type': file.type || 'image/jpeg' },
-    body: file,
-  })
-  const payload: unknown = await response.json().catch(() => undefined)
-  if (!response.ok) throw failureOf(payload, response.status)
-  return payload
+  return send(url, 'PUT', ifMatch, { type: file.type || 'image/jpeg', body: file })
 }

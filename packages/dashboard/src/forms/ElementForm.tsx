@@ -30,7 +30,10 @@ export function ElementForm({
   onRemove,
   resetAfterSave,
 }: Props) {
-  const original = useMemo(() => valuesOf(fields, element), [fields, element])
+  // Keyed by the element's content, not its object: a reordered list reads each element into a new
+  // object, and that must not throw away what the person is typing into it.
+  const stored = JSON.stringify(element ?? null)
+  const original = useMemo(() => valuesOf(fields, JSON.parse(stored) ?? undefined), [fields, stored])
   const [values, setValues] = useState<FormValues>(original)
   const [failure, setFailure] = useState<unknown>()
   const [notice, setNotice] = useState('')

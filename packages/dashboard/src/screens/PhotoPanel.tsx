@@ -2,13 +2,14 @@ import { type ChangeEvent, type MouseEvent, useEffect, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { messageOf } from '../api/failure.ts'
 import { uploadAvatar } from '../api/profile-writes.ts'
+import type { Save } from './profile-data.ts'
 
 interface Props {
   organization: number
   username: string
   avatar: components['schemas']['Avatar']
   writable: boolean
-  save: <T>(write: () => Promise<T>) => Promise<T>
+  save: Save
 }
 
 const percent = (value: number) => `${Math.round(value * 100)}%`
@@ -47,7 +48,7 @@ export function PhotoPanel({ organization, username, avatar, writable, save }: P
     setBusy(true)
     setFailure(undefined)
     try {
-      await save(() => uploadAvatar({ organization, username }, file, focus))
+      await save((ifMatch) => uploadAvatar({ organization, username }, file, focus, ifMatch))
       setFile(undefined)
       setPreview('')
       setNotice('Photo saved.')

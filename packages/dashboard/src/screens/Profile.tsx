@@ -16,7 +16,8 @@ import {
   type LoadedProfile,
   missingForPublishing,
   profileKey,
-  useGuardedSave,
+  type Save,
+  useConditionalSave,
   useProfile,
 } from './profile-data.ts'
 import { SectionEditor } from './SectionEditor.tsx'
@@ -60,11 +61,11 @@ function ProfileEditor({
   useEffect(() => {
     if (conflict) banner.current?.focus()
   }, [conflict])
-  const guarded = useGuardedSave(me.organization, username, etag)
-  /** Every write of this screen: checked against the ETag first; a conflict shows the banner. */
-  const save = async <T,>(write: () => Promise<T>): Promise<T> => {
+  const conditional = useConditionalSave(me.organization, username, etag)
+  /** Every write of this screen: based on the ETag read; a conflict shows the banner. */
+  const save: Save = async (write) => {
     try {
-      return await guarded(write)
+      return await conditional(write)
     } catch (error) {
       if (error instanceof ConflictError) setConflict(true)
       throw error
@@ -75,10 +76,10 @@ function ProfileEditor({
     await queries.invalidateQueries({ queryKey: profileKey(me.organization, username) })
   }
   const updateExpert = (body: components['schemas']['ExpertUpdate']) =>
-    save(async () =>
+    save(async (ifMatch) =>
       dataOf(
         await api.PUT('/v2/organization/{corporation}/expert/{username}', {
-          params: { path: { corporation: me.organization, username } },
+          params: { path: { corporation: me.organization, username }, header: { 'if-match': ifMatch } },
           body,
         }),
       ),

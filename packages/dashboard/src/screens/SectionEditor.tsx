@@ -1,26 +1,30 @@
 import { type FormEvent, useId, useState } from 'react'
 import { ApiFailure, messageOf } from '../api/failure.ts'
-import { sectionWrite } from '../api/profile-writes.ts'
+import { type SectionPath, sectionWrite } from '../api/profile-writes.ts'
 import { ElementForm } from '../forms/ElementForm.tsx'
-import { fieldsOf } from '../forms/model.ts'
+import { type FieldSpec, fieldsOf } from '../forms/model.ts'
 import { type SectionSchema, sectionLabel } from '../schemas.ts'
+import type { Save } from './profile-data.ts'
+import { ReorderButtons, useReorder } from './reorder.tsx'
 
 interface Props {
   section: SectionSchema
   organization: number
   username: string
   elements: readonly Record<string, unknown>[]
-  save: <T>(write: () => Promise<T>) => Promise<T>
+  save: Save
 }
 
 /** One section of the profile: its form(s) generated from the section's write schemas. */
 export function SectionEditor({ section, organization, username, elements, save }: Props) {
   const label = sectionLabel(section.name)
   const path = { organization, username, section: section.name }
-  const write = (method: 'POST' | 'PUT' | 'DELETE', id?: number, body?: Record<string, unknown>) =>
-    save(() => sectionWrite(method, { ...path, ...(id === undefined ? {} : { id }) }, body))
+  const write = (method: 'POST' | 'PUT' | 'DELETE', id?: SectionPath['id'], body?: Record<string, unknown>) =>
+    save((ifMatch) => sectionWrite(method, { ...path, ...(id === undefined ? {} : { id }) }, ifMatch, body))
   const createFields = fieldsOf(section.create, section.markup)
   const updateFields = fieldsOf(section.update, section.markup)
+  const ids = elements.map((element) => Number(element.id))
+  const reorder = useReorder(ids, (order) => write('PUT', 'order', { ids: order }))
 
   return (
     <details className="card section" open={section.name === 'biography' || undefined}>
@@ -47,6 +51,11 @@ export function SectionEditor({ section, organization, username, elements, save 
               const id = Number(element.id)
               return (
                 <li key={id}>
+                  <ReorderButtons
+                    reorder={reorder}
+                    id={id}
+                    name={elementName(element, updateFields) ?? `${label} ${index + 1}`}
+                  />
                   <ElementForm
                     title={`${label} ${index + 1}`}
                     fields={updateFields}
@@ -60,6 +69,14 @@ export function SectionEditor({ section, organization, username, elements, save 
               )
             })}
           </ol>
+          <p className="visually-hidden" role="status">
+            {reorder.announcement}
+          </p>
+          {reorder.failure ? (
+            <p className="form-error" role="alert">
+              {messageOf(reorder.failure)}
+            </p>
+          ) : null}
           <div className="add-element">
             <h4>Add to {label.toLowerCase()}</h4>
             <ElementForm
@@ -75,6 +92,22 @@ export function SectionEditor({ section, organization, username, elements, save 
       )}
     </details>
   )
+}
+
+/** What names an element to a person: its first filled text field ("Rain", "MIT"). */
+function elementName(
+  element: Readonly<Record<string, unknown>>,
+  fields: readonly FieldSpec[],
+): string | undefined {
+  for (const field of fields) {
+    const value = element[field.name]
+    if (typeof value === 'string' && value.trim() !== '')
+      return value
+        .replace(/<[^>]*>/g, '')
+        .trim()
+        .slice(0, 60)
+  }
+  return undefined
 }
 
 /** Topics, industries, categories, tags, profile types: names added and removed one by one. */

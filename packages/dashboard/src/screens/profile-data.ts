@@ -37,24 +37,28 @@ export class ConflictError extends ApiFailure {
   }
 }
 
+/** Every profile write of the editor: it gets the ETag the profile was read at, to send as `If-Match`. */
+export type Save = <T>(write: (ifMatch: string) => Promise<T>) => Promise<T>
+
 /**
- * Saves with a check first: the profile must still be at the ETag it was read at (the API has no
- * If-Match, so the dashboard compares before it writes: `If-None-Match` answers 304 while nobody else
- * has written). After the write the profile is read again, which moves the base to our own change.
+ * Saves based on the profile as read: each write sends `If-Match` with the ETag the profile was read
+ * at, and the server refuses it (412, nothing written) when someone else changed the profile since;
+ * that becomes a `ConflictError`. After the write the profile is read again, which moves the base to
+ * our own change.
  */
-export function useGuardedSave(organization: number, username: string, base: string) {
+export function useConditionalSave(organization: number, username: string, base: string): Save {
   const queries = useQueryClient()
-  return async <T>(write: () => Promise<T>): Promise<T> => {
-    const check = await api.GET('/v2/organization/{corporation}/expert/{username}', {
-      params: { path: { corporation: organization, username } },
-      headers: { 'if-none-match': base },
-      cache: 'no-store',
-    })
-    if (check.response.status !== 304) throw new ConflictError()
+  const reread = () => queries.invalidateQueries({ queryKey: profileKey(organization, username) })
+  return async (write) => {
     try {
-      return await write()
-    } finally {
-      await queries.invalidateQueries({ queryKey: profileKey(organization, username) })
+      const result = await write(base)
+      await reread()
+      return result
+    } catch (error) {
+      // After a conflict the profile stays as read until the person chooses to reload it (the banner).
+      if (error instanceof ApiFailure && error.status === 412) throw new ConflictError()
+      await reread()
+      throw error
     }
   }
 }
