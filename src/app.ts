@@ -34,6 +34,7 @@ import { inquiryRoutes } from './inquiries/routes.js'
 import { mcpRoutes } from './mcp/routes.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
+import { usePasswordMemoryCost } from './people/passwords.js'
 import { profileCondition } from './profiles/preconditions.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
@@ -82,6 +83,7 @@ async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options
   const now = options.now ?? Date.now
+  usePasswordMemoryCost(config.passwordMemoryKib)
   const app = Fastify({
     logger: {
       level: config.logLevel,

@@ -1,6 +1,9 @@
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 
+/** OWASP's minimum memory cost for argon2id (19 MiB, with t=2, p=1). */
+export const DEFAULT_PASSWORD_MEMORY_KIB = 19_456
+
 /** Runtime configuration, read from the environment (see README "Configuration"). */
 export const ConfigSchema = Type.Object({
   host: Type.String({ default: '127.0.0.1' }),
@@ -83,6 +86,15 @@ export const ConfigSchema = Type.Object({
   sessionIdleSeconds: Type.Integer({ minimum: 60, default: 2 * 3600 }),
   /** A session ends this many seconds after sign-in, however it is used. */
   sessionMaxSeconds: Type.Integer({ minimum: 60, default: 12 * 3600 }),
+  /**
+   * Memory cost of a person's argon2id password hash in KiB (t=2, p=1): OWASP's minimum of 19 MiB by
+   * default; a higher value makes a stolen hash dearer to guess. Lower values are for test runs.
+   */
+  passwordMemoryKib: Type.Integer({
+    minimum: 1024,
+    maximum: 4 * 1024 * 1024,
+    default: DEFAULT_PASSWORD_MEMORY_KIB,
+  }),
   /** Lifetime of the bearer tokens a session mints for the dashboard (POST /auth/token). */
   personTokenTtlSeconds: Type.Integer({ minimum: 10, maximum: 3600, default: 600 }),
   /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
@@ -151,6 +163,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   sessionIdleSeconds: 'EXPERTDIR_SESSION_IDLE_SECONDS',
   sessionMaxSeconds: 'EXPERTDIR_SESSION_MAX_SECONDS',
   personTokenTtlSeconds: 'EXPERTDIR_PERSON_TOKEN_TTL_SECONDS',
+  passwordMemoryKib: 'EXPERTDIR_PASSWORD_MEMORY_KIB',
   mediaDir: 'EXPERTDIR_MEDIA_DIR',
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',

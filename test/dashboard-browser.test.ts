@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { cliTrail } from '../src/audit/actor.js'
 import { addPerson } from '../src/people/service.js'
-import { browserSkip, launchBrowser } from './helpers/browser.js'
+import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
 import {
   assertAccessible,
   ensureDashboardBuilt,
@@ -22,6 +22,8 @@ const skip = await browserSkip()
 if (!skip) ensureDashboardBuilt()
 
 const DESK = 'desk@main.example'
+
+after(closeSharedBrowsers)
 
 /** An image element as the page has it (the tests are compiled without the DOM library). */
 interface Decodable {
@@ -74,10 +76,7 @@ describeEachDialect(
       owner = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'owner')
       await ctx.app.listen({ host: '127.0.0.1', port: 0 })
       origin = `http://127.0.0.1:${listeningPort(ctx.app.server)}`
-      browser = await launchBrowser()
-    })
-    after(async () => {
-      await browser?.close()
+      browser = await sharedBrowser()
     })
 
     /** Opens `path` of the dashboard and signs in on the sign-in screen it shows. */

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { browserSkip, launchBrowser } from './helpers/browser.js'
+import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
@@ -38,6 +38,8 @@ function embeddingPage(directory: string, orgId: number): string {
 <expert-directory corporation="${orgId}" topics="Climate"></expert-directory>
 <script src="${directory}/directory/widget.js"></script></main></body></html>`
 }
+
+after(closeSharedBrowsers)
 
 /**
  * The public directory in a real browser: the find-an-expert page without JavaScript (form and links
@@ -103,10 +105,9 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
     })
     await new Promise<void>((resolve) => news?.listen(0, '127.0.0.1', resolve))
     newsOrigin = `http://${NEWS_HOST}:${listeningPort(news)}`
-    browser = await launchBrowser([DIRECTORY_HOST, NEWS_HOST])
+    browser = await sharedBrowser([DIRECTORY_HOST, NEWS_HOST])
   })
   after(async () => {
-    await browser?.close()
     await new Promise((resolve) => (news ? news.close(resolve) : resolve(undefined)))
   })
 

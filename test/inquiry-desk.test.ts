@@ -15,6 +15,7 @@ import {
   inquiryBody,
   type Tenant,
 } from './helpers/harness.js'
+import { deskTenant, privacyRequests, putNotificationSettings } from './helpers/inquiries.js'
 import { scopedToken } from './helpers/oauth.js'
 import { SmtpReceiver, WebhookReceiver } from './helpers/receivers.js'
 
@@ -78,9 +79,7 @@ describeEachDialect('the inquiry desk', (ctx) => {
     return body
   }
 
-  async function putSettings(tenant: Tenant, payload: object) {
-    return ctx.inject({ method: 'PUT', url: `${base(tenant)}/notifications`, headers: tenant.auth, payload })
-  }
+  const putSettings = (tenant: Tenant, payload: object) => putNotificationSettings(ctx, tenant, payload)
 
   async function getInquiry(tenant: Tenant, id: number): Promise<Listed> {
     const response = await ctx.inject({
@@ -364,10 +363,9 @@ describeEachDialect('the inquiry desk', (ctx) => {
   })
 
   test('PATCH sets status, assignee and notes; the inbox shows and filters them (API and CLI)', async () => {
-    const tenant = await ctx.addTenant('Handling University')
-    await putSettings(tenant, {
-      media: { recipients: ['press@handling.example'] },
-      general: { recipients: ['info@handling.example'] },
+    const tenant = await deskTenant(ctx, 'Handling University', {
+      media: ['press@handling.example'],
+      general: ['info@handling.example'],
     })
     const username = await createExpert(ctx, tenant)
     const first = await send(tenant, 'media', deskBody('media'))
@@ -462,8 +460,7 @@ describeEachDialect('the inquiry desk', (ctx) => {
   })
 
   test('PATCH refuses what it cannot apply: 400 with the field, 404 for an unknown or foreign inquiry', async () => {
-    const tenant = await ctx.addTenant('Refusing Desk')
-    await putSettings(tenant, { general: { recipients: ['info@refusing.example'] } })
+    const tenant = await deskTenant(ctx, 'Refusing Desk', { general: ['info@refusing.example'] })
     const id = await send(tenant, 'general', deskBody('general'))
     assert.ok('assignee' in detailsOf(await patch(tenant, id, { assignee: 'stranger@elsewhere.example' })))
     assert.ok('assignee' in detailsOf(await patch(tenant, id, { assignee: 'not-an-email' })))
@@ -495,9 +492,8 @@ describeEachDialect('the inquiry desk', (ctx) => {
   }
 
   test('erasure by sender email removes every trace of the sender, keeps the records, and is recorded', async () => {
-    const tenant = await ctx.addTenant('Erasure University')
+    const tenant = await deskTenant(ctx, 'Erasure University', { general: ['info@erasure.example'] })
     const other = await ctx.addTenant('Erasure Other')
-    await putSettings(tenant, { general: { recipients: ['info@erasure.example'] } })
     const username = await createExpert(ctx, tenant)
     const sender = {
       firstname: 'Zelda',
@@ -599,11 +595,7 @@ describeEachDialect('the inquiry desk', (ctx) => {
       'another organization is untouched',
     )
 
-    const recorded = await db
-      .selectFrom('privacy_requests')
-      .selectAll()
-      .where('org_id', '=', tenant.orgId)
-      .execute()
+    const recorded = await privacyRequests(ctx, tenant)
     assert.deepEqual(
       recorded.map((row) => [row.action, row.client_id, row.records]),
       [['erase', tenant.client.client_id, 2]],
@@ -651,12 +643,7 @@ describeEachDialect('the inquiry desk', (ctx) => {
     assert.equal(exported[1]?.fields.phone, '+44 (20) 7946-0000')
     assert.equal(exported[1]?.delivery.length, 2)
 
-    const { db } = ctx.testDatabase.database
-    const recorded = await db
-      .selectFrom('privacy_requests')
-      .selectAll()
-      .where('org_id', '=', tenant.orgId)
-      .execute()
+    const recorded = await privacyRequests(ctx, tenant)
     assert.deepEqual(
       recorded.map((row) => [row.action, row.client_id, row.records]),
       [['export', tenant.client.client_id, 2]],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { createOutbox } from '../src/delivery/outbox.js'
-import { encodeCursor } from '../src/inquiries/cursor.js'
+import { inboxCursor } from '../src/inquiries/inbox.js'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
 import { runCli } from './helpers/cli.js'
@@ -191,7 +191,7 @@ describeEachDialect(
         [`?cursor=${Buffer.from('inq1.01').toString('base64url')}`, 'cursor'],
         [`?cursor=${Buffer.from('other.5').toString('base64url')}`, 'cursor'],
         [`?cursor=${Buffer.from('inq1.99999999999999999').toString('base64url')}`, 'cursor'],
-        [`?cursor=${encodeCursor(5)}=`, 'cursor'],
+        [`?cursor=${inboxCursor.encode(5)}=`, 'cursor'],
         ['?cursor=', 'cursor'],
         ['?page_size=0', 'page_size'],
         ['?page_size=101', 'page_size'],

@@ -10,18 +10,21 @@ import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { loadConfig } from '../src/config.js'
-import { type Database, openDatabase } from '../src/db/database.js'
+import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { SqliteError } from '../src/db/sqlite.js'
 import { KeptBodies } from '../src/derived/kept-bodies.js'
 import { ValidatedAnswers } from '../src/derived/validated-answers.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
+import { createRainContent } from './helpers/content.js'
 import {
   createExpert,
   describeEachDialect,
   expertBody,
+  openSecondApp,
   requestToken,
+  type SecondApp,
   type TestContext,
 } from './helpers/harness.js'
 
@@ -34,8 +37,7 @@ describeEachDialect(
   'kept reads',
   (ctx: TestContext) => {
     let writer: ServerProcess
-    let referenceDatabase: Database
-    let reference: FastifyInstance
+    let reference: SecondApp
     let publicToken = ''
     let expertX = ''
     let expertY = ''
@@ -49,18 +51,14 @@ describeEachDialect(
 
     before(async () => {
       writer = await startServerProcess(ctx.testDatabase.url)
-      referenceDatabase = openDatabase(ctx.testDatabase.url)
-      reference = await buildApp({
-        config: { ...ctx.config, readCacheBytes: 0 },
-        database: referenceDatabase,
-        now: ctx.clock.now,
-        logStream: { write: () => true } as unknown as NodeJS.WritableStream,
-      })
+      reference = await openSecondApp(ctx, { readCacheBytes: 0 })
       const { db } = ctx.testDatabase.database
       const publicClient = await createClient(db, org(), 'site', ctx.clock.now(), ['read:public'])
       publicToken = await requestToken(ctx.app, publicClient)
-      expertX = await createExpert(ctx, ctx.tenant, { firstname: 'Xena', lastname: 'Kept' })
-      expertY = await createExpert(ctx, ctx.tenant, { firstname: 'Yuri', lastname: 'Kept' })
+      ;({ expertX, expertY, postId, questionId, answerId } = await createRainContent(ctx, write, {
+        lastname: 'Kept',
+        answeredBy: 'y',
+      }))
       await write('PUT', `/v2/organization/${org()}/expert/${expertX}`, { is_published: 1 })
       await write('PUT', `/v2/organization/${org()}/expert/${expertY}`, { is_published: 1 })
       educationId = Number(
@@ -68,34 +66,6 @@ describeEachDialect(
           await write('POST', `/v2/organization/${org()}/expert/${expertX}/education`, {
             institution: 'Rain College',
             degree: 'BSc',
-          })
-        ).id,
-      )
-      postId = Number(
-        (
-          await write('POST', `/v2/spotlight/${org()}`, {
-            title: 'Rain',
-            html: '<p>Rain falls.</p>',
-            published: 1,
-            tagged: [expertX, expertY],
-            tags: ['Weather'],
-          })
-        ).id,
-      )
-      questionId = Number(
-        (
-          await write('POST', `/v2/qanda/${org()}`, {
-            question: 'Why rain?',
-            published: 1,
-            tags: ['Weather'],
-          })
-        ).id,
-      )
-      answerId = Number(
-        (
-          await write('POST', `/v2/qanda/${org()}/${questionId}/answer`, {
-            username: expertY,
-            answer: '<p>Clouds.</p>',
           })
         ).id,
       )
@@ -133,7 +103,6 @@ describeEachDialect(
       if (writer && writer.child.exitCode === null) writer.child.kill('SIGKILL')
       await writer?.exited
       await reference?.close()
-      await referenceDatabase?.close()
     })
 
     /** A write through the other process's HTTP API. */
@@ -173,7 +142,7 @@ describeEachDialect(
           ['read', ctx.tenant.token],
           ['read:public', publicToken],
         ] as const) {
-          const expected = await read(reference, url, token)
+          const expected = await read(reference.app, url, token)
           for (const attempt of ['first', 'second']) {
             const actual = await read(ctx.app, url, token)
             sameResponse(actual, expected, `${url} as ${audience}, ${attempt} read after ${label}`)
@@ -248,7 +217,7 @@ describeEachDialect(
         `/v2/spotlight/${org()}/search?q=rain&q=snow&sort=nonsense`,
       ]
       for (const url of refused) {
-        const expected = await read(reference, url, ctx.tenant.token)
+        const expected = await read(reference.app, url, ctx.tenant.token)
         assert.equal(expected.statusCode, 400, `${url}: ${expected.body}`)
         for (const attempt of ['first', 'second']) {
           sameResponse(await read(ctx.app, url, ctx.tenant.token), expected, `${url}, ${attempt} read`)

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { cliTrail } from '../src/audit/actor.js'
 import { hashToken } from '../src/auth/secrets.js'
+import { loadConfig } from '../src/config.js'
 import { addPerson, updatePerson } from '../src/people/service.js'
 import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope } from './helpers/harness.js'
@@ -19,6 +20,15 @@ function linkToken(text: string): string {
   assert.ok(match?.[1], `a link in: ${text}`)
   return match[1]
 }
+
+test("password hashes cost OWASP's minimum unless EXPERTDIR_PASSWORD_MEMORY_KIB says more", () => {
+  assert.equal(loadConfig({}, {}).passwordMemoryKib, 19_456)
+  assert.equal(loadConfig({}, { EXPERTDIR_PASSWORD_MEMORY_KIB: '65536' }).passwordMemoryKib, 65_536)
+  assert.throws(
+    () => loadConfig({}, { EXPERTDIR_PASSWORD_MEMORY_KIB: '512' }),
+    /EXPERTDIR_PASSWORD_MEMORY_KIB/,
+  )
+})
 
 describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) => {
   const cli = (args: string[], stdin?: string) => runCli(['--db', ctx.testDatabase.url, ...args], {}, stdin)
@@ -108,6 +118,7 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
       .select('password_hash')
       .where('email_key', '=', 'stdin@example.edu')
       .executeTakeFirstOrThrow()
+    // The CLI runs here with an empty environment: the production parameters, not the tests' cheaper ones.
     assert.match(row.password_hash ?? '', /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
     assert.ok(!(row.password_hash ?? '').includes(PASSWORD))
     assert.ok(await signIn(ctx, 'stdin@example.edu'))

@@ -2,17 +2,22 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, beforeEach, test } from 'node:test'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
-import { buildApp } from '../src/app.js'
 import { readQuestion, readSpotlight } from '../src/content/read.js'
 import { QuestionRead, SpotlightRead } from '../src/content/schemas.js'
-import { type Database, openDatabase } from '../src/db/database.js'
+import type { Database } from '../src/db/database.js'
 import { currentDocument } from '../src/derived/current-document.js'
 import { findExpertDocument } from '../src/derived/read-documents.js'
 import { ok, Success } from '../src/http/envelope.js'
 import { Profile, readProfile } from '../src/profiles/read.js'
 import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../src/profiles/section-fields.js'
-import { exampleFile, importDocument } from './helpers/content.js'
-import { createExpert, describeEachDialect, expertBody, type TestContext } from './helpers/harness.js'
+import { createRainContent, exampleFile, importDocument } from './helpers/content.js'
+import {
+  describeEachDialect,
+  expertBody,
+  openSecondApp,
+  type SecondApp,
+  type TestContext,
+} from './helpers/harness.js'
 
 type Element = Record<string, unknown>
 
@@ -48,7 +53,7 @@ function referenceServer(database: Database): FastifyInstance {
 const sha1 = (body: string) => `"${createHash('sha1').update(body).digest('base64url')}"`
 
 describeEachDialect('stored read documents', (ctx: TestContext) => {
-  let secondDatabase: Database
+  let secondApp: SecondApp
   let second: FastifyInstance
   let reference: FastifyInstance
   /** The reads every write is checked against: profiles, posts and questions in play. */
@@ -64,19 +69,13 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
   const questionUrl = (id: number) => `/v2/qanda/${org()}/${id}`
 
   before(async () => {
-    secondDatabase = openDatabase(ctx.testDatabase.url)
-    second = await buildApp({
-      config: ctx.config,
-      database: secondDatabase,
-      now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
-    })
+    secondApp = await openSecondApp(ctx)
+    second = secondApp.app
     reference = referenceServer(ctx.testDatabase.database)
   })
   after(async () => {
-    await second?.close()
+    await secondApp?.close()
     await reference?.close()
-    await secondDatabase?.close()
   })
 
   /** Writes alternate between the two app instances. */
@@ -119,29 +118,10 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
   /** Every test starts from its own two experts, a post tagging both and a question one of them answered. */
   beforeEach(async () => {
     watched.clear()
-    expertX = await createExpert(ctx, ctx.tenant, { firstname: 'Xena', lastname: 'Doc' })
-    expertY = await createExpert(ctx, ctx.tenant, { firstname: 'Yuri', lastname: 'Doc' })
-    postId = Number(
-      (
-        await write('POST', `/v2/spotlight/${org()}`, {
-          title: 'Rain',
-          html: '<p>Rain falls.</p>',
-          published: 1,
-          tagged: [expertX, expertY],
-          tags: ['Weather'],
-        })
-      ).id,
-    )
-    questionId = Number(
-      (
-        await write('POST', `/v2/qanda/${org()}`, {
-          question: 'Why rain?',
-          published: 1,
-          tags: ['Weather'],
-        })
-      ).id,
-    )
-    await write('POST', `${questionUrl(questionId)}/answer`, { username: expertX, answer: '<p>Clouds.</p>' })
+    ;({ expertX, expertY, postId, questionId } = await createRainContent(ctx, write, {
+      lastname: 'Doc',
+      answeredBy: 'x',
+    }))
     for (const url of [profileUrl(expertX), profileUrl(expertY), postUrl(postId), questionUrl(questionId)])
       watched.add(url)
   })

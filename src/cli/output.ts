@@ -1,6 +1,7 @@
 import { type Config, databaseOptions, loadConfig } from '../config.js'
 import { type Database, openDatabase } from '../db/database.js'
 import { ApiError } from '../errors.js'
+import { usePasswordMemoryCost } from '../people/passwords.js'
 import { type MigrationRun, migrateDatabase } from '../system/migrate.js'
 import { isPositiveId } from '../validation/text.js'
 
@@ -55,6 +56,7 @@ export function createCli(io: CliIo, globals: () => GlobalOptions): Cli {
     },
     async withDatabase(work) {
       const settings = config()
+      usePasswordMemoryCost(settings.passwordMemoryKib)
       const database = openDatabase(settings.databaseUrl, databaseOptions(settings))
       try {
         return await work(database, await migrateDatabase(database))

@@ -8,6 +8,8 @@ import { validationError } from '../errors.js'
  */
 export interface IdCursor {
   encode(before: number): string
+  /** The id `cursor` continues below, or undefined when this list did not issue it. */
+  decode(cursor: string): number | undefined
   /** The id a `cursor` parameter continues below; anything this list did not issue is a 400. */
   parameter(cursor: string | undefined): number | undefined
 }
@@ -26,6 +28,7 @@ export function idCursor(prefix: string, list: string): IdCursor {
   }
   return {
     encode,
+    decode,
     parameter(cursor) {
       if (cursor === undefined) return undefined
       const before = decode(cursor)

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import { findExpertOrRenamed } from '../experts/repository.js'
-import { cursorParameter, encodeCursor } from './cursor.js'
+import { idCursor } from '../http/cursor.js'
 import type { InquiryStatus } from './handling.js'
 import type { InquiryKind } from './kinds.js'
 import { type InquiryFilter, type InquiryWithDeliveries, listInquiries } from './repository.js'
@@ -24,6 +24,9 @@ export interface InboxPage {
   next_cursor: string | null
 }
 
+/** The inbox's paging cursor (CONTRACT §17): opaque to clients, refused when another list issued it. */
+export const inboxCursor = idCursor('inq1.', 'this inbox')
+
 /**
  * The inquiries to the expert `username` names: its current one, or an old one that still redirects
  * to it (CONTRACT §17), so the inquiries it received under any of its names. A username that leads
@@ -44,7 +47,7 @@ export async function readInbox(db: Queryable, orgId: number, request: InboxRequ
   const { kind, username, status, assignee, since, until } = request
   const page = await listInquiries(db, orgId, {
     limit: request.pageSize ?? DEFAULT_PAGE_SIZE,
-    before: cursorParameter(request.cursor),
+    before: inboxCursor.parameter(request.cursor),
     filter: {
       kind,
       ...(await recipientFilter(db, orgId, username)),
@@ -56,6 +59,6 @@ export async function readInbox(db: Queryable, orgId: number, request: InboxRequ
   })
   return {
     items: page.items,
-    next_cursor: page.nextBefore === undefined ? null : encodeCursor(page.nextBefore),
+    next_cursor: page.nextBefore === undefined ? null : inboxCursor.encode(page.nextBefore),
   }
 }

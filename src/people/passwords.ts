@@ -1,10 +1,20 @@
 import { createRequire } from 'node:module'
+import { DEFAULT_PASSWORD_MEMORY_KIB } from '../config.js'
 
 /** Loaded on first use: the first sign-in or password, not the start of every process. */
 const argon2 = () => import('@node-rs/argon2')
 
 /** argon2id (the package default algorithm) at OWASP's minimum, m=19 MiB, t=2, p=1: about 120 ms per hash here. */
-const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+const ARGON2 = { memoryCost: DEFAULT_PASSWORD_MEMORY_KIB, timeCost: 2, parallelism: 1 }
+
+/**
+ * Sets the memory cost of the hashes made from now on in this process (`passwordMemoryKib`, applied by
+ * the app and the CLI from their config). A hash carries its own parameters, so the ones made before
+ * still verify.
+ */
+export function usePasswordMemoryCost(kib: number): void {
+  ARGON2.memoryCost = kib
+}
 
 export const MIN_PASSWORD_LENGTH = 12
 /** Long enough for any passphrase, short enough that hashing it costs no more than usual. */

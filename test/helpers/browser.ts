@@ -40,3 +40,30 @@ export async function launchBrowser(hosts: string[] = []): Promise<Browser> {
     ],
   })
 }
+
+const shared = new Map<string, Promise<Browser>>()
+
+/**
+ * `launchBrowser(hosts)`, launched once per test file and shared by its suites (one per dialect): a
+ * new context per page keeps them apart, and a context costs far less than a Chromium. A file that
+ * uses it closes the browsers with `after(closeSharedBrowsers)` at its top level.
+ */
+export function sharedBrowser(hosts: string[] = []): Promise<Browser> {
+  const key = hosts.join(' ')
+  let browser = shared.get(key)
+  if (!browser) {
+    browser = launchBrowser(hosts)
+    shared.set(key, browser)
+  }
+  return browser
+}
+
+export async function closeSharedBrowsers(): Promise<void> {
+  const launched = [...shared.values()]
+  shared.clear()
+  for (const browser of launched)
+    await browser.then(
+      (opened) => opened.close(),
+      () => {},
+    )
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { KyselyPlugin } from 'kysely'
 import { cliTrail } from '../../src/audit/actor.js'
 import { importContent } from '../../src/import/index.js'
-import type { TestContext } from './harness.js'
+import { createExpert, type TestContext } from './harness.js'
 
 /** examples/import.json, parsed: the documented example doubles as the test fixture. */
 export function exampleFile(): Record<string, unknown> & {
@@ -63,4 +63,39 @@ export async function contentRowCounts(ctx: TestContext): Promise<Record<string,
     counts[table] = Number(row.n)
   }
   return counts
+}
+
+/** A create through some API (an app, another process): returns the envelope's `data`. */
+export type ContentWrite = (method: 'POST', url: string, payload: unknown) => Promise<Record<string, unknown>>
+
+/**
+ * The content the read tests watch: two experts, a published post tagging both, and a published
+ * question the expert `answeredBy` names has answered. Every write goes through `write`.
+ */
+export async function createRainContent(
+  ctx: TestContext,
+  write: ContentWrite,
+  options: { lastname: string; answeredBy: 'x' | 'y' },
+): Promise<{ expertX: string; expertY: string; postId: number; questionId: number; answerId: number }> {
+  const org = ctx.tenant.orgId
+  const expertX = await createExpert(ctx, ctx.tenant, { firstname: 'Xena', lastname: options.lastname })
+  const expertY = await createExpert(ctx, ctx.tenant, { firstname: 'Yuri', lastname: options.lastname })
+  const post = await write('POST', `/v2/spotlight/${org}`, {
+    title: 'Rain',
+    html: '<p>Rain falls.</p>',
+    published: 1,
+    tagged: [expertX, expertY],
+    tags: ['Weather'],
+  })
+  const question = await write('POST', `/v2/qanda/${org}`, {
+    question: 'Why rain?',
+    published: 1,
+    tags: ['Weather'],
+  })
+  const questionId = Number(question.id)
+  const answer = await write('POST', `/v2/qanda/${org}/${questionId}/answer`, {
+    username: options.answeredBy === 'x' ? expertX : expertY,
+    answer: '<p>Clouds.</p>',
+  })
+  return { expertX, expertY, postId: Number(post.id), questionId, answerId: Number(answer.id) }
 }

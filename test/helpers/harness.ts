@@ -7,13 +7,20 @@ import { buildApp } from '../../src/app.js'
 import { createClient, type IssuedClient } from '../../src/auth/clients.js'
 import { SCOPES } from '../../src/auth/scopes.js'
 import { type Config, loadConfig } from '../../src/config.js'
-import type { DialectName } from '../../src/db/database.js'
+import { type Database, type DialectName, openDatabase } from '../../src/db/database.js'
 import type { InquiryKind } from '../../src/inquiries/kinds.js'
 import { createOrganization } from '../../src/organizations/repository.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './databases.js'
 
 /** Decided once per test process: which dialects run, and whether PostgreSQL is skipped. */
 const DIALECTS = await testDialects()
+
+/**
+ * Settings every test app runs with: argon2id at 1 MiB instead of the production 19 MiB (still a real
+ * memory-hard hash) makes each password a test sets or checks about twenty times cheaper. The CLI's
+ * tests run with the production default (people.test.ts checks its parameters).
+ */
+export const TEST_SETTINGS = { passwordMemoryKib: 1024 } satisfies Partial<Config>
 
 /** A movable clock for tests: starts at the real time, moves only when told. */
 export class TestClock {
@@ -83,7 +90,7 @@ export function describeEachDialect(
           mediaDir = mkdtempSync(join(tmpdir(), 'expertdir-media-'))
           ctx.clock = new TestClock()
           ctx.testDatabase = await createTestDatabase(dialect)
-          ctx.config = loadConfig({ logLevel: 'info', mediaDir, ...options.config }, {})
+          ctx.config = loadConfig({ logLevel: 'info', mediaDir, ...TEST_SETTINGS, ...options.config }, {})
           ctx.app = await buildApp({
             config: ctx.config,
             database: ctx.testDatabase.database,
@@ -118,6 +125,32 @@ export function describeEachDialect(
       })
     }
   })
+}
+
+/** Another app on the same database through a connection of its own, as a second process would have. */
+export interface SecondApp {
+  app: FastifyInstance
+  database: Database
+  close(): Promise<void>
+}
+
+/** Builds a `SecondApp` with the suite's config and clock; `config` overrides settings, logs go nowhere. */
+export async function openSecondApp(ctx: TestContext, config: Partial<Config> = {}): Promise<SecondApp> {
+  const database = openDatabase(ctx.testDatabase.url)
+  const app = await buildApp({
+    config: { ...ctx.config, ...config },
+    database,
+    now: ctx.clock.now,
+    logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+  })
+  return {
+    app,
+    database,
+    async close() {
+      await app.close()
+      await database.close()
+    },
+  }
 }
 
 /** A valid create-expert body; override any field. */

@@ -4,9 +4,8 @@ import type { Queryable } from '../../db/database.js'
 import { clearWebhook, readWebhook, setWebhook } from '../../delivery/settings.js'
 import { isWebhookUrl } from '../../delivery/webhook.js'
 import { compileValidator } from '../../http/validation.js'
-import { decodeCursor } from '../../inquiries/cursor.js'
 import { INQUIRY_STATUSES, type InquiryStatus, isInquiryStatus } from '../../inquiries/handling.js'
-import { readInbox } from '../../inquiries/inbox.js'
+import { inboxCursor, readInbox } from '../../inquiries/inbox.js'
 import { type InquiryKind, isInquiryKind, KIND_NAMES } from '../../inquiries/kinds.js'
 import { handlingView, inquiryFields } from '../../inquiries/mapping.js'
 import { eraseSenderData, exportSenderData } from '../../inquiries/privacy.js'
@@ -73,7 +72,7 @@ function unixSeconds(name: string) {
 }
 
 function cursorOption(value: string): string {
-  if (decodeCursor(value) === undefined) {
+  if (inboxCursor.decode(value) === undefined) {
     throw new UsageError('--cursor must be the next_cursor of a previous page, exactly as it was printed')
   }
   return value
