@@ -85,9 +85,10 @@ export default function RichText({ id, labelId, describedBy, value, onChange }: 
     editor,
     selector: ({ editor: current }) => TOOLS.map((tool) => (current ? tool.active(current) : false)),
   })
-  // A value set from outside (a reload after a conflict) replaces the content.
+  // A value set from outside (a reload after a conflict) replaces the content. TipTap may have destroyed
+  // this editor to make another (its schema is gone then, and reading its HTML throws).
   useEffect(() => {
-    if (!editor) return
+    if (!editor || editor.isDestroyed) return
     const current = editor.isEmpty ? '' : editor.getHTML()
     if (current !== value) editor.commands.setContent(value, { emitUpdate: false })
   }, [editor, value])
