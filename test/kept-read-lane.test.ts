@@ -176,6 +176,18 @@ describeEachDialect('kept-read lane', (ctx: TestContext) => {
     assert.ok(!direct.headers.some((line) => line.startsWith('strict-transport-security: ')))
   })
 
+  test('counts what it answers in the HTTP metrics, as Fastify does', async () => {
+    const counted = await served({ ...LANE, metrics: true })
+    const url = `/v2/spotlight/${org()}/search?q=rain`
+    for (let i = 0; i < 3; i++) await wireGet(counted, url, bearer(ctx.tenant.token))
+    assert.equal(counted.keptReadLane?.answered, 2)
+    const metrics = (await wireGet(counted, '/metrics', {})).body.toString()
+    assert.match(
+      metrics,
+      /expertdir_http_requests_total\{method="GET",route="\/v2\/spotlight\/:corporation\/search",status="200"\} 3/,
+    )
+  })
+
   test('is installed only when nothing else runs on a kept read: no per-token limit, no CORS, no request log', async () => {
     for (const config of [
       { ...LANE, rateLimitApi: 100 },
