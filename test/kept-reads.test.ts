@@ -8,6 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
+import { KeptRoutes } from '../src/auth/kept-reads.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
@@ -325,6 +326,19 @@ test('kept bodies stay within their bytes under 100,000 distinct keys', () => {
   assert.ok(bodies.stats.entries < 1000, `${bodies.stats.entries} entries kept`)
   assert.ok(bodies.get('all 1 /v2/organization/1/expert?q=term99999'), 'the newest entry is kept')
   assert.equal(bodies.get('all 1 /v2/organization/1/expert?q=term0'), undefined)
+})
+
+test('the routes of kept URLs stay within their bytes under 100,000 distinct URLs', () => {
+  const routes = new KeptRoutes(256 * 1024)
+  const route = {
+    target: { kind: 'search', orgId: 1 },
+    scope: 'read:public',
+    route: '/v2/organization/:corporation/expert',
+  } as const
+  for (let i = 0; i < 100_000; i++) routes.set(`/v2/organization/1/expert?q=term${i}`, route)
+  assert.ok(routes.size < 2000, `${routes.size} routes kept`)
+  assert.deepEqual(routes.get('/v2/organization/1/expert?q=term99999'), route, 'the newest route is kept')
+  assert.equal(routes.get('/v2/organization/1/expert?q=term0'), undefined)
 })
 
 test('kept answers stay within their bytes under 100,000 distinct keys, and a commit forgets them', async () => {
