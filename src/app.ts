@@ -5,7 +5,8 @@ import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
-import { registerKeptReads } from './auth/kept-reads.js'
+import { KeptReadLane, type RequestListener } from './auth/kept-read-lane.js'
+import { KeptRoutes, registerKeptReads } from './auth/kept-reads.js'
 import { memoryLockout, redisLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
@@ -24,6 +25,7 @@ import { logsInfo, methodNotAllowed, registerConventions, requestIdOf } from './
 import { registerCors } from './http/cors.js'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js'
 import { registerReadEtags } from './http/etag.js'
+import { protocolReader } from './http/protocol.js'
 import { perMinute, registerRateLimiting } from './http/rate-limits.js'
 import { requestLoggers } from './http/request-logger.js'
 import { securityHeaders } from './http/security-headers.js'
@@ -47,9 +49,16 @@ import { ssoSettingsRoutes } from './sso/settings-routes.js'
 import { staffRoutes } from './staff/routes.js'
 import { openStorage } from './storage/open.js'
 import type { MediaStorage } from './storage/storage.js'
-import { createMetrics, type Metrics, registerMetrics } from './system/metrics.js'
+import { createMetrics, httpObserverOf, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The lane answering kept reads before Fastify, when installed (src/auth/kept-read-lane.ts). */
+    keptReadLane?: KeptReadLane
+  }
+}
 
 export interface AppOptions {
   config: Config
@@ -173,7 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
   }
 
-  registerConventions(app, securityHeaders())
+  const conventions = registerConventions(app, securityHeaders())
   const metrics =
     options.metrics ?? (config.metrics ? createMetrics({ database, http: true, outbox: false }) : undefined)
   if (metrics) registerMetrics(app, metrics)
@@ -207,10 +216,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         : memoryContactLimit(config.directoryContactLimit, now),
     }),
   )
+  const keptBodies = new KeptBodies(config.readCacheBytes)
+  const keptRoutes = new KeptRoutes(config.readCacheBytes / KEPT_ROUTES_SHARE)
   await app.register(async (protectedScope) => {
     requireBearer(protectedScope, auth)
     if (tokenLimit) protectedScope.addHook('onRequest', tokenLimit)
-    registerKeptReads(protectedScope, new KeptBodies(config.readCacheBytes))
+    registerKeptReads(protectedScope, keptBodies, keptRoutes)
     registerReadEtags(protectedScope)
     redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)
@@ -227,6 +238,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   await app.after()
   fallback.install()
+  // Nothing but the bearer check and the kept body would run on a kept read: it may skip Fastify.
+  if (!tokenLimit && config.corsOrigins.length === 0 && !logsInfo(config.logLevel)) {
+    const observe = metrics && httpObserverOf(metrics)
+    const lane = new KeptReadLane({
+      principals: auth.principals,
+      bodies: keptBodies,
+      routes: keptRoutes,
+      conventions,
+      protocolOf: protocolReader(config.trustProxy),
+      ...(observe ? { observe } : {}),
+    })
+    putInFront(app, (next) => lane.front(next))
+    app.decorate('keptReadLane', lane)
+  }
   await app.ready()
   return app
+}
+
+/** Of the read cache's bytes, the share (1/n) the kept URLs' routes may take besides the bodies. */
+const KEPT_ROUTES_SHARE = 8
+
+/** Makes every request of the app's server go through `lane` first, which passes on what it does not answer. */
+function putInFront(app: FastifyInstance, lane: (next: RequestListener) => RequestListener): void {
+  const [fastify, ...others] = app.server.listeners('request')
+  if (!fastify || others.length > 0) throw new Error('expected Fastify as the only request listener')
+  app.server.removeListener('request', fastify as RequestListener)
+  app.server.on('request', lane(fastify as RequestListener))
 }

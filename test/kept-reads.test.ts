@@ -8,6 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
+import { KeptRoutes } from '../src/auth/kept-reads.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
@@ -27,6 +28,7 @@ import {
   type SecondApp,
   type TestContext,
 } from './helpers/harness.js'
+import { wireGet } from './helpers/net.js'
 
 /**
  * Kept reads (src/auth/kept-reads.ts) against what the routes answer without them: every write here
@@ -38,6 +40,7 @@ describeEachDialect(
   (ctx: TestContext) => {
     let writer: ServerProcess
     let reference: SecondApp
+    let lane: SecondApp
     let publicToken = ''
     let expertX = ''
     let expertY = ''
@@ -52,6 +55,8 @@ describeEachDialect(
     before(async () => {
       writer = await startServerProcess(ctx.testDatabase.url)
       reference = await openSecondApp(ctx, { readCacheBytes: 0 })
+      lane = await openSecondApp(ctx, { logLevel: 'warn', rateLimitApi: 0 })
+      await lane.app.listen({ host: '127.0.0.1', port: 0 })
       const { db } = ctx.testDatabase.database
       const publicClient = await createClient(db, org(), 'site', ctx.clock.now(), ['read:public'])
       publicToken = await requestToken(ctx.app, publicClient)
@@ -103,6 +108,7 @@ describeEachDialect(
       if (writer && writer.child.exitCode === null) writer.child.kill('SIGKILL')
       await writer?.exited
       await reference?.close()
+      await lane?.close()
     })
 
     /** A write through the other process's HTTP API. */
@@ -146,6 +152,21 @@ describeEachDialect(
           for (const attempt of ['first', 'second']) {
             const actual = await read(ctx.app, url, token)
             sameResponse(actual, expected, `${url} as ${audience}, ${attempt} read after ${label}`)
+          }
+          // Through the kept-read lane of a served app, which answers kept reads before Fastify.
+          for (const attempt of ['first', 'second']) {
+            const where = `${url} as ${audience}, ${attempt} read through the lane after ${label}`
+            const actual = await wireGet(lane.app, url, {
+              authorization: `Bearer ${token}`,
+              'x-request-id': 'kept',
+            })
+            assert.equal(actual.status.split(' ')[0], String(expected.statusCode), `${where}: ${actual.body}`)
+            const { date: _date, connection: _connection, ...expectedHeaders } = expected.headers
+            const wire = actual.headers
+              .map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)])
+              .filter(([name]) => name !== 'Connection' && name !== 'Keep-Alive')
+            assert.deepEqual(Object.fromEntries(wire), expectedHeaders, where)
+            assert.equal(actual.body.toString(), expected.body, where)
           }
         }
       }
@@ -207,6 +228,8 @@ describeEachDialect(
         await change()
         await assertCurrent(label)
       }
+      // The second reads of the routes a write left as they were came from the lane.
+      assert.ok((lane.app.keptReadLane?.answered ?? 0) > writes.length * watched.length)
     })
 
     test('a read its parameters or query string fail is answered 400 each time, never from what is kept', async () => {
@@ -225,12 +248,20 @@ describeEachDialect(
       }
     })
 
+    /** The status of a read now, through this app and through the lane's (the two must agree). */
+    async function statusNow(url: string, token: string): Promise<number> {
+      const direct = (await read(ctx.app, url, token)).statusCode
+      const laned = await wireGet(lane.app, url, { authorization: `Bearer ${token}` })
+      assert.equal(laned.status.split(' ')[0], String(direct), `${url} through the lane: ${laned.body}`)
+      return direct
+    }
+
     test('a client revoked by the CLI in another process is refused at the next request', async () => {
       const { db } = ctx.testDatabase.database
       const client = await createClient(db, org(), 'revoked', ctx.clock.now(), ['read'])
       const token = await requestToken(ctx.app, client)
       const url = `/v2/organization/${org()}/expert`
-      for (let i = 0; i < 2; i++) assert.equal((await read(ctx.app, url, token)).statusCode, 200)
+      for (let i = 0; i < 2; i++) assert.equal(await statusNow(url, token), 200)
       const revoked = await runCliProcess([
         '--db',
         ctx.testDatabase.url,
@@ -239,9 +270,8 @@ describeEachDialect(
         client.client_id,
       ])
       assert.equal(revoked.code, 0, revoked.stderr)
-      const refused = await read(ctx.app, url, token)
-      assert.equal(refused.statusCode, 401)
-      assert.equal(refused.json().error.code, 'invalid_token')
+      assert.equal(await statusNow(url, token), 401)
+      assert.equal((await read(ctx.app, url, token)).json().error.code, 'invalid_token')
     })
 
     test('a token revoked through another process is refused at the next request', async () => {
@@ -249,7 +279,7 @@ describeEachDialect(
       const client = await createClient(db, org(), 'self-revoking', ctx.clock.now(), ['read'])
       const token = await requestToken(ctx.app, client)
       const url = `/v2/qanda/${org()}/search`
-      for (let i = 0; i < 2; i++) assert.equal((await read(ctx.app, url, token)).statusCode, 200)
+      for (let i = 0; i < 2; i++) assert.equal(await statusNow(url, token), 200)
       const response = await fetch(`${writer.base}/v2/oauth/revoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -260,7 +290,7 @@ describeEachDialect(
         }),
       })
       assert.equal(response.status, 200, await response.text())
-      assert.equal((await read(ctx.app, url, token)).statusCode, 401)
+      assert.equal(await statusNow(url, token), 401)
     })
 
     test('a scope change made by another process is honoured at the next request', async () => {
@@ -269,18 +299,18 @@ describeEachDialect(
       const token = await requestToken(ctx.app, client)
       const hidden = await createExpert(ctx, ctx.tenant, { firstname: 'Hidden', lastname: 'Kept' })
       const url = `/v2/organization/${org()}/expert/${hidden}`
-      for (let i = 0; i < 2; i++) assert.equal((await read(ctx.app, url, token)).statusCode, 200)
+      for (let i = 0; i < 2; i++) assert.equal(await statusNow(url, token), 200)
       await runScript(
         ctx.testDatabase.url,
         `update access_tokens set scope = 'read:public' where token_hash = '${hashToken(token)}'`,
       )
       // Unpublished: the public audience cannot see it.
-      assert.equal((await read(ctx.app, url, token)).statusCode, 404)
+      assert.equal(await statusNow(url, token), 404)
       await runScript(
         ctx.testDatabase.url,
         `update access_tokens set scope = '' where token_hash = '${hashToken(token)}'`,
       )
-      assert.equal((await read(ctx.app, url, token)).statusCode, 403)
+      assert.equal(await statusNow(url, token), 403)
     })
   },
   { config: { rateLimitApi: 0 } },
@@ -296,6 +326,19 @@ test('kept bodies stay within their bytes under 100,000 distinct keys', () => {
   assert.ok(bodies.stats.entries < 1000, `${bodies.stats.entries} entries kept`)
   assert.ok(bodies.get('all 1 /v2/organization/1/expert?q=term99999'), 'the newest entry is kept')
   assert.equal(bodies.get('all 1 /v2/organization/1/expert?q=term0'), undefined)
+})
+
+test('the routes of kept URLs stay within their bytes under 100,000 distinct URLs', () => {
+  const routes = new KeptRoutes(256 * 1024)
+  const route = {
+    target: { kind: 'search', orgId: 1 },
+    scope: 'read:public',
+    route: '/v2/organization/:corporation/expert',
+  } as const
+  for (let i = 0; i < 100_000; i++) routes.set(`/v2/organization/1/expert?q=term${i}`, route)
+  assert.ok(routes.size < 2000, `${routes.size} routes kept`)
+  assert.deepEqual(routes.get('/v2/organization/1/expert?q=term99999'), route, 'the newest route is kept')
+  assert.equal(routes.get('/v2/organization/1/expert?q=term0'), undefined)
 })
 
 test('kept answers stay within their bytes under 100,000 distinct keys, and a commit forgets them', async () => {

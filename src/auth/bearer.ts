@@ -36,18 +36,24 @@ declare module 'fastify' {
 const REALM = 'Bearer realm="expertdir"'
 const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/
 
-function bearerToken(request: FastifyRequest): string {
-  const header = request.headers.authorization
+/** The token of an `Authorization` header: null without a Bearer one, '' for a malformed token. */
+export function tokenOf(header: string | undefined): string | null {
   const match = header ? /^Bearer(?:\s+(.*))?$/i.exec(header.trim()) : null
-  if (!match) {
+  if (!match) return null
+  const token = match[1]?.trim() ?? ''
+  return TOKEN_SYNTAX.test(token) ? token : ''
+}
+
+function bearerToken(request: FastifyRequest): string {
+  const token = tokenOf(request.headers.authorization)
+  if (token === null) {
     throw new ApiError(
       'unauthorized',
       'This endpoint needs an access token: send Authorization: Bearer <token>.',
       { headers: { 'www-authenticate': REALM } },
     )
   }
-  const token = match[1]?.trim() ?? ''
-  if (!TOKEN_SYNTAX.test(token)) throw invalidToken()
+  if (token === '') throw invalidToken()
   return token
 }
 
@@ -232,7 +238,7 @@ export function databaseInquiryRecipient(database: Database): InquiryRecipient {
 }
 
 /** The route's scope, or its `queryScope` when the request carries that query parameter. */
-function neededScope(request: FastifyRequest, config: FastifyContextConfig): Scope {
+export function neededScope(request: FastifyRequest, config: FastifyContextConfig): Scope {
   const { scope, queryScope } = config
   const query = request.query
   if (

@@ -1,12 +1,52 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { audienceOf } from '../derived/audience.js'
 import type { KeptBodies } from '../derived/kept-bodies.js'
-import { etagOf } from '../http/etag.js'
+import type { ReadTarget } from '../derived/read-targets.js'
+import { etagOf, JSON_CONTENT_TYPE } from '../http/etag.js'
+import { neededScope } from './bearer.js'
+import type { Scope } from './scopes.js'
+
+/** What the bearer check of a kept URL checks besides the token: the route's target and scope. */
+export interface KeptRoute {
+  target: ReadTarget
+  /** The scope this URL needs (its route's, or its `queryScope` when the query names it). */
+  scope: Scope
+  /** The route's path template (metrics). */
+  route: string
+}
+
+/** Bytes a kept route counts for besides its URL. */
+const ROUTE_OVERHEAD_BYTES = 160
+
+/** The routes of kept URLs, by URL (path and query string); bounded by bytes like the kept bodies. */
+export class KeptRoutes {
+  readonly #entries: LRUCache<string, KeptRoute>
+
+  constructor(maxBytes: number) {
+    this.#entries = new LRUCache<string, KeptRoute>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (_route, url) => 2 * url.length + ROUTE_OVERHEAD_BYTES,
+    })
+  }
+
+  get(url: string): KeptRoute | undefined {
+    return this.#entries.get(url)
+  }
+
+  set(url: string, route: KeptRoute): void {
+    this.#entries.set(url, route)
+  }
+
+  get size(): number {
+    return this.#entries.size
+  }
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The key its body is kept under once answered (a read with a known target version). */
-    keptKey: string | undefined
+    /** What its body is kept under once answered (a read with a known target version). */
+    keptAs: { key: string; route: KeptRoute } | undefined
   }
 }
 
@@ -15,10 +55,21 @@ declare module 'fastify' {
  * audience the token reads as (CONTRACT §17) and the version of the record the body is built from.
  * The organization is in the URL and the bearer check has already matched it with the token's.
  */
+export function keptKey(scopes: readonly string[], version: string, url: string): string {
+  return `${audienceOf(scopes)} ${version} ${url}`
+}
+
 function keyOf(request: FastifyRequest): string | undefined {
   const version = request.readVersion
   if (typeof version !== 'string' || request.method !== 'GET') return undefined
-  return `${audienceOf(request.principal.scopes)} ${version} ${request.url}`
+  return keptKey(request.principal.scopes, version, request.url)
+}
+
+/** What the bearer check checked for this URL, so that the lane can check the same without the router. */
+function routeOf(request: FastifyRequest): KeptRoute | undefined {
+  const { config, url } = request.routeOptions
+  const target = config.readTarget?.(request.params)
+  return target && url !== undefined ? { target, scope: neededScope(request, config), route: url } : undefined
 }
 
 /**
@@ -32,30 +83,33 @@ function keyOf(request: FastifyRequest): string | undefined {
  * and query: the key holds the whole URL, and a body is kept only after that very URL answered 200, so
  * validation would pass again. Register after the bearer hook and the per-token limit (both
  * `onRequest`, which run in registration order) and before the ETag hook (which turns a match into a
- * 304).
+ * 304). Each kept URL's route is noted in `routes`, for the lane that answers the next requests for it
+ * before the framework (src/auth/kept-read-lane.ts).
  */
-export function registerKeptReads(app: FastifyInstance, bodies: KeptBodies): void {
-  app.decorateRequest('keptKey', undefined)
+export function registerKeptReads(app: FastifyInstance, bodies: KeptBodies, routes: KeptRoutes): void {
+  app.decorateRequest('keptAs', undefined)
   app.addHook('onRequest', (request, reply, done) => {
     const key = keyOf(request)
     if (key === undefined) return done()
     const kept = bodies.get(key)
     if (!kept) {
-      request.keptKey = key
+      const route = routeOf(request)
+      if (route) request.keptAs = { key, route }
       return done()
     }
-    reply.header('content-type', 'application/json; charset=utf-8').header('etag', kept.etag).send(kept.body)
+    reply.header('content-type', JSON_CONTENT_TYPE).header('etag', kept.etag).send(kept.body)
   })
   app.addHook('onSend', (request, reply, payload, done) => {
-    const key = request.keptKey
+    const keptAs = request.keptAs
     if (
-      key !== undefined &&
+      keptAs !== undefined &&
       reply.statusCode === 200 &&
       (typeof payload === 'string' || Buffer.isBuffer(payload))
     ) {
       const body = typeof payload === 'string' ? Buffer.from(payload) : payload
       const stored = reply.getHeader('etag')
-      bodies.set(key, { body, etag: typeof stored === 'string' ? stored : etagOf(body) })
+      bodies.set(keptAs.key, { body, etag: typeof stored === 'string' ? stored : etagOf(body) })
+      routes.set(request.url, keptAs.route)
     }
     done(null, payload)
   })

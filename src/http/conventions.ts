@@ -20,33 +20,45 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID()
 }
 
+/** What the conventions hook knows, for the kept-read lane that answers before the framework (src/auth/kept-read-lane.ts). */
+export interface Conventions {
+  readonly headers: SecurityHeaders
+  /** True once the app has begun closing. */
+  closing(): boolean
+  /** Records that `socket` carried a request; true when it had carried one before (a kept-alive connection). */
+  reused(socket: object): boolean
+}
+
 /**
  * One onRequest hook for what every response carries: the security headers (computed once, one set
  * for HTTPS and one for plain HTTP; `request.protocol` believes `X-Forwarded-Proto` only from a trusted
  * proxy) and the request id; 503 while closing. One structured log line per request, with no hook at all
- * when the configured level drops it. Also tracks which methods each path has (for 405s).
+ * when the configured level drops it.
  */
 export function registerConventions(
   app: FastifyInstance,
   headers: SecurityHeaders = { https: {}, http: {} },
-): void {
+): Conventions {
   let closing = false
   // Connections that already carried a request. While closing, only their further (keep-alive)
   // requests are refused: a connection's first request was accepted before the close and is served.
-  const reused = new WeakSet<object>()
+  const seen = new WeakSet<object>()
+  const conventions: Conventions = {
+    headers,
+    closing: () => closing,
+    reused(socket) {
+      if (seen.has(socket)) return true
+      seen.add(socket)
+      return false
+    },
+  }
   app.addHook('preClose', async () => {
     closing = true
   })
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(request.protocol === 'https' ? headers.https : headers.http)
     reply.header('x-request-id', request.id)
-    const socket = request.raw.socket
-    if (!reused.has(socket)) {
-      reused.add(socket)
-      done()
-      return
-    }
-    if (!closing) {
+    if (!conventions.reused(request.raw.socket) || !closing) {
       done()
       return
     }
@@ -57,7 +69,7 @@ export function registerConventions(
       }),
     )
   })
-  if (!logsInfo(app.log.level)) return
+  if (!logsInfo(app.log.level)) return conventions
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
@@ -70,6 +82,7 @@ export function registerConventions(
     )
     done()
   })
+  return conventions
 }
 
 /**

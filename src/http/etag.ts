@@ -6,15 +6,25 @@ export function etagOf(body: string | Buffer): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`
 }
 
+/** Whether an `If-None-Match` header names `etag` (weakly compared) or is `*`. */
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  return (
+    ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*') ??
+    false
+  )
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** The read responses' `Cache-Control`: the data is per-organization and must be revalidated. */
+export const READ_CACHE_CONTROL = 'private, no-cache'
+
 /**
  * Sends a stored read document: bytes already serialized, with the ETag stored beside them (the
  * hook below answers 304 from it without hashing the body again).
  */
 export function sendDocument(reply: FastifyReply, document: { body: Buffer; etag: string }): FastifyReply {
-  return reply
-    .header('content-type', 'application/json; charset=utf-8')
-    .header('etag', document.etag)
-    .send(document.body)
+  return reply.header('content-type', JSON_CONTENT_TYPE).header('etag', document.etag).send(document.body)
 }
 
 /**
@@ -33,9 +43,8 @@ export function registerReadEtags(app: FastifyInstance): void {
       return done(null, payload)
     const stored = reply.getHeader('etag')
     const etag = typeof stored === 'string' ? stored : etagOf(payload)
-    reply.header('etag', etag).header('cache-control', 'private, no-cache')
-    const match = request.headers['if-none-match']
-    if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    reply.header('etag', etag).header('cache-control', READ_CACHE_CONTROL)
+    if (matchesEtag(request.headers['if-none-match'], etag)) {
       reply.code(304)
       return done(null, '')
     }

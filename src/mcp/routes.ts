@@ -63,12 +63,21 @@ function parseError(reply: FastifyReply): FastifyReply {
     })
 }
 
-/** The SDK and the tools (with their schemas) load with the first MCP request, not with every process. */
-const loadServer = () =>
+let loaded: ReturnType<typeof importServer> | undefined
+const importServer = () =>
   Promise.all([
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     import('./server.js'),
   ])
+/**
+ * The SDK and the tools (with their schemas) load with the first MCP request, not with every process;
+ * later requests reuse the loaded modules (an `import()` of a loaded module still costs a lookup and a
+ * promise per call).
+ */
+const loadServer = () => {
+  loaded ??= importServer()
+  return loaded
+}
 
 async function handle(context: AuthContext, request: FastifyRequest, reply: FastifyReply) {
   if (request.body === UNPARSABLE) return parseError(reply)

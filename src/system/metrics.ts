@@ -106,9 +106,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
 type HttpObserver = (labels: { method: string; route: string; status: string }, seconds: number) => void
 const httpObservers = new WeakMap<Registry, HttpObserver>()
 
+/** What counts an HTTP response in `metrics` (undefined when they count none). */
+export function httpObserverOf(metrics: Metrics): HttpObserver | undefined {
+  return httpObservers.get(metrics.registry)
+}
+
 /** Counts every response of `app` by route template (not the URL, which would be unbounded), and serves `/metrics`. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const observe = httpObservers.get(metrics.registry)
+  const observe = httpObserverOf(metrics)
   if (observe) {
     app.addHook('onResponse', async (request, reply) => {
       observe(
