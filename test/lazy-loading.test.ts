@@ -32,6 +32,7 @@ const LOADED_ON_USE = [
   '@node-saml/node-saml',
   'openid-client',
   '@modelcontextprotocol/sdk',
+  'iso-3166',
 ]
 
 const packagesOf = (urls: string[]) =>

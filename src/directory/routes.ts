@@ -5,8 +5,9 @@ import { type DocumentLookup, findContentDocument, findExpertDocument } from '..
 import { readExpertSearchVersion } from '../derived/search-index.js'
 import { ApiError, notFound } from '../errors.js'
 import { findRenamedExpert } from '../experts/repository.js'
+import { refusedMethod } from '../http/allowed-methods.js'
 import { ok, Success } from '../http/envelope.js'
-import { toApiError } from '../http/error-handler.js'
+import { sendError, toApiError } from '../http/error-handler.js'
 import { parseQueryString } from '../search/query-string.js'
 import { VersionedCache } from '../search/result-cache.js'
 import { searchExperts } from '../search/service.js'
@@ -204,6 +205,9 @@ export async function directoryRoutes(
   await app.register(
     async (directory) => {
       directory.setNotFoundHandler((request, reply) => {
+        // A known path with another method is the API's 405, in JSON (see `methodNotAllowed`).
+        const refused = refusedMethod(request)
+        if (refused) return sendError(toApiError(refused), request, reply)
         const base = baseUrlOf(config, request)
         return reply
           .code(404)

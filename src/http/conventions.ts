@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { METHODS } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../errors.js'
+import { consultOnNotFound, KnownPaths, methodNotAllowedError, routerOptionsOf } from './allowed-methods.js'
 import { sendError } from './error-handler.js'
 import type { SecurityHeaders } from './security-headers.js'
 
@@ -99,41 +100,25 @@ function knowEveryMethod(app: FastifyInstance): void {
 
 /**
  * Answers 405 with `Allow` on known paths for the methods they lack, whatever the method. Call before
- * the routes are registered, and `install` after.
+ * the routes are registered, and `install` after. The not-found handlers answer it (`refusedMethod`)
+ * from one matcher entry per path; a 405 that the router must rank before another route of its method
+ * on the same URL (see `KnownPaths.seal`) stays a route, answered here.
  */
 export function methodNotAllowed(app: FastifyInstance) {
   knowEveryMethod(app)
-  // Per path: the methods it has (listed in `Allow`), and those a catch-all route answers (not listed,
-  // but no fallback either: the router holds one handler per method and path).
-  const methodsByPath = new Map<string, { listed: Set<string>; taken: Set<string> }>()
-  app.addHook('onRoute', (route) => {
-    // Only the API's own paths: the docs UI registers its static files as it likes, and a wildcard
-    // route (CORS preflights) names no path.
-    if (route.config?.methodFallback || route.url.startsWith('/docs') || route.url.includes('*')) return
-    const path = methodsByPath.get(route.url) ?? { listed: new Set<string>(), taken: new Set<string>() }
-    for (const method of [route.method].flat()) path[route.config?.catchAll ? 'taken' : 'listed'].add(method)
-    methodsByPath.set(route.url, path)
-  })
+  const paths = new KnownPaths(routerOptionsOf(app))
+  consultOnNotFound(app, paths)
+  app.addHook('onRoute', (route) => paths.record(route))
   return {
     install() {
-      for (const [url, { listed: methods, taken }] of methodsByPath) {
-        if (methods.size === 0) continue
-        const missing = app.supportedMethods.filter((method) => !methods.has(method) && !taken.has(method))
-        if (missing.length === 0) continue
-        const allow = [...methods].sort().join(', ')
+      for (const { url, methods, allow } of paths.seal(app.supportedMethods)) {
         app.route({
-          method: missing,
+          method: methods,
           url,
           config: { methodFallback: true },
           schema: { hide: true },
           handler: (request, reply) =>
-            sendError(
-              new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`, {
-                headers: { allow },
-              }),
-              request,
-              reply,
-            ),
+            sendError(methodNotAllowedError(request.method, allow), request, reply),
         })
       }
     },

@@ -5,6 +5,7 @@ import { isWriteConflict } from '../db/transactions.js'
 import { ApiError, type ErrorCode, validationError } from '../errors.js'
 import { InvalidFields } from '../validation/errors.js'
 import { propertyOf } from '../validation/guards.js'
+import { refusedMethod } from './allowed-methods.js'
 
 /** Fastify's own errors (body parsing, limits) mapped onto the catalogue. */
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
@@ -146,11 +147,14 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
     return sendError(apiError, request, reply)
   })
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
+  app.setNotFoundHandler((request, reply) => {
+    // A known path with another method: 405 with `Allow` (see `methodNotAllowed`).
+    const refused = refusedMethod(request)
+    if (refused) return sendError(toApiError(refused), request, reply)
+    return sendError(
       new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
       request,
       reply,
-    ),
-  )
+    )
+  })
 }

@@ -1,20 +1,35 @@
-import { iso31661, iso31662 } from 'iso-3166'
+import { createRequire } from 'node:module'
 
-const COUNTRIES = new Set(iso31661.map((country) => country.alpha2))
+interface Tables {
+  countries: Set<string>
+  /** Subdivision codes by country: `CA` -> { `ON`, `QC`, ... } (the part after `CA-`). */
+  subdivisions: Map<string, Set<string>>
+}
 
-/** Subdivision codes by country: `CA` -> { `ON`, `QC`, ... } (the part after `CA-`). */
-const SUBDIVISIONS = new Map<string, Set<string>>()
-for (const { code } of iso31662) {
-  const dash = code.indexOf('-')
-  const country = code.slice(0, dash)
-  const codes = SUBDIVISIONS.get(country) ?? new Set<string>()
-  SUBDIVISIONS.set(country, codes)
-  codes.add(code.slice(dash + 1))
+let tables: Tables | undefined
+
+/**
+ * The ISO 3166 tables, read by the first check: iso-3166 (its subdivision table above all) is about
+ * 2 MiB of heap, which a process that never validates a location does without.
+ */
+function geo(): Tables {
+  if (tables) return tables
+  const { iso31661, iso31662 }: typeof import('iso-3166') = createRequire(import.meta.url)('iso-3166')
+  const subdivisions = new Map<string, Set<string>>()
+  for (const { code } of iso31662) {
+    const dash = code.indexOf('-')
+    const country = code.slice(0, dash)
+    const codes = subdivisions.get(country) ?? new Set<string>()
+    subdivisions.set(country, codes)
+    codes.add(code.slice(dash + 1))
+  }
+  tables = { countries: new Set(iso31661.map((country) => country.alpha2)), subdivisions }
+  return tables
 }
 
 /** ISO 3166-1 alpha-2 check, case-insensitive. */
 export function isCountryCode(value: string): boolean {
-  return COUNTRIES.has(value.toUpperCase())
+  return geo().countries.has(value.toUpperCase())
 }
 
 /**
@@ -25,5 +40,5 @@ export function subdivisionCode(country: string, state: string): string | undefi
   const upperCountry = country.toUpperCase()
   let code = state.toUpperCase()
   if (code.startsWith(`${upperCountry}-`)) code = code.slice(upperCountry.length + 1)
-  return SUBDIVISIONS.get(upperCountry)?.has(code) ? code : undefined
+  return geo().subdivisions.get(upperCountry)?.has(code) ? code : undefined
 }
