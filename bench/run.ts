@@ -181,7 +181,10 @@ async function startChild(
 }
 
 /** The V8 settings `npm start` runs the app with (docs/performance.md, "Idle memory"). */
-const APP_V8_FLAGS = ['--max-semi-space-size=4']
+const APP_V8_FLAGS =
+  process.env.BENCH_V8_FLAGS === undefined
+    ? ['--max-semi-space-size=4']
+    : process.env.BENCH_V8_FLAGS.split(' ').filter(Boolean)
 
 function startApp(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}, processes = 1): Promise<Child> {
   const nodeFlags = [
