@@ -574,7 +574,13 @@ function rssSampler(pid: number | undefined, everyMs = 200) {
 function goals(dialect: 'sqlite' | 'postgres', rows: Measurement[], rssPeakMiB: number | undefined): string {
   const ratios: Record<string, number> =
     dialect === 'sqlite'
-      ? { 'GET expert profile': 0.6, 'GET spotlight': 0.7, 'GET qanda': 0.7 }
+      ? {
+          'GET expert profile': 0.7,
+          'GET spotlight': 0.7,
+          'GET qanda': 0.7,
+          'GET expert search': 0.5,
+          'POST inquiry (donor)': 0.08,
+        }
       : {
           'GET expert profile': 0.4,
           'GET spotlight': 0.35,
