@@ -1,18 +1,20 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
 import { LRUCache } from 'lru-cache'
 import { nodeSqlite, withSqliteErrors } from './sqlite.js'
+import { WalIndexHeader } from './wal-index.js'
 
 /**
  * A second, read-only SQLite connection for the answers a read is validated with (the token check, a
  * record's versions). It never writes, so its `PRAGMA data_version` changes exactly when another
  * connection commits: any process's, this process's own writer included. An answer read here stays
- * true for as long as that number does (src/derived/validated-answers.ts).
+ * true for as long as that number does (src/derived/validated-answers.ts); in WAL mode the number is
+ * taken from the WAL-index header instead, which moves with the same commits for less.
  *
  * It waits for no lock: a read that finds the database busy (a WAL recovery, rare) fails at once with
  * SQLITE_BUSY and its caller falls back to the main connection, so the event loop is never held.
  */
 export interface ReadConnection {
-  /** SQLite's `data_version` of this connection: changes whenever anyone else commits. */
+  /** A number that changes whenever anyone commits (see `commitCounter`). */
   dataVersion(): number
   /** The rows of one read statement (prepared once per SQL text); throws an SqliteError. */
   all(sql: string, parameters: readonly SQLInputValue[]): Record<string, SQLInputValue>[]
@@ -24,7 +26,7 @@ export function openReadConnection(path: string): ReadConnection {
     () => new nodeSqlite.DatabaseSync(path, { readOnly: true, enableForeignKeyConstraints: true }),
   )
   sqlite.exec('pragma busy_timeout = 0')
-  const version = sqlite.prepare('pragma data_version')
+  const dataVersion = commitCounter(sqlite)
   const statements = new LRUCache<string, StatementSync>({ max: 100 })
   const prepared = (sql: string) => {
     let statement = statements.get(sql)
@@ -35,8 +37,62 @@ export function openReadConnection(path: string): ReadConnection {
     return statement
   }
   return {
-    dataVersion: () => withSqliteErrors(() => Number(version.get()?.data_version)),
+    dataVersion: () => withSqliteErrors(dataVersion),
     all: (sql, parameters) => withSqliteErrors(() => prepared(sql).all(...parameters)),
-    close: () => sqlite.close(),
+    close: () => {
+      dataVersion.close()
+      sqlite.close()
+    },
   }
+}
+
+/**
+ * Counts the commits this connection can see, by anyone: `PRAGMA data_version` until the connection has
+ * read once in WAL mode, then the WAL-index header (src/db/wal-index.ts), the same answer for one `pread`.
+ * Should that file become unreadable, the pragma again, and the count moves: nothing kept is trusted
+ * across the switch.
+ */
+function commitCounter(sqlite: DatabaseSync): (() => number) & { close(): void } {
+  const pragma = sqlite.prepare('pragma data_version')
+  let walIndex: WalIndexHeader | undefined
+  let watched = false
+  let dataVersion = Number.NaN
+  let count = 0
+  const fromPragma = () => {
+    const current = Number(pragma.get()?.data_version)
+    if (current !== dataVersion) {
+      dataVersion = current
+      count++
+    }
+  }
+  const counter = () => {
+    if (walIndex) {
+      try {
+        if (walIndex.changed()) count++
+        return count
+      } catch {
+        walIndex.close()
+        walIndex = undefined
+        count++
+      }
+    }
+    // Throws SQLITE_BUSY while another connection holds the file (callers fall back); once it has
+    // answered, this connection holds the -shm open in WAL mode for as long as it lives.
+    fromPragma()
+    if (!watched) {
+      watched = true
+      if (sqlite.prepare('pragma journal_mode').get()?.journal_mode === 'wal') walIndex = openHeader(sqlite)
+      if (walIndex) walIndex.changed()
+    }
+    return count
+  }
+  return Object.assign(counter, { close: () => walIndex?.close() })
+}
+
+function openHeader(sqlite: DatabaseSync): WalIndexHeader | undefined {
+  const main = sqlite
+    .prepare('pragma database_list')
+    .all()
+    .find((row) => row.name === 'main')
+  return typeof main?.file === 'string' && main.file !== '' ? WalIndexHeader.open(main.file) : undefined
 }
