@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { createClient, revokeClient } from '../src/auth/clients.js'
+import { principalBatches } from '../src/auth/principal-batches.js'
+import { hashToken } from '../src/auth/secrets.js'
 import { postgresPoolOf } from '../src/db/database.js'
 import { createExpert, describeEachDialect, requestToken, type TestContext } from './helpers/harness.js'
 
@@ -90,6 +92,37 @@ describeEachDialect(
           )
       } finally {
         if (pool && query) pool.query = query
+      }
+    })
+
+    test('the lookups of one turn of the event loop share one statement, even with slots free', async (t) => {
+      const pool = postgresPoolOf(ctx.testDatabase.database.db)
+      if (!pool) return t.skip('PostgreSQL only: SQLite checks tokens in the process')
+      let statements = 0
+      const query = pool.query
+      pool.query = ((...args: Parameters<typeof query>) => {
+        statements++
+        return Reflect.apply(query, pool, args)
+      }) as typeof query
+      try {
+        const lookups = principalBatches(pool, 5)
+        const time = ctx.clock.now()
+        const hashes = [tokens.read, tokens.unknown, tokens.revoked, tokens.public].map((token = '') =>
+          hashToken(token),
+        )
+        const rows = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            lookups({ tokenHash: hashes[i % 4] ?? '', time, target: undefined }),
+          ),
+        )
+        assert.equal(statements, 1, 'twenty lookups made in one turn: one statement')
+        assert.deepEqual(
+          rows.slice(0, 4).map((row) => row !== undefined),
+          [true, false, false, true],
+          'a live token, an unknown one, a revoked client, a live one',
+        )
+      } finally {
+        pool.query = query
       }
     })
   },

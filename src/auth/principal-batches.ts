@@ -48,11 +48,14 @@ interface Waiting {
 }
 
 /**
- * PostgreSQL token checks, each with its target's version, shared by concurrent requests: a lookup
- * that finds a statement slot free runs at once (alone: a lone request waits for nothing); lookups
- * that arrive while every slot is busy wait and go together in the next statement, one round trip
- * for all of them. Each statement starts after its requests arrived, so every answer is as fresh as
- * a statement of its own would be. Resolves with the lookup's row (undefined: no live token).
+ * PostgreSQL token checks, each with its target's version, shared by concurrent requests: the lookups
+ * of one turn of the event loop (the requests read from every socket that had data) go together in
+ * one statement, started once the turn's input is read (`setImmediate`, before the loop waits again:
+ * a lone request waits for nothing). Lookups that arrive while every slot is busy wait and go together
+ * in the next statement, one round trip for all of them. Each statement starts after its requests
+ * arrived, so every answer is as fresh as a statement of its own would be. Under load, starting each
+ * lookup at once while a slot was free sent three statements in four with a single lookup
+ * (docs/performance.md, "PostgreSQL figures"). Resolves with the lookup's row (undefined: no live token).
  */
 export function principalBatches(
   pool: pg.Pool,
@@ -60,15 +63,23 @@ export function principalBatches(
 ): (lookup: PrincipalLookup) => Promise<unknown> {
   const waiting: Waiting[] = []
   let running = 0
+  let scheduled = false
 
   function next(): void {
+    scheduled = false
     while (running < slots && waiting.length > 0) {
       running++
       void run(waiting.splice(0, BATCH_MAX)).finally(() => {
         running--
-        next()
+        schedule()
       })
     }
+  }
+
+  function schedule(): void {
+    if (scheduled || waiting.length === 0) return
+    scheduled = true
+    setImmediate(next)
   }
 
   async function run(batch: Waiting[]): Promise<void> {
@@ -91,6 +102,6 @@ export function principalBatches(
   return (lookup) =>
     new Promise((resolve, reject) => {
       waiting.push({ lookup, resolve, reject })
-      next()
+      schedule()
     })
 }

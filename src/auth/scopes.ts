@@ -71,9 +71,19 @@ export function parseScopes(text: string): { scopes: Scope[]; unknown: string[] 
   return { scopes: unique.filter(isScope), unknown: unique.filter((word) => !isScope(word)) }
 }
 
+/** Stored scope strings already parsed: a token check parses one per request, and there are few. */
+const parsedStoredScopes = new Map<string, readonly Scope[]>()
+const PARSED_STORED_SCOPES_MAX = 256
+
 /** Scopes as stored in a `scope` column; anything unknown there is dropped rather than trusted. */
-export function storedScopes(text: string): Scope[] {
-  return parseScopes(text).scopes
+export function storedScopes(text: string): readonly Scope[] {
+  let scopes = parsedStoredScopes.get(text)
+  if (!scopes) {
+    if (parsedStoredScopes.size >= PARSED_STORED_SCOPES_MAX) parsedStoredScopes.clear()
+    scopes = Object.freeze(parseScopes(text).scopes)
+    parsedStoredScopes.set(text, scopes)
+  }
+  return scopes
 }
 
 /** Whether `scopes` hold every default scope: the token response then says `scope: true` (§13). */
