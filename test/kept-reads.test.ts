@@ -232,6 +232,99 @@ describeEachDialect(
       assert.ok((lane.app.keptReadLane?.answered ?? 0) > writes.length * watched.length)
     })
 
+    test('the public directory sees every write through another process at the next page view', async () => {
+      /** Each page viewed twice: the second view is answered from what the first kept. */
+      async function expectPage(path: string, status: number, where: string, text?: string) {
+        for (const attempt of ['first', 'second']) {
+          const response = await ctx.app.inject({ method: 'GET', url: `/directory/${org()}${path}` })
+          const seen = `${path}, ${attempt} view after ${where}`
+          assert.equal(response.statusCode, status, `${seen}: ${response.body.slice(0, 300)}`)
+          if (text) assert.ok(response.body.includes(text), `${seen}: shows ${text}`)
+        }
+      }
+      const organization = `/v2/organization/${org()}`
+      await write('PUT', organization, { public_directory: 1, description: 'A dry campus.' })
+      const created = await write(
+        'POST',
+        `${organization}/expert`,
+        expertBody({ firstname: 'Dora', lastname: 'Page' }),
+      )
+      const username = String(created.username)
+      const expert = `${organization}/expert/${username}`
+      await write('PUT', expert, { is_published: 1, job_title: 'Cloud reader' })
+      const post = (
+        await write('POST', `/v2/spotlight/${org()}`, {
+          title: 'Paged rain',
+          html: '<p>Kept.</p>',
+          published: 1,
+        })
+      ).id
+      const question = (
+        await write('POST', `/v2/qanda/${org()}`, { question: 'Why paged rain?', published: 1 })
+      ).id
+
+      await expectPage(`/${username}`, 200, 'the setup', 'Cloud reader')
+      await expectPage(`/spotlight/${post}`, 200, 'the setup', 'Paged rain')
+      await expectPage(`/qanda/${question}`, 200, 'the setup', 'Why paged rain?')
+      await expectPage('/', 200, 'the setup', 'A dry campus.')
+      const steps: [string, () => Promise<unknown>, () => Promise<void>][] = [
+        [
+          'a job title change',
+          () => write('PUT', expert, { job_title: 'Storm reader' }),
+          () => expectPage(`/${username}`, 200, 'a job title change', 'Storm reader'),
+        ],
+        [
+          'made private',
+          () => write('PUT', expert, { is_private: 1 }),
+          () => expectPage(`/${username}`, 404, 'made private'),
+        ],
+        [
+          'made public again',
+          () => write('PUT', expert, { is_private: 0 }),
+          () => expectPage(`/${username}`, 200, 'made public again', 'Storm reader'),
+        ],
+        [
+          'the organization profile',
+          () => write('PUT', organization, { description: 'A wet campus.' }),
+          () => expectPage('/', 200, 'the organization profile', 'A wet campus.'),
+        ],
+        [
+          'a post change',
+          () => write('PUT', `/v2/spotlight/${org()}/${post}`, { title: 'Paged storm' }),
+          () => expectPage(`/spotlight/${post}`, 200, 'a post change', 'Paged storm'),
+        ],
+        [
+          'a post unpublished',
+          () => write('PUT', `/v2/spotlight/${org()}/${post}`, { published: 0 }),
+          () => expectPage(`/spotlight/${post}`, 404, 'a post unpublished'),
+        ],
+        [
+          'a question change',
+          () => write('PUT', `/v2/qanda/${org()}/${question}`, { question: 'Why paged storms?' }),
+          () => expectPage(`/qanda/${question}`, 200, 'a question change', 'Why paged storms?'),
+        ],
+        [
+          'the directory switched off',
+          () => write('PUT', organization, { public_directory: 0 }),
+          () => expectPage(`/${username}`, 404, 'the directory switched off'),
+        ],
+        [
+          'the directory switched on',
+          () => write('PUT', organization, { public_directory: 1 }),
+          () => expectPage(`/${username}`, 200, 'the directory switched on', 'Storm reader'),
+        ],
+        [
+          'a rename',
+          () => write('PUT', expert, { username: `${username}-renamed` }),
+          () => expectPage(`/${username}`, 308, 'a rename'),
+        ],
+      ]
+      for (const [, change, check] of steps) {
+        await change()
+        await check()
+      }
+    })
+
     test('a read its parameters or query string fail is answered 400 each time, never from what is kept', async () => {
       const refused = [
         `/v2/qanda/${org()}/0`,

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
 import { LRUCache } from 'lru-cache'
-import { nodeSqlite, withSqliteErrors } from './sqlite.js'
+import { nodeSqlite, withBuffers, withSqliteErrors } from './sqlite.js'
 import { WalIndexHeader } from './wal-index.js'
 
 /**
@@ -16,7 +16,7 @@ import { WalIndexHeader } from './wal-index.js'
 export interface ReadConnection {
   /** A number that changes whenever anyone commits (see `commitCounter`). */
   dataVersion(): number
-  /** The rows of one read statement (prepared once per SQL text); throws an SqliteError. */
+  /** The rows of one read statement (prepared once per SQL text), BLOBs as Buffers; throws an SqliteError. */
   all(sql: string, parameters: readonly SQLInputValue[]): Record<string, SQLInputValue>[]
   close(): void
 }
@@ -38,7 +38,12 @@ export function openReadConnection(path: string): ReadConnection {
   }
   return {
     dataVersion: () => withSqliteErrors(dataVersion),
-    all: (sql, parameters) => withSqliteErrors(() => prepared(sql).all(...parameters)),
+    all: (sql, parameters) =>
+      withSqliteErrors(() =>
+        prepared(sql)
+          .all(...parameters)
+          .map(withBuffers),
+      ),
     close: () => {
       dataVersion.close()
       sqlite.close()

@@ -1,5 +1,7 @@
+import type { SQLInputValue } from 'node:sqlite'
 import type { CompiledQuery } from 'kysely'
 import { postgresPoolOf, type Queryable } from './database.js'
+import type { ReadConnection } from './read-connection.js'
 
 const PLACEHOLDERS: readonly unknown[] = Array.from({ length: 8 }, (_, i) => Symbol(`parameter ${i}`))
 
@@ -13,12 +15,22 @@ const PLACEHOLDERS: readonly unknown[] = Array.from({ length: 8 }, (_, i) => Sym
  * statement: parsed and planned once per connection, then one Bind/Execute round trip per run.
  * (Kysely does not name statements.) The name must be unique in the application.
  */
+/** A reusable query: run on a database, or on SQLite's read connection. */
+export interface ReusableQuery<A extends unknown[], R> {
+  (db: Queryable, ...args: A): Promise<R[]>
+  /**
+   * The same query, compiled for `db` (an SQLite database), run synchronously on its read connection
+   * (src/db/read-connection.ts); throws an SqliteError when that connection cannot answer now.
+   */
+  readOn(connection: ReadConnection, db: Queryable, ...args: A): R[]
+}
+
 export function reusableQuery<A extends unknown[], R>(
   build: (db: Queryable, ...args: A) => { compile(): CompiledQuery<R> },
   name?: string,
-): (db: Queryable, ...args: A) => Promise<R[]> {
+): ReusableQuery<A, R> {
   const compiled = new WeakMap<Queryable, { query: CompiledQuery<R>; slots: number[] }>()
-  return async (db, ...args) => {
+  const prepared = (db: Queryable, args: A) => {
     let entry = compiled.get(db)
     if (!entry) {
       const query = build(db, ...(PLACEHOLDERS.slice(0, args.length) as unknown as A)).compile()
@@ -31,8 +43,18 @@ export function reusableQuery<A extends unknown[], R>(
       const slot = slots[i] ?? -1
       return slot >= 0 ? args[slot] : value
     })
+    return { query, parameters }
+  }
+  const run = async (db: Queryable, ...args: A) => {
+    const { query, parameters } = prepared(db, args)
     const pool = name === undefined ? undefined : postgresPoolOf(db)
     if (pool) return (await pool.query({ name, text: query.sql, values: parameters })).rows as R[]
     return (await db.executeQuery<R>({ ...query, parameters })).rows
   }
+  return Object.assign(run, {
+    readOn(connection: ReadConnection, db: Queryable, ...args: A): R[] {
+      const { query, parameters } = prepared(db, args)
+      return connection.all(query.sql, parameters as SQLInputValue[]) as R[]
+    },
+  })
 }

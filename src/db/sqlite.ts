@@ -114,11 +114,11 @@ export function withSqliteErrors<T>(run: () => T): T {
 }
 
 /** node:sqlite answers BLOBs as Uint8Array; the rest of the app (and Fastify) expects Buffers. */
-function withBuffers(row: Record<string, unknown>): Record<string, unknown> {
+export function withBuffers<T extends Record<string, unknown>>(row: T): T {
   for (const key in row) {
     const value = row[key]
     if (value instanceof Uint8Array && !Buffer.isBuffer(value))
-      row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+      (row as Record<string, unknown>)[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
   }
   return row
 }

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely'
 import type { Queryable } from '../db/database.js'
+import type { ReadConnection } from '../db/read-connection.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { DocumentKind, ProfileType, ReadDocumentsTable } from '../db/schema.js'
 import { type Audience, profileVisibleWithin, visibilityBounds } from './audience.js'
@@ -66,6 +67,19 @@ export function findExpertDocument(
   return expertDocument(db, orgId, username, type, audience, minPublished, maxPrivate)
 }
 
+/** `findExpertDocument` on SQLite's read connection, synchronously (src/db/read-connection.ts). */
+export function readExpertDocument(
+  reads: ReadConnection,
+  db: Queryable,
+  orgId: number,
+  username: string,
+  type: ProfileType,
+  audience: Audience,
+): DocumentLookup[] {
+  const { minPublished, maxPrivate } = visibilityBounds(audience)
+  return expertDocument.readOn(reads, db, orgId, username, type, audience, minPublished, maxPrivate)
+}
+
 const contentDocument = (table: 'spotlights' | 'questions', kind: DocumentKind) =>
   reusableQuery(
     (db: Queryable, orgId: number, id: number, audience: Audience, minPublished: number) =>
@@ -111,6 +125,20 @@ export async function findContentDocument(
     audience,
     visibilityBounds(audience).minPublished,
   )
+  return row && { ...row, org_version: 0 }
+}
+
+/** `findContentDocument` on SQLite's read connection, synchronously (src/db/read-connection.ts). */
+export function readContentDocument(
+  reads: ReadConnection,
+  db: Queryable,
+  kind: 'spotlight' | 'question',
+  orgId: number,
+  id: number,
+  audience: Audience,
+): DocumentLookup | undefined {
+  const query = CONTENT_DOCUMENTS[kind]
+  const [row] = query.readOn(reads, db, orgId, id, audience, visibilityBounds(audience).minPublished)
   return row && { ...row, org_version: 0 }
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { profileVisibleTo } from '../derived/audience.js'
-import { type DocumentLookup, findContentDocument, findExpertDocument } from '../derived/read-documents.js'
+import type { DocumentLookup } from '../derived/read-documents.js'
 import { readExpertSearchVersion } from '../derived/search-index.js'
 import { ApiError, notFound } from '../errors.js'
 import { findRenamedExpert } from '../experts/repository.js'
@@ -16,6 +16,7 @@ import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet } from './a
 import { type ContactHandler, contactHandler } from './contact.js'
 import type { ContactLimit } from './contact-limit.js'
 import { readPost, readPublicProfile, readQuestion } from './documents.js'
+import { directoryLookups } from './lookups.js'
 import {
   type ExpertSearch,
   emptyFilters,
@@ -30,7 +31,7 @@ import {
   searchPage,
 } from './pages.js'
 import { WidgetProfile, WidgetSearch, widgetProfile, widgetSearch } from './public-api.js'
-import { findDirectory, listDirectoryIds } from './site.js'
+import { listDirectoryIds } from './site.js'
 import { sitemapXml } from './sitemap.js'
 import { baseUrlOf, directoryUrls } from './urls.js'
 import { WIDGET_ASSET } from './widget.js'
@@ -156,6 +157,7 @@ export async function directoryRoutes(
   const { db, config } = context
   const target = { db, dialect: context.database.dialect }
   const rendered = new VersionedCache(1_000)
+  const lookups = directoryLookups(context.database)
   // Pages, not API operations: the OpenAPI document describes /v2 (and its own public endpoints) only.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
@@ -164,7 +166,7 @@ export async function directoryRoutes(
   /** The organization's directory and its URLs; a 404 when it is unknown or its directory is off. */
   async function scopeOf(request: FastifyRequest<{ Params: OrgParams }>): Promise<PageScope> {
     const { corporation } = request.params
-    const site = isId(corporation) ? await findDirectory(db, Number(corporation)) : undefined
+    const site = isId(corporation) ? await lookups.site(Number(corporation)) : undefined
     if (!site) throw notFound('This directory')
     return { site, urls: directoryUrls(baseUrlOf(config, request), site.id) }
   }
@@ -174,7 +176,7 @@ export async function directoryRoutes(
     scope: PageScope,
     username: string,
   ): Promise<{ found: DocumentLookup } | { renamedTo: string }> {
-    const [found] = await findExpertDocument(db, scope.site.id, username, 'expert', 'public')
+    const found = await lookups.expert(scope.site.id, username)
     if (found) return { found }
     const renamed = await findRenamedExpert(db, scope.site.id, username)
     if (renamed && profileVisibleTo('public', renamed)) return { renamedTo: renamed.username }
@@ -327,7 +329,7 @@ export async function directoryRoutes(
     pages.get<{ Params: ItemParams }>('/:corporation/spotlight/:id', async (request, reply) => {
       const scope = await scopeOf(request)
       const id = itemId(request.params.id, 'Post')
-      const found = await findContentDocument(db, 'spotlight', scope.site.id, id, 'public')
+      const found = await lookups.content('spotlight', scope.site.id, id)
       if (!found) throw notFound(`Post ${id}`)
       const key = `post:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
       return html(
@@ -339,7 +341,7 @@ export async function directoryRoutes(
     pages.get<{ Params: ItemParams }>('/:corporation/qanda/:id', async (request, reply) => {
       const scope = await scopeOf(request)
       const id = itemId(request.params.id, 'Question')
-      const found = await findContentDocument(db, 'question', scope.site.id, id, 'public')
+      const found = await lookups.content('question', scope.site.id, id)
       if (!found) throw notFound(`Question ${id}`)
       const key = `question:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
       return html(

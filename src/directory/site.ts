@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/database.js'
+import type { ReadConnection } from '../db/read-connection.js'
+import { reusableQuery } from '../db/reusable-query.js'
 import { directoryKinds } from '../profiles/organization.js'
 
 /** An organization whose public directory is on, as its pages show it. */
@@ -23,23 +25,27 @@ function enabledDirectories(db: Queryable) {
     .where('organization_profiles.public_directory', '=', 1)
 }
 
-/** The organization's directory when it is switched on; undefined for an unknown organization or one without. */
-export async function findDirectory(db: Queryable, orgId: number): Promise<DirectorySite | undefined> {
-  const row = await enabledDirectories(db)
-    .select([
-      'organizations.id',
-      'organizations.name',
-      'organizations.profile_version',
-      'organization_profiles.description',
-      'organization_profiles.website',
-      'organization_profiles.logo_url',
-      'organization_profiles.brand_color',
-      'organization_profiles.accent_color',
-      'organization_profiles.directory_inquiry_kinds',
-    ])
-    .where('organizations.id', '=', orgId)
-    .executeTakeFirst()
-  if (!row) return undefined
+const directoryRow = reusableQuery(
+  (db: Queryable, orgId: number) =>
+    enabledDirectories(db)
+      .select([
+        'organizations.id',
+        'organizations.name',
+        'organizations.profile_version',
+        'organization_profiles.description',
+        'organization_profiles.website',
+        'organization_profiles.logo_url',
+        'organization_profiles.brand_color',
+        'organization_profiles.accent_color',
+        'organization_profiles.directory_inquiry_kinds',
+      ])
+      .where('organizations.id', '=', orgId),
+  'directory_site',
+)
+
+type DirectoryRow = Awaited<ReturnType<typeof directoryRow>>[number]
+
+function siteOf(row: DirectoryRow): DirectorySite {
   return {
     id: Number(row.id),
     name: row.name,
@@ -51,6 +57,22 @@ export async function findDirectory(db: Queryable, orgId: number): Promise<Direc
     accentColor: row.accent_color,
     kinds: directoryKinds(row.directory_inquiry_kinds),
   }
+}
+
+/** The organization's directory when it is switched on; undefined for an unknown organization or one without. */
+export async function findDirectory(db: Queryable, orgId: number): Promise<DirectorySite | undefined> {
+  const [row] = await directoryRow(db, orgId)
+  return row && siteOf(row)
+}
+
+/** `findDirectory` on SQLite's read connection, synchronously (src/db/read-connection.ts). */
+export function readDirectory(
+  reads: ReadConnection,
+  db: Queryable,
+  orgId: number,
+): DirectorySite | undefined {
+  const [row] = directoryRow.readOn(reads, db, orgId)
+  return row && siteOf(row)
 }
 
 /** The ids of every organization whose directory is on (robots.txt names their sitemaps). */

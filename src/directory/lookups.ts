@@ -1,0 +1,89 @@
+import type { Database } from '../db/database.js'
+import { SqliteError } from '../db/sqlite.js'
+import {
+  type DocumentLookup,
+  findContentDocument,
+  findExpertDocument,
+  readContentDocument,
+  readExpertDocument,
+} from '../derived/read-documents.js'
+import { ValidatedAnswers } from '../derived/validated-answers.js'
+import { type DirectorySite, findDirectory, readDirectory } from './site.js'
+
+/** What every page view asks before its kept page can be sent: the organization's directory, the record shown. */
+export interface DirectoryLookups {
+  site(orgId: number): Promise<DirectorySite | undefined>
+  /** A public expert by username, with its current version. */
+  expert(orgId: number, username: string): Promise<DocumentLookup | undefined>
+  /** A public post (`spotlight`) or question by id, with its current version. */
+  content(kind: 'spotlight' | 'question', orgId: number, id: number): Promise<DocumentLookup | undefined>
+}
+
+/** Bytes of kept directory answers; a lookup keeps its stored document (a few KB) with it. */
+const ANSWER_BYTES = 8 * 1024 * 1024
+const SITE_BYTES = 1024
+const LOOKUP_BYTES = 200
+
+/**
+ * The directory's lookups. On SQLite in a file they are answered in the process, read on the read
+ * connection and kept while its change check has not moved (src/derived/validated-answers.ts), as the
+ * API's token checks and versions are (src/auth/principals.ts): a write by any process is seen at the
+ * next page view, and a page view whose answers are kept runs no statement. Otherwise, or when the
+ * read connection cannot answer now, the queries.
+ */
+export function directoryLookups(database: Database): DirectoryLookups {
+  const { db } = database
+  const found: DirectoryLookups = {
+    site: (orgId) => findDirectory(db, orgId),
+    expert: async (orgId, username) => (await findExpertDocument(db, orgId, username, 'expert', 'public'))[0],
+    content: (kind, orgId, id) => findContentDocument(db, kind, orgId, id, 'public'),
+  }
+  const reads = database.readConnection()
+  if (!reads) return found
+
+  const validated = new ValidatedAnswers(reads)
+  const sites = validated.map<DirectorySite>(ANSWER_BYTES / 4, () => SITE_BYTES)
+  const lookups = validated.map<DocumentLookup>(
+    (3 * ANSWER_BYTES) / 4,
+    (lookup) => LOOKUP_BYTES + (lookup.body?.length ?? 0),
+  )
+  /** The kept answer, else the query's when the read connection is busy. */
+  const kept = async <T>(
+    read: () => T | null,
+    query: () => Promise<T | undefined>,
+  ): Promise<T | undefined> => {
+    try {
+      validated.refresh()
+      return read() ?? undefined
+    } catch (error) {
+      if (error instanceof SqliteError) return query()
+      throw error
+    }
+  }
+  return {
+    site: (orgId) =>
+      kept(
+        () => sites.get(`${orgId}`, (connection) => readDirectory(connection, db, orgId) ?? null),
+        () => found.site(orgId),
+      ),
+    expert: (orgId, username) =>
+      kept(
+        () =>
+          lookups.get(
+            `expert ${orgId} ${username}`,
+            (connection) =>
+              readExpertDocument(connection, db, orgId, username, 'expert', 'public')[0] ?? null,
+          ),
+        () => found.expert(orgId, username),
+      ),
+    content: (kind, orgId, id) =>
+      kept(
+        () =>
+          lookups.get(
+            `${kind} ${orgId} ${id}`,
+            (connection) => readContentDocument(connection, db, kind, orgId, id, 'public') ?? null,
+          ),
+        () => found.content(kind, orgId, id),
+      ),
+  }
+}
