@@ -267,11 +267,15 @@ describeEachDialect(
       await expectPage(`/spotlight/${post}`, 200, 'the setup', 'Paged rain')
       await expectPage(`/qanda/${question}`, 200, 'the setup', 'Why paged rain?')
       await expectPage('/', 200, 'the setup', 'A dry campus.')
+      await expectPage('/?q=dora', 200, 'the setup', 'Cloud reader')
       const steps: [string, () => Promise<unknown>, () => Promise<void>][] = [
         [
           'a job title change',
           () => write('PUT', expert, { job_title: 'Storm reader' }),
-          () => expectPage(`/${username}`, 200, 'a job title change', 'Storm reader'),
+          async () => {
+            await expectPage(`/${username}`, 200, 'a job title change', 'Storm reader')
+            await expectPage('/?q=dora', 200, 'a job title change', 'Storm reader')
+          },
         ],
         [
           'made private',

@@ -1,5 +1,6 @@
 import { type SqlBool, sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
+import type { ReadConnection } from '../db/read-connection.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type {
   ExpertFacetsTable,
@@ -50,6 +51,12 @@ const versionQuery = reusableQuery((db: Queryable, orgId: number) =>
 /** The organization's expert index version (read on every search): 0 until its index first changes. */
 export async function readExpertSearchVersion(db: Queryable, orgId: number): Promise<number> {
   const [row] = await versionQuery(db, orgId)
+  return Number(row?.version ?? 0)
+}
+
+/** `readExpertSearchVersion` on SQLite's read connection, synchronously (src/db/read-connection.ts). */
+export function readExpertSearchVersionOn(reads: ReadConnection, db: Queryable, orgId: number): number {
+  const [row] = versionQuery.readOn(reads, db, orgId)
   return Number(row?.version ?? 0)
 }
 

@@ -7,21 +7,25 @@ import {
   readContentDocument,
   readExpertDocument,
 } from '../derived/read-documents.js'
+import { readExpertSearchVersion, readExpertSearchVersionOn } from '../derived/search-index.js'
 import { ValidatedAnswers } from '../derived/validated-answers.js'
 import { type DirectorySite, findDirectory, readDirectory } from './site.js'
 
-/** What every page view asks before its kept page can be sent: the organization's directory, the record shown. */
+/** What every page view asks before its kept page can be sent: the organization's directory, the record or search version shown. */
 export interface DirectoryLookups {
   site(orgId: number): Promise<DirectorySite | undefined>
   /** A public expert by username, with its current version. */
   expert(orgId: number, username: string): Promise<DocumentLookup | undefined>
   /** A public post (`spotlight`) or question by id, with its current version. */
   content(kind: 'spotlight' | 'question', orgId: number, id: number): Promise<DocumentLookup | undefined>
+  /** The organization's search version (src/derived/search-index.ts). */
+  searchVersion(orgId: number): Promise<number>
 }
 
 /** Bytes of kept directory answers; a lookup keeps its stored document (a few KB) with it. */
 const ANSWER_BYTES = 8 * 1024 * 1024
 const SITE_BYTES = 1024
+const VERSION_BYTES = 16
 const LOOKUP_BYTES = 200
 
 /**
@@ -37,12 +41,14 @@ export function directoryLookups(database: Database): DirectoryLookups {
     site: (orgId) => findDirectory(db, orgId),
     expert: async (orgId, username) => (await findExpertDocument(db, orgId, username, 'expert', 'public'))[0],
     content: (kind, orgId, id) => findContentDocument(db, kind, orgId, id, 'public'),
+    searchVersion: (orgId) => readExpertSearchVersion(db, orgId),
   }
   const reads = database.readConnection()
   if (!reads) return found
 
   const validated = new ValidatedAnswers(reads)
-  const sites = validated.map<DirectorySite>(ANSWER_BYTES / 4, () => SITE_BYTES)
+  const sites = validated.map<DirectorySite>(ANSWER_BYTES / 8, () => SITE_BYTES)
+  const searchVersions = validated.map<{ version: number }>(ANSWER_BYTES / 8, () => VERSION_BYTES)
   const lookups = validated.map<DocumentLookup>(
     (3 * ANSWER_BYTES) / 4,
     (lookup) => LOOKUP_BYTES + (lookup.body?.length ?? 0),
@@ -85,5 +91,15 @@ export function directoryLookups(database: Database): DirectoryLookups {
           ),
         () => found.content(kind, orgId, id),
       ),
+    searchVersion: async (orgId) =>
+      (
+        await kept(
+          () =>
+            searchVersions.get(`${orgId}`, (connection) => ({
+              version: readExpertSearchVersionOn(connection, db, orgId),
+            })),
+          async () => ({ version: await found.searchVersion(orgId) }),
+        )
+      )?.version ?? 0,
   }
 }

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { profileVisibleTo } from '../derived/audience.js'
 import type { DocumentLookup } from '../derived/read-documents.js'
-import { readExpertSearchVersion } from '../derived/search-index.js'
 import { ApiError, notFound } from '../errors.js'
 import { findRenamedExpert } from '../experts/repository.js'
 import { refusedMethod } from '../http/allowed-methods.js'
@@ -18,7 +17,6 @@ import type { ContactLimit } from './contact-limit.js'
 import { readPost, readPublicProfile, readQuestion } from './documents.js'
 import { directoryLookups } from './lookups.js'
 import {
-  type ExpertSearch,
   emptyFilters,
   errorPage,
   expertPage,
@@ -267,11 +265,7 @@ export async function directoryRoutes(
     pages.get<{ Params: OrgParams }>('/:corporation/', async (request, reply) => {
       const scope = await scopeOf(request)
       const query = pageQuery(request.raw.url ?? '')
-      const [result, indexVersion] = await Promise.all([
-        searchExperts(target, scope.site.id, searchInput(query), 'public'),
-        readExpertSearchVersion(db, scope.site.id),
-      ])
-      return html(reply, await renderedSearch(scope, query, result, indexVersion))
+      return html(reply, await renderedSearch(scope, query, await lookups.searchVersion(scope.site.id)))
     })
 
     pages.get<{ Params: OrgParams }>('/:corporation/theme.css', async (request, reply) => {
@@ -374,18 +368,15 @@ export async function directoryRoutes(
   }
 
   /**
-   * The search page's HTML, kept under what it shows: the organization's version, the search index's
-   * version (the ids and counts), the query, and each listed expert's `modified` (the list entries).
+   * The search page's HTML, kept under what it shows: the organization's version, the search version
+   * (raised by every change to its experts, list entries included: src/derived/changes.ts), the query.
+   * The search runs only to render a page not kept; it reads data at least as new as `searchVersion`.
    */
-  function renderedSearch(
-    scope: PageScope,
-    query: PageQuery,
-    result: ExpertSearch,
-    indexVersion: number,
-  ): Promise<string> {
-    const shown = result.experts.map((expert) => `${expert.username}@${expert.modified}`).join(',')
-    const key = `search:${scope.site.id}:${scope.site.version}:${indexVersion}:${scope.urls.base}:${JSON.stringify(query)}:${shown}`
-    return rendered.get(key, async () => searchPage(scope, query, result))
+  function renderedSearch(scope: PageScope, query: PageQuery, searchVersion: number): Promise<string> {
+    const key = `search:${scope.site.id}:${scope.site.version}:${searchVersion}:${scope.urls.base}:${JSON.stringify(query)}`
+    return rendered.get(key, async () =>
+      searchPage(scope, query, await searchExperts(target, scope.site.id, searchInput(query), 'public')),
+    )
   }
 
   /**
