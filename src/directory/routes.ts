@@ -251,7 +251,8 @@ export async function directoryRoutes(
         .send(errorPage(`${base}/directory/assets`, title, message))
     })
 
-    const html = (reply: FastifyReply, body: string) =>
+    /** Pages are kept as bytes: a kept string would be encoded again for every response. */
+    const html = (reply: FastifyReply, body: Buffer) =>
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(body)
 
     pages.get('/assets/directory.css', (request, reply) => sendAsset(request, reply, STYLESHEET_ASSET))
@@ -307,10 +308,14 @@ export async function directoryRoutes(
           form,
           contact.otherKinds(scope, profile, kind),
         ).split(marker)
-        return { before, after, username: profile.account[0]?.username ?? request.params.username }
+        return {
+          before: Buffer.from(before),
+          after: Buffer.from(after),
+          username: profile.account[0]?.username ?? request.params.username,
+        }
       })
       const token = await contact.token(scope, page.username, kind)
-      return html(reply, page.before + token + page.after)
+      return html(reply, Buffer.concat([page.before, Buffer.from(token), page.after]))
     })
 
     pages.get<{ Params: ExpertParams }>('/:corporation/:username/contact', async (request, reply) =>
@@ -328,7 +333,9 @@ export async function directoryRoutes(
       const key = `post:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
       return html(
         reply,
-        await rendered.get(key, async () => postPage(scope, await readPost(db, scope.site.id, id, found))),
+        await rendered.get(key, async () =>
+          Buffer.from(postPage(scope, await readPost(db, scope.site.id, id, found))),
+        ),
       )
     })
 
@@ -341,7 +348,7 @@ export async function directoryRoutes(
       return html(
         reply,
         await rendered.get(key, async () =>
-          questionPage(scope, await readQuestion(db, scope.site.id, id, found)),
+          Buffer.from(questionPage(scope, await readQuestion(db, scope.site.id, id, found))),
         ),
       )
     })
@@ -372,10 +379,12 @@ export async function directoryRoutes(
    * (raised by every change to its experts, list entries included: src/derived/changes.ts), the query.
    * The search runs only to render a page not kept; it reads data at least as new as `searchVersion`.
    */
-  function renderedSearch(scope: PageScope, query: PageQuery, searchVersion: number): Promise<string> {
+  function renderedSearch(scope: PageScope, query: PageQuery, searchVersion: number): Promise<Buffer> {
     const key = `search:${scope.site.id}:${scope.site.version}:${searchVersion}:${scope.urls.base}:${JSON.stringify(query)}`
     return rendered.get(key, async () =>
-      searchPage(scope, query, await searchExperts(target, scope.site.id, searchInput(query), 'public')),
+      Buffer.from(
+        searchPage(scope, query, await searchExperts(target, scope.site.id, searchInput(query), 'public')),
+      ),
     )
   }
 
