@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { createClient, revokeClient } from '../src/auth/clients.js'
 import type { Config } from '../src/config.js'
+import { postgresPoolOf } from '../src/db/database.js'
 import { createRainContent } from './helpers/content.js'
 import {
   describeEachDialect,
@@ -146,6 +147,37 @@ describeEachDialect('kept-read lane', (ctx: TestContext) => {
     assert.equal(refused.status, '401 Unauthorized')
     const head = await compare(url, bearer(ctx.tenant.token), false, 'HEAD')
     assert.equal(head.status, '200 OK')
+  })
+
+  test('a read it hands on (no body kept for the new version) checks the token once', async (t) => {
+    const laneApp = opened[0]
+    const pool = laneApp && postgresPoolOf(laneApp.database.db)
+    if (!pool) return t.skip('PostgreSQL only: on SQLite the token check runs no statement')
+    const profile = urls[0] ?? ''
+    await wireGet(lane, profile, bearer(ctx.tenant.token))
+    const changed = await ctx.inject({
+      method: 'PUT',
+      url: profile,
+      payload: { job_title: 'Handed over' },
+      headers: { authorization: `Bearer ${ctx.tenant.token}` },
+    })
+    assert.equal(changed.statusCode, 200, changed.body)
+    let checks = 0
+    const query = pool.query
+    pool.query = ((...args: Parameters<typeof query>) => {
+      if ((args[0] as { name?: string }).name === 'expertdir_principals') checks++
+      return Reflect.apply(query, pool, args)
+    }) as typeof query
+    try {
+      const answered = lane.keptReadLane?.answered
+      const response = await wireGet(lane, profile, bearer(ctx.tenant.token))
+      assert.ok(response.status.startsWith('200'), response.body.toString())
+      assert.ok(response.body.toString().includes('Handed over'))
+      assert.equal(lane.keptReadLane?.answered, answered, 'Fastify answered it')
+      assert.equal(checks, 1, 'the lane checked the token; the bearer hook took its answer')
+    } finally {
+      pool.query = query
+    }
   })
 
   test('a token without the scope a URL needs gets Fastify’s 403', async () => {

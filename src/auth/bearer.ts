@@ -4,6 +4,7 @@ import type { TargetOf } from '../derived/read-targets.js'
 import { ApiError } from '../errors.js'
 import { propertyOf } from '../validation/guards.js'
 import { isPositiveId } from '../validation/text.js'
+import { takeHandedOver } from './handed-over.js'
 import type { PrincipalResolver, Resolution } from './principals.js'
 import { grants, isScope, SCOPES, type Scope } from './scopes.js'
 import type { Principal } from './tokens.js'
@@ -118,7 +119,9 @@ export function requireBearer(
     let resolved: ReturnType<PrincipalResolver['resolve']>
     try {
       const token = bearerToken(request)
-      resolved = context.principals.resolve(token, config.readTarget?.(request.params))
+      const target = config.readTarget?.(request.params)
+      const lanes = takeHandedOver(request.raw, token, target)
+      resolved = lanes ? lanes.resolution : context.principals.resolve(token, target)
     } catch (error) {
       return done(error instanceof Error ? error : new Error(String(error)))
     }

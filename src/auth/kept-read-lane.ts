@@ -5,6 +5,7 @@ import type { Conventions } from '../http/conventions.js'
 import { requestIdOf } from '../http/conventions.js'
 import { JSON_CONTENT_TYPE, matchesEtag, READ_CACHE_CONTROL } from '../http/etag.js'
 import { tokenOf } from './bearer.js'
+import { handOver } from './handed-over.js'
 import { type KeptRoute, type KeptRoutes, keptKey } from './kept-reads.js'
 import type { PrincipalResolver, Resolution } from './principals.js'
 import { grants } from './scopes.js'
@@ -59,7 +60,10 @@ export class KeptReadLane {
       }
       const answer = (resolution: Resolution | undefined) => {
         const kept = conventions.closing() ? undefined : this.#keptFor(route, resolution, url)
-        if (!kept) return next(request, response)
+        if (!kept) {
+          handOver(request, token, route.target, resolution)
+          return next(request, response)
+        }
         try {
           this.#send(request, response, route, kept)
         } catch (error) {
