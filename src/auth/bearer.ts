@@ -120,8 +120,8 @@ export function requireBearer(
     try {
       const token = bearerToken(request)
       const target = config.readTarget?.(request.params)
-      const lanes = takeHandedOver(request.raw, token, target)
-      resolved = lanes ? lanes.resolution : context.principals.resolve(token, target)
+      const handed = takeHandedOver(request.raw, token, target)
+      resolved = handed ? handed.resolution : context.principals.resolve(token, target)
     } catch (error) {
       return done(error instanceof Error ? error : new Error(String(error)))
     }

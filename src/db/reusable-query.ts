@@ -5,16 +5,6 @@ import type { ReadConnection } from './read-connection.js'
 
 const PLACEHOLDERS: readonly unknown[] = Array.from({ length: 8 }, (_, i) => Symbol(`parameter ${i}`))
 
-/**
- * A query compiled once per database and run with new parameter values: Kysely's query building
- * and compiling cost more than running a small indexed query, on the reads done on every page view.
- * `build` receives placeholders in place of its arguments and must use each as a plain value (no
- * lists, no values that change the SQL text). Transactions compile anew each time.
- *
- * With a `name`, a query run on a PostgreSQL database (not in a transaction) goes to pg as a named
- * statement: parsed and planned once per connection, then one Bind/Execute round trip per run.
- * (Kysely does not name statements.) The name must be unique in the application.
- */
 /** A reusable query: run on a database, or on SQLite's read connection. */
 export interface ReusableQuery<A extends unknown[], R> {
   (db: Queryable, ...args: A): Promise<R[]>
@@ -25,6 +15,16 @@ export interface ReusableQuery<A extends unknown[], R> {
   readOn(connection: ReadConnection, db: Queryable, ...args: A): R[]
 }
 
+/**
+ * A query compiled once per database and run with new parameter values: Kysely's query building
+ * and compiling cost more than running a small indexed query, on the reads done on every page view.
+ * `build` receives placeholders in place of its arguments and must use each as a plain value (no
+ * lists, no values that change the SQL text). Transactions compile anew each time.
+ *
+ * With a `name`, a query run on a PostgreSQL database (not in a transaction) goes to pg as a named
+ * statement: parsed and planned once per connection, then one Bind/Execute round trip per run.
+ * (Kysely does not name statements.) The name must be unique in the application.
+ */
 export function reusableQuery<A extends unknown[], R>(
   build: (db: Queryable, ...args: A) => { compile(): CompiledQuery<R> },
   name?: string,

@@ -68,7 +68,7 @@ export function findExpertDocument(
 }
 
 /** `findExpertDocument` on SQLite's read connection, synchronously (src/db/read-connection.ts). */
-export function readExpertDocument(
+export function findExpertDocumentOn(
   reads: ReadConnection,
   db: Queryable,
   orgId: number,
@@ -129,7 +129,7 @@ export async function findContentDocument(
 }
 
 /** `findContentDocument` on SQLite's read connection, synchronously (src/db/read-connection.ts). */
-export function readContentDocument(
+export function findContentDocumentOn(
   reads: ReadConnection,
   db: Queryable,
   kind: 'spotlight' | 'question',

@@ -3,13 +3,13 @@ import { SqliteError } from '../db/sqlite.js'
 import {
   type DocumentLookup,
   findContentDocument,
+  findContentDocumentOn,
   findExpertDocument,
-  readContentDocument,
-  readExpertDocument,
+  findExpertDocumentOn,
 } from '../derived/read-documents.js'
 import { readExpertSearchVersion, readExpertSearchVersionOn } from '../derived/search-index.js'
 import { ValidatedAnswers } from '../derived/validated-answers.js'
-import { type DirectorySite, findDirectory, readDirectory } from './site.js'
+import { type DirectorySite, findDirectory, findDirectoryOn } from './site.js'
 
 /** What every page view asks before its kept page can be sent: the organization's directory, the record or search version shown. */
 export interface DirectoryLookups {
@@ -37,14 +37,14 @@ const LOOKUP_BYTES = 200
  */
 export function directoryLookups(database: Database): DirectoryLookups {
   const { db } = database
-  const found: DirectoryLookups = {
+  const queries: DirectoryLookups = {
     site: (orgId) => findDirectory(db, orgId),
     expert: async (orgId, username) => (await findExpertDocument(db, orgId, username, 'expert', 'public'))[0],
     content: (kind, orgId, id) => findContentDocument(db, kind, orgId, id, 'public'),
     searchVersion: (orgId) => readExpertSearchVersion(db, orgId),
   }
   const reads = database.readConnection()
-  if (!reads) return found
+  if (!reads) return queries
 
   const validated = new ValidatedAnswers(reads)
   const sites = validated.map<DirectorySite>(ANSWER_BYTES / 8, () => SITE_BYTES)
@@ -69,8 +69,8 @@ export function directoryLookups(database: Database): DirectoryLookups {
   return {
     site: (orgId) =>
       kept(
-        () => sites.get(`${orgId}`, (connection) => readDirectory(connection, db, orgId) ?? null),
-        () => found.site(orgId),
+        () => sites.get(`${orgId}`, (connection) => findDirectoryOn(connection, db, orgId) ?? null),
+        () => queries.site(orgId),
       ),
     expert: (orgId, username) =>
       kept(
@@ -78,18 +78,18 @@ export function directoryLookups(database: Database): DirectoryLookups {
           lookups.get(
             `expert ${orgId} ${username}`,
             (connection) =>
-              readExpertDocument(connection, db, orgId, username, 'expert', 'public')[0] ?? null,
+              findExpertDocumentOn(connection, db, orgId, username, 'expert', 'public')[0] ?? null,
           ),
-        () => found.expert(orgId, username),
+        () => queries.expert(orgId, username),
       ),
     content: (kind, orgId, id) =>
       kept(
         () =>
           lookups.get(
             `${kind} ${orgId} ${id}`,
-            (connection) => readContentDocument(connection, db, kind, orgId, id, 'public') ?? null,
+            (connection) => findContentDocumentOn(connection, db, kind, orgId, id, 'public') ?? null,
           ),
-        () => found.content(kind, orgId, id),
+        () => queries.content(kind, orgId, id),
       ),
     searchVersion: async (orgId) =>
       (
@@ -98,7 +98,7 @@ export function directoryLookups(database: Database): DirectoryLookups {
             searchVersions.get(`${orgId}`, (connection) => ({
               version: readExpertSearchVersionOn(connection, db, orgId),
             })),
-          async () => ({ version: await found.searchVersion(orgId) }),
+          async () => ({ version: await queries.searchVersion(orgId) }),
         )
       )?.version ?? 0,
   }

@@ -66,7 +66,7 @@ export async function findDirectory(db: Queryable, orgId: number): Promise<Direc
 }
 
 /** `findDirectory` on SQLite's read connection, synchronously (src/db/read-connection.ts). */
-export function readDirectory(
+export function findDirectoryOn(
   reads: ReadConnection,
   db: Queryable,
   orgId: number,
