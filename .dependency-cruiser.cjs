@@ -77,6 +77,14 @@ module.exports = {
       from: { path: '^src/[^/]+\\.ts$' },
       to: { path: '^src/cli/' },
     },
+    {
+      name: 'no-value-import-of-node-http',
+      severity: 'error',
+      comment:
+        'An ES import of node:http loads undici, http2, tls and worker threads (about 10 MiB resident): take its values from src/http/node-http.ts; type-only imports are fine.',
+      from: { path: '^src/' },
+      to: { path: '^(node:)?http$', dependencyTypesNot: ['type-only'] },
+    },
     ...LAYERS.flatMap((layer, index) =>
       layer.map((folder) => ({
         name: `layers-${folder}`,

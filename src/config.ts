@@ -1,5 +1,5 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { type Static, Type } from 'typebox'
-import { Value } from 'typebox/value'
 
 /** OWASP's minimum memory cost for argon2id (19 MiB, with t=2, p=1). */
 export const DEFAULT_PASSWORD_MEMORY_KIB = 19_456
@@ -182,6 +182,9 @@ function fromEnvironment(key: keyof Config, value: string): unknown {
       .filter((origin) => origin !== '')
   }
   if (key === 'publicUrl') return value.trim().replace(/\/+$/, '')
+  // A switch is on with `1` (or `true`), off with `0` (or `false`).
+  const schema = ConfigSchema.properties[key]
+  if ('type' in schema && schema.type === 'boolean' && (value === '1' || value === '0')) return value === '1'
   return value
 }
 
@@ -197,15 +200,44 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   for (const [key, value] of Object.entries(overrides)) {
     if (value !== undefined) raw[key] = value
   }
-  const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
-  if (!Value.Check(ConfigSchema, config)) {
-    const problems = [...Value.Errors(ConfigSchema, config)].map((error) => {
-      const key = error.instancePath.split('/')[1] ?? ''
-      return `${isConfigKey(key) ? ENV_KEYS[key] : key} ${error.message}`
-    })
-    throw new Error(`Invalid configuration: ${problems.join('; ')}`)
+  const config = structuredClone(raw)
+  const validate = configValidator()
+  if (!validate(config)) {
+    throw new Error(`Invalid configuration: ${describeProblems(validate.errors ?? []).join('; ')}`)
   }
   return config
+}
+
+/** One problem per setting, named as in the environment; a choice of words lists the words. */
+function describeProblems(errors: ErrorObject[]): string[] {
+  const bySetting = new Map<string, { allowed: unknown[]; messages: string[] }>()
+  for (const error of errors) {
+    const key = error.instancePath.split('/')[1] ?? ''
+    const name = isConfigKey(key) ? ENV_KEYS[key] : key
+    const problem = bySetting.get(name) ?? { allowed: [], messages: [] }
+    bySetting.set(name, problem)
+    if (error.keyword === 'const') problem.allowed.push(error.params.allowedValue)
+    else if (error.keyword !== 'anyOf') problem.messages.push(error.message ?? 'is invalid')
+  }
+  return [...bySetting].map(([name, { allowed, messages }]) =>
+    allowed.length > 0 ? `${name} must be one of ${allowed.join(', ')}` : `${name} ${messages.join(', ')}`,
+  )
+}
+
+/**
+ * The config's checker: fills defaults and turns the environment's strings into numbers and booleans
+ * as it checks. Ajv, which the server loads anyway, rather than TypeBox's value module, which would be
+ * loaded for this alone (a few MiB of every process's memory).
+ */
+let validateConfig: ValidateFunction<Config> | undefined
+function configValidator(): ValidateFunction<Config> {
+  validateConfig ??= new Ajv({
+    allErrors: true,
+    coerceTypes: true,
+    useDefaults: true,
+    strict: false,
+  }).compile(ConfigSchema)
+  return validateConfig
 }
 
 /** The database settings of a config, for `openDatabase`. */

@@ -61,7 +61,8 @@ describe('what a server loads at start', () => {
     server.child.kill('SIGTERM')
     assert.equal(await server.exited, 0, server.output())
 
-    const loaded = packagesOf(readFileSync(listFile, 'utf8').split('\n'))
+    const lines = readFileSync(listFile, 'utf8').split('\n')
+    const loaded = packagesOf(lines)
     // The record itself works: what every request needs is in it.
     for (const name of ['fastify', 'kysely', 'ajv']) assert.ok(loaded.has(name), `${name} not recorded`)
     assert.deepEqual(
@@ -69,6 +70,10 @@ describe('what a server loads at start', () => {
       [],
       'loaded at start although kept for first use',
     )
+    // Node's fetch, WebSocket and the rest of undici: an ES import of node:http's values loads them
+    // (src/http/node-http.ts).
+    assert.ok(lines.includes('builtin:net'), 'no builtin recorded')
+    assert.ok(!lines.includes('builtin:internal/deps/undici/undici'), 'undici loaded at start')
   })
 
   test('every route schema compiles: validators and serializers are compiled by first use, not at start', async () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { METHODS } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../errors.js'
 import { consultOnNotFound, KnownPaths, methodNotAllowedError, routerOptionsOf } from './allowed-methods.js'
 import { sendError } from './error-handler.js'
+import { nodeHttp } from './node-http.js'
 import type { SecurityHeaders } from './security-headers.js'
 
 /** pino's level numbers: the request line is written at `info`. */
@@ -91,7 +91,7 @@ export function registerConventions(
  * None of them carries a body here: QUERY's would otherwise be parsed (and refused) before routing.
  */
 function knowEveryMethod(app: FastifyInstance): void {
-  for (const method of METHODS) {
+  for (const method of nodeHttp.METHODS) {
     if (method === 'CONNECT') continue
     if (app.supportedMethods.includes(method) && method !== 'QUERY') continue
     app.addHttpMethod(method, { hasBody: false, overrideExisting: true })

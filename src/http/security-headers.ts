@@ -1,6 +1,6 @@
-import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import helmet, { type HelmetOptions } from 'helmet'
+import { nodeHttp } from './node-http.js'
 
 /** The security headers of a response, by how its request reached us. */
 export interface SecurityHeaders {
@@ -18,7 +18,7 @@ const API_CSP = { directives: { defaultSrc: ["'none'"] } }
 
 /** Runs helmet's middleware once on a response that is never sent, and returns what it set. */
 function helmetHeaders(options: HelmetOptions): Readonly<Record<string, string>> {
-  const response = new ServerResponse(new IncomingMessage(new Socket()))
+  const response = new nodeHttp.ServerResponse(new nodeHttp.IncomingMessage(new Socket()))
   let failure: unknown
   helmet(options)(response.req, response, (error?: unknown) => {
     failure = error

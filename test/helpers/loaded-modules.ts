@@ -1,6 +1,7 @@
 /**
  * Preloaded into a child process (`--import`, after tsx): records the URL of every module the process
- * loads, ES modules and CommonJS alike (Node's synchronous module hooks), and writes them, one a line,
+ * loads, ES modules and CommonJS alike (Node's synchronous module hooks), then Node's own modules as
+ * `builtin:<name>` (internal ones included, from `process.moduleLoadList`), and writes them, one a line,
  * to the file named by LOADED_MODULES_FILE when the process exits.
  */
 import { writeFileSync } from 'node:fs'
@@ -17,5 +18,10 @@ registerHooks({
 
 process.on('exit', () => {
   const file = process.env.LOADED_MODULES_FILE
-  if (file) writeFileSync(file, [...loaded].join('\n'))
+  const { moduleLoadList } = process as NodeJS.Process & { moduleLoadList: string[] }
+  const builtins = moduleLoadList.flatMap((entry) => {
+    const name = /^NativeModule (.+)$/.exec(entry)?.[1]
+    return name ? [`builtin:${name}`] : []
+  })
+  if (file) writeFileSync(file, [...loaded, ...builtins].join('\n'))
 })
