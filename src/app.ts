@@ -241,6 +241,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Nothing but the bearer check and the kept body would run on a kept read: it may skip Fastify.
   if (!tokenLimit && config.corsOrigins.length === 0 && !logsInfo(config.logLevel)) {
     const observe = metrics && httpObserverOf(metrics)
+    const reads = database.readConnection()
     const lane = new KeptReadLane({
       principals: auth.principals,
       bodies: keptBodies,
@@ -248,6 +249,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       conventions,
       protocolOf: protocolReader(config.trustProxy),
       ...(observe ? { observe } : {}),
+      ...(reads ? { checkingOnce: (work: () => void) => reads.checkingOnce(work) } : {}),
     })
     putInFront(app, (next) => lane.front(next))
     app.decorate('keptReadLane', lane)

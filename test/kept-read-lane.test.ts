@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { createClient, revokeClient } from '../src/auth/clients.js'
 import type { Config } from '../src/config.js'
 import { postgresPoolOf } from '../src/db/database.js'
+import { WalIndexHeader } from '../src/db/wal-index.js'
 import { createRainContent } from './helpers/content.js'
 import {
   describeEachDialect,
@@ -12,7 +14,7 @@ import {
   type SecondApp,
   type TestContext,
 } from './helpers/harness.js'
-import { wireGet } from './helpers/net.js'
+import { listeningPort, wireGet } from './helpers/net.js'
 
 /**
  * The kept-read lane (src/auth/kept-read-lane.ts) answers kept reads before Fastify: each answer it
@@ -206,6 +208,25 @@ describeEachDialect('kept-read lane', (ctx: TestContext) => {
     // Not from an untrusted address: the lane's app above trusts no proxy.
     const direct = await compare(url, headers, true)
     assert.ok(!direct.headers.some((line) => line.startsWith('strict-transport-security: ')))
+  })
+
+  test('kept reads received in one turn share one change check (SQLite)', async (t) => {
+    if (ctx.dialect !== 'sqlite') return t.skip('SQLite only: the WAL-index check of the read connection')
+    const profile = urls[0] ?? ''
+    await wireGet(lane, profile, bearer(ctx.tenant.token))
+    const checks = t.mock.method(WalIndexHeader.prototype, 'changed')
+    const before = lane.keptReadLane?.answered ?? 0
+    // Twenty pipelined requests in one write: the server parses them in one turn.
+    const request = (last: boolean) =>
+      `GET ${profile} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ctx.tenant.token}\r\n` +
+      `Connection: ${last ? 'close' : 'keep-alive'}\r\n\r\n`
+    const socket = connect(listeningPort(lane.server), '127.0.0.1')
+    socket.end(Array.from({ length: 20 }, (_, i) => request(i === 19)).join(''))
+    let received = ''
+    for await (const chunk of socket) received += String(chunk)
+    assert.equal(received.match(/HTTP\/1\.1 200 OK\r\n/g)?.length, 20, received.slice(0, 300))
+    assert.equal(lane.keptReadLane?.answered, before + 20, 'all answered by the lane')
+    assert.equal(checks.mock.callCount(), 1, 'one check for the twenty')
   })
 
   test('counts what it answers in the HTTP metrics, as Fastify does', async () => {

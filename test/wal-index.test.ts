@@ -117,6 +117,36 @@ describe('the WAL-index header as the read connection change check', () => {
     }
   })
 
+  test('inside checkingOnce it is read once; the next read after it sees what was committed meanwhile', () => {
+    const own = writer()
+    try {
+      const before = reads.dataVersion()
+      const inside = reads.checkingOnce(() => {
+        const first = reads.dataVersion()
+        own.prepare('insert into notes (body) values (?)').run('during one check')
+        assert.equal(
+          reads.checkingOnce(() => reads.dataVersion()),
+          first,
+          'nested: the same check',
+        )
+        return [first, reads.dataVersion()]
+      })
+      assert.deepEqual(inside, [before, before], 'one check for the whole block')
+      assert.notEqual(reads.dataVersion(), before, 'the commit is seen right after')
+      const last = reads.dataVersion()
+      assert.throws(() =>
+        reads.checkingOnce(() => {
+          reads.dataVersion()
+          throw new Error('fails inside')
+        }),
+      )
+      own.prepare('insert into notes (body) values (?)').run('after a failed block')
+      assert.notEqual(reads.dataVersion(), last, 'a failed block leaves no check behind')
+    } finally {
+      own.close()
+    }
+  })
+
   test('a database without a -shm file has no header to read', () => {
     assert.equal(WalIndexHeader.open(join(dir, 'missing.sqlite')), undefined)
   })

@@ -21,6 +21,12 @@ export interface KeptReadLaneOptions {
   protocolOf: (request: IncomingMessage) => string
   /** Counts a response answered here (the HTTP metrics, when on). */
   observe?: (labels: { method: string; route: string; status: string }, seconds: number) => void
+  /**
+   * SQLite: runs its work with one change check of the read connection (`checkingOnce`). The lane then
+   * answers the kept reads received in one turn of the event loop together, at the turn's end, with
+   * one check for them all instead of one each.
+   */
+  checkingOnce?: (work: () => void) => void
 }
 
 /**
@@ -44,37 +50,61 @@ export class KeptReadLane {
 
   constructor(private readonly options: KeptReadLaneOptions) {}
 
+  /** Kept reads received in this turn of the event loop, answered together at its end (`checkingOnce`). */
+  #thisTurn: (() => void)[] = []
+
   /** `next` (Fastify's request listener) behind the lane. */
   front(next: RequestListener): RequestListener {
-    const { principals, routes, conventions } = this.options
+    const { routes, conventions, checkingOnce } = this.options
     return (request, response) => {
       const url = request.url
       const route = request.method === 'GET' && url !== undefined ? routes.get(url) : undefined
       const token = route && tokenOf(request.headers.authorization)
       if (!route || !token || url === undefined || conventions.closing()) return next(request, response)
-      let resolved: ReturnType<PrincipalResolver['resolve']>
-      try {
-        resolved = principals.resolve(token, route.target)
-      } catch {
+      if (!checkingOnce) return this.#answer(request, response, next, route, token, url)
+      if (this.#thisTurn.push(() => this.#answer(request, response, next, route, token, url)) === 1) {
+        setImmediate(() => {
+          const turn = this.#thisTurn
+          this.#thisTurn = []
+          checkingOnce(() => {
+            for (const answer of turn) answer()
+          })
+        })
+      }
+    }
+  }
+
+  #answer(
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: RequestListener,
+    route: KeptRoute,
+    token: string,
+    url: string,
+  ): void {
+    const { principals, conventions } = this.options
+    let resolved: ReturnType<PrincipalResolver['resolve']>
+    try {
+      resolved = principals.resolve(token, route.target)
+    } catch {
+      return next(request, response)
+    }
+    const answer = (resolution: Resolution | undefined) => {
+      const kept = conventions.closing() ? undefined : this.#keptFor(route, resolution, url)
+      if (!kept) {
+        handOver(request, token, route.target, resolution)
         return next(request, response)
       }
-      const answer = (resolution: Resolution | undefined) => {
-        const kept = conventions.closing() ? undefined : this.#keptFor(route, resolution, url)
-        if (!kept) {
-          handOver(request, token, route.target, resolution)
-          return next(request, response)
-        }
-        try {
-          this.#send(request, response, route, kept)
-        } catch (error) {
-          // Nothing sent yet: Fastify answers (and logs) it; else the response cannot be completed.
-          if (response.headersSent) response.destroy(error instanceof Error ? error : undefined)
-          else next(request, response)
-        }
+      try {
+        this.#send(request, response, route, kept)
+      } catch (error) {
+        // Nothing sent yet: Fastify answers (and logs) it; else the response cannot be completed.
+        if (response.headersSent) response.destroy(error instanceof Error ? error : undefined)
+        else next(request, response)
       }
-      if (resolved instanceof Promise) resolved.then(answer, () => next(request, response))
-      else answer(resolved)
     }
+    if (resolved instanceof Promise) resolved.then(answer, () => next(request, response))
+    else answer(resolved)
   }
 
   /** The kept body this request may be sent, if any. */

@@ -16,6 +16,12 @@ import { WalIndexHeader } from './wal-index.js'
 export interface ReadConnection {
   /** A number that changes whenever anyone commits (see `commitCounter`). */
   dataVersion(): number
+  /**
+   * Runs `work` with one change check: the first `dataVersion()` inside it reads the count and the
+   * others take that answer. Sound because `work` is synchronous: no request can arrive while it runs,
+   * so each one it answers was received before the check, and sees every commit made before it was sent.
+   */
+  checkingOnce<T>(work: () => T): T
   /** The rows of one read statement (prepared once per SQL text), BLOBs as Buffers; throws an SqliteError. */
   all(sql: string, parameters: readonly SQLInputValue[]): Record<string, SQLInputValue>[]
   close(): void
@@ -36,8 +42,23 @@ export function openReadConnection(path: string): ReadConnection {
     }
     return statement
   }
+  /** Inside `checkingOnce`: the count read there, once read. */
+  let scope: { count?: number } | undefined
   return {
-    dataVersion: () => withSqliteErrors(dataVersion),
+    dataVersion: () => {
+      if (!scope) return withSqliteErrors(dataVersion)
+      scope.count ??= withSqliteErrors(dataVersion)
+      return scope.count
+    },
+    checkingOnce: (work) => {
+      if (scope) return work()
+      scope = {}
+      try {
+        return work()
+      } finally {
+        scope = undefined
+      }
+    },
     all: (sql, parameters) =>
       withSqliteErrors(() =>
         prepared(sql)
