@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { type HTMLElement, parse } from 'node-html-parser'
+import { postgresPoolOf } from '../src/db/database.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, type TestContext } from './helpers/harness.js'
 
@@ -115,6 +116,37 @@ describeEachDialect(
       })
       ;[post, draftPost] = result.ids.spotlights as [number, number]
       ;[question, draftQuestion] = result.ids.questions as [number, number]
+    })
+
+    test('on PostgreSQL a page view is one statement: the directory with what the page shows', async (t) => {
+      const pool = postgresPoolOf(ctx.testDatabase.database.db)
+      if (!pool) return t.skip('PostgreSQL only: on SQLite a kept page view runs no statement')
+      const pages = [
+        `${root()}/ada-lovelace`,
+        `${root()}/spotlight/${post}`,
+        `${root()}/qanda/${question}`,
+        `${root()}/`,
+      ]
+      for (const url of pages) await page(url)
+      // Every statement out of the pool takes a connection: named ones (pool.query) and Kysely's alike.
+      const connect = pool.connect
+      let statements = 0
+      pool.connect = ((...args: Parameters<typeof connect>) => {
+        statements++
+        return Reflect.apply(connect, pool, args)
+      }) as typeof connect
+      try {
+        for (const url of pages) {
+          statements = 0
+          await page(url)
+          assert.equal(statements, 1, url)
+        }
+        statements = 0
+        await page(`/directory/${org() + 1000}/ada-lovelace`, 404)
+        assert.equal(statements, 1, 'an unknown directory')
+      } finally {
+        pool.connect = connect
+      }
     })
 
     test('the expert page: title, canonical URL, Open Graph, Twitter card and ProfilePage JSON-LD', async () => {

@@ -87,7 +87,8 @@ export class KeptReadLane {
     try {
       resolved = principals.resolve(token, route.target)
     } catch {
-      return next(request, response)
+      next(request, response)
+      return
     }
     const answer = (resolution: Resolution | undefined) => {
       const kept = conventions.closing() ? undefined : this.#keptFor(route, resolution, url)

@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely'
+import type { Insertable, JoinBuilder } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import { reusableQuery } from '../db/reusable-query.js'
@@ -16,6 +16,25 @@ export interface DocumentLookup {
   etag: string | null
 }
 
+/**
+ * The join to a record's stored document for `audience`, when it was built from the record's current
+ * `doc_version` (`recordAlias`: the record's table or alias). Expert documents also depend on the
+ * organization's profile (the caller adds `org_version`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the record's table is whichever the query joins from
+export function currentDocument<J extends JoinBuilder<any, any>>(
+  join: J,
+  kind: DocumentKind,
+  recordAlias: string,
+  audience: Audience,
+): J {
+  return join
+    .on('read_documents.kind', '=', kind)
+    .onRef('read_documents.record_id', '=', `${recordAlias}.id`)
+    .on('read_documents.audience', '=', audience)
+    .onRef('read_documents.record_version', '=', `${recordAlias}.doc_version`) as J
+}
+
 const expertDocument = reusableQuery(
   (
     db: Queryable,
@@ -30,12 +49,11 @@ const expertDocument = reusableQuery(
       .selectFrom('experts')
       .innerJoin('organizations', 'organizations.id', 'experts.org_id')
       .leftJoin('read_documents', (join) =>
-        join
-          .on('read_documents.kind', '=', 'expert')
-          .onRef('read_documents.record_id', '=', 'experts.id')
-          .on('read_documents.audience', '=', audience)
-          .onRef('read_documents.record_version', '=', 'experts.doc_version')
-          .onRef('read_documents.org_version', '=', 'organizations.profile_version'),
+        currentDocument(join, 'expert', 'experts', audience).onRef(
+          'read_documents.org_version',
+          '=',
+          'organizations.profile_version',
+        ),
       )
       .select([
         'experts.id as id',
@@ -85,13 +103,7 @@ const contentDocument = (table: 'spotlights' | 'questions', kind: DocumentKind) 
     (db: Queryable, orgId: number, id: number, audience: Audience, minPublished: number) =>
       db
         .selectFrom(`${table} as item` as 'spotlights as item')
-        .leftJoin('read_documents', (join) =>
-          join
-            .on('read_documents.kind', '=', kind)
-            .onRef('read_documents.record_id', '=', 'item.id')
-            .on('read_documents.audience', '=', audience)
-            .onRef('read_documents.record_version', '=', 'item.doc_version'),
-        )
+        .leftJoin('read_documents', (join) => currentDocument(join, kind, 'item', audience))
         .select([
           'item.id as id',
           'item.doc_version as version',

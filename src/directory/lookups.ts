@@ -10,16 +10,22 @@ import {
 import { readExpertSearchVersion, readExpertSearchVersionOn } from '../derived/search-index.js'
 import { ValidatedAnswers } from '../derived/validated-answers.js'
 import { type DirectorySite, findDirectory, findDirectoryOn } from './site.js'
+import { findContentView, findExpertView, findSearchView, type RecordView, type SearchView } from './views.js'
 
-/** What every page view asks before its kept page can be sent: the organization's directory, the record or search version shown. */
+/**
+ * What every page view asks before its kept page can be sent: the organization's directory (undefined
+ * when unknown or off) with the record or the search version the page shows (src/directory/views.ts).
+ */
 export interface DirectoryLookups {
   site(orgId: number): Promise<DirectorySite | undefined>
   /** A public expert by username, with its current version. */
   expert(orgId: number, username: string): Promise<DocumentLookup | undefined>
-  /** A public post (`spotlight`) or question by id, with its current version. */
-  content(kind: 'spotlight' | 'question', orgId: number, id: number): Promise<DocumentLookup | undefined>
-  /** The organization's search version (src/derived/search-index.ts). */
-  searchVersion(orgId: number): Promise<number>
+  /** The directory with a public expert by username. */
+  expertView(orgId: number, username: string): Promise<RecordView | undefined>
+  /** The directory with a public post (`spotlight`) or question by id. */
+  contentView(kind: 'spotlight' | 'question', orgId: number, id: number): Promise<RecordView | undefined>
+  /** The directory with the organization's search version (src/derived/search-index.ts). */
+  searchView(orgId: number): Promise<SearchView | undefined>
 }
 
 /** Bytes of kept directory answers; a lookup keeps its stored document (a few KB) with it. */
@@ -40,8 +46,9 @@ export function directoryLookups(database: Database): DirectoryLookups {
   const queries: DirectoryLookups = {
     site: (orgId) => findDirectory(db, orgId),
     expert: async (orgId, username) => (await findExpertDocument(db, orgId, username, 'expert', 'public'))[0],
-    content: (kind, orgId, id) => findContentDocument(db, kind, orgId, id, 'public'),
-    searchVersion: (orgId) => readExpertSearchVersion(db, orgId),
+    expertView: (orgId, username) => findExpertView(db, orgId, username),
+    contentView: (kind, orgId, id) => findContentView(db, kind, orgId, id),
+    searchView: (orgId) => findSearchView(db, orgId),
   }
   const reads = database.readConnection()
   if (!reads) return queries
@@ -66,40 +73,59 @@ export function directoryLookups(database: Database): DirectoryLookups {
       throw error
     }
   }
+  const site = (orgId: number) =>
+    kept(
+      () => sites.get(`${orgId}`, (connection) => findDirectoryOn(connection, db, orgId) ?? null),
+      () => queries.site(orgId),
+    )
+  const expert = (orgId: number, username: string) =>
+    kept(
+      () =>
+        lookups.get(
+          `expert ${orgId} ${username}`,
+          (connection) =>
+            findExpertDocumentOn(connection, db, orgId, username, 'expert', 'public')[0] ?? null,
+        ),
+      async () => (await findExpertDocument(db, orgId, username, 'expert', 'public'))[0],
+    )
+  const content = (kind: 'spotlight' | 'question', orgId: number, id: number) =>
+    kept(
+      () =>
+        lookups.get(
+          `${kind} ${orgId} ${id}`,
+          (connection) => findContentDocumentOn(connection, db, kind, orgId, id, 'public') ?? null,
+        ),
+      () => findContentDocument(db, kind, orgId, id, 'public'),
+    )
+  const searchVersion = async (orgId: number) =>
+    (
+      await kept(
+        () =>
+          searchVersions.get(`${orgId}`, (connection) => ({
+            version: readExpertSearchVersionOn(connection, db, orgId),
+          })),
+        async () => ({ version: await readExpertSearchVersion(db, orgId) }),
+      )
+    )?.version ?? 0
+  /** The directory, then what `record` finds in it: both kept answers, so usually no statement. */
+  const withSite = async <T>(orgId: number, record: () => Promise<T>) => {
+    const found = await site(orgId)
+    return found && { site: found, record: await record() }
+  }
   return {
-    site: (orgId) =>
-      kept(
-        () => sites.get(`${orgId}`, (connection) => findDirectoryOn(connection, db, orgId) ?? null),
-        () => queries.site(orgId),
-      ),
-    expert: (orgId, username) =>
-      kept(
-        () =>
-          lookups.get(
-            `expert ${orgId} ${username}`,
-            (connection) =>
-              findExpertDocumentOn(connection, db, orgId, username, 'expert', 'public')[0] ?? null,
-          ),
-        () => queries.expert(orgId, username),
-      ),
-    content: (kind, orgId, id) =>
-      kept(
-        () =>
-          lookups.get(
-            `${kind} ${orgId} ${id}`,
-            (connection) => findContentDocumentOn(connection, db, kind, orgId, id, 'public') ?? null,
-          ),
-        () => queries.content(kind, orgId, id),
-      ),
-    searchVersion: async (orgId) =>
-      (
-        await kept(
-          () =>
-            searchVersions.get(`${orgId}`, (connection) => ({
-              version: readExpertSearchVersionOn(connection, db, orgId),
-            })),
-          async () => ({ version: await queries.searchVersion(orgId) }),
-        )
-      )?.version ?? 0,
+    site,
+    expert,
+    expertView: async (orgId, username) => {
+      const view = await withSite(orgId, () => expert(orgId, username))
+      return view && { site: view.site, found: view.record }
+    },
+    contentView: async (kind, orgId, id) => {
+      const view = await withSite(orgId, () => content(kind, orgId, id))
+      return view && { site: view.site, found: view.record }
+    },
+    searchView: async (orgId) => {
+      const view = await withSite(orgId, () => searchVersion(orgId))
+      return view && { site: view.site, searchVersion: view.record }
+    },
   }
 }

@@ -29,7 +29,7 @@ import {
   searchPage,
 } from './pages.js'
 import { WidgetProfile, WidgetSearch, widgetProfile, widgetSearch } from './public-api.js'
-import { listDirectoryIds } from './site.js'
+import { type DirectorySite, listDirectoryIds } from './site.js'
 import { sitemapXml } from './sitemap.js'
 import { baseUrlOf, directoryUrls } from './urls.js'
 import { WIDGET_ASSET } from './widget.js'
@@ -163,8 +163,19 @@ export async function directoryRoutes(
 
   /** The organization's directory and its URLs; a 404 when it is unknown or its directory is off. */
   async function scopeOf(request: FastifyRequest<{ Params: OrgParams }>): Promise<PageScope> {
+    return scopeWith(request, await viewOf(request, (orgId) => lookups.site(orgId)))
+  }
+
+  /** What `lookup` finds for the organization of the request's path; undefined for a path that is no id. */
+  function viewOf<T>(
+    request: FastifyRequest<{ Params: OrgParams }>,
+    lookup: (orgId: number) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const { corporation } = request.params
-    const site = isId(corporation) ? await lookups.site(Number(corporation)) : undefined
+    return isId(corporation) ? lookup(Number(corporation)) : Promise.resolve(undefined)
+  }
+
+  function scopeWith(request: FastifyRequest, site: DirectorySite | undefined): PageScope {
     if (!site) throw notFound('This directory')
     return { site, urls: directoryUrls(baseUrlOf(config, request), site.id) }
   }
@@ -173,9 +184,10 @@ export async function directoryRoutes(
   async function visibleExpert(
     scope: PageScope,
     username: string,
+    found?: DocumentLookup,
   ): Promise<{ found: DocumentLookup } | { renamedTo: string }> {
-    const found = await lookups.expert(scope.site.id, username)
-    if (found) return { found }
+    const visible = found ?? (await lookups.expert(scope.site.id, username))
+    if (visible) return { found: visible }
     const renamed = await findRenamedExpert(db, scope.site.id, username)
     if (renamed && profileVisibleTo('public', renamed)) return { renamedTo: renamed.username }
     throw notFound(`Expert ${username}`)
@@ -264,9 +276,10 @@ export async function directoryRoutes(
     })
 
     pages.get<{ Params: OrgParams }>('/:corporation/', async (request, reply) => {
-      const scope = await scopeOf(request)
+      const view = await viewOf(request, (orgId) => lookups.searchView(orgId))
+      const scope = scopeWith(request, view?.site)
       const query = pageQuery(request.raw.url ?? '')
-      return html(reply, await renderedSearch(scope, query, await lookups.searchVersion(scope.site.id)))
+      return html(reply, await renderedSearch(scope, query, view?.searchVersion ?? 0))
     })
 
     pages.get<{ Params: OrgParams }>('/:corporation/theme.css', async (request, reply) => {
@@ -293,8 +306,10 @@ export async function directoryRoutes(
     })
 
     pages.get<{ Params: ExpertParams }>('/:corporation/:username', async (request, reply) => {
-      const scope = await scopeOf(request)
-      const expert = await visibleExpert(scope, request.params.username)
+      const { username } = request.params
+      const view = await viewOf(request, (orgId) => lookups.expertView(orgId, username))
+      const scope = scopeWith(request, view?.site)
+      const expert = await visibleExpert(scope, username, view?.found)
       if ('renamedTo' in expert) return reply.redirect(scope.urls.expert(expert.renamedTo), 308)
       const { found } = expert
       const kind = contact.defaultKind(scope)
@@ -326,9 +341,10 @@ export async function directoryRoutes(
     )
 
     pages.get<{ Params: ItemParams }>('/:corporation/spotlight/:id', async (request, reply) => {
-      const scope = await scopeOf(request)
-      const id = itemId(request.params.id, 'Post')
-      const found = await lookups.content('spotlight', scope.site.id, id)
+      const id = await itemIdOf(request, 'Post')
+      const view = await viewOf(request, (orgId) => lookups.contentView('spotlight', orgId, id))
+      const scope = scopeWith(request, view?.site)
+      const found = view?.found
       if (!found) throw notFound(`Post ${id}`)
       const key = `post:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
       return html(
@@ -340,9 +356,10 @@ export async function directoryRoutes(
     })
 
     pages.get<{ Params: ItemParams }>('/:corporation/qanda/:id', async (request, reply) => {
-      const scope = await scopeOf(request)
-      const id = itemId(request.params.id, 'Question')
-      const found = await lookups.content('question', scope.site.id, id)
+      const id = await itemIdOf(request, 'Question')
+      const view = await viewOf(request, (orgId) => lookups.contentView('question', orgId, id))
+      const scope = scopeWith(request, view?.site)
+      const found = view?.found
       if (!found) throw notFound(`Question ${id}`)
       const key = `question:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
       return html(
@@ -369,9 +386,12 @@ export async function directoryRoutes(
     }
   }
 
-  function itemId(raw: string, what: string): number {
-    if (!isId(raw)) throw notFound(`${what} ${raw}`)
-    return Number(raw)
+  /** The path's item id; else a 404: the directory's when it is unknown or off, the item's otherwise. */
+  async function itemIdOf(request: FastifyRequest<{ Params: ItemParams }>, what: string): Promise<number> {
+    const raw = request.params.id
+    if (isId(raw)) return Number(raw)
+    await scopeOf(request)
+    throw notFound(`${what} ${raw}`)
   }
 
   /**

@@ -25,27 +25,28 @@ function enabledDirectories(db: Queryable) {
     .where('organization_profiles.public_directory', '=', 1)
 }
 
-const directoryRow = reusableQuery(
-  (db: Queryable, orgId: number) =>
-    enabledDirectories(db)
-      .select([
-        'organizations.id',
-        'organizations.name',
-        'organizations.profile_version',
-        'organization_profiles.description',
-        'organization_profiles.website',
-        'organization_profiles.logo_url',
-        'organization_profiles.brand_color',
-        'organization_profiles.accent_color',
-        'organization_profiles.directory_inquiry_kinds',
-      ])
-      .where('organizations.id', '=', orgId),
-  'directory_site',
-)
+/** The organization's directory when it is on, with what its pages show (src/directory/views.ts joins more to it). */
+export function selectDirectory(db: Queryable, orgId: number) {
+  return enabledDirectories(db)
+    .select([
+      'organizations.id',
+      'organizations.name',
+      'organizations.profile_version',
+      'organization_profiles.description',
+      'organization_profiles.website',
+      'organization_profiles.logo_url',
+      'organization_profiles.brand_color',
+      'organization_profiles.accent_color',
+      'organization_profiles.directory_inquiry_kinds',
+    ])
+    .where('organizations.id', '=', orgId)
+}
+
+const directoryRow = reusableQuery(selectDirectory, 'directory_site')
 
 type DirectoryRow = Awaited<ReturnType<typeof directoryRow>>[number]
 
-function siteOf(row: DirectoryRow): DirectorySite {
+export function siteOf(row: DirectoryRow): DirectorySite {
   return {
     id: Number(row.id),
     name: row.name,
