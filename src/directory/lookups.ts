@@ -107,25 +107,22 @@ export function directoryLookups(database: Database): DirectoryLookups {
         async () => ({ version: await readExpertSearchVersion(db, orgId) }),
       )
     )?.version ?? 0
-  /** The directory, then what `record` finds in it: both kept answers, so usually no statement. */
-  const withSite = async <T>(orgId: number, record: () => Promise<T>) => {
-    const found = await site(orgId)
-    return found && { site: found, record: await record() }
-  }
+
+  // The directory, then what the page shows in it: both kept answers, so usually no statement.
   return {
     site,
     expert,
     expertView: async (orgId, username) => {
-      const view = await withSite(orgId, () => expert(orgId, username))
-      return view && { site: view.site, found: view.record }
+      const directory = await site(orgId)
+      return directory && { site: directory, found: await expert(orgId, username) }
     },
     contentView: async (kind, orgId, id) => {
-      const view = await withSite(orgId, () => content(kind, orgId, id))
-      return view && { site: view.site, found: view.record }
+      const directory = await site(orgId)
+      return directory && { site: directory, found: await content(kind, orgId, id) }
     },
     searchView: async (orgId) => {
-      const view = await withSite(orgId, () => searchVersion(orgId))
-      return view && { site: view.site, searchVersion: view.record }
+      const directory = await site(orgId)
+      return directory && { site: directory, searchVersion: await searchVersion(orgId) }
     },
   }
 }

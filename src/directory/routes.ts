@@ -184,10 +184,17 @@ export async function directoryRoutes(
   async function visibleExpert(
     scope: PageScope,
     username: string,
-    found?: DocumentLookup,
   ): Promise<{ found: DocumentLookup } | { renamedTo: string }> {
-    const visible = found ?? (await lookups.expert(scope.site.id, username))
-    if (visible) return { found: visible }
+    return foundOrRenamed(scope, username, await lookups.expert(scope.site.id, username))
+  }
+
+  /** `visibleExpert` for a lookup already made: its result, else the expert's new name, else a 404. */
+  async function foundOrRenamed(
+    scope: PageScope,
+    username: string,
+    found: DocumentLookup | undefined,
+  ): Promise<{ found: DocumentLookup } | { renamedTo: string }> {
+    if (found) return { found }
     const renamed = await findRenamedExpert(db, scope.site.id, username)
     if (renamed && profileVisibleTo('public', renamed)) return { renamedTo: renamed.username }
     throw notFound(`Expert ${username}`)
@@ -309,7 +316,7 @@ export async function directoryRoutes(
       const { username } = request.params
       const view = await viewOf(request, (orgId) => lookups.expertView(orgId, username))
       const scope = scopeWith(request, view?.site)
-      const expert = await visibleExpert(scope, username, view?.found)
+      const expert = await foundOrRenamed(scope, username, view?.found)
       if ('renamedTo' in expert) return reply.redirect(scope.urls.expert(expert.renamedTo), 308)
       const { found } = expert
       const kind = contact.defaultKind(scope)
