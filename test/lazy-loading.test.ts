@@ -12,31 +12,9 @@ import { serializerOf } from '../src/http/serialization.js'
 import { validatorCompiler } from '../src/http/validation.js'
 import { migrateDatabase } from '../src/system/migrate.js'
 import { startServerProcess } from './helpers/cli.js'
+import { LOADED_ON_USE, packagesOf } from './helpers/lazy-packages.js'
 
 const RECORDER = fileURLToPath(new URL('./helpers/loaded-modules.ts', import.meta.url))
-
-/**
- * Packages a server on SQLite with the default configuration loads only when configured or first used
- * (docs/performance.md, "Idle memory"): each costs memory in every process that never needs it.
- */
-const LOADED_ON_USE = [
-  'pg',
-  'ioredis',
-  'nodemailer',
-  'sharp',
-  '@node-rs/argon2',
-  '@aws-sdk/client-s3',
-  'prom-client',
-  'sanitize-html',
-  '@zxcvbn-ts/language-common',
-  '@node-saml/node-saml',
-  'openid-client',
-  '@modelcontextprotocol/sdk',
-  'iso-3166',
-]
-
-const packagesOf = (urls: string[]) =>
-  new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []))
 
 describe('what a server loads at start', () => {
   let dir = ''
@@ -74,6 +52,12 @@ describe('what a server loads at start', () => {
     // (src/http/node-http.ts).
     assert.ok(lines.includes('builtin:net'), 'no builtin recorded')
     assert.ok(!lines.includes('builtin:internal/deps/undici/undici'), 'undici loaded at start')
+    // Kysely's migrator compares names with localeCompare unless told otherwise (src/db/migrate.ts).
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith('icu:')),
+      [],
+      "ICU's locale data used at start",
+    )
   })
 
   test('every route schema compiles: validators and serializers are compiled by first use, not at start', async () => {

@@ -50,6 +50,13 @@ export const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
+/**
+ * Orders applied migrations of equal timestamp by name, code unit by code unit. Kysely's default is
+ * `localeCompare`, whose first call loads ICU's collation data: about 3 MiB of the idle server's memory
+ * for names that are plain ASCII, where both orders agree.
+ */
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
 /** Migrates up or down to `name` (tests of a migration's data step). */
 export async function migrateTo(db: Kysely<DB>, name: string): Promise<void> {
   await underMigrationLock(db, async (migrator) => {
@@ -81,13 +88,16 @@ async function underMigrationLock<T>(
   db: Kysely<DB>,
   migrate: (migrator: Migrator) => Promise<T>,
 ): Promise<T> {
-  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return migrate(new Migrator({ db, provider }))
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter))
+    return migrate(new Migrator({ db, provider, nameComparator: byName }))
   return db.connection().execute(async (connection) => {
     await sql`pragma foreign_keys = off`.execute(connection)
     try {
       await beginImmediate(connection)
       try {
-        const result = await migrate(new Migrator({ db: connection, provider, disableTransactions: true }))
+        const result = await migrate(
+          new Migrator({ db: connection, provider, nameComparator: byName, disableTransactions: true }),
+        )
         const { rows: broken } = await sql<{ table: string }>`pragma foreign_key_check`.execute(connection)
         if (broken.length > 0)
           throw new Error(

@@ -65,15 +65,16 @@ export function runCliProcess(args: string[], env: Record<string, string> = {}):
 /**
  * Starts the real CLI entry as a child process (for `serve`); DATABASE_URL of the test run is not
  * passed on. `stdin: true` gives it a standard input to write to (`--password-stdin`); `preload`
- * names further modules to `--import` into it (after tsx).
+ * names further modules to `--import` into it (after tsx); `entry` runs a built entry (the bundle) instead
+ * of the source.
  */
 export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
-  options: { stdin?: boolean; preload?: string[] } = {},
+  options: { stdin?: boolean; preload?: string[]; entry?: string } = {},
 ): ChildProcess {
   const preloads = (options.preload ?? []).flatMap((module) => ['--import', module])
-  return spawn(process.execPath, ['--import', 'tsx', ...preloads, ENTRY, ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', ...preloads, options.entry ?? ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
@@ -133,7 +134,7 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   databaseUrl: string,
-  extra: { args?: string[]; env?: Record<string, string>; preload?: string[] } = {},
+  extra: { args?: string[]; env?: Record<string, string>; preload?: string[]; entry?: string } = {},
 ): Promise<ServerProcess> {
   const port = await freePort()
   const child = spawnCli(
@@ -145,7 +146,7 @@ export async function startServerProcess(
       EXPERTDIR_RATE_LIMIT_API: '0',
       ...extra.env,
     },
-    { preload: extra.preload ?? [] },
+    { preload: extra.preload ?? [], ...(extra.entry ? { entry: extra.entry } : {}) },
   )
   let output = ''
   const collect = (chunk: Buffer) => {

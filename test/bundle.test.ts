@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { openDatabase } from '../src/db/database.js'
+import { migrateDatabase } from '../src/system/migrate.js'
+import { startServerProcess } from './helpers/cli.js'
+import { LOADED_ON_USE, packagesOf } from './helpers/lazy-packages.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const RECORDER = fileURLToPath(new URL('./helpers/loaded-modules.ts', import.meta.url))
+
+/** Packages every request needs: they must come from the bundle, not from `node_modules`. */
+const BUNDLED = ['fastify', 'kysely', 'typebox', 'ajv', 'find-my-way', 'fast-json-stringify', 'commander']
+
+/** The `node_modules` packages whose code a built file holds, from its source map. */
+function bundledPackagesOf(file: string): Set<string> {
+  const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }
+  return packagesOf(sources.map((source) => `/${source}`))
+}
+
+/** What a process has printed once it matches `pattern` (the demo prints its credentials after `/readyz`). */
+async function printedOnce(output: () => string, pattern: RegExp): Promise<string> {
+  for (let waited = 0; !pattern.test(output()); waited += 50) {
+    if (waited > 60_000) throw new Error(`never printed ${pattern}: ${output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return output()
+}
+
+/**
+ * The server as `npm start` and the `expertdir` command run it: built by `scripts/bundle-server.ts`
+ * (here into a folder of its own beside `dist/bundle`, two folders below the root as the build's is).
+ */
+describe('the bundled server', () => {
+  const outdir = join(ROOT, 'dist', `bundle-test-${process.pid}`)
+  const entry = join(outdir, 'expertdir.js')
+  let dir = ''
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'expertdir-bundle-'))
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-server.ts', outdir], { cwd: ROOT })
+  })
+  after(() => {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(outdir, { recursive: true, force: true })
+  })
+
+  test('loads its code from the bundle at start, and nothing kept for first use', async () => {
+    const databaseUrl = join(dir, 'idle.db')
+    const database = openDatabase(databaseUrl)
+    await migrateDatabase(database)
+    await database.close()
+
+    const listFile = join(dir, 'loaded.txt')
+    const server = await startServerProcess(databaseUrl, {
+      entry,
+      env: { LOADED_MODULES_FILE: listFile },
+      preload: [RECORDER],
+    })
+    server.child.kill('SIGTERM')
+    assert.equal(await server.exited, 0, server.output())
+
+    const lines = readFileSync(listFile, 'utf8').split('\n')
+    const builtFiles = lines.flatMap((url) => (url.startsWith('file:') ? [fileURLToPath(url)] : []))
+    const fromBundle = builtFiles.filter((file) => file.startsWith(`${outdir}/`))
+    assert.ok(fromBundle.includes(entry), 'the entry was not recorded')
+    assert.deepEqual(
+      builtFiles.filter(
+        (file) => file.startsWith(join(ROOT, 'src')) || file.startsWith(join(ROOT, 'dist', 'cli')),
+      ),
+      [],
+      'modules of the app loaded outside the bundle',
+    )
+
+    const installed = packagesOf(lines)
+    assert.deepEqual(
+      BUNDLED.filter((name) => installed.has(name)),
+      [],
+      'loaded from node_modules, not from the bundle',
+    )
+    const inStartChunks = new Set(fromBundle.flatMap((file) => [...bundledPackagesOf(file)]))
+    for (const name of BUNDLED)
+      assert.ok(inStartChunks.has(name), `${name} is not in the bundle's start files`)
+    // Kept for first use: not loaded from node_modules, and not copied into a file loaded at start.
+    assert.deepEqual(
+      LOADED_ON_USE.filter((name) => installed.has(name) || inStartChunks.has(name)),
+      [],
+      'loaded at start although kept for first use',
+    )
+    assert.ok(lines.includes('builtin:net'), 'no builtin recorded')
+    assert.ok(!lines.includes('builtin:internal/deps/undici/undici'), 'undici loaded at start')
+    // Kysely's migrator compares names with localeCompare unless told otherwise (src/db/migrate.ts).
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith('icu:')),
+      [],
+      "ICU's locale data used at start",
+    )
+  })
+
+  test('serves the API, its reference, the dashboard, the directory and MCP, and signs people in', async () => {
+    const server = await startServerProcess(join(dir, 'demo.db'), {
+      entry,
+      args: ['--demo'],
+      env: { LOG_LEVEL: 'warn' },
+    })
+    try {
+      const printed = await printedOnce(server.output, /one-time password (\S+?) \(/)
+      const clientId = /client_id: (\S+)/.exec(printed)?.[1]
+      const clientSecret = /client_secret: (\S+)/.exec(printed)?.[1]
+      const password = /one-time password (\S+?) \(/.exec(printed)?.[1]
+      assert.ok(clientId && clientSecret && password, printed)
+
+      const token = await fetch(`${server.base}/v2/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: clientSecret,
+        }),
+      })
+      assert.equal(token.status, 200)
+      const { access_token: accessToken } = (await token.json()) as { access_token: string }
+      const bearer = { authorization: `Bearer ${accessToken}` }
+
+      const search = await fetch(`${server.base}/v2/organization/1/expert?status=published&q=law`, {
+        headers: bearer,
+      })
+      assert.equal(search.status, 200)
+      const username = /"username":"([^"]+)"/.exec(await search.text())?.[1]
+      assert.ok(username, 'the search found no expert')
+      const profile = await fetch(`${server.base}/v2/organization/1/expert/${username}`, { headers: bearer })
+      assert.equal(profile.status, 200)
+      assert.ok(profile.headers.get('etag'))
+
+      const document = await fetch(`${server.base}/v2/openapi.json`)
+      assert.equal(document.status, 200)
+      assert.equal(((await document.json()) as { openapi: string }).openapi, '3.1.0')
+      // swagger-ui's files come from its installed package.
+      const docsStyle = await fetch(`${server.base}/docs/static/swagger-ui.css`)
+      assert.equal(docsStyle.status, 200)
+      assert.ok((await docsStyle.text()).length > 10_000)
+
+      // The dashboard's files are found from the bundle's folder.
+      const dashboard = await fetch(`${server.base}/admin/`)
+      assert.equal(dashboard.status, 200)
+      const script = /src="([^"]+\.js)"/.exec(await dashboard.text())?.[1]
+      assert.ok(script, 'no script in the dashboard page')
+      assert.equal((await fetch(new URL(script, `${server.base}/admin/`))).status, 200)
+
+      const directory = await fetch(`${server.base}/directory/1/?q=law`)
+      assert.equal(directory.status, 200)
+      assert.match(await directory.text(), /<html/)
+      assert.equal((await fetch(`${server.base}/directory/widget.js`)).status, 200)
+
+      // A password check loads argon2 (a native addon, kept installed) on first use.
+      const signIn = await fetch(`${server.base}/auth/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: server.base },
+        body: JSON.stringify({ email: 'owner@demo-university.example', password }),
+      })
+      assert.equal(signIn.status, 200, await signIn.clone().text())
+
+      // MCP: the app's lazily loaded chunk and the installed SDK.
+      const mcp = await fetch(`${server.base}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...bearer,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'test', version: '1' },
+          },
+        }),
+      })
+      assert.equal(mcp.status, 200)
+      assert.match(await mcp.text(), /"serverInfo"/)
+    } finally {
+      server.child.kill('SIGTERM')
+      assert.equal(await server.exited, 0, server.output())
+    }
+    assert.ok(existsSync(`${entry}.map`), 'no source map beside the entry')
+  })
+})
