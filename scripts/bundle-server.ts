@@ -4,7 +4,7 @@ import { build, type Plugin } from 'esbuild'
 /**
  * `npm run build` (last step): the server as a few ES module files in `dist/bundle/` (`expertdir.js`, what
  * `npm start` and the `expertdir` command run, and its chunks), built from `src/` by esbuild. One file for
- * the ~1,350 modules a started server loads takes about 12 MiB off its idle memory: each ES module costs its
+ * the ~1,350 modules a started server loads takes 5-8 MiB off its idle memory: each ES module costs its
  * own records and source text (docs/performance.md, "Memory"). What a process loads later stays separate:
  * every `import()` is its own chunk, loaded when first needed, as before.
  *
