@@ -1,7 +1,9 @@
 /**
  * The physical baseline: a bare node:http server answering with pre-serialized JSON bodies (the bytes
  * of real reads). `baseline.ts NAME=FILE ...` serves FILE's bytes at `/NAME`, the first one also at
- * `/` (a `.html` file as HTML: the directory's pages). Prints its URL as one JSON line; stops on SIGTERM. `--workers N` (first) with N > 1: N such
+ * `/` (a `.html` file as HTML: the directory's pages). `NAME=FILE=HEADERS` sends, instead of a content
+ * type and length, the headers listed in the JSON file HEADERS (`[name, value]` pairs: the app's own
+ * response headers, so that the whole response is the app's bytes). Prints its URL as one JSON line; stops on SIGTERM. `--workers N` (first) with N > 1: N such
  * servers sharing the port through node:cluster (the fair limit for `serve --workers N`).
  */
 import cluster from 'node:cluster'
@@ -35,16 +37,20 @@ if (cluster.isPrimary && workers > 1) {
 function serve() {
   const responses = new Map<string, { body: Buffer; headers: Record<string, string> }>()
   for (const spec of specs) {
-    const [name, file] = spec.includes('=') ? (spec.split('=', 2) as [string, string]) : ['', spec]
+    const [name, file, headersFile] = spec.includes('=')
+      ? (spec.split('=', 3) as [string, string, string | undefined])
+      : ['', spec, undefined]
     const body = readFileSync(file)
     const response = {
       body,
-      headers: {
-        'content-type': file.endsWith('.html')
-          ? 'text/html; charset=utf-8'
-          : 'application/json; charset=utf-8',
-        'content-length': String(body.length),
-      },
+      headers: headersFile
+        ? Object.fromEntries(JSON.parse(readFileSync(headersFile, 'utf8')) as [string, string][])
+        : {
+            'content-type': file.endsWith('.html')
+              ? 'text/html; charset=utf-8'
+              : 'application/json; charset=utf-8',
+            'content-length': String(body.length),
+          },
     }
     responses.set(`/${name}`, response)
     if (!responses.has('/')) responses.set('/', response)

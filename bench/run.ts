@@ -248,6 +248,11 @@ interface Measurement {
   }
   /** The bare baseline's CPU time per request in its adjacent run. */
   baselineCpuUsPerRequest?: number | undefined
+  /**
+   * A read against the bare server sending the app's whole response (the same headers; `fetch` gives
+   * them sorted by name) to the same request: how close the read comes to the cost of its own bytes.
+   */
+  sameResponse?: { rps: number; cpuUsPerRequest: number | undefined; ratio: number }
   fixedRate: {
     rate: number
     basis: 'baseline' | 'own'
@@ -345,10 +350,20 @@ async function ownRateIfSlower(base: string, target: Target, saturationRps: numb
   return { ownRate: { rate: own, ...(await atRate(base, target, own)) } }
 }
 
-async function getJson(url: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
+async function getJson(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; text: string; headers: Headers }> {
   const response = await fetch(url, init)
-  return { status: response.status, text: await response.text() }
+  return { status: response.status, text: await response.text(), headers: response.headers }
 }
+
+/** Headers Node writes on every response itself (the bare server writes its own). */
+const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
+
+/** A response's headers as the app sent them, as `[name, value]` pairs (for the bare server). */
+const sentHeaders = (headers: Headers): [string, string][] =>
+  [...headers].filter(([name]) => !CONNECTION_HEADERS.has(name))
 
 async function issueToken(base: string, dataset: Pick<Dataset, 'client'>): Promise<string> {
   const { status, text } = await getJson(`${base}/v2/oauth/token`, {
@@ -507,6 +522,8 @@ function table(rows: Measurement[]): string {
     'x baseline',
     'CPU us/req',
     'bare CPU us/req',
+    'x bare, same response',
+    'its CPU us/req',
     'fixed rate/s',
     'achieved/s',
     'p50 ms',
@@ -524,6 +541,8 @@ function table(rows: Measurement[]): string {
     row.ratio.toFixed(2),
     String(row.saturation.cpuUsPerRequest ?? ''),
     String(row.baselineCpuUsPerRequest ?? ''),
+    row.sameResponse ? row.sameResponse.ratio.toFixed(2) : '',
+    String(row.sameResponse?.cpuUsPerRequest ?? ''),
     `${row.fixedRate.rate}${row.fixedRate.basis === 'own' ? ' (own)' : ''}`,
     String(row.fixedRate.rps),
     String(row.fixedRate.p50),
@@ -632,6 +651,9 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
       const file = join(bodyDir, `${target.baselinePath}.${html ? 'html' : 'json'}`)
       writeFileSync(file, read.text)
       bodies.push(`${target.baselinePath}=${file}`)
+      // The same response as the app's, headers included: what a kept read cannot go below.
+      writeFileSync(`${file}.headers.json`, JSON.stringify(sentHeaders(read.headers)))
+      bodies.push(`${target.baselinePath}-as-app=${file}=${file}.headers.json`)
       if (target.baselinePath === 'profile') bodyBytes = Buffer.byteLength(read.text)
     }
     const list = all.filter((target) => routeFilter.some((part) => target.name.toLowerCase().includes(part)))
@@ -676,6 +698,16 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         : Math.max(1, Math.round(adjacent.rps / 2))
       log(`${target.name}: ${saturation.rps} req/s; at ${rate}/s...`)
       const fixed = await atRate(app.url, target, rate)
+      // The bare server again, sending the app's whole response (its headers too) to the same request
+      // (its token too): the floor of a read that does nothing but answer.
+      const sameResponse =
+        target.request.method === 'GET'
+          ? await saturate(
+              baseline.url,
+              { ...target, request: { ...target.request, path: `/${target.baselinePath}-as-app` } },
+              baseline.process.pid,
+            )
+          : undefined
       rows.push({
         route: target.name,
         method: target.request.method ?? 'GET',
@@ -687,6 +719,13 @@ async function measureRoutes(dataset: Dataset, databaseUrl: string) {
         fixedRate: { rate, basis: target.ownRate ? 'own' : 'baseline', ...fixed },
         ...(await ownRateIfSlower(app.url, target, saturation.rps, rate)),
         ratio: round(saturation.rps / adjacent.rps, 3),
+        ...(sameResponse && {
+          sameResponse: {
+            rps: sameResponse.rps,
+            cpuUsPerRequest: sameResponse.cpuUsPerRequest,
+            ratio: round(saturation.rps / sameResponse.rps, 3),
+          },
+        }),
         rssPeakMiB: rss.endWindow(),
       })
     }
