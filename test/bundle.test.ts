@@ -5,13 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { openDatabase } from '../src/db/database.js'
-import { migrateDatabase } from '../src/system/migrate.js'
 import { startServerProcess } from './helpers/cli.js'
-import { LOADED_ON_USE, packagesOf } from './helpers/lazy-packages.js'
+import { assertNothingLoadedEarly, packagesOf, recordedStart } from './helpers/lazy-packages.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const RECORDER = fileURLToPath(new URL('./helpers/loaded-modules.ts', import.meta.url))
 
 /** Packages every request needs: they must come from the bundle, not from `node_modules`. */
 const BUNDLED = ['fastify', 'kysely', 'typebox', 'ajv', 'find-my-way', 'fast-json-stringify', 'commander']
@@ -49,21 +46,7 @@ describe('the bundled server', () => {
   })
 
   test('loads its code from the bundle at start, and nothing kept for first use', async () => {
-    const databaseUrl = join(dir, 'idle.db')
-    const database = openDatabase(databaseUrl)
-    await migrateDatabase(database)
-    await database.close()
-
-    const listFile = join(dir, 'loaded.txt')
-    const server = await startServerProcess(databaseUrl, {
-      entry,
-      env: { LOADED_MODULES_FILE: listFile },
-      preload: [RECORDER],
-    })
-    server.child.kill('SIGTERM')
-    assert.equal(await server.exited, 0, server.output())
-
-    const lines = readFileSync(listFile, 'utf8').split('\n')
+    const lines = await recordedStart(dir, entry)
     const builtFiles = lines.flatMap((url) => (url.startsWith('file:') ? [fileURLToPath(url)] : []))
     const fromBundle = builtFiles.filter((file) => file.startsWith(`${outdir}/`))
     assert.ok(fromBundle.includes(entry), 'the entry was not recorded')
@@ -85,19 +68,7 @@ describe('the bundled server', () => {
     for (const name of BUNDLED)
       assert.ok(inStartChunks.has(name), `${name} is not in the bundle's start files`)
     // Kept for first use: not loaded from node_modules, and not copied into a file loaded at start.
-    assert.deepEqual(
-      LOADED_ON_USE.filter((name) => installed.has(name) || inStartChunks.has(name)),
-      [],
-      'loaded at start although kept for first use',
-    )
-    assert.ok(lines.includes('builtin:net'), 'no builtin recorded')
-    assert.ok(!lines.includes('builtin:internal/deps/undici/undici'), 'undici loaded at start')
-    // Kysely's migrator compares names with localeCompare unless told otherwise (src/db/migrate.ts).
-    assert.deepEqual(
-      lines.filter((line) => line.startsWith('icu:')),
-      [],
-      "ICU's locale data used at start",
-    )
+    assertNothingLoadedEarly(lines, new Set([...installed, ...inStartChunks]))
   })
 
   test('serves the API, its reference, the dashboard, the directory and MCP, and signs people in', async () => {
