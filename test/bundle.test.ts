@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { startServerProcess } from './helpers/cli.js'
 import { assertNothingLoadedEarly, packagesOf, recordedStart } from './helpers/lazy-packages.js'
+import { initializeRequest } from './helpers/mcp.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -135,24 +136,7 @@ describe('the bundled server', () => {
       assert.equal(signIn.status, 200, await signIn.clone().text())
 
       // MCP: the app's lazily loaded chunk and the installed SDK.
-      const mcp = await fetch(`${server.base}/mcp`, {
-        method: 'POST',
-        headers: {
-          ...bearer,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'test', version: '1' },
-          },
-        }),
-      })
+      const mcp = await fetch(`${server.base}/mcp`, initializeRequest(accessToken, 'test'))
       assert.equal(mcp.status, 200)
       assert.match(await mcp.text(), /"serverInfo"/)
     } finally {

@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, inquiryBody, type TestContext } from './helpers/harness.js'
+import { initializeRequest } from './helpers/mcp.js'
 import { scopedToken } from './helpers/oauth.js'
 
 /** The parts of the bodies the tests read: the API's error envelope, a JSON-RPC reply, metadata documents. */
@@ -173,24 +174,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     assert.equal(client.getServerVersion()?.name, 'expertdir')
     assert.ok(client.getServerCapabilities()?.tools)
     assert.match(client.getInstructions() ?? '', /search_experts/)
-    const response = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publicToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    })
+    const response = await fetch(mcpUrl, initializeRequest(publicToken, 'raw'))
     assert.equal(response.status, 200)
     assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')
     assert.equal(response.headers.get('mcp-session-id'), null, 'stateless: no session')
