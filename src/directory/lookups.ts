@@ -86,7 +86,7 @@ export function directoryLookups(database: Database): DirectoryLookups {
           (connection) =>
             findExpertDocumentOn(connection, db, orgId, username, 'expert', 'public')[0] ?? null,
         ),
-      async () => (await findExpertDocument(db, orgId, username, 'expert', 'public'))[0],
+      () => queries.expert(orgId, username),
     )
   const content = (kind: 'spotlight' | 'question', orgId: number, id: number) =>
     kept(

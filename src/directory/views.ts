@@ -11,7 +11,7 @@ import { type DirectorySite, selectDirectory, siteOf } from './site.js'
  * (src/directory/lookups.ts) run no statement at all.
  */
 
-/** The directory (undefined when unknown or off) and the record, when the public may see it. */
+/** The directory and the record, when the public may see it (the finders answer undefined when the directory is unknown or off). */
 export interface RecordView {
   site: DirectorySite
   found: DocumentLookup | undefined
