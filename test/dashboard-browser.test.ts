@@ -149,7 +149,10 @@ describeEachDialect(
           await form.getByLabel('First name').fill('Nora')
           await form.getByLabel('Last name').fill('Quill')
           await form.getByLabel('Job title').fill('Ornithologist')
-          await form.getByLabel('Company').fill('Main University')
+          // The organization's name is the company until someone types another.
+          await page.locator('input[name="company"][value="Main University"]').waitFor()
+          await form.getByLabel('Country').selectOption({ label: 'Canada' })
+          await form.getByLabel('State/province').selectOption({ label: 'Ontario' })
           await form.getByLabel(/^Email address/).fill('not-an-email')
           await form.getByRole('button', { name: 'Create expert' }).click()
           await form.getByText('must be a valid email address').waitFor()
@@ -161,6 +164,11 @@ describeEachDialect(
           await form.getByRole('button', { name: 'Create expert' }).click()
           await page.getByRole('heading', { name: 'Nora Quill' }).waitFor()
           assert.match(page.url(), /\/admin\/experts\/nora-quill/)
+          const account = (await apiData('GET', '/expert/nora-quill')).account[0]
+          assert.deepEqual(
+            [account.company, account.location_country, account.location_state],
+            ['Main University', 'CA', 'ON'],
+          )
         }),
     )
 
@@ -168,8 +176,23 @@ describeEachDialect(
       skip,
     }, async () => {
       const username = await newExpert('Karl', 'Frisch')
+      const colleague = await newExpert('Maria', 'Merian')
+      await apiData('POST', `/expert/${colleague}/topic`, { name: 'Pollination' })
       await withPage(async (page) => {
         await signIn(page, `/experts/${username}`)
+        // What the checklist asks for comes first and open; the other sections are grouped after it.
+        const groups = await page.locator('.section-group > h2').allTextContents()
+        assert.equal(groups[0], 'Essentials')
+        assert.ok(groups.includes('Publications') && groups.includes('Media'), groups.join(', '))
+        assert.deepEqual(
+          await page.getByRole('region', { name: 'Essentials' }).locator('summary h3').allTextContents(),
+          ['Tagline', 'Biography', 'Topic'],
+        )
+        assert.equal(
+          await page.getByText('Public page: shown once published and public').count(),
+          1,
+          'an unpublished profile says when its public page appears',
+        )
         const lacks = page.getByRole('list', { name: 'What this profile lacks' })
         await lacks.getByText('a tagline').waitFor()
         assert.deepEqual(await lacks.getByRole('listitem').allTextContents(), [
@@ -179,7 +202,6 @@ describeEachDialect(
           'at least one topic',
         ])
 
-        await page.locator('summary', { hasText: 'Tagline' }).click()
         await page.getByRole('textbox', { name: 'Tagline' }).fill('Bees and their dances')
         await page.getByRole('button', { name: 'Save tagline' }).click()
         await lacks.getByText('a tagline').waitFor({ state: 'detached' })
@@ -190,10 +212,31 @@ describeEachDialect(
         for (let n = 0; n < 4; n++) await page.keyboard.press('Shift+ArrowLeft')
         await page.getByRole('button', { name: 'Bold' }).click()
         assert.equal(await page.getByRole('button', { name: 'Bold' }).getAttribute('aria-pressed'), 'true')
+        await page.keyboard.press('End')
+        await page.keyboard.type(' at')
+        await page.keyboard.press('Shift+ArrowLeft')
+        await page.keyboard.press('Shift+ArrowLeft')
+        // The Link button asks in a dialog of the page (no browser prompt), and refuses what the server would drop.
+        await page.getByRole('button', { name: 'Link' }).click()
+        const linkDialog = page.getByRole('dialog', { name: 'Add a link' })
+        await linkDialog.getByLabel('Link address').fill('javascript:alert(1)')
+        await linkDialog.getByRole('button', { name: 'Add link' }).click()
+        await linkDialog.getByRole('alert').waitFor()
+        await linkDialog.getByLabel('Link address').fill('https://bees.example/')
+        await linkDialog.getByRole('button', { name: 'Add link' }).click()
+        await linkDialog.waitFor({ state: 'hidden' })
+        await biography.getByRole('link', { name: 'at' }).waitFor()
+        // A paragraph left empty after the text is not stored.
+        await page.keyboard.press('ArrowRight')
+        await page.keyboard.press('End')
+        await page.keyboard.press('Enter')
         await page.getByRole('button', { name: 'Save biography' }).click()
         await lacks.getByText('a biography').waitFor({ state: 'detached' })
         const stored = await apiData('GET', `/expert/${username}/biography`)
-        assert.equal(stored.biography[0].biography, '<p>Studies <strong>bees</strong></p>')
+        assert.equal(
+          stored.biography[0].biography,
+          '<p>Studies <strong>bees </strong><a target="_blank" rel="noopener noreferrer nofollow" href="https://bees.example/"><strong>at</strong></a></p>',
+        )
 
         await page.locator('summary', { hasText: 'Education' }).click()
         const added = page.getByRole('form', { name: 'New education' })
@@ -213,7 +256,9 @@ describeEachDialect(
         await first.waitFor({ state: 'detached' })
         assert.deepEqual((await apiData('GET', `/expert/${username}/education`)).education, [])
 
-        await page.locator('summary', { hasText: /^Topic/ }).click()
+        // The organization's topics are offered while typing.
+        await page.locator('#suggest-topic option[value="Pollination"]').waitFor({ state: 'attached' })
+        assert.equal(await page.getByLabel('Add to topic').getAttribute('list'), 'suggest-topic')
         await page.getByLabel('Add to topic').fill('Animal behaviour')
         await page.getByLabel('Add to topic').press('Enter')
         await page.getByRole('button', { name: 'Remove Animal behaviour' }).waitFor()
@@ -221,6 +266,10 @@ describeEachDialect(
 
         await page.getByRole('button', { name: 'Publish', exact: true }).click()
         await page.getByRole('button', { name: 'Unpublish' }).waitFor()
+        assert.equal(
+          await page.getByRole('link', { name: /View public page/ }).getAttribute('href'),
+          `/directory/${ctx.tenant.orgId}/${username}`,
+        )
         assert.equal((await apiData('GET', `/expert/${username}`)).account[0].is_published, 1)
         await assertAccessible(page, 'profile editor')
         await page.evaluate('window.scrollTo(0, 0)')
@@ -393,6 +442,10 @@ describeEachDialect(
         await page.getByRole('heading', { name: 'Bees at work and at rest' }).waitFor()
         await page.getByRole('button', { name: 'Publish', exact: true }).click()
         await page.getByRole('button', { name: 'Unpublish' }).waitFor()
+        assert.equal(
+          await page.getByRole('link', { name: /View public page/ }).getAttribute('href'),
+          `/directory/${ctx.tenant.orgId}/${username}`,
+        )
         const stored = await content(`spotlight/${ctx.tenant.orgId}/${id}`)
         assert.equal(stored.spotlight[0].title, 'Bees at work and at rest')
         assert.equal(stored.spotlight[0].html, '<p>How bees dance</p>')
@@ -464,6 +517,10 @@ describeEachDialect(
         await page.getByRole('button', { name: 'Remove Bees' }).waitFor()
         await page.getByRole('button', { name: 'Publish', exact: true }).click()
         await page.getByRole('button', { name: 'Unpublish' }).waitFor()
+        assert.equal(
+          await page.getByRole('link', { name: /View public page/ }).getAttribute('href'),
+          `/directory/${ctx.tenant.orgId}/${username}`,
+        )
         const stored = await content(`qanda/${ctx.tenant.orgId}/${id}`)
         assert.equal(stored.question[0].published, 1)
         assert.deepEqual(

@@ -76,6 +76,8 @@ export function StateCode(description: string) {
     maxLength: 10,
     pattern: '^([A-Za-z0-9]{1,3}(-[A-Za-z0-9]{1,3})?)?$',
     description: `${description}: ISO 3166-2 subdivision of the country, as ON or CA-ON`,
+    // Forms offer the subdivisions of the country chosen in the same form.
+    'x-input': 'subdivision',
     'x-message': 'must be an ISO 3166-2 subdivision code of the country, such as ON or CA-ON',
   })
 }

@@ -3,6 +3,8 @@ import type { FieldSpec, FormValues } from './model.ts'
 
 /** TipTap is large: it loads with the first HTML field shown, not with the app. */
 const RichText = lazy(() => import('./RichText.tsx'))
+/** The ISO 3166 names are large too: they load with the first location field. */
+const RegionSelect = lazy(() => import('./RegionSelect.tsx'))
 
 interface Props {
   fields: readonly FieldSpec[]
@@ -62,6 +64,31 @@ export function SchemaFields({ fields, values, onChange, errors = {} }: Props) {
                 </option>
               ))}
             </select>
+          )
+        } else if (field.kind === 'country' || field.kind === 'subdivision') {
+          const countryField = fields.find((other) => other.kind === 'country')
+          const country = countryField ? values[countryField.name] : undefined
+          control = (
+            <Suspense fallback={<input {...common} value={text} readOnly />}>
+              <RegionSelect
+                id={id}
+                name={field.name}
+                kind={field.kind}
+                country={typeof country === 'string' ? country : ''}
+                value={text}
+                required={field.required}
+                describedBy={described || undefined}
+                invalid={error !== undefined}
+                onChange={(chosen) => {
+                  onChange(field.name, chosen)
+                  // Another country's subdivision would be refused: the state starts over with the country.
+                  if (field.kind === 'country') {
+                    const state = fields.find((other) => other.kind === 'subdivision')
+                    if (state && chosen !== text) onChange(state.name, '')
+                  }
+                }}
+              />
+            </Suspense>
           )
         } else if (field.kind === 'html') {
           control = (

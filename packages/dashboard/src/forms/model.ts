@@ -19,6 +19,8 @@ export interface JsonSchema {
   items?: JsonSchema
   required?: readonly string[]
   'x-message'?: string
+  /** An explicit widget for a string the type alone does not tell (a subdivision of the form's country). */
+  'x-input'?: string
 }
 
 export type Markup = 'html' | 'embed'
@@ -36,6 +38,8 @@ export type FieldKind =
   | 'year'
   | 'flag'
   | 'choice'
+  | 'country'
+  | 'subdivision'
 
 export interface ChoiceOption {
   value: string
@@ -113,6 +117,8 @@ function kindOf(base: JsonSchema, markup: Markup | undefined): FieldKind {
     return 'integer'
   }
   if (base.type === 'number') return 'number'
+  if (base.format === 'iso3166-alpha2') return 'country'
+  if (base['x-input'] === 'subdivision') return 'subdivision'
   if (base.format === 'email') return 'email'
   if (base.format === 'uri') return 'url'
   if (base.pattern?.includes(MULTI_LINE) || (base.maxLength ?? 0) > 1000) return 'longtext'
@@ -124,6 +130,21 @@ function kindOf(base: JsonSchema, markup: Markup | undefined): FieldKind {
  * and so are lists and nested objects (a post's tags), which a screen offers with controls of their own.
  */
 export function fieldsOf(schema: JsonSchema, markup: Readonly<Record<string, Markup>> = {}): FieldSpec[] {
+  return countryBeforeSubdivision(fieldsInOrder(schema, markup))
+}
+
+/** A subdivision is chosen from its country's list: the country comes first, the subdivision right after it. */
+function countryBeforeSubdivision(fields: FieldSpec[]): FieldSpec[] {
+  const country = fields.findIndex((field) => field.kind === 'country')
+  const subdivision = fields.findIndex((field) => field.kind === 'subdivision')
+  if (country < 0 || subdivision < 0 || subdivision > country) return fields
+  const [moved] = fields.splice(subdivision, 1)
+  // The removal moved the country one place up: `country` is now the place right after it.
+  if (moved) fields.splice(country, 0, moved)
+  return fields
+}
+
+function fieldsInOrder(schema: JsonSchema, markup: Readonly<Record<string, Markup>>): FieldSpec[] {
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties ?? {})
     .flatMap(([name, property]) =>
@@ -138,7 +159,8 @@ export function fieldsOf(schema: JsonSchema, markup: Readonly<Record<string, Mar
       return {
         name,
         label,
-        hint,
+        // A picker of names needs no word on code formats.
+        hint: kind === 'country' || kind === 'subdivision' ? '' : hint,
         kind,
         required: required.has(name),
         ...(base.maxLength ? { maxLength: base.maxLength } : {}),

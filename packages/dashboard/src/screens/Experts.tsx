@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf } from '../api/failure.ts'
@@ -243,6 +243,23 @@ function CreateExpert() {
       setBusy(false)
     }
   }
+
+  const organization = useQuery({
+    queryKey: ['organization', me.organization],
+    queryFn: async () =>
+      dataOf(
+        await api.GET('/v2/organization/{corporation}', {
+          params: { path: { corporation: me.organization } },
+        }),
+      ),
+    enabled: open,
+  })
+  // Most experts work for the organization itself: its name is the company until someone types another.
+  const organizationName = organization.data?.name
+  useEffect(() => {
+    if (organizationName)
+      setValues((previous) => (previous.company ? previous : { ...previous, company: organizationName }))
+  }, [organizationName])
 
   if (!open)
     return (

@@ -20,6 +20,7 @@ import {
   useConditionalSave,
   useProfile,
 } from './profile-data.ts'
+import { sectionGroups } from './profile-groups.ts'
 import { SectionEditor } from './SectionEditor.tsx'
 import { canWrite } from './Shell.tsx'
 
@@ -98,6 +99,7 @@ function ProfileEditor({
           </span>
           {account.is_private ? <span className="badge warn">Private</span> : null}
         </div>
+        <PublicPageLink organization={me.organization} username={username} visible={isPublic(account)} />
       </div>
       {conflict ? (
         <div className="conflict" role="alert" ref={banner} tabIndex={-1}>
@@ -129,18 +131,48 @@ function ProfileEditor({
           onSave={(body) => updateExpert(body)}
         />
       </section>
-      <h2>Profile sections</h2>
-      {SECTION_SCHEMAS.map((section) => (
-        <SectionEditor
-          key={section.name}
-          section={section}
-          organization={me.organization}
-          username={username}
-          elements={elementsOf(profile, section.name)}
-          save={save}
-        />
+      {SECTION_GROUPS.map((group) => (
+        <section key={group.title} className="section-group" aria-label={group.title}>
+          <h2>{group.title}</h2>
+          {group.sections.map((section) => (
+            <SectionEditor
+              key={section.name}
+              section={section}
+              organization={me.organization}
+              username={username}
+              elements={elementsOf(profile, section.name)}
+              save={save}
+              open={group.essential}
+            />
+          ))}
+        </section>
       ))}
     </div>
+  )
+}
+
+const SECTION_GROUPS = sectionGroups(SECTION_SCHEMAS)
+
+const isPublic = (account: { is_published: number; is_private: number }) =>
+  account.is_published === 1 && account.is_private === 0
+
+/** The expert's page in the public directory; until it is public, the link says why it would not open. */
+function PublicPageLink({
+  organization,
+  username,
+  visible,
+}: {
+  organization: number
+  username: string
+  visible: boolean
+}) {
+  const href = `/directory/${organization}/${encodeURIComponent(username)}`
+  return visible ? (
+    <a className="public-link" href={href} target="_blank" rel="noopener">
+      View public page <span className="visually-hidden">(opens in a new tab)</span>
+    </a>
+  ) : (
+    <span className="public-link muted">Public page: shown once published and public</span>
   )
 }
 

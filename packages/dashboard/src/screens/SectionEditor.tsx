@@ -1,5 +1,7 @@
+import { useQuery } from '@tanstack/react-query'
 import { type FormEvent, useId, useState } from 'react'
-import { ApiFailure, messageOf } from '../api/failure.ts'
+import { api } from '../api/client.ts'
+import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
 import { type SectionPath, sectionWrite } from '../api/profile-writes.ts'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { type FieldSpec, fieldsOf } from '../forms/model.ts'
@@ -13,10 +15,12 @@ interface Props {
   username: string
   elements: readonly Record<string, unknown>[]
   save: Save
+  /** Open when the screen opens. */
+  open?: boolean
 }
 
 /** One section of the profile: its form(s) generated from the section's write schemas. */
-export function SectionEditor({ section, organization, username, elements, save }: Props) {
+export function SectionEditor({ section, organization, username, elements, save, open = false }: Props) {
   const label = sectionLabel(section.name)
   const path = { organization, username, section: section.name }
   const write = (method: 'POST' | 'PUT' | 'DELETE', id?: SectionPath['id'], body?: Record<string, unknown>) =>
@@ -27,12 +31,18 @@ export function SectionEditor({ section, organization, username, elements, save 
   const reorder = useReorder(ids, (order) => write('PUT', 'order', { ids: order }))
 
   return (
-    <details className="card section" open={section.name === 'biography' || undefined}>
+    <details className="card section" open={open || undefined}>
       <summary>
         <h3>{label}</h3> <span className="muted">({elements.length})</span>
       </summary>
       {section.shape === 'names' ? (
-        <NameSet label={label} elements={elements} write={write} />
+        <NameSet
+          label={label}
+          elements={elements}
+          write={write}
+          suggestions={suggestionsOf(section.name)}
+          organization={organization}
+        />
       ) : section.shape === 'single' ? (
         <ElementForm
           title={label}
@@ -110,15 +120,65 @@ function elementName(
   return undefined
 }
 
+/** The search facet that counts a names section's values across the organization's experts. */
+type NameFacet = 'topics' | 'industries' | 'categories' | 'tags'
+interface Suggestions {
+  listId: string
+  facet: NameFacet
+}
+const FACET_OF: Readonly<Record<string, NameFacet | undefined>> = {
+  topic: 'topics',
+  industry: 'industries',
+  category: 'categories',
+  tag: 'tags',
+}
+
+function suggestionsOf(section: string): Suggestions | undefined {
+  const facet = FACET_OF[section]
+  return facet ? { listId: `suggest-${section}`, facet } : undefined
+}
+
+/**
+ * The names other profiles of the organization already use (the search's facet counts, most used
+ * first), offered while typing so that one topic is not spelled three ways.
+ */
+function NameSuggestions({ organization, listId, facet }: { organization: number } & Suggestions) {
+  const used = useQuery({
+    queryKey: ['name-suggestions', organization, facet],
+    staleTime: 60_000,
+    queryFn: async () =>
+      dataOf(
+        await api.GET('/v2/organization/{corporation}/expert', {
+          params: {
+            path: { corporation: organization },
+            query: { status: 'all', access: 'all', page_size: 1 },
+          },
+        }),
+      ),
+  })
+  const names = used.data ? used.data.aggregations[facet].map((bucket) => bucket.key) : []
+  return (
+    <datalist id={listId}>
+      {names.map((name) => (
+        <option key={name} value={name} />
+      ))}
+    </datalist>
+  )
+}
+
 /** Topics, industries, categories, tags, profile types: names added and removed one by one. */
 function NameSet({
   label,
   elements,
   write,
+  suggestions,
+  organization,
 }: {
   label: string
   elements: readonly Record<string, unknown>[]
   write: (method: 'POST' | 'DELETE', id?: number, body?: Record<string, unknown>) => Promise<unknown>
+  suggestions: Suggestions | undefined
+  organization: number
 }) {
   const inputId = useId()
   const [name, setName] = useState('')
@@ -165,7 +225,10 @@ function NameSet({
           value={name}
           onChange={(event) => setName(event.target.value)}
           aria-invalid={fieldError ? true : undefined}
+          list={suggestions?.listId}
+          autoComplete="off"
         />
+        {suggestions ? <NameSuggestions organization={organization} {...suggestions} /> : null}
         <button type="submit">Add</button>
       </form>
       {failure ? (
