@@ -45,6 +45,16 @@ describeEachDialect(
       }
     })
 
+    test('the page names the product and has an icon of its own', async () => {
+      const html = (await ctx.inject({ method: 'GET', url: '/admin/' })).body
+      assert.match(html, /<title>expertdir · dashboard<\/title>/)
+      assert.match(html, /<link rel="icon" type="image\/svg\+xml" href="\/admin\/favicon.svg"/)
+      const icon = await ctx.inject({ method: 'GET', url: '/admin/favicon.svg' })
+      assert.equal(icon.statusCode, 200)
+      assert.match(String(icon.headers['content-type']), /^image\/svg\+xml/)
+      assert.match(icon.body, /^<svg /)
+    })
+
     test('over HTTPS (a trusted proxy says so) the CSP also upgrades insecure requests', async () => {
       const response = await ctx.inject({
         method: 'GET',

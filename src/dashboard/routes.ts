@@ -73,6 +73,11 @@ export async function dashboardRoutes(app: FastifyInstance, root = DASHBOARD_DIR
         maxAge: 365 * 24 * 3600 * 1000,
       }),
     )
+    scope.get('/admin/favicon.svg', hide, (_request, reply) =>
+      built
+        ? reply.sendFile('favicon.svg', { cacheControl: true, maxAge: 24 * 3600 * 1000 })
+        : notBuilt(_request, reply),
+    )
     scope.get('/admin/*', hide, page)
   })
 }
