@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { cliTrail } from '../../audit/actor.js'
 import type { Config } from '../../config.js'
 import { findOrganization } from '../../organizations/repository.js'
-import { linkUrl } from '../../people/links.js'
+import { linkBase, linkUrl } from '../../people/links.js'
 import { findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
 import { ROLES } from '../../people/roles.js'
 import { addPerson, emailKey, removePerson, summarize } from '../../people/service.js'
@@ -10,7 +10,7 @@ import { type Cli, CliError, explained, positiveInt, UsageError } from '../outpu
 
 /** The base of the links the CLI prints: the public URL, else the address `serve` listens on. */
 export function publicBase(config: Config): string {
-  return config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`
+  return linkBase(config)
 }
 
 /** The whole of standard input, without the final line break: one password. */
