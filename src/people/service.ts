@@ -255,6 +255,29 @@ export async function reinvitePerson(
   })
 }
 
+/**
+ * Issues a password-reset link for a person who has a password (the earlier reset link stops working),
+ * for the operator to hand over when no email can reach them (`expertdir people invite --reset`).
+ */
+export async function issueResetLink(
+  db: Kysely<DB>,
+  orgId: number,
+  id: number,
+  trail: AuditTrail,
+  now: number,
+): Promise<{ person: PersonSummary; reset: string }> {
+  return writeTransaction(db, async (trx) => {
+    const person = await findPerson(trx, orgId, id)
+    if (!person) throw notFound('The person')
+    if (person.password_hash === null) {
+      throw new ApiError('conflict', 'This person has not set a password yet: send an invitation instead.')
+    }
+    const reset = await issueLink(trx, id, 'reset', now)
+    await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
+    return { person: summarize(person), reset }
+  })
+}
+
 /** Removes a person; their sessions and tokens end at once. The last owner cannot be removed. */
 export async function removePerson(
   db: Kysely<DB>,
