@@ -39,7 +39,7 @@ describeEachDialect('people invite: a new link printed for the operator to hand 
     return { email: address, first: linkToken(JSON.parse(added.stdout).invite_url) }
   }
 
-  test('re-issues an invitation for a person who has not set a password; only the newest link works', async () => {
+  test('re-issues an invitation for a person who has not set a password; only the newest link works, and accepting it signs the person in', async () => {
     const person = await invited()
     const again = await cli(['people', 'invite', '--email', person.email.toUpperCase(), '--json'])
     assert.equal(again.code, 0, again.stderr)
@@ -60,8 +60,17 @@ describeEachDialect('people invite: a new link printed for the operator to hand 
     )
     const accept = (t: string) =>
       ctx.inject(dashboard('POST', '/auth/invitation/accept', { payload: { token: t, password: PASSWORD } }))
-    assert.equal((await accept(person.first)).statusCode, 404, 'the first link stopped working')
-    assert.equal((await accept(token)).statusCode, 200)
+    const stale = await accept(person.first)
+    assert.equal(stale.statusCode, 404, 'the first link stopped working')
+    assert.equal(stale.cookies.length, 0, 'no session for a refused link')
+    const accepted = await accept(token)
+    assert.equal(accepted.statusCode, 200)
+    // Accepting signs the person in: the cookie it sets is a live session of theirs.
+    const cookie = accepted.cookies.find((c) => c.name === 'expertdir_session')
+    assert.ok(cookie, 'a session cookie')
+    const me = await ctx.inject(dashboard('GET', '/auth/me', { cookie: cookie.value }))
+    assert.equal(me.statusCode, 200, me.body)
+    assert.equal(me.json().data.email, person.email)
     assert.ok(await signIn(ctx, person.email))
   })
 

@@ -290,21 +290,25 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
           tags: ['sessions'],
           summary:
             purpose === 'invitation'
-              ? 'Set the first password with an invitation link (single use, 7 days)'
+              ? 'Set the first password with an invitation link (single use, 7 days); the person is signed in'
               : 'Set a new password with a reset link (single use, 1 hour); every session of the person ends',
+          ...(purpose === 'invitation'
+            ? { description: 'Sets the session cookie, as a sign-in does: the invitation proved the address.' }
+            : {}),
           body: LinkUse,
           response: { 200: Success(Done), ...errors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const orgId = await linkOrganization(db, request.body.token, purpose)
         const allowed = orgId !== undefined && (await context.passwordsAllowed(orgId))
-        if (
-          !allowed ||
-          !(await setPasswordWithLink(db, request.body.token, purpose, request.body.password, now()))
-        ) {
+        const personId = allowed
+          ? await setPasswordWithLink(db, request.body.token, purpose, request.body.password, now())
+          : undefined
+        if (personId === undefined) {
           throw new ApiError('not_found', 'This link is unknown, used or expired: ask for a new one.')
         }
+        if (purpose === 'invitation') await startSession(context, request, reply, personId)
         return ok({ done: true as const })
       },
     )

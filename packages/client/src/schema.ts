@@ -215,7 +215,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set the first password with an invitation link (single use, 7 days) */
+        /**
+         * Set the first password with an invitation link (single use, 7 days); the person is signed in
+         * @description Sets the session cookie, as a sign-in does: the invitation proved the address.
+         */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
