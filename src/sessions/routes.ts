@@ -293,7 +293,9 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
               ? 'Set the first password with an invitation link (single use, 7 days); the person is signed in'
               : 'Set a new password with a reset link (single use, 1 hour); every session of the person ends',
           ...(purpose === 'invitation'
-            ? { description: 'Sets the session cookie, as a sign-in does: the invitation proved the address.' }
+            ? {
+                description: 'Sets the session cookie, as a sign-in does: the invitation proved the address.',
+              }
             : {}),
           body: LinkUse,
           response: { 200: Success(Done), ...errors },
