@@ -41,6 +41,7 @@ import { profileCondition } from './profiles/preconditions.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
+import { memoryResetLimit, redisResetLimit } from './sessions/reset-limit.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
 import { passwordsAllowed } from './sso/repository.js'
 import { type SsoContext, ssoRoutes } from './sso/routes.js'
@@ -174,6 +175,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     mailer: createLinkMailer(config.smtpUrl, config.mailFrom, (error) =>
       app.log.warn({ err: error }, 'sign-in link email failed'),
     ),
+    resetLimit: redis
+      ? redisResetLimit(redis, config.redisPrefix, (error) =>
+          app.log.warn({ err: error }, 'password reset limit store error'),
+        )
+      : memoryResetLimit(now),
     passwordsAllowed: (orgId) => passwordsAllowed(database.db, orgId),
   }
   app.addHook('onClose', async () => sessions.mailer.close())

@@ -686,7 +686,7 @@ describeEachDialect(
       })
     })
 
-    test('an invitation link sets the first password (a weak one is refused beside the field), then sign-in works', {
+    test('an invitation link sets the first password (a weak one is refused beside the field with the rule it breaks) and signs the person in', {
       skip,
     }, async () => {
       const email = 'invited.editor@main.example'
@@ -702,19 +702,20 @@ describeEachDialect(
         await page.goto(`${origin}/admin/invitation#token=${added.invitation}`)
         await page.getByRole('heading', { name: 'Welcome: choose your password' }).waitFor()
         await page.getByLabel('Password', { exact: true }).fill('password')
+        await page.getByLabel('Confirm the password').fill('password')
         await page.getByRole('button', { name: 'Save password' }).click()
-        await page.getByRole('alert').waitFor()
+        await page.getByText('The password must be at least 12 characters long.').waitFor()
         await assertAccessible(page, 'invitation')
         await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+        await page.getByLabel('Confirm the password').fill(PASSWORD)
         await page.getByRole('button', { name: 'Save password' }).click()
-        await page.getByRole('status').getByText('Your password is set.').waitFor()
-        await page.getByRole('link', { name: 'Sign in' }).click()
-        await signIn(page, '/', { email, password: PASSWORD })
+        await page.getByRole('status').getByText('Your password is set and you are signed in.').waitFor()
+        await page.getByRole('link', { name: 'Open the dashboard' }).click()
         await page.getByRole('heading', { name: 'Experts' }).waitFor()
       })
     })
 
-    test('a one-time password must be replaced first; a wrong current password is named beside its field', {
+    test('a one-time password must be replaced first, without typing it again; after a reload a wrong one is named beside its field', {
       skip,
     }, async () => {
       const email = 'one.time@main.example'
@@ -733,10 +734,15 @@ describeEachDialect(
         await page.getByRole('button', { name: 'Sign in' }).click()
         await page.getByRole('heading', { name: 'Choose your password' }).waitFor()
         await assertAccessible(page, 'password change')
+        // Just typed at sign-in: not asked again. After a reload it is, and a wrong one is named.
+        assert.equal(await page.getByLabel('One-time password').count(), 0)
+        await page.reload()
+        await page.getByRole('heading', { name: 'Choose your password' }).waitFor()
         await page.getByLabel('One-time password').fill('not-the-one-time-password')
         await page.getByLabel('New password').fill(PASSWORD)
+        await page.getByLabel('Confirm the password').fill(PASSWORD)
         await page.getByRole('button', { name: 'Save password' }).click()
-        await page.getByText('is not the password in use').waitFor()
+        await page.getByText('The one-time password is not the password in use.').waitFor()
         await page.getByLabel('One-time password').fill(oneTime)
         await page.getByRole('button', { name: 'Save password' }).click()
         await page.getByRole('heading', { name: 'Experts' }).waitFor()

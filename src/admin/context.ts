@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { ErrorEnvelope } from '../http/envelope.js'
+import { linkBase } from '../people/links.js'
 import type { LinkMailer } from '../people/mail.js'
 
 /** What the admin routes need beyond the app's infrastructure: the mailer of invitation links. */
@@ -10,7 +10,10 @@ export interface AdminContext extends AppContext {
 
 export const adminErrors = { '4xx': ErrorEnvelope }
 
-/** Where links the service sends point: `EXPERTDIR_PUBLIC_URL`, else the address the request came to. */
-export function publicBase(context: AppContext, request: FastifyRequest): string {
-  return context.config.publicUrl ?? `${request.protocol}://${request.host}`
+/**
+ * Where links the service emails point: `EXPERTDIR_PUBLIC_URL`, else the configured listening address,
+ * never the request's host (src/people/links.ts).
+ */
+export function publicBase(context: AppContext): string {
+  return linkBase(context.config)
 }

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify'
 import { requestTrail } from '../audit/request.js'
 import { ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
@@ -38,16 +37,12 @@ function personView(person: PersonSummary) {
 }
 
 /** Emails an invitation link; what became of it (`skipped` without a mail server). */
-function sendInvitation(
-  context: AdminContext,
-  request: FastifyRequest,
-  added: { person: PersonSummary; invitation?: string },
-) {
+function sendInvitation(context: AdminContext, added: { person: PersonSummary; invitation?: string }) {
   if (!added.invitation) return Promise.resolve('skipped' as const)
   return context.mailer.send(
     added.person.email,
     'invitation',
-    linkUrl(publicBase(context, request), 'invitation', added.invitation),
+    linkUrl(publicBase(context), 'invitation', added.invitation),
   )
 }
 
@@ -101,7 +96,7 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
         requestTrail(request),
         context.now(),
       )
-      const invitation = await sendInvitation(context, request, added)
+      const invitation = await sendInvitation(context, added)
       request.log.info({ person: added.person.id, outcome: invitation }, 'invitation link')
       return ok({ person: personView(added.person), invitation })
     },
@@ -156,7 +151,7 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
     async (request) => {
       const { corporation, id } = request.params
       const added = await reinvitePerson(db, corporation, id, requestTrail(request), context.now())
-      const invitation = await sendInvitation(context, request, added)
+      const invitation = await sendInvitation(context, added)
       request.log.info({ person: added.person.id, outcome: invitation }, 'invitation link')
       return ok({ person: personView(added.person), invitation })
     },

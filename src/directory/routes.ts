@@ -31,7 +31,7 @@ import {
 import { WidgetProfile, WidgetSearch, widgetProfile, widgetSearch } from './public-api.js'
 import { type DirectorySite, listDirectoryIds } from './site.js'
 import { sitemapXml } from './sitemap.js'
-import { baseUrlOf, directoryUrls } from './urls.js'
+import { addVary, baseUrlOf, directoryUrls, hostVary } from './urls.js'
 import { WIDGET_ASSET } from './widget.js'
 
 /**
@@ -156,6 +156,8 @@ export async function directoryRoutes(
   const target = { db, dialect: context.database.dialect }
   const rendered = new VersionedCache(1_000)
   const lookups = directoryLookups(context.database)
+  const vary = hostVary(config)
+  if (vary) app.addHook('onSend', async (_request, reply) => addVary(reply, vary))
   // Pages, not API operations: the OpenAPI document describes /v2 (and its own public endpoints) only.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }

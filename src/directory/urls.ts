@@ -1,9 +1,29 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 
 /** The service's public base URL: `EXPERTDIR_PUBLIC_URL`, else the request's own scheme and host. */
 export function baseUrlOf(config: Config, request: FastifyRequest): string {
   return config.publicUrl ?? `${request.protocol}://${request.host}`
+}
+
+/**
+ * The request headers the directory's absolute URLs (canonical links, sitemaps, form actions, the page
+ * policy) come from, for `Vary`: none with `EXPERTDIR_PUBLIC_URL`; else `Host`, and behind a trusted
+ * proxy the forwarded host and protocol, so that a shared cache never serves one host's page to another.
+ */
+export function hostVary(config: Pick<Config, 'publicUrl' | 'trustProxy'>): string | undefined {
+  if (config.publicUrl) return undefined
+  return config.trustProxy ? 'Host, X-Forwarded-Host, X-Forwarded-Proto' : 'Host'
+}
+
+/** Adds `vary` to the response's `Vary` header, keeping what it already names. */
+export function addVary(reply: FastifyReply, vary: string): void {
+  const current = reply.getHeader('vary')
+  const named = typeof current === 'string' && current !== '' ? current.split(/\s*,\s*/) : []
+  const added = vary
+    .split(/\s*,\s*/)
+    .filter((name) => !named.some((n) => n.toLowerCase() === name.toLowerCase()))
+  reply.header('vary', [...named, ...added].join(', '))
 }
 
 /** Absolute URLs of one organization's directory. */

@@ -42,11 +42,28 @@ export const OAUTH_ERROR_CODES = [
   'invalid_scope',
 ] as const
 
+/**
+ * The service's own codes that the OAuth endpoints answer in the RFC 6749 shape, for failures outside
+ * OAuth: a body of another media type (415), too large (413), the rate limit (429), and 5xx.
+ */
+export const OAUTH_SERVICE_ERROR_CODES = [
+  'unsupported_media_type',
+  'payload_too_large',
+  'rate_limited',
+  'internal_error',
+  'unavailable',
+] as const
+
 /** Errors of the OAuth endpoints, in the shape RFC 6749 §5.2 gives them (CONTRACT §13). */
 export const OAuthErrorBody = Type.Object(
   {
     success: Type.Literal(false),
-    error: Type.Enum([...OAUTH_ERROR_CODES], { description: 'RFC 6749 §5.2 error code' }),
+    error: Type.Enum([...OAUTH_ERROR_CODES, ...OAUTH_SERVICE_ERROR_CODES], {
+      description:
+        'RFC 6749 §5.2 error code; for a failure outside OAuth, the service’s own code: ' +
+        'unsupported_media_type (415), payload_too_large (413), rate_limited (429), internal_error (500), ' +
+        'unavailable (503)',
+    }),
     error_description: Type.String({ description: 'A sentence a person can act on' }),
     request_id: Type.Optional(
       Type.String({ description: 'Sent with 5xx errors, to quote when reporting them' }),

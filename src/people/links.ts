@@ -1,4 +1,5 @@
 import { hashToken, randomToken } from '../auth/secrets.js'
+import type { Config } from '../config.js'
 import type { Queryable } from '../db/database.js'
 
 /** Single-use links sent to a person: an invitation (sets the first password) or a password reset. */
@@ -12,6 +13,20 @@ export const LINK_TTL_MS: Record<LinkPurpose, number> = {
 
 /** Where the dashboard takes each link; the token rides in the fragment, which browsers never send to a server. */
 const LINK_PATHS: Record<LinkPurpose, string> = { invitation: '/admin/invitation', reset: '/admin/reset' }
+
+/**
+ * The base of every link the service sends by email or prints (invitations, resets): the configured
+ * public address (`EXPERTDIR_PUBLIC_URL`), else the address the server is configured to listen on.
+ * Never the request's `Host` or `X-Forwarded-Host`: a client chooses those, and a reset link pointing
+ * at the client's host would hand it the token (docs/security.md, "Emailed links").
+ */
+export function linkBase(config: Pick<Config, 'publicUrl' | 'host' | 'port'>): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '')
+  const { host, port } = config
+  const named =
+    host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host
+  return `http://${named}:${port}`
+}
 
 export function linkUrl(baseUrl: string, purpose: LinkPurpose, token: string): string {
   return `${baseUrl.replace(/\/+$/, '')}${LINK_PATHS[purpose]}#token=${token}`

@@ -255,6 +255,29 @@ export async function reinvitePerson(
   })
 }
 
+/**
+ * Issues a password-reset link for a person who has a password (the earlier reset link stops working),
+ * for the operator to hand over when no email can reach them (`expertdir people invite --reset`).
+ */
+export async function issueResetLink(
+  db: Kysely<DB>,
+  orgId: number,
+  id: number,
+  trail: AuditTrail,
+  now: number,
+): Promise<{ person: PersonSummary; reset: string }> {
+  return writeTransaction(db, async (trx) => {
+    const person = await findPerson(trx, orgId, id)
+    if (!person) throw notFound('The person')
+    if (person.password_hash === null) {
+      throw new ApiError('conflict', 'This person has not set a password yet: send an invitation instead.')
+    }
+    const reset = await issueLink(trx, id, 'reset', now)
+    await recordAudit(trx, orgId, trail, { kind: 'person', id }, now)
+    return { person: summarize(person), reset }
+  })
+}
+
 /** Removes a person; their sessions and tokens end at once. The last owner cannot be removed. */
 export async function removePerson(
   db: Kysely<DB>,
@@ -303,7 +326,7 @@ export async function setPassword(
 /**
  * Sets a password with a single-use link (invitation or reset): in one transaction the link is used
  * up, the password set and every session of the person ended. A refused password leaves the link
- * usable. Returns false when the link is unknown, used or expired.
+ * usable. Returns the person's id, or undefined when the link is unknown, used or expired.
  */
 export async function setPasswordWithLink(
   db: Kysely<DB>,
@@ -311,14 +334,14 @@ export async function setPasswordWithLink(
   purpose: LinkPurpose,
   password: string,
   now: number,
-): Promise<boolean> {
+): Promise<number | undefined> {
   const problem = passwordProblem(password)
   if (problem) throw validationError([{ field: 'password', message: problem }])
   const hash = await hashPassword(password)
   return writeTransaction(db, async (trx) => {
     const personId = await consumeLink(trx, token, purpose, now)
     const person = personId === undefined ? undefined : await findPersonById(trx, personId)
-    if (!person) return false
+    if (!person) return undefined
     const sameAsEmail = passwordProblem(password, person.email)
     if (sameAsEmail) throw validationError([{ field: 'password', message: sameAsEmail }])
     await updatePersonRow(trx, Number(person.org_id), Number(person.id), {
@@ -327,6 +350,6 @@ export async function setPasswordWithLink(
       updated_at: now,
     })
     await deleteSessionsOf(trx, Number(person.id))
-    return true
+    return Number(person.id)
   })
 }

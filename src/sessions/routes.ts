@@ -7,7 +7,7 @@ import { formatScopes } from '../auth/scopes.js'
 import { ApiError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { typedRoutes } from '../http/typed-routes.js'
-import { issueLink, linkOrganization, linkUrl } from '../people/links.js'
+import { linkBase, linkOrganization } from '../people/links.js'
 import type { LinkMailer } from '../people/mail.js'
 import { decoyHash, verifyPassword } from '../people/passwords.js'
 import { findPersonByEmail, findPersonById } from '../people/repository.js'
@@ -15,7 +15,9 @@ import { isRole, roleScopes } from '../people/roles.js'
 import { emailKey, setPassword, setPasswordWithLink } from '../people/service.js'
 import { clearSessionCookie, lifetimesOf, SESSION_COOKIE, startSession } from './cookie.js'
 import { checkJson, checkSameOrigin } from './guards.js'
+import { passwordResets } from './password-resets.js'
 import { endSession, issuePersonToken, type LiveSession, useSession } from './repository.js'
+import type { ResetLimit } from './reset-limit.js'
 import {
   DashboardToken,
   Done,
@@ -34,6 +36,8 @@ export interface SessionContext extends AppContext {
   /** Failed sign-ins per address, whatever the account: a higher count. */
   readonly addressLockout: Lockout
   readonly mailer: LinkMailer
+  /** The hourly allowances of password-reset emails (per account, per client address). */
+  readonly resetLimit: ResetLimit
   /**
    * Whether the organization's people may use passwords: an organization's single sign-on can turn
    * them off (src/sso), and then password sign-in, resets and links are refused as wrong ones are.
@@ -91,6 +95,14 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
   const app = typedRoutes(scope)
   const lifetimes = lifetimesOf(config)
   await app.register(fastifyCookie)
+  const resets = passwordResets({ ...context, limit: context.resetLimit, log: scope.log })
+  scope.addHook('onClose', () => resets.settled())
+  if (config.smtpUrl !== '' && !config.publicUrl) {
+    scope.log.warn(
+      { links: linkBase(config) },
+      'EXPERTDIR_PUBLIC_URL is not set: emailed sign-in links point at the listening address',
+    )
+  }
 
   app.addHook('onRequest', async (request) => {
     if (!request.routeOptions.config.sameOrigin) return
@@ -253,19 +265,17 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
         operationId: 'requestPasswordReset',
         tags: ['sessions'],
         summary: 'Email a single-use password-reset link (valid 1 hour) to the address, if it has an account',
-        description: 'The answer is the same whether or not the address has an account.',
+        description:
+          'The answer is the same, and comes as soon, whether or not the address has an account: the email is ' +
+          'sent after the answer. An account receives at most 3 reset emails an hour, and a client address ' +
+          'may ask 20 times an hour; requests past that are dropped silently. The link points at ' +
+          'EXPERTDIR_PUBLIC_URL (else the configured listening address), never at the request’s host.',
         body: ResetRequest,
         response: { 200: Success(Done), ...errors },
       },
     },
     async (request) => {
-      const person = await findPersonByEmail(db, emailKey(request.body.email))
-      if (person && (await context.passwordsAllowed(Number(person.org_id)))) {
-        const token = await issueLink(db, Number(person.id), 'reset', now())
-        const base = config.publicUrl ?? `${request.protocol}://${request.host}`
-        const outcome = await context.mailer.send(person.email, 'reset', linkUrl(base, 'reset', token))
-        request.log.info({ person: Number(person.id), outcome }, 'password reset link')
-      }
+      resets.request(emailKey(request.body.email), addressKey(request.ip))
       return ok({ done: true as const })
     },
   )
@@ -280,21 +290,27 @@ export async function sessionRoutes(scope: FastifyInstance, context: SessionCont
           tags: ['sessions'],
           summary:
             purpose === 'invitation'
-              ? 'Set the first password with an invitation link (single use, 7 days)'
+              ? 'Set the first password with an invitation link (single use, 7 days); the person is signed in'
               : 'Set a new password with a reset link (single use, 1 hour); every session of the person ends',
+          ...(purpose === 'invitation'
+            ? {
+                description: 'Sets the session cookie, as a sign-in does: the invitation proved the address.',
+              }
+            : {}),
           body: LinkUse,
           response: { 200: Success(Done), ...errors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const orgId = await linkOrganization(db, request.body.token, purpose)
         const allowed = orgId !== undefined && (await context.passwordsAllowed(orgId))
-        if (
-          !allowed ||
-          !(await setPasswordWithLink(db, request.body.token, purpose, request.body.password, now()))
-        ) {
+        const personId = allowed
+          ? await setPasswordWithLink(db, request.body.token, purpose, request.body.password, now())
+          : undefined
+        if (personId === undefined) {
           throw new ApiError('not_found', 'This link is unknown, used or expired: ask for a new one.')
         }
+        if (purpose === 'invitation') await startSession(context, request, reply, personId)
         return ok({ done: true as const })
       },
     )

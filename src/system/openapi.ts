@@ -59,6 +59,8 @@ const RATE_LIMIT_HEADERS = {
 }
 
 const errorContent = { 'application/json': { schema: ref('schemas', 'Error') } }
+/** The OAuth endpoints answer every failure in the RFC 6749 §5.2 shape, the rate limit and 503 too. */
+const oauthErrorContent = { 'application/json': { schema: ref('schemas', 'OAuthError') } }
 
 const RESPONSES = {
   RenamedExpert: {
@@ -95,6 +97,22 @@ const RESPONSES = {
       'X-Request-Id': ref('headers', 'X-Request-Id'),
     },
     content: errorContent,
+  },
+  OAuthTooManyRequests: {
+    description:
+      'Rate limit reached (`rate_limited`, in the OAuth error shape): retry after the given number of seconds',
+    headers: {
+      'Retry-After': ref('headers', 'Retry-After'),
+      ...RATE_LIMIT_HEADERS,
+      'X-Request-Id': ref('headers', 'X-Request-Id'),
+    },
+    content: oauthErrorContent,
+  },
+  OAuthUnavailable: {
+    description:
+      'The database is unreachable or the service is shutting down (`unavailable`, in the OAuth error shape): retry later',
+    headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+    content: oauthErrorContent,
   },
   ClientError: {
     description:
@@ -225,8 +243,9 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
     if (!Object.keys(responses).some((status) => status.startsWith('4'))) {
       responses['4XX'] = ref('responses', 'ClientError')
     }
-    if (isApi) responses['429'] = ref('responses', 'TooManyRequests')
-    responses['503'] = ref('responses', 'Unavailable')
+    const oauth = path.startsWith('/v2/oauth/')
+    if (isApi) responses['429'] = ref('responses', oauth ? 'OAuthTooManyRequests' : 'TooManyRequests')
+    responses['503'] = ref('responses', oauth ? 'OAuthUnavailable' : 'Unavailable')
   })
   const schemas = objectAt(components, 'schemas')
   components.schemas = Object.fromEntries(

@@ -62,6 +62,8 @@ export class SmtpReceiver {
   rejecting = false
   messages: { to: string[]; from: string; raw: string }[] = []
   port = 0
+  /** While set, a message's data is not taken until it resolves (a mail server that is slow to accept). */
+  holding: Promise<void> | undefined
   private server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -69,7 +71,8 @@ export class SmtpReceiver {
     onData: (stream, session, callback) => {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await this.holding
         if (this.rejecting) {
           const error = Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 })
           callback(error)
@@ -88,6 +91,12 @@ export class SmtpReceiver {
 
   get url() {
     return `smtp://127.0.0.1:${this.port}`
+  }
+
+  /** Resolves once at least `count` messages have arrived (polling; the test's timeout bounds it). */
+  async received(count: number): Promise<SmtpReceiver['messages']> {
+    while (this.messages.length < count) await new Promise((resolve) => setTimeout(resolve, 10))
+    return this.messages
   }
 
   async start(): Promise<void> {

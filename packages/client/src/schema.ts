@@ -197,7 +197,7 @@ export interface paths {
         put?: never;
         /**
          * Email a single-use password-reset link (valid 1 hour) to the address, if it has an account
-         * @description The answer is the same whether or not the address has an account.
+         * @description The answer is the same, and comes as soon, whether or not the address has an account: the email is sent after the answer. An account receives at most 3 reset emails an hour, and a client address may ask 20 times an hour; requests past that are dropped silently. The link points at EXPERTDIR_PUBLIC_URL (else the configured listening address), never at the request’s host.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -215,7 +215,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set the first password with an invitation link (single use, 7 days) */
+        /**
+         * Set the first password with an invitation link (single use, 7 days); the person is signed in
+         * @description Sets the session cookie, as a sign-in does: the invitation proved the address.
+         */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
@@ -4509,10 +4512,10 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             /**
-             * @description RFC 6749 §5.2 error code
+             * @description RFC 6749 §5.2 error code; for a failure outside OAuth, the service’s own code: unsupported_media_type (415), payload_too_large (413), rate_limited (429), internal_error (500), unavailable (503)
              * @enum {unknown}
              */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "unsupported_media_type" | "payload_too_large" | "rate_limited" | "internal_error" | "unavailable";
             /** @description A sentence a person can act on */
             error_description: string;
             /** @description Sent with 5xx errors, to quote when reporting them */
@@ -6119,6 +6122,31 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Rate limit reached (`rate_limited`, in the OAuth error shape): retry after the given number of seconds */
+        OAuthTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description The database is unreachable or the service is shutting down (`unavailable`, in the OAuth error shape): retry later */
+        OAuthUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description The request could not be served as sent (for example 408 `request_timeout`, 431 `request_header_fields_too_large`) */
         ClientError: {
             headers: {
@@ -6269,8 +6297,8 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            429: components["responses"]["OAuthTooManyRequests"];
+            503: components["responses"]["OAuthUnavailable"];
             /** @description An OAuth endpoint refused the request (RFC 6749 §5.2). */
             "4XX": {
                 headers: {
@@ -6315,8 +6343,8 @@ export interface operations {
                     };
                 };
             };
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
+            429: components["responses"]["OAuthTooManyRequests"];
+            503: components["responses"]["OAuthUnavailable"];
             /** @description An OAuth endpoint refused the request (RFC 6749 §5.2). */
             "4XX": {
                 headers: {

@@ -2,15 +2,22 @@ import type { Command } from 'commander'
 import { cliTrail } from '../../audit/actor.js'
 import type { Config } from '../../config.js'
 import { findOrganization } from '../../organizations/repository.js'
-import { linkUrl } from '../../people/links.js'
-import { findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
+import { LINK_TTL_MS, linkBase, linkUrl } from '../../people/links.js'
+import { findPersonByEmail, findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
 import { ROLES } from '../../people/roles.js'
-import { addPerson, emailKey, removePerson, summarize } from '../../people/service.js'
+import {
+  addPerson,
+  emailKey,
+  issueResetLink,
+  reinvitePerson,
+  removePerson,
+  summarize,
+} from '../../people/service.js'
 import { type Cli, CliError, explained, positiveInt, UsageError } from '../output.js'
 
 /** The base of the links the CLI prints: the public URL, else the address `serve` listens on. */
 export function publicBase(config: Config): string {
-  return config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`
+  return linkBase(config)
 }
 
 /** The whole of standard input, without the final line break: one password. */
@@ -86,6 +93,72 @@ export function peopleCommands(program: Command, cli: Cli): void {
         )
       },
     )
+
+  people
+    .command('invite')
+    .description(
+      'Print a new single-use invitation link (valid 7 days) for a person who has not set a password yet; ' +
+        'the earlier link stops working. For handing over by hand when no email can reach them.',
+    )
+    .requiredOption('--email <email>', 'the person to invite again')
+    .option('--org <id>', 'organization id: refuses a person of another organization', positiveInt('--org'))
+    .option(
+      '--reset',
+      'for a person who has set a password: print a password-reset link (valid 1 hour) instead',
+    )
+    .option('--json', 'print one JSON object')
+    .action(async (options: { email: string; org?: number; reset?: boolean; json?: boolean }) => {
+      const issued = await cli.withDatabase(async ({ db }) => {
+        const person = await findPersonByEmail(db, emailKey(options.email))
+        const orgId = person ? Number(person.org_id) : undefined
+        if (!person || orgId === undefined || (options.org !== undefined && options.org !== orgId)) {
+          throw new CliError(
+            `No person ${options.email}${options.org === undefined ? '' : ` in organization ${options.org}`}`,
+          )
+        }
+        const hasPassword = person.password_hash !== null
+        if (hasPassword && !options.reset) {
+          throw new CliError(
+            `${person.email} has already set a password: they can reset it from the sign-in page ` +
+              '("Forgot password?"), or print a password-reset link for them with --reset.',
+          )
+        }
+        if (!hasPassword && options.reset) {
+          throw new CliError(
+            `${person.email} has not set a password yet: leave out --reset to print an invitation.`,
+          )
+        }
+        const id = Number(person.id)
+        const now = Date.now()
+        if (options.reset) {
+          const { reset } = await explained(() =>
+            issueResetLink(db, orgId, id, cliTrail('people invite'), now),
+          )
+          return { orgId, id, email: person.email, kind: 'reset' as const, token: reset, now }
+        }
+        const { invitation } = await explained(() =>
+          reinvitePerson(db, orgId, id, cliTrail('people invite'), now),
+        )
+        return { orgId, id, email: person.email, kind: 'invitation' as const, token: invitation, now }
+      })
+      const url = linkUrl(publicBase(cli.config()), issued.kind, issued.token)
+      const expiresAt = new Date(issued.now + LINK_TTL_MS[issued.kind]).toISOString()
+      cli.report(
+        options.json,
+        {
+          id: issued.id,
+          email: issued.email,
+          org: issued.orgId,
+          kind: issued.kind,
+          url,
+          expires_at: expiresAt,
+        },
+        () =>
+          issued.kind === 'invitation'
+            ? `Invitation link for ${issued.email} (organization ${issued.orgId}), valid 7 days and usable once: ${url}`
+            : `Password-reset link for ${issued.email} (organization ${issued.orgId}), valid 1 hour and usable once: ${url}`,
+      )
+    })
 
   people
     .command('list')

@@ -40,8 +40,11 @@ export function useSessionActions() {
     queries.setQueryData(ME, me)
   }
   return {
-    async signIn(email: string, password: string) {
-      reset(dataOf(await api.POST('/auth/sign-in', { body: { email, password } })))
+    /** Signs in; resolves with who is signed in. */
+    async signIn(email: string, password: string): Promise<Me> {
+      const me = dataOf(await api.POST('/auth/sign-in', { body: { email, password } }))
+      reset(me)
+      return me
     },
     async signOut() {
       try {

@@ -1,23 +1,52 @@
 import { type FormEvent, useState } from 'react'
 import { ApiFailure, messageOf } from '../api/failure.ts'
 import { useSessionActions } from '../api/session.ts'
+import { confirmationProblem, NewPasswordFields } from './NewPassword.tsx'
+
+/**
+ * The one-time password the person just signed in with, kept in this page's memory only until the
+ * password-change screen takes it, so that it is not asked for twice. Gone on reload: then it is asked.
+ */
+let justTyped: string | undefined
+
+/** Keeps the password typed at sign-in for the change screen (`undefined` forgets it). */
+export function keepOneTimePassword(password: string | undefined): void {
+  justTyped = password
+}
+
+function takeOneTimePassword(): string | undefined {
+  const taken = justTyped
+  justTyped = undefined
+  return taken
+}
 
 /** The one-time password must be replaced before anything else (`POST /auth/password`). */
 export function ChangePassword() {
   const { changePassword, signOut } = useSessionActions()
-  const [errors, setErrors] = useState<{ form?: string; current?: string; next?: string }>({})
+  const [oneTime, setOneTime] = useState(takeOneTimePassword)
+  const [errors, setErrors] = useState<{ form?: string; current?: string; next?: string; confirm?: string }>(
+    {},
+  )
   const [busy, setBusy] = useState(false)
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
+    const confirm = confirmationProblem(form, 'next', 'next-confirm')
+    setErrors(confirm ? { confirm } : {})
+    if (confirm) return
     setBusy(true)
-    setErrors({})
     try {
-      await changePassword(String(form.get('current')), String(form.get('next')))
+      await changePassword(oneTime ?? String(form.get('current')), String(form.get('next')))
     } catch (failure) {
       const fields = failure instanceof ApiFailure ? failure.fields : {}
-      setErrors({ form: messageOf(failure), current: fields.current_password, next: fields.new_password })
+      // The password kept from sign-in is no longer the one in use: ask for it.
+      if (fields.current_password) setOneTime(undefined)
+      setErrors({
+        form: fields.new_password || fields.current_password ? undefined : messageOf(failure),
+        current: fields.current_password,
+        next: fields.new_password,
+      })
     } finally {
       setBusy(false)
     }
@@ -25,41 +54,35 @@ export function ChangePassword() {
 
   return (
     <main className="auth-page" id="main">
-      <form className="card auth-card" onSubmit={submit} aria-labelledby="password-title">
+      <form className="card auth-card" onSubmit={submit} aria-labelledby="password-title" noValidate>
         <h1 id="password-title">Choose your password</h1>
         <p className="muted">You signed in with a one-time password. Choose your own to continue.</p>
-        <div className="field">
-          <label htmlFor="current">One-time password</label>
-          <input
-            id="current"
-            name="current"
-            type="password"
-            autoComplete="current-password"
-            required
-            aria-describedby={errors.current ? 'current-error' : undefined}
-          />
-          {errors.current ? (
-            <p id="current-error" className="field-error">
-              {errors.current}
-            </p>
-          ) : null}
-        </div>
-        <div className="field">
-          <label htmlFor="next">New password</label>
-          <input
-            id="next"
-            name="next"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={12}
-            aria-describedby="next-hint"
-          />
-          <p id="next-hint" className="hint">
-            At least 12 characters, not a common password.
-          </p>
-          {errors.next ? <p className="field-error">{errors.next}</p> : null}
-        </div>
+        {oneTime === undefined ? (
+          <div className="field">
+            <label htmlFor="current">One-time password</label>
+            <input
+              id="current"
+              name="current"
+              type="password"
+              autoComplete="current-password"
+              required
+              aria-invalid={errors.current ? true : undefined}
+              aria-describedby={errors.current ? 'current-error' : undefined}
+            />
+            {errors.current ? (
+              <p id="current-error" className="field-error">
+                The one-time password {errors.current}.
+              </p>
+            ) : null}
+          </div>
+        ) : null}
+        <NewPasswordFields
+          id="next"
+          name="next"
+          label="New password"
+          error={errors.next}
+          confirmError={errors.confirm}
+        />
         {errors.form ? (
           <p className="form-error" role="alert">
             {errors.form}

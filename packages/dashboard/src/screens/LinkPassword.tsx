@@ -1,68 +1,78 @@
 import { type FormEvent, useState } from 'react'
 import { api } from '../api/client.ts'
 import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { useSessionActions } from '../api/session.ts'
+import { confirmationProblem, NewPasswordFields } from './NewPassword.tsx'
 
 /**
- * The page an emailed link opens: `/admin/invitation#token=...` (set the first password) or
- * `/admin/reset#token=...` (set a new one). The token stays in the fragment, which is never sent to a
- * server or written to its logs.
+ * The page an emailed link opens: `/admin/invitation#token=...` (set the first password; the person is
+ * then signed in) or `/admin/reset#token=...` (set a new one, then sign in with it). The token stays in
+ * the fragment, which is never sent to a server or written to its logs.
  */
 export function LinkPassword({ purpose }: { purpose: 'invitation' | 'reset' }) {
   const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? ''
+  const { recheck } = useSessionActions()
   const [failure, setFailure] = useState<unknown>()
+  const [confirmError, setConfirmError] = useState<string>()
+  const [busy, setBusy] = useState(false)
   const [done, setDone] = useState(false)
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const password = String(new FormData(event.currentTarget).get('password'))
+    const form = new FormData(event.currentTarget)
     setFailure(undefined)
+    const mismatch = confirmationProblem(form, 'password', 'password-confirm')
+    setConfirmError(mismatch)
+    if (mismatch) return
+    setBusy(true)
     try {
-      const body = { token, password }
+      const body = { token, password: String(form.get('password')) }
       dataOf(
         purpose === 'invitation'
           ? await api.POST('/auth/invitation/accept', { body })
           : await api.POST('/auth/password-reset/complete', { body }),
       )
+      // An accepted invitation signed the person in: the dashboard's session check must see it.
+      if (purpose === 'invitation') await recheck()
       setDone(true)
     } catch (error) {
       setFailure(error)
+    } finally {
+      setBusy(false)
     }
   }
 
   const title = purpose === 'invitation' ? 'Welcome: choose your password' : 'Choose a new password'
+  const passwordError = failure instanceof ApiFailure ? failure.fields.password : undefined
   return (
     <main className="auth-page" id="main">
       <form className="card auth-card" onSubmit={submit} aria-labelledby="link-title" noValidate>
         <h1 id="link-title">{title}</h1>
         {done ? (
-          <p className="notice" role="status">
-            Your password is set. <a href="/admin/">Sign in</a>
-          </p>
+          purpose === 'invitation' ? (
+            <p className="notice" role="status">
+              Your password is set and you are signed in. <a href="/admin/">Open the dashboard</a>
+            </p>
+          ) : (
+            <p className="notice" role="status">
+              Your password is set. <a href="/admin/">Sign in</a> with it.
+            </p>
+          )
         ) : token ? (
           <>
-            <div className="field">
-              <label htmlFor="link-password">Password</label>
-              <input
-                id="link-password"
-                name="password"
-                type="password"
-                autoComplete="new-password"
-                required
-                aria-describedby="link-password-hint"
-              />
-              <p id="link-password-hint" className="hint">
-                At least 12 characters, not a common password.
-              </p>
-              {failure instanceof ApiFailure && failure.fields.password ? (
-                <p className="field-error">Password {failure.fields.password}</p>
-              ) : null}
-            </div>
-            {failure ? (
+            <NewPasswordFields
+              id="link-password"
+              name="password"
+              label="Password"
+              error={passwordError}
+              confirmError={confirmError}
+            />
+            {failure && !passwordError ? (
               <p className="form-error" role="alert">
                 {messageOf(failure)}
               </p>
             ) : null}
-            <button type="submit" className="primary">
+            <button type="submit" className="primary" disabled={busy}>
               Save password
             </button>
           </>

@@ -11,7 +11,7 @@ import { FailureNote, useAction } from '../ui/action.tsx'
 import { ExpertPicker } from '../ui/ExpertPicker.tsx'
 import { Empty, ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { PersonRow } from './PersonRow.tsx'
-import { INVITATION_OUTCOMES, inviteFields, type Person, ROLE_HINTS, withRoleHint } from './people-model.ts'
+import { invitationOutcome, inviteFields, type Person, ROLE_HINTS, withRoleHint } from './people-model.ts'
 import { administers, homeOf } from './Shell.tsx'
 
 /** The people who sign in to the organization (`.../people`, scope admin): invite, change, remove. */
@@ -89,7 +89,7 @@ function InviteForm({ onInvited }: { onInvited: () => unknown }) {
       setValues(valuesOf(inviteFields))
       setExpert('')
       await onInvited()
-      return `${invited.person.name} (${invited.person.email}) was added. ${INVITATION_OUTCOMES[invited.invitation]}`
+      return `${invited.person.name} (${invited.person.email}) was added. ${invitationOutcome(invited.invitation, invited.person.email)}`
     })
   }
   return (

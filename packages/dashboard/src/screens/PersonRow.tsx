@@ -13,7 +13,7 @@ import {
   ADMINISTERING,
   day,
   editFields,
-  INVITATION_OUTCOMES,
+  invitationOutcome,
   invitationState,
   type Person,
   ROLE_NAMES,
@@ -91,7 +91,7 @@ function Invitation({ person, onSent }: { person: Person; onSent: () => unknown 
         }),
       )
       await onSent()
-      return `${INVITATION_OUTCOMES[sent.invitation]} The earlier link no longer works.`
+      return `The earlier link no longer works. ${invitationOutcome(sent.invitation, person.email)}`
     })
   return (
     <div className="invitation">

@@ -1,9 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf, messageOf } from '../api/failure.ts'
 import { useSessionActions } from '../api/session.ts'
+import { keepOneTimePassword } from './ChangePassword.tsx'
+import { ForgotPassword } from './ForgotPassword.tsx'
 
 type SsoOption = components['schemas']['SsoOption']
 const PROVIDERS: Record<SsoOption['protocol'], string> = { oidc: 'OpenID Connect', saml: 'SAML' }
@@ -57,6 +59,8 @@ export function SignIn() {
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
   const [email, setEmail] = useState('')
+  const [forgot, setForgot] = useState(false)
+  const emailInput = useRef<HTMLInputElement>(null)
   const sso = useSsoOptions(email)
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -65,7 +69,9 @@ export function SignIn() {
     setBusy(true)
     setError('')
     try {
-      await signIn(String(form.get('email')), String(form.get('password')))
+      const password = String(form.get('password'))
+      const me = await signIn(String(form.get('email')), password)
+      keepOneTimePassword(me.password_change_required ? password : undefined)
     } catch (failure) {
       setError(messageOf(failure))
     } finally {
@@ -73,6 +79,7 @@ export function SignIn() {
     }
   }
 
+  if (forgot) return <ForgotPassword email={email} onBack={() => setForgot(false)} />
   return (
     <main className="auth-page" id="main">
       <form className="card auth-card" onSubmit={submit} aria-labelledby="sign-in-title">
@@ -86,6 +93,8 @@ export function SignIn() {
             type="email"
             autoComplete="username"
             required
+            ref={emailInput}
+            defaultValue={email}
             onBlur={(event) => setEmail(event.target.value.trim())}
           />
         </div>
@@ -93,6 +102,16 @@ export function SignIn() {
         <div className="field">
           <label htmlFor="password">Password</label>
           <input id="password" name="password" type="password" autoComplete="current-password" required />
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setEmail(emailInput.current?.value.trim() ?? email)
+              setForgot(true)
+            }}
+          >
+            Forgot password?
+          </button>
         </div>
         {error ? (
           <p className="form-error" role="alert">

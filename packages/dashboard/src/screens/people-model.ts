@@ -55,13 +55,22 @@ export const withRoleHint = (fields: readonly FieldSpec[], role: unknown): Field
 export const day = (seconds: number) => new Date(seconds * 1000).toLocaleDateString()
 export const when = (seconds: number) => new Date(seconds * 1000).toLocaleString()
 
-export const INVITATION_OUTCOMES: Readonly<
-  Record<components['schemas']['PersonInvited']['invitation'], string>
-> = {
-  sent: 'The invitation was emailed. Its link works once, for 7 days.',
-  failed: 'The mail server refused the invitation, so it was not sent: send a new one in a while.',
-  skipped:
-    'No mail server is set up, so the invitation was not emailed: the operator prints a link with the command line.',
+/** What became of an invitation email, as a sentence; without a mail server, the command that prints its link. */
+export function invitationOutcome(
+  outcome: components['schemas']['PersonInvited']['invitation'],
+  email: string,
+): string {
+  switch (outcome) {
+    case 'sent':
+      return 'The invitation was emailed. Its link works once, for 7 days.'
+    case 'failed':
+      return 'The mail server refused the invitation, so it was not sent: send a new one in a while.'
+    case 'skipped':
+      return (
+        'No mail server is set up, so the invitation was not emailed. The operator prints its link with ' +
+        `this command and hands it over: expertdir people invite --email ${email}`
+      )
+  }
 }
 
 /** Where a person stands: a password set, an invitation pending or expired, or neither (single sign-on). */
