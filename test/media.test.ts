@@ -608,5 +608,5 @@ function suite(storageName: 'folder' | 's3', config: () => Partial<Config>) {
   )
 }
 
-suite('folder', () => ({}))
-suite('s3', () => ({ mediaS3Url: bucket.url }))
+suite('folder', () => ({ rateLimitUploads: 0 }))
+suite('s3', () => ({ mediaS3Url: bucket.url, rateLimitUploads: 0 }))

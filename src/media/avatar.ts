@@ -18,6 +18,7 @@ import { mediaUrl } from '../storage/keys.js'
 import { discardFiles, expertMediaKeys, forgetMediaFiles, recordMediaFiles } from '../storage/records.js'
 import type { MediaStorage } from '../storage/storage.js'
 import { type FocusPoint, photoRenditions, type RenditionName } from './images.js'
+import type { ImageQueue } from './queue.js'
 import { committedOrDiscarded, type FileToStore, storeFiles, uploadNamer } from './store.js'
 
 /** What the photo routes need from the running app. */
@@ -27,6 +28,13 @@ export interface MediaContext {
   now: () => number
   /** Told of a stored file that could not be deleted (`media gc` removes it later). */
   report: (error: unknown) => void
+  /** The process's image queue (src/media/queue.ts): uploads wait their turn; without it, work runs at once. */
+  images?: ImageQueue
+}
+
+/** Runs image work through the context's queue, when it has one. */
+export function imageWork<T>(context: Pick<MediaContext, 'images'>, work: () => Promise<T>): Promise<T> {
+  return context.images ? context.images.run(work) : work()
 }
 
 /** A stored rendition as the profile shows it. */
@@ -102,7 +110,7 @@ export async function setAvatar(
   const { db, storage } = context
   const expert = await findExpert(db, orgId, username)
   if (!expert) throw notFound(`Expert ${username}`)
-  const photo = await preparePhoto(bytes, baseUrl, orgId, focus)
+  const photo = await imageWork(context, () => preparePhoto(bytes, baseUrl, orgId, focus))
   const rows = await storeFiles(
     storage,
     { orgId, expertId: expert.id, purpose: 'avatar' },
