@@ -544,7 +544,6 @@ function suite(storageName: 'folder' | 's3', config: () => Partial<Config>) {
                 trail: cliTrail('import'),
                 media: {
                   storage,
-                  baseUrl: 'https://experts.example.org',
                   baseDir: dir,
                   maxBytes: ctx.config.uploadMaxBytes,
                 },

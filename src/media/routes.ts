@@ -129,7 +129,6 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
             corporation,
             username,
             upload.bytes,
-            baseUrlOf(context, request),
             requestTrail(request),
             focus,
             profileCondition(request, reply, corporation, 'expert', username),
