@@ -65,11 +65,10 @@ export async function registerUploadParsers(
   })
   // The multipart reader bounds the file, the fields and the parts, but not the bytes around them (a
   // preamble before the first boundary, say): a declared length over the whole body's bound is 413 here,
-  // and `readUpload` counts the bytes of a body that did not declare one.
+  // before any parser runs, and `readUpload` counts the bytes of a multipart body as they are read.
   scope.addHook('preParsing', async (request) => {
     const declared = Number(request.headers['content-length'])
-    if (request.isMultipart() && Number.isFinite(declared) && declared > uploadBodyLimit(limit))
-      throw bodyTooLarge(limit)
+    if (Number.isFinite(declared) && declared > uploadBodyLimit(limit)) throw bodyTooLarge(limit)
   })
   scope.addContentTypeParser([...RAW_UPLOAD_TYPES], (request, payload, done) => {
     const declared = Number(request.headers['content-length'])
