@@ -34,6 +34,7 @@ import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { mcpRoutes } from './mcp/routes.js'
+import { registerMediaBase } from './media/base.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createLinkMailer } from './people/mail.js'
 import { usePasswordMemoryCost } from './people/passwords.js'
@@ -229,6 +230,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (tokenLimit) protectedScope.addHook('onRequest', tokenLimit)
     registerKeptReads(protectedScope, keptBodies, keptRoutes)
     registerReadEtags(protectedScope)
+    registerMediaBase(protectedScope, config.publicUrl)
     redirectRenamedExperts(protectedScope, context)
     await profileReadRoutes(protectedScope, context)
     await expertRoutes(protectedScope, context, profileCondition)
@@ -254,6 +256,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       routes: keptRoutes,
       conventions,
       protocolOf: protocolReader(config.trustProxy),
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(observe ? { observe } : {}),
       ...(reads ? { checkingOnce: (work: () => void) => reads.checkingOnce(work) } : {}),
     })

@@ -114,6 +114,12 @@ export const ConfigSchema = Type.Object({
   readCacheBytes: Type.Integer({ minimum: 0, default: 32 * 1024 * 1024 }),
   /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
   uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
+  /** Uploaded images each process decodes and encodes at once; more wait in line. */
+  imageConcurrency: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
+  /** Uploads that may wait for their turn in each process; one more is refused (503, `Retry-After`). */
+  imageQueueMax: Type.Integer({ minimum: 0, default: 4 }),
+  /** Uploads (photos and documents) per minute per access token, in each process; 0 turns the limit off. */
+  rateLimitUploads: Type.Integer({ minimum: 0, default: 30 }),
   /**
    * A 256-bit key (64 hex digits, or 32 bytes in base64) that encrypts the secrets the service must
    * use later, such as an organization's OpenID Connect client secret; unset: none can be stored.
@@ -167,6 +173,9 @@ const ENV_KEYS: Record<keyof Config, string> = {
   mediaDir: 'EXPERTDIR_MEDIA_DIR',
   mediaS3Url: 'EXPERTDIR_MEDIA_S3_URL',
   uploadMaxBytes: 'EXPERTDIR_UPLOAD_MAX_BYTES',
+  imageConcurrency: 'EXPERTDIR_IMAGE_CONCURRENCY',
+  imageQueueMax: 'EXPERTDIR_IMAGE_QUEUE_MAX',
+  rateLimitUploads: 'EXPERTDIR_RATE_LIMIT_UPLOADS',
   secretKey: 'EXPERTDIR_SECRET_KEY',
   directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
   directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',

@@ -4,6 +4,7 @@ import type { KeptBodies, KeptBody } from '../derived/kept-bodies.js'
 import type { Conventions } from '../http/conventions.js'
 import { requestIdOf } from '../http/conventions.js'
 import { JSON_CONTENT_TYPE, matchesEtag, READ_CACHE_CONTROL } from '../http/etag.js'
+import { hasMediaReference, withMediaBase } from '../storage/keys.js'
 import { tokenOf } from './bearer.js'
 import { handOver } from './handed-over.js'
 import { type KeptRoute, type KeptRoutes, keptKey } from './kept-reads.js'
@@ -19,6 +20,11 @@ export interface KeptReadLaneOptions {
   conventions: Conventions
   /** How the request reached us (src/http/protocol.ts). */
   protocolOf: (request: IncomingMessage) => string
+  /**
+   * `EXPERTDIR_PUBLIC_URL`, which kept bodies' media references are given on the way out (as Fastify
+   * does, src/media/base.ts); unset, a body holding one goes on to Fastify, which knows the request's host.
+   */
+  publicUrl?: string
   /** Counts a response answered here (the HTTP metrics, when on). */
   observe?: (labels: { method: string; route: string; status: string }, seconds: number) => void
   /**
@@ -91,7 +97,9 @@ export class KeptReadLane {
       return
     }
     const answer = (resolution: Resolution | undefined) => {
-      const kept = conventions.closing() ? undefined : this.#keptFor(route, resolution, url)
+      const kept = conventions.closing()
+        ? undefined
+        : this.#withMediaBase(this.#keptFor(route, resolution, url))
       if (!kept) {
         handOver(request, token, route.target, resolution)
         return next(request, response)
@@ -106,6 +114,14 @@ export class KeptReadLane {
     }
     if (resolved instanceof Promise) resolved.then(answer, () => next(request, response))
     else answer(resolved)
+  }
+
+  /** A kept body with its media references made URLs; undefined when that needs the request's host. */
+  #withMediaBase(kept: KeptBody | undefined): KeptBody | undefined {
+    if (!kept) return undefined
+    const { publicUrl } = this.options
+    if (publicUrl) return { body: withMediaBase(kept.body, publicUrl), etag: kept.etag }
+    return hasMediaReference(kept.body) ? undefined : kept
   }
 
   /** The kept body this request may be sent, if any. */

@@ -50,7 +50,7 @@ export function widgetSearch(result: ExpertSearch, urls: DirectoryUrls): Static<
       job_title: expert.job_title,
       company: expert.company,
       tagline: expert.tagline,
-      avatar: expert.avatar.medium,
+      avatar: urls.media(expert.avatar.medium) ?? '',
       topics: expert.topics.map((topic) => topic.title),
       url: urls.expert(expert.username),
     })),
@@ -70,7 +70,7 @@ export function widgetProfile(profile: ProfileRead, urls: DirectoryUrls): Static
     department: account.department,
     tagline: profile.tagline[0]?.tagline ?? '',
     biography: plainText(profile.biography[0]?.biography ?? ''),
-    avatar: profile.avatar.m.url ?? '',
+    avatar: urls.media(profile.avatar.m.url) ?? '',
     topics: profile.topic.map((topic) => topic.name),
     url: urls.expert(account.username),
   }

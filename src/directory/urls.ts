@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
+import { absoluteMediaUrl } from '../storage/keys.js'
 
 /** The service's public base URL: `EXPERTDIR_PUBLIC_URL`, else the request's own scheme and host. */
 export function baseUrlOf(config: Config, request: FastifyRequest): string {
@@ -42,6 +43,8 @@ export function directoryUrls(base: string, orgId: number) {
     question: (id: number) => `${root}/qanda/${id}`,
     sitemap: (page?: number) => `${root}/sitemap.xml${page ? `?page=${page}` : ''}`,
     theme: (version: number) => `${root}/theme.css?v=${version}`,
+    /** A stored photo or file: a media reference gets this address (src/storage/keys.ts); a URL is kept. */
+    media: (value: string | undefined) => (value === undefined ? undefined : absoluteMediaUrl(base, value)),
   }
 }
 

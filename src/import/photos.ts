@@ -18,8 +18,6 @@ import type { ImportPlan } from './validate.js'
 /** What an import needs to store photos given as local files. */
 export interface ImportMedia {
   storage: MediaStorage
-  /** The service's public base URL, which the photos' URLs start with. */
-  baseUrl: string
   /** The folder relative file paths are read from (the import file's). */
   baseDir: string
   /** Largest accepted photo, in bytes (`EXPERTDIR_UPLOAD_MAX_BYTES`). */
@@ -90,13 +88,7 @@ export async function preparePhotos(
         issue('must be a JPEG, PNG or WebP image')
         continue
       }
-      const photo = await preparePhoto(
-        bytes,
-        media.baseUrl,
-        orgId,
-        undefined,
-        importNamer(orgId, record.key, bytes),
-      )
+      const photo = await preparePhoto(bytes, orgId, undefined, importNamer(orgId, record.key, bytes))
       if (record.sections) record.sections.avatar = photo.avatar
       photos.push({ expert: index, files: photo.files })
     } catch (error) {

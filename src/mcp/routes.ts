@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import secureJson from 'secure-json-parse'
 import type { AuthContext } from '../auth/context.js'
 import { decodeUtf8 } from '../http/url-encoding.js'
+import { mediaBaseOf } from '../media/base.js'
 import { authenticateMcp, checkOrigin, MCP_PATH } from './auth.js'
 import { resourceMetadataRoutes } from './resource-metadata.js'
 
@@ -82,7 +83,10 @@ const loadServer = () => {
 async function handle(context: AuthContext, request: FastifyRequest, reply: FastifyReply) {
   if (request.body === UNPARSABLE) return parseError(reply)
   const [{ WebStandardStreamableHTTPServerTransport }, { mcpServer }] = await loadServer()
-  const server = mcpServer({ context, principal: request.principal }, request.log)
+  const server = mcpServer(
+    { context, principal: request.principal, mediaBase: mediaBaseOf(context.config.publicUrl, request) },
+    request.log,
+  )
   // Stateless: no session id, one transport per request, JSON responses rather than an SSE stream.
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
   await server.connect(transport)

@@ -21,6 +21,7 @@ import {
   SpotlightSearchResult,
 } from '../search/schemas.js'
 import { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
+import { withMediaBase } from '../storage/keys.js'
 import { isObject } from '../validation/guards.js'
 import { type ObjectJsonSchema, toolSchema } from './json-schema.js'
 
@@ -28,6 +29,8 @@ import { type ObjectJsonSchema, toolSchema } from './json-schema.js'
 export interface ToolCall {
   context: AppContext
   principal: Principal
+  /** The address the answer's media references are completed with (src/media/base.ts). */
+  mediaBase: string
 }
 
 /** A tool as `tools/list` describes it (MCP's `Tool`). */
@@ -111,7 +114,10 @@ function defineTool<Args>(spec: ToolSpec<Args>): McpTool {
     async call(call, args) {
       const checked = validate(args)
       if (checked.error) throw checked.error
-      const text = serialize(await spec.run(call, checked.value))
+      const text = withMediaBase(
+        Buffer.from(serialize(await spec.run(call, checked.value))),
+        call.mediaBase,
+      ).toString()
       const structured: unknown = JSON.parse(text)
       if (!isObject(structured)) throw new Error(`${spec.name} returned no object`)
       return { text, structured }

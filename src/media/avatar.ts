@@ -14,10 +14,11 @@ import {
   updateProfileItem,
 } from '../profiles/repository.js'
 import { AVATAR_SIZES } from '../profiles/section-fields.js'
-import { mediaUrl } from '../storage/keys.js'
+import { mediaReference } from '../storage/keys.js'
 import { discardFiles, expertMediaKeys, forgetMediaFiles, recordMediaFiles } from '../storage/records.js'
 import type { MediaStorage } from '../storage/storage.js'
 import { type FocusPoint, photoRenditions, type RenditionName } from './images.js'
+import type { ImageQueue } from './queue.js'
 import { committedOrDiscarded, type FileToStore, storeFiles, uploadNamer } from './store.js'
 
 /** What the photo routes need from the running app. */
@@ -27,9 +28,16 @@ export interface MediaContext {
   now: () => number
   /** Told of a stored file that could not be deleted (`media gc` removes it later). */
   report: (error: unknown) => void
+  /** The process's image queue (src/media/queue.ts): uploads wait their turn; without it, work runs at once. */
+  images?: ImageQueue
 }
 
-/** A stored rendition as the profile shows it. */
+/** Runs image work through the context's queue, when it has one. */
+export function imageWork<T>(context: Pick<MediaContext, 'images'>, work: () => Promise<T>): Promise<T> {
+  return context.images ? context.images.run(work) : work()
+}
+
+/** A stored rendition: its `url` is a media reference (`/media/...`); readers get it with the public address. */
 export interface StoredRendition {
   url: string
   width: number
@@ -47,12 +55,11 @@ export interface StoredPhoto {
 }
 
 /**
- * Makes the renditions of a photo and names their files: each rendition is one URL (served as WebP or
- * JPEG as the browser accepts) backed by a `.webp` and a `.jpg` file of the same name.
+ * Makes the renditions of a photo and names their files: each rendition is one media reference (served
+ * as WebP or JPEG as the browser accepts) backed by a `.webp` and a `.jpg` file of the same name.
  */
 export async function preparePhoto(
   bytes: Buffer,
-  baseUrl: string,
   orgId: number,
   focus?: FocusPoint,
   nameOf: (bytes: Buffer) => string = uploadNamer(),
@@ -63,7 +70,7 @@ export async function preparePhoto(
   for (const rendition of renditions) {
     const name = nameOf(rendition.webp)
     made[rendition.name] = {
-      url: mediaUrl(baseUrl, orgId, name),
+      url: mediaReference(orgId, name),
       width: rendition.width,
       height: rendition.height,
     }
@@ -85,7 +92,8 @@ export function avatarData(avatar: Avatar): string {
 }
 
 /**
- * PUT .../avatar: stores the photo's renditions, points the profile at them and forgets the previous
+ * PUT .../avatar: stores the photo's renditions (the answer's URLs are media references, given the public
+ * address on the way out, src/app.ts), points the profile at them and forgets the previous
  * photo, in one transaction (the expert's read documents and search row change with it); the previous
  * photo's files are deleted once it has committed. Nothing is left behind when anything fails.
  */
@@ -94,7 +102,6 @@ export async function setAvatar(
   orgId: number,
   username: string,
   bytes: Buffer,
-  baseUrl: string,
   trail: AuditTrail,
   focus?: FocusPoint,
   condition?: WriteCondition,
@@ -102,7 +109,7 @@ export async function setAvatar(
   const { db, storage } = context
   const expert = await findExpert(db, orgId, username)
   if (!expert) throw notFound(`Expert ${username}`)
-  const photo = await preparePhoto(bytes, baseUrl, orgId, focus)
+  const photo = await imageWork(context, () => preparePhoto(bytes, orgId, focus))
   const rows = await storeFiles(
     storage,
     { orgId, expertId: expert.id, purpose: 'avatar' },

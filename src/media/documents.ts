@@ -4,7 +4,7 @@ import { writeTransaction } from '../db/transactions.js'
 import type { MediaExtension } from '../storage/keys.js'
 import { mediaUrl } from '../storage/keys.js'
 import { recordMediaFiles } from '../storage/records.js'
-import type { MediaContext } from './avatar.js'
+import { imageWork, type MediaContext } from './avatar.js'
 import { cleanImage, type SniffedType } from './images.js'
 import { committedOrDiscarded, storeFiles, uploadNamer } from './store.js'
 import type { Upload } from './upload.js'
@@ -23,9 +23,10 @@ export async function storeDocument(
   baseUrl: string,
   trail: AuditTrail,
 ): Promise<string> {
-  const bytes = upload.type === 'pdf' ? upload.bytes : await cleanImage(upload.bytes, upload.type)
+  const type = upload.type
+  const bytes = type === 'pdf' ? upload.bytes : await imageWork(context, () => cleanImage(upload.bytes, type))
   const name = uploadNamer()(bytes)
-  const extension = EXTENSION[upload.type]
+  const extension = EXTENSION[type]
   const rows = await storeFiles(
     context.storage,
     { orgId, expertId: null, purpose: 'file' },

@@ -95,6 +95,60 @@ export async function checkedSize(
   return { width, height }
 }
 
+/** The longest side of a photo's `o` rendition: a larger upload is reduced, never kept at full size. */
+export const ORIGINAL_MAX_SIDE = 2048
+
+/** The longest side of an image stored as a document. */
+export const DOCUMENT_MAX_SIDE = 4096
+
+let decodes = 0
+
+/** How many uploaded images this process has decoded (each upload should cost one). */
+export function imageDecodes(): number {
+  return decodes
+}
+
+/**
+ * One decoding of the upload, oriented and, when its longer side is over `maxSide`, reduced to it as
+ * it loads: libvips then decodes a JPEG at 1/2, 1/4 or 1/8 of its size and a WebP at the reduced size
+ * directly, instead of decoding every pixel and scaling afterwards.
+ */
+function reducedImage(bytes: Buffer, size: { width: number; height: number }, maxSide: number): Sharp {
+  decodes++
+  const image = sharp(bytes, decoding).autoOrient()
+  return Math.max(size.width, size.height) > maxSide
+    ? image.resize(maxSide, maxSide, { fit: 'inside' })
+    : image
+}
+
+/** Decoded sRGB pixels, 8 bits a channel, from which every rendition is cut. */
+interface Pixels {
+  data: Buffer
+  width: number
+  height: number
+  raw: { width: number; height: number; channels: 1 | 2 | 3 | 4 }
+}
+
+async function decodedOnce(bytes: Buffer, size: { width: number; height: number }): Promise<Pixels> {
+  let result: { data: Buffer; info: { width: number; height: number; channels: 1 | 2 | 3 | 4 } }
+  try {
+    result = await reducedImage(bytes, size, ORIGINAL_MAX_SIDE)
+      .toColourspace('srgb')
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true })
+  } catch (error) {
+    if (isSharpError(error)) throw fileError('is not a readable image (it may be truncated or corrupt)')
+    throw error
+  }
+  const { data, info } = result
+  return {
+    data,
+    width: info.width,
+    height: info.height,
+    raw: { width: info.width, height: info.height, channels: info.channels },
+  }
+}
+
 /** Runs a sharp output; a decoding failure (a truncated or corrupt file) is the client's 400. */
 async function encoded(pipeline: Sharp): Promise<Buffer> {
   try {
@@ -121,16 +175,22 @@ function squareAround(width: number, height: number, focus: FocusPoint) {
 /**
  * The renditions of an uploaded photo: s, m and l square crops (64, 200, 400 px, around the focus
  * point; a photo smaller than a size gives a smaller square, never an upscaled one) and the whole photo
- * re-encoded (o). Orientation is applied; no metadata (EXIF, GPS, XMP, ICC) is copied into any output,
- * colours are converted to sRGB. Each rendition comes as WebP and as JPEG (transparency on white).
+ * (o), at most `ORIGINAL_MAX_SIDE` pixels on its longer side. Orientation is applied; no metadata (EXIF,
+ * GPS, XMP, ICC) is copied into any output, colours are converted to sRGB. Each rendition comes as WebP
+ * and as JPEG (transparency on white).
+ *
+ * The upload is decoded once, shrunk while it loads (JPEG and WebP decode straight to the reduced size),
+ * and every rendition is cut from those reduced pixels: a 70 KB WebP claiming 6000x6600 pixels costs
+ * one reduced decode, not eight full ones.
  */
 export async function photoRenditions(
   bytes: Buffer,
   focus: FocusPoint = { x: 0.5, y: 0.5 },
 ): Promise<Rendition[]> {
   const { width, height } = await checkedSize(bytes, { minSide: MIN_SIDE })
-  const oriented = () => sharp(bytes, decoding).autoOrient()
-  const square = squareAround(width, height, focus)
+  const pixels = await decodedOnce(bytes, { width, height })
+  const square = squareAround(pixels.width, pixels.height, focus)
+  const fromPixels = () => sharp(pixels.data, { raw: pixels.raw })
   const shapes: { name: RenditionName; width: number; height: number; shape: (image: Sharp) => Sharp }[] = [
     ...SQUARE_SIZES.map(({ name, size }) => {
       const side = Math.min(size, square.width)
@@ -141,14 +201,14 @@ export async function photoRenditions(
         shape: (image: Sharp) => image.extract(square).resize(side, side),
       }
     }),
-    { name: 'o', width, height, shape: (image: Sharp) => image },
+    { name: 'o', width: pixels.width, height: pixels.height, shape: (image: Sharp) => image },
   ]
   return Promise.all(
     shapes.map(async ({ name, width: w, height: h, shape }) => {
       const [webp, jpeg] = await Promise.all([
-        encoded(shape(oriented()).webp({ quality: 82, effort: 2 })),
+        encoded(shape(fromPixels()).webp({ quality: 82, effort: 2 })),
         encoded(
-          shape(oriented()).flatten({ background: '#ffffff' }).jpeg({ quality: 82, progressive: true }),
+          shape(fromPixels()).flatten({ background: '#ffffff' }).jpeg({ quality: 82, progressive: true }),
         ),
       ])
       return { name, width: w, height: h, webp, jpeg }
@@ -156,10 +216,13 @@ export async function photoRenditions(
   )
 }
 
-/** An image uploaded as a document: the same limits (no minimum size), oriented, metadata dropped, same format. */
+/**
+ * An image uploaded as a document: the same limits (no minimum size), oriented, metadata dropped, same
+ * format, at most `DOCUMENT_MAX_SIDE` pixels on its longer side (shrunk while it loads).
+ */
 export async function cleanImage(bytes: Buffer, type: 'jpeg' | 'png' | 'webp'): Promise<Buffer> {
-  await checkedSize(bytes, { minSide: 1 })
-  const image = sharp(bytes, decoding).autoOrient()
+  const size = await checkedSize(bytes, { minSide: 1 })
+  const image = reducedImage(bytes, size, DOCUMENT_MAX_SIDE)
   if (type === 'jpeg') return encoded(image.jpeg({ quality: 90 }))
   if (type === 'png') return encoded(image.png())
   return encoded(image.webp({ quality: 90 }))

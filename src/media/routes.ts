@@ -13,6 +13,7 @@ import { isMediaExtension, MEDIA_KEY, MEDIA_TYPES, type MediaExtension } from '.
 import type { MediaStorage } from '../storage/storage.js'
 import { deleteAvatar, type MediaContext, setAvatar } from './avatar.js'
 import { storeDocument } from './documents.js'
+import { ImageQueue, uploadRateLimit } from './queue.js'
 import { readUpload, registerUploadParsers } from './upload.js'
 
 const errors = { '4xx': ErrorEnvelope }
@@ -89,11 +90,15 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
     now: context.now,
     report: (error) =>
       app.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
+    images: new ImageQueue(context.config.imageConcurrency, context.config.imageQueueMax),
   }
+  const takeUpload = uploadRateLimit(context.config.rateLimitUploads, context.now)
 
   await app.register(async (scope) => {
     await registerUploadParsers(scope, limit, 'image/jpeg, image/png, image/webp or application/pdf')
     scope.setValidatorCompiler(uploadValidator)
+    // Counted before the body is read: a client over its allowance costs no upload bytes.
+    if (takeUpload) scope.addHook('onRequest', async (request) => takeUpload(request.principal.tokenHash))
     scope.put<{ Params: ExpertPath; Querystring: Static<typeof FocusQuery> }>(
       `${EXPERT}/avatar`,
       {
@@ -124,7 +129,6 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
             corporation,
             username,
             upload.bytes,
-            baseUrlOf(context, request),
             requestTrail(request),
             focus,
             profileCondition(request, reply, corporation, 'expert', username),

@@ -24,6 +24,25 @@ const tooLarge = (limit: number) =>
 const unsupported = (message: string) => new ApiError('unsupported_media_type', message)
 
 /**
+ * What a multipart body may hold besides its file: the boundaries, the part headers and at most
+ * `MULTIPART_FIELDS` small fields of `MULTIPART_FIELD_BYTES` each.
+ */
+const MULTIPART_FIELDS = 10
+const MULTIPART_FIELD_BYTES = 1024
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024
+
+/** The most bytes a whole upload request body may have: the file and the multipart envelope around it. */
+export const uploadBodyLimit = (limit: number) => limit + MULTIPART_OVERHEAD_BYTES
+
+/** The whole body over its bound: the connection is closed after the answer, so the rest is never read. */
+const bodyTooLarge = (limit: number) =>
+  new ApiError(
+    'payload_too_large',
+    `The request body is larger than the ${sizeText(limit)} file limit allows: send the file alone, as multipart/form-data (field file) or as the body.`,
+    { headers: { connection: 'close' } },
+  )
+
+/**
  * The body parsers of the upload routes, registered in their own scope: `multipart/form-data` (the
  * file in the field `file`, read by `readUpload`) and raw bodies of the types above, each at most
  * `limit` bytes (413 beyond, before the rest is read); any other body type is 415.
@@ -35,7 +54,21 @@ export async function registerUploadParsers(
 ): Promise<void> {
   scope.removeAllContentTypeParsers()
   await scope.register(multipart, {
-    limits: { fileSize: limit, files: 1, fields: 10, fieldSize: 1024, parts: 11, headerPairs: 100 },
+    limits: {
+      fileSize: limit,
+      files: 1,
+      fields: MULTIPART_FIELDS,
+      fieldSize: MULTIPART_FIELD_BYTES,
+      parts: MULTIPART_FIELDS + 1,
+      headerPairs: 100,
+    },
+  })
+  // The multipart reader bounds the file, the fields and the parts, but not the bytes around them (a
+  // preamble before the first boundary, say): a declared length over the whole body's bound is 413 here,
+  // before any parser runs, and `readUpload` counts the bytes of a multipart body as they are read.
+  scope.addHook('preParsing', async (request) => {
+    const declared = Number(request.headers['content-length'])
+    if (Number.isFinite(declared) && declared > uploadBodyLimit(limit)) throw bodyTooLarge(limit)
   })
   scope.addContentTypeParser([...RAW_UPLOAD_TYPES], (request, payload, done) => {
     const declared = Number(request.headers['content-length'])
@@ -82,6 +115,12 @@ function multipartError(error: unknown, limit: number): ApiError | undefined {
   if (!(error instanceof Error) || error instanceof ApiError) return undefined
   const code = 'code' in error ? String(error.code) : ''
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(limit)
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT')
+    return new ApiError(
+      'payload_too_large',
+      `The form has more parts than an upload takes: send one file part named file and at most ${MULTIPART_FIELDS} small fields.`,
+      { headers: { connection: 'close' } },
+    )
   if (code.startsWith('FST_') || /multipart|boundary|form|unexpected end/i.test(error.message))
     return validationError([
       { field: 'file', message: 'must be sent in a well-formed multipart/form-data body' },
@@ -89,21 +128,55 @@ function multipartError(error: unknown, limit: number): ApiError | undefined {
   return undefined
 }
 
+/**
+ * Counts the bytes of the request's body as the multipart reader takes them: past `max`, the reader is
+ * cut off and `exceeded` rejects with `error()`.
+ */
+function countedBody(
+  request: FastifyRequest,
+  max: number,
+  error: () => ApiError,
+): { exceeded: Promise<never>; dispose: () => void } {
+  const raw = request.raw
+  let received = 0
+  let reject: (reason: ApiError) => void = () => {}
+  const exceeded = new Promise<never>((_resolve, rejectWith) => {
+    reject = rejectWith
+  })
+  // Nobody may be waiting when the bound is crossed between the two reads: not an unhandled rejection.
+  exceeded.catch(() => {})
+  const onData = (chunk: Buffer) => {
+    received += chunk.length
+    if (received <= max) return
+    raw.off('data', onData)
+    raw.unpipe()
+    raw.pause()
+    reject(error())
+  }
+  raw.on('data', onData)
+  return { exceeded, dispose: () => raw.off('data', onData) }
+}
+
 async function uploadedBytes(
   request: FastifyRequest,
   limit: number,
 ): Promise<{ bytes: Buffer; declared: string }> {
   if (request.isMultipart()) {
+    // The reader is piped first: a data listener added before would let the first bytes flow past it.
+    const first = request.file()
+    const cap = countedBody(request, uploadBodyLimit(limit), () => bodyTooLarge(limit))
     try {
-      const part = await request.file()
+      const part = await Promise.race([first, cap.exceeded])
       if (!part) throw validationError([{ field: 'file', message: 'is required: a file part named file' }])
       if (part.fieldname !== 'file')
         throw validationError([
           { field: part.fieldname, message: 'is not accepted here: send the file as the field file' },
         ])
-      return { bytes: await part.toBuffer(), declared: part.mimetype }
+      return { bytes: await Promise.race([part.toBuffer(), cap.exceeded]), declared: part.mimetype }
     } catch (error) {
       throw multipartError(error, limit) ?? error
+    } finally {
+      cap.dispose()
     }
   }
   if (!Buffer.isBuffer(request.body) || request.body.length === 0)

@@ -33,9 +33,56 @@ export function contentName(uploadSecret: Buffer, bytes: Buffer): string {
   return createHmac('sha256', uploadSecret).update(bytes).digest('hex').slice(0, 32)
 }
 
+/**
+ * A stored file as records keep it: its path on the media route (`/media/<org>/<name>[.<ext>]`),
+ * without any address, so that a move to another host or port changes no record (`extension` omitted:
+ * the photo in the format the browser accepts).
+ */
+export function mediaReference(orgId: number, name: string, extension?: MediaExtension): string {
+  return `/media/${orgId}/${name}${extension ? `.${extension}` : ''}`
+}
+
 /** The public URL of a stored file (`extension` omitted: the photo in the format the browser accepts). */
 export function mediaUrl(baseUrl: string, orgId: number, name: string, extension?: MediaExtension): string {
-  return `${baseUrl.replace(/\/+$/, '')}/media/${orgId}/${name}${extension ? `.${extension}` : ''}`
+  return `${baseUrl.replace(/\/+$/, '')}${mediaReference(orgId, name, extension)}`
+}
+
+/** Whether a stored value is a media reference, to be given the public address when it is read. */
+export function isMediaReference(value: string): boolean {
+  return value.startsWith('/media/')
+}
+
+/** A stored value as a reader gets it: a media reference with the public address before it; else as stored. */
+export function absoluteMediaUrl(baseUrl: string, value: string): string {
+  return isMediaReference(value) ? `${baseUrl.replace(/\/+$/, '')}${value}` : value
+}
+
+const REFERENCE_VALUE = Buffer.from('":"/media/')
+
+/** Whether a JSON body holds a media reference that `withMediaBase` would complete. */
+export function hasMediaReference(body: Buffer): boolean {
+  return body.includes(REFERENCE_VALUE)
+}
+
+/**
+ * A JSON body as the reader gets it: every string value that is a media reference (`"key":"/media/...`)
+ * gets the public address before it. Stored read documents and kept bodies hold references, so the
+ * same bytes serve every address the service is reached at, and a move needs no rebuild.
+ */
+export function withMediaBase(body: Buffer, baseUrl: string): Buffer {
+  let at = body.indexOf(REFERENCE_VALUE)
+  if (at === -1) return body
+  const base = Buffer.from(JSON.stringify(baseUrl.replace(/\/+$/, '')).slice(1, -1))
+  const pieces: Buffer[] = []
+  let from = 0
+  while (at !== -1) {
+    const insertAt = at + 3
+    pieces.push(body.subarray(from, insertAt), base)
+    from = insertAt
+    at = body.indexOf(REFERENCE_VALUE, insertAt)
+  }
+  pieces.push(body.subarray(from))
+  return Buffer.concat(pieces)
 }
 
 /** The `<org id>/<name>` of every media URL in `text` (a stored record), for finding what is still used. */

@@ -41,9 +41,6 @@ export function contentCommands(program: Command, cli: Cli): void {
             fileName: basename(file),
             media: {
               storage,
-              baseUrl:
-                config.publicUrl ??
-                `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`,
               baseDir: dirname(resolve(file)),
               maxBytes: config.uploadMaxBytes,
             },

@@ -67,3 +67,12 @@ export async function uploadAvatar(
   const url = `/v2/organization/${path.organization}/expert/${encodeURIComponent(path.username)}/avatar?${query}`
   return send(url, 'PUT', ifMatch, { type: file.type || 'image/jpeg', body: file })
 }
+
+/** `DELETE .../avatar`: the profile shows no photo, and its files are deleted. */
+export async function deleteAvatar(
+  path: { organization: number; username: string },
+  ifMatch: string,
+): Promise<unknown> {
+  const url = `/v2/organization/${path.organization}/expert/${encodeURIComponent(path.username)}/avatar`
+  return send(url, 'DELETE', ifMatch)
+}

@@ -1,12 +1,14 @@
 import { type ChangeEvent, type MouseEvent, useEffect, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { messageOf } from '../api/failure.ts'
-import { uploadAvatar } from '../api/profile-writes.ts'
+import { deleteAvatar, uploadAvatar } from '../api/profile-writes.ts'
 import type { Save } from './profile-data.ts'
 
 interface Props {
   organization: number
   username: string
+  /** The person's name, as the removal's confirmation names them. */
+  name: string
   avatar: components['schemas']['Avatar']
   writable: boolean
   save: Save
@@ -14,17 +16,54 @@ interface Props {
 
 const percent = (value: number) => `${Math.round(value * 100)}%`
 
+/** What the server accepts (CONTRACT §16), checked here first so that a wrong file is never sent. */
+const ACCEPTED_TYPES = ['image/jpeg', 'image/png', 'image/webp']
+const MAX_BYTES = 4 * 1024 * 1024
+const MIN_SIDE = 200
+const MAX_PIXELS = 40_000_000
+
+/** The picture's size in pixels, as the browser decodes it; undefined when it cannot read it. */
+async function pixelSize(file: File): Promise<{ width: number; height: number } | undefined> {
+  const url = URL.createObjectURL(file)
+  try {
+    const image = new Image()
+    image.src = url
+    await image.decode()
+    return { width: image.naturalWidth, height: image.naturalHeight }
+  } catch {
+    return undefined
+  } finally {
+    URL.revokeObjectURL(url)
+  }
+}
+
+/** Why the server would refuse this file, in the words a person can act on; undefined when it is fine. */
+async function photoProblem(file: File): Promise<string | undefined> {
+  if (!ACCEPTED_TYPES.includes(file.type))
+    return `${file.name} is not a JPEG, PNG or WebP image: choose a photo in one of those formats.`
+  if (file.size > MAX_BYTES)
+    return `${file.name} is ${(file.size / (1024 * 1024)).toFixed(1)} MiB: choose a photo of at most 4 MiB.`
+  const size = await pixelSize(file)
+  if (!size) return `${file.name} cannot be read as an image: it may be damaged.`
+  if (size.width < MIN_SIDE || size.height < MIN_SIDE)
+    return `${file.name} is ${size.width} × ${size.height} pixels: choose a photo of at least ${MIN_SIDE} × ${MIN_SIDE}.`
+  if (size.width * size.height > MAX_PIXELS)
+    return `${file.name} is ${size.width} × ${size.height} pixels, more than 40 megapixels: choose a smaller one.`
+  return undefined
+}
+
 /**
  * The photo: pick a file, choose the focus point the square crops keep (click the picture, or use the
  * two sliders), see the square crop, upload.
  */
-export function PhotoPanel({ organization, username, avatar, writable, save }: Props) {
+export function PhotoPanel({ organization, username, name, avatar, writable, save }: Props) {
   const [file, setFile] = useState<File>()
   const [preview, setPreview] = useState('')
   const [focus, setFocus] = useState({ x: 0.5, y: 0.5 })
   const [failure, setFailure] = useState<unknown>()
   const [busy, setBusy] = useState(false)
   const [notice, setNotice] = useState('')
+  const [problem, setProblem] = useState('')
 
   useEffect(() => {
     if (!file) return
@@ -33,11 +72,18 @@ export function PhotoPanel({ organization, username, avatar, writable, save }: P
     return () => URL.revokeObjectURL(url)
   }, [file])
 
-  const choose = (event: ChangeEvent<HTMLInputElement>) => {
-    setFile(event.target.files?.[0])
+  const choose = async (event: ChangeEvent<HTMLInputElement>) => {
+    const chosen = event.target.files?.[0]
+    setFile(undefined)
+    setPreview('')
     setFocus({ x: 0.5, y: 0.5 })
     setNotice('')
     setFailure(undefined)
+    setProblem('')
+    if (!chosen) return
+    const found = await photoProblem(chosen)
+    if (found) setProblem(found)
+    else setFile(chosen)
   }
   const pick = (event: MouseEvent<HTMLImageElement>) => {
     const box = event.currentTarget.getBoundingClientRect()
@@ -59,6 +105,21 @@ export function PhotoPanel({ organization, username, avatar, writable, save }: P
     }
   }
 
+  const remove = async () => {
+    if (!window.confirm(`Remove the photo of ${name}? Its files are deleted; this cannot be undone.`)) return
+    setBusy(true)
+    setFailure(undefined)
+    setNotice('')
+    try {
+      await save((ifMatch) => deleteAvatar({ organization, username }, ifMatch))
+      setNotice(`The photo of ${name} was removed.`)
+    } catch (error) {
+      setFailure(error)
+    } finally {
+      setBusy(false)
+    }
+  }
+
   return (
     <section className="card photo" aria-labelledby="photo-title">
       <h2 id="photo-title">Photo</h2>
@@ -71,8 +132,22 @@ export function PhotoPanel({ organization, username, avatar, writable, save }: P
         <>
           <div className="field">
             <label htmlFor="photo-file">Choose a photo</label>
-            <input id="photo-file" type="file" accept="image/jpeg,image/png,image/webp" onChange={choose} />
-            <p className="hint">JPEG, PNG or WebP, at least 200 × 200 pixels, at most 4 MiB.</p>
+            <input
+              id="photo-file"
+              type="file"
+              accept="image/jpeg,image/png,image/webp"
+              aria-describedby="photo-rules"
+              aria-invalid={problem ? true : undefined}
+              onChange={(event) => void choose(event)}
+            />
+            <p id="photo-rules" className="hint">
+              JPEG, PNG or WebP, at least 200 × 200 pixels, at most 4 MiB.
+            </p>
+            {problem ? (
+              <p className="form-error" role="alert">
+                {problem}
+              </p>
+            ) : null}
           </div>
           {file && preview ? (
             <div className="crop">
@@ -130,6 +205,13 @@ export function PhotoPanel({ organization, username, avatar, writable, save }: P
                   {busy ? 'Uploading…' : 'Upload photo'}
                 </button>
               </div>
+            </div>
+          ) : null}
+          {avatar.l.url && !file ? (
+            <div className="actions">
+              <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
+                {busy ? 'Removing…' : 'Remove photo'}
+              </button>
             </div>
           ) : null}
         </>

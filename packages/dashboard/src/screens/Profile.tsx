@@ -115,6 +115,7 @@ function ProfileEditor({
         <PhotoPanel
           organization={me.organization}
           username={username}
+          name={`${account.firstname} ${account.lastname}`}
           avatar={profile.avatar}
           writable={writable}
           save={save}
