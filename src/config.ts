@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { type Static, Type } from 'typebox'
 
@@ -52,6 +53,13 @@ export const ConfigSchema = Type.Object({
   smtpUrl: Type.String({ default: '' }),
   /** Sender of inquiry emails. */
   mailFrom: Type.String({ default: 'Expert Directory <no-reply@localhost>' }),
+  /**
+   * Webhooks may reach every address, private networks and this machine included
+   * (EXPERTDIR_WEBHOOK_ALLOW_PRIVATE=1); off: only public addresses (docs/webhooks.md, "Where a webhook may point").
+   */
+  webhookAllowPrivate: Type.Boolean({ default: false }),
+  /** Non-public ranges webhooks may reach nonetheless, as `address/prefix` (`10.20.0.0/16,fd00:1::/64`). */
+  webhookAllowNetworks: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.]+/[0-9]{1,3}$' }), { default: [] }),
   /** Delivery attempts per inquiry and channel before the delivery is marked failed. */
   deliveryMaxAttempts: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   /** First retry delay in milliseconds; doubles on every attempt (with jitter), capped at 1 hour. */
@@ -157,6 +165,8 @@ const ENV_KEYS: Record<keyof Config, string> = {
   requestTimeoutMs: 'EXPERTDIR_REQUEST_TIMEOUT_MS',
   smtpUrl: 'EXPERTDIR_SMTP_URL',
   mailFrom: 'EXPERTDIR_MAIL_FROM',
+  webhookAllowPrivate: 'EXPERTDIR_WEBHOOK_ALLOW_PRIVATE',
+  webhookAllowNetworks: 'EXPERTDIR_WEBHOOK_ALLOW_NETWORKS',
   deliveryMaxAttempts: 'EXPERTDIR_DELIVERY_MAX_ATTEMPTS',
   deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',
   deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
@@ -190,6 +200,12 @@ function fromEnvironment(key: keyof Config, value: string): unknown {
       .map((origin) => origin.trim().replace(/\/+$/, ''))
       .filter((origin) => origin !== '')
   }
+  if (key === 'webhookAllowNetworks') {
+    return value
+      .split(',')
+      .map((range) => range.trim())
+      .filter((range) => range !== '')
+  }
   if (key === 'publicUrl') return value.trim().replace(/\/+$/, '')
   // A switch is on with `1` (or `true`), off with `0` (or `false`).
   const schema = ConfigSchema.properties[key]
@@ -214,7 +230,23 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   if (!validate(config)) {
     throw new Error(`Invalid configuration: ${describeProblems(validate.errors ?? []).join('; ')}`)
   }
+  const badRange = config.webhookAllowNetworks.find((range) => parseCidr(range) === undefined)
+  if (badRange !== undefined) {
+    throw new Error(
+      `Invalid configuration: ${ENV_KEYS.webhookAllowNetworks} has "${badRange}", which is no address/prefix range`,
+    )
+  }
   return config
+}
+
+/** An `address/prefix` range (`10.20.0.0/16`, `fd00:1::/64`), or undefined when it is none. */
+export function parseCidr(range: string): { address: string; prefix: number; family: 4 | 6 } | undefined {
+  const match = /^([^/]+)\/(\d{1,3})$/.exec(range.trim())
+  const address = match?.[1] ?? ''
+  const family = isIP(address)
+  const prefix = Number(match?.[2])
+  if ((family !== 4 && family !== 6) || prefix > (family === 4 ? 32 : 128)) return undefined
+  return { address, prefix, family }
 }
 
 /** One problem per setting, named as in the environment; a choice of words lists the words. */

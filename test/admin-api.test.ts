@@ -574,7 +574,8 @@ describeEachDialect(
         [['cli', null, 'cli import', 'import', 'batch.json']],
       )
 
-      const cli = (args: string[]) => runCli(['--db', ctx.testDatabase.url, ...args])
+      const cli = (args: string[]) =>
+        runCli(['--db', ctx.testDatabase.url, ...args], { EXPERTDIR_WEBHOOK_ALLOW_PRIVATE: '1' })
       const viaCli = await entriesOf(async () => {
         const added = await cli([
           'people',
@@ -728,5 +729,6 @@ describeEachDialect(
       assert.ok(SCOPES.includes('admin'))
     })
   },
-  { config: { rateLimitApi: 0 } },
+  // The receiver listens on 127.0.0.1, which webhooks may reach only when the operator allows it.
+  { config: { rateLimitApi: 0, webhookAllowPrivate: true } },
 )

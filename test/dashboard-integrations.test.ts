@@ -10,7 +10,13 @@ import {
   signInAt,
   withPage,
 } from './helpers/dashboard.js'
-import { createExpert, describeEachDialect, inquiryBody, type Tenant } from './helpers/harness.js'
+import {
+  createExpert,
+  describeEachDialect,
+  inquiryBody,
+  type Tenant,
+  type TestContext,
+} from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
 import { addPersonWithPassword } from './helpers/people.js'
 import { verifySignature, WebhookReceiver } from './helpers/receivers.js'
@@ -23,7 +29,12 @@ if (!skip) ensureDashboardBuilt()
  * clients with their scopes and a secret shown once, revocation, the webhook with its secret, a signed
  * test delivery to a real receiver, and the delivery log. Each test has an organization of its own.
  */
-describeEachDialect('the integrations screen in a real browser', (ctx) => {
+describeEachDialect('the integrations screen in a real browser', integrationsScreen, {
+  // The receiver listens on 127.0.0.1, which webhooks may reach only when the operator allows it.
+  config: { webhookAllowPrivate: true },
+})
+
+function integrationsScreen(ctx: TestContext): void {
   let browser: Browser | undefined
   let origin = ''
   const receiver = new WebhookReceiver()
@@ -319,4 +330,4 @@ describeEachDialect('the integrations screen in a real browser', (ctx) => {
       { width: 360, height: 740 },
     )
   })
-})
+}

@@ -46,6 +46,8 @@ describeEachDialect('the inquiry desk', (ctx) => {
         deliveryMaxAttempts: 3,
         deliveryBackoffMs: 1000,
         deliveryPollMs: 1000,
+        // The webhook receiver listens on 127.0.0.1.
+        webhookAllowPrivate: true,
       },
     })
     outboxes.push(created)

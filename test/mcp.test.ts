@@ -538,7 +538,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
       assert.equal(response.status, 400, text)
       assert.deepEqual(await body(response), {
         jsonrpc: '2.0',
-        error: { code: -32700, message: 'Parse error: the body is not a JSON object or array in UTF-8.' },
+        error: { code: -32700, message: 'Parse error: the body is not a JSON object in UTF-8.' },
         id: null,
       })
     }
@@ -568,6 +568,53 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', pad: 'x'.repeat(1_100_000) }),
     )
     assert.equal(tooLarge.status, 413)
+  })
+
+  test('a JSON-RPC batch is refused whole with -32600: a hundred send_inquiry calls store nothing and cost one request', async () => {
+    const message = `Batched inquiry ${ctx.dialect}`
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: 'send_inquiry',
+        arguments: { kind: 'media', inquiry: inquiryBody('media', 'solveig-assistant', { message }) },
+      },
+    })
+    const post = (payload: unknown) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${publicToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(payload),
+      })
+    const single = await post(call(0))
+    const remaining = Number(single.headers.get('ratelimit-remaining'))
+    for (const batch of [Array.from({ length: 100 }, (_, i) => call(i + 1)), [call(101)], []]) {
+      const response = await post(batch)
+      assert.equal(response.status, 400, `a batch of ${batch.length}`)
+      assert.deepEqual(await body(response), {
+        jsonrpc: '2.0',
+        error: {
+          code: -32600,
+          message: 'Invalid Request: JSON-RPC batches are not accepted; send one message per request.',
+        },
+        id: null,
+      })
+    }
+    const after = await post({ jsonrpc: '2.0', id: 102, method: 'ping' })
+    assert.equal(Number(after.headers.get('ratelimit-remaining')), remaining - 4, 'one request each')
+    const inbox = await apiData(
+      `/v2/organization/${org()}/inquiry?username=solveig-assistant&page_size=100`,
+      ctx.tenant.token,
+    )
+    const stored = inbox.inquiries.filter(
+      (item: { fields: { message: string } }) => item.fields.message === message,
+    )
+    assert.equal(stored.length, 1, 'only the single call stored an inquiry')
   })
 
   test('GET and DELETE /mcp are 405 (no server stream, no sessions); a foreign web page is 403', async () => {

@@ -152,6 +152,8 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       EXPERTDIR_DELIVERY_POLL_MS: '100',
       EXPERTDIR_DELIVERY_LEASE_MS: String(LEASE_MS),
       EXPERTDIR_DELIVERY_BACKOFF_MS: '60000',
+      // The webhook receiver listens on 127.0.0.1.
+      EXPERTDIR_WEBHOOK_ALLOW_PRIVATE: '1',
     }
     // Started together on an empty database: they race to migrate it.
     const started = await Promise.allSettled(

@@ -7,6 +7,7 @@ import {
   setWebhook,
   testWebhook,
 } from '../delivery/settings.js'
+import { webhookNetwork } from '../delivery/webhook-network.js'
 import { notFound } from '../errors.js'
 import { ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
@@ -32,6 +33,7 @@ const PATH = '/v2/organization/:corporation/webhook'
  */
 export function webhookRoutes(app: TypedApp, context: AppContext): void {
   const { db } = context
+  const network = webhookNetwork(context.config)
 
   app.get(
     PATH,
@@ -74,6 +76,7 @@ export function webhookRoutes(app: TypedApp, context: AppContext): void {
         { url: request.body.url, keepSecret: request.body.keep_secret === 1 },
         requestTrail(request),
         context.now(),
+        network,
       )
       reply.header('cache-control', 'no-store')
       return ok(saved)
@@ -116,7 +119,7 @@ export function webhookRoutes(app: TypedApp, context: AppContext): void {
       },
       config: { scope: 'admin' },
     },
-    async (request) => ok(await testWebhook(db, request.params.corporation, context.now())),
+    async (request) => ok(await testWebhook(db, request.params.corporation, context.now(), network)),
   )
 
   app.get(

@@ -13,6 +13,7 @@ import {
   renewLeases,
 } from './repository.js'
 import { DeliveryError, sendWebhook, WEBHOOK_TIMEOUT_MS } from './webhook.js'
+import { type Resolver, webhookNetwork } from './webhook-network.js'
 
 /** The longest wait between two attempts. */
 export const MAX_BACKOFF_MS = 60 * 60 * 1000
@@ -38,10 +39,12 @@ export interface OutboxOptions {
     Config,
     'smtpUrl' | 'mailFrom' | 'deliveryMaxAttempts' | 'deliveryBackoffMs' | 'deliveryPollMs'
   > &
-    Partial<Pick<Config, 'deliveryLeaseMs'>>
+    Partial<Pick<Config, 'deliveryLeaseMs' | 'webhookAllowPrivate' | 'webhookAllowNetworks'>>
   /** Unix milliseconds; injectable so tests drive retries without waiting. */
   now?: () => number
   log?: Log
+  /** Resolves webhook host names instead of the system's resolver (tests). */
+  resolve?: Resolver
   /** Told of every pass that claimed deliveries (metrics). */
   onRun?: (run: OutboxRun) => void
 }
@@ -83,6 +86,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const log = options.log ?? silent
   const leaseMs = config.deliveryLeaseMs ?? LEASE_MS
   const email: EmailChannel | undefined = createEmailChannel(config.smtpUrl, config.mailFrom)
+  const network = webhookNetwork(config, options.resolve)
 
   const skipped = (last_error: string) => ({ status: 'skipped' as const, next_attempt_at: null, last_error })
 
@@ -95,7 +99,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const inquiry = await findInquiry(db, row.org_id, row.inquiry_id)
     if (!inquiry) return skipped('the inquiry no longer exists')
     if (inquiry.redacted_at !== null) return skipped(REDACTED)
-    if (webhook) await sendWebhook(webhook, inquiry, row.id)
+    if (webhook) await sendWebhook(network, webhook, inquiry, row.id)
     else {
       const recipients = parseRecipients(inquiry.recipients)
       if (recipients.length === 0) return skipped(NO_RECIPIENTS)

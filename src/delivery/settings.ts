@@ -8,6 +8,7 @@ import { ApiError, notFound, validationError } from '../errors.js'
 import { idCursor } from '../http/cursor.js'
 import { deleteWebhook, findWebhook, saveWebhook } from './repository.js'
 import { DeliveryError, generateWebhookSecret, isWebhookUrl, sendTestEvent } from './webhook.js'
+import { targetRefusal, type WebhookNetwork } from './webhook-network.js'
 
 /**
  * The organization's webhook settings: the one write path of the CLI (`webhook set|show|clear`) and
@@ -33,7 +34,8 @@ const URL_RULE = 'must be an http:// or https:// URL without user name or passwo
 
 /**
  * Sets the URL with a new signing secret (returned, once), or keeps the current secret
- * (`keepSecret`: then none is returned; 409 when there is none to keep).
+ * (`keepSecret`: then none is returned; 409 when there is none to keep). A URL whose host the
+ * network policy refuses (a private address, `localhost`, a name resolving to one) is a 400.
  */
 export async function setWebhook(
   db: Kysely<DB>,
@@ -41,9 +43,19 @@ export async function setWebhook(
   input: { url: string; keepSecret?: boolean | undefined },
   trail: AuditTrail,
   now: number,
+  network: WebhookNetwork,
 ): Promise<{ url: string; secret?: string }> {
   const url = input.url.trim()
   if (!isWebhookUrl(url) || url.length > 2048) throw validationError([{ field: 'url', message: URL_RULE }])
+  const refused = await targetRefusal(network, new URL(url))
+  if (refused) {
+    throw validationError([
+      {
+        field: 'url',
+        message: `must point to a public address: ${refused} (the operator may allow private networks with EXPERTDIR_WEBHOOK_ALLOW_PRIVATE or EXPERTDIR_WEBHOOK_ALLOW_NETWORKS)`,
+      },
+    ])
+  }
   return writeTransaction(db, async (trx) => {
     const current = await findWebhook(trx, orgId)
     if (input.keepSecret && !current) {
@@ -81,11 +93,12 @@ export async function testWebhook(
   db: Queryable,
   orgId: number,
   now: number,
+  network: WebhookNetwork,
 ): Promise<{ delivered: boolean; error: string | null }> {
   const webhook = await findWebhook(db, orgId)
   if (!webhook) throw notFound('The webhook of this organization')
   try {
-    await sendTestEvent(webhook, now)
+    await sendTestEvent(network, webhook, now)
     return { delivered: true, error: null }
   } catch (error) {
     if (error instanceof DeliveryError) return { delivered: false, error: error.message }

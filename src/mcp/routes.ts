@@ -53,15 +53,12 @@ async function send(reply: FastifyReply, response: Response): Promise<FastifyRep
   return reply.type('application/json; charset=utf-8').send(body)
 }
 
-function parseError(reply: FastifyReply): FastifyReply {
+/** A JSON-RPC error that answers the whole request (no message of it ran), with HTTP 400. */
+function protocolError(reply: FastifyReply, code: number, message: string): FastifyReply {
   return reply
     .code(400)
     .type('application/json; charset=utf-8')
-    .send({
-      jsonrpc: '2.0',
-      error: { code: -32700, message: 'Parse error: the body is not a JSON object or array in UTF-8.' },
-      id: null,
-    })
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null })
 }
 
 let loaded: ReturnType<typeof importServer> | undefined
@@ -81,7 +78,16 @@ const loadServer = () => {
 }
 
 async function handle(context: AuthContext, request: FastifyRequest, reply: FastifyReply) {
-  if (request.body === UNPARSABLE) return parseError(reply)
+  if (request.body === UNPARSABLE)
+    return protocolError(reply, -32700, 'Parse error: the body is not a JSON object in UTF-8.')
+  // MCP 2025-06-18 removed JSON-RPC batches. Refused whole, since each request counts once against the
+  // token's rate limit: a batch of a hundred tool calls would run a hundred for the price of one.
+  if (Array.isArray(request.body))
+    return protocolError(
+      reply,
+      -32600,
+      'Invalid Request: JSON-RPC batches are not accepted; send one message per request.',
+    )
   const [{ WebStandardStreamableHTTPServerTransport }, { mcpServer }] = await loadServer()
   const server = mcpServer(
     { context, principal: request.principal, mediaBase: mediaBaseOf(context.config.publicUrl, request) },

@@ -1,6 +1,8 @@
-import type { Insertable } from 'kysely'
+import type { Insertable, Transaction } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { PeopleTable, PersonRow } from '../db/people-schema.js'
+import type { DB } from '../db/schema.js'
+import { lockedForWrite } from '../db/transactions.js'
 
 /** People queries. Each takes the organization, except the sign-in lookup by email (unique across the service). */
 
@@ -57,6 +59,18 @@ export async function findPersonById(db: Queryable, id: number): Promise<PersonV
 export async function emailTaken(db: Queryable, emailKey: string): Promise<boolean> {
   const row = await db.selectFrom('people').select('id').where('email_key', '=', emailKey).executeTakeFirst()
   return row !== undefined
+}
+
+/**
+ * Holds the organization's row until the transaction ends (PostgreSQL; SQLite's write transactions run
+ * one at a time already), so that writes deciding on the owner count run one after the other: two
+ * owners demoting each other at once cannot both see the other one still there.
+ */
+export async function lockOwnerCount(trx: Transaction<DB>, orgId: number): Promise<void> {
+  await lockedForWrite(
+    trx,
+    trx.selectFrom('organizations').select('id').where('id', '=', orgId),
+  ).executeTakeFirst()
 }
 
 export async function countOwners(db: Queryable, orgId: number): Promise<number> {

@@ -17,6 +17,7 @@ import {
   findPerson,
   findPersonById,
   insertPerson,
+  lockOwnerCount,
   type PersonView,
   updatePersonRow,
 } from './repository.js'
@@ -192,6 +193,7 @@ export async function updatePerson(
   now: number,
 ): Promise<PersonSummary> {
   return writeTransaction(db, async (trx) => {
+    await lockOwnerCount(trx, orgId)
     const person = await findPerson(trx, orgId, id)
     if (!person) throw notFound('The person')
     const role = changes.role === undefined ? checkRole(person.role) : checkRole(changes.role)
@@ -287,6 +289,7 @@ export async function removePerson(
   now: number,
 ): Promise<PersonSummary> {
   return writeTransaction(db, async (trx) => {
+    await lockOwnerCount(trx, orgId)
     const person = await findPerson(trx, orgId, id)
     if (!person) throw notFound('The person')
     if (person.role === 'owner') {

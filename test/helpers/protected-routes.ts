@@ -3,6 +3,7 @@ import { cliTrail } from '../../src/audit/actor.js'
 import { createClient } from '../../src/auth/clients.js'
 import type { Scope } from '../../src/auth/scopes.js'
 import { setWebhook } from '../../src/delivery/settings.js'
+import { webhookNetwork } from '../../src/delivery/webhook-network.js'
 import { addPerson } from '../../src/people/service.js'
 import { PROFILE_KEYS } from '../../src/profiles/read.js'
 import {
@@ -355,6 +356,7 @@ function adminRoutes(): ProtectedRoute[] {
       { url: 'http://127.0.0.1:9/hook' },
       cliTrail('webhook set'),
       ctx.clock.now(),
+      webhookNetwork({ webhookAllowPrivate: true }),
     )
   return [
     route('GET clients', `GET ${base}/client`, false, async (_ctx, corporation) => ({

@@ -3,6 +3,7 @@ import { cliTrail } from '../../audit/actor.js'
 import type { Queryable } from '../../db/database.js'
 import { clearWebhook, readWebhook, setWebhook } from '../../delivery/settings.js'
 import { isWebhookUrl } from '../../delivery/webhook.js'
+import { webhookNetwork } from '../../delivery/webhook-network.js'
 import { compileValidator } from '../../http/validation.js'
 import { INQUIRY_STATUSES, type InquiryStatus, isInquiryStatus } from '../../inquiries/handling.js'
 import { inboxCursor, readInbox } from '../../inquiries/inbox.js'
@@ -250,6 +251,7 @@ export function inquiryCommands(program: Command, cli: Cli): void {
             { url, keepSecret: options.keepSecret },
             cliTrail('webhook set'),
             Date.now(),
+            webhookNetwork(cli.config()),
           ),
         )
       })
