@@ -2,8 +2,10 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { type HTMLElement, parse } from 'node-html-parser'
 import { postgresPoolOf } from '../src/db/database.js'
+import { createOutbox } from '../src/delivery/outbox.js'
 import { importDocument } from './helpers/content.js'
-import { describeEachDialect, type TestContext } from './helpers/harness.js'
+import { describeEachDialect, openSecondApp, type TestContext } from './helpers/harness.js'
+import { SmtpReceiver } from './helpers/receivers.js'
 
 const PUBLIC_URL = 'https://experts.example.org'
 
@@ -13,6 +15,15 @@ function jsonLd(page: HTMLElement): Record<string, unknown>[] {
     .querySelectorAll('script[type="application/ld+json"]')
     .map((script) => JSON.parse(script.textContent) as Record<string, unknown>)
 }
+
+/** A quoted-printable mail body as text (soft line breaks joined, =XX decoded). */
+const unquoted = (raw: string) =>
+  Buffer.from(
+    raw
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8')
 
 const meta = (page: HTMLElement, attribute: 'property' | 'name', key: string) =>
   page.querySelector(`meta[${attribute}="${key}"]`)?.getAttribute('content')
@@ -483,8 +494,12 @@ describeEachDialect(
       )
 
     /** Opens the expert page from `address` and returns its form, filled in by a person. */
-    async function openForm(address: string, username = 'ada-lovelace') {
-      const response = await ctx.inject({
+    async function openForm(
+      address: string,
+      username = 'ada-lovelace',
+      inject: TestContext['inject'] = ctx.inject,
+    ) {
+      const response = await inject({
         method: 'GET',
         url: `${root()}/${username}`,
         remoteAddress: address,
@@ -498,14 +513,15 @@ describeEachDialect(
         message: 'May I interview you?',
       }
       const send = (body: Record<string, string>, from = address) =>
-        ctx.inject({
+        inject({
           method: 'POST',
           url: new URL(action).pathname,
           remoteAddress: from,
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           payload: new URLSearchParams(body).toString(),
         })
-      return { fields, filled, send }
+      const recipients = parse(response.body).querySelector('.contact-form .recipients')?.textContent ?? ''
+      return { fields, filled, send, recipients }
     }
 
     test('the contact form stores one inquiry, and a resubmission of the same form no second one', async () => {
@@ -529,6 +545,117 @@ describeEachDialect(
       assert.equal(stored.kind, 'general')
       assert.equal(stored.username, 'ada-lovelace')
       assert.equal(stored.fields.message, 'May I interview you?')
+    })
+
+    test('without SMTP the contact form names the inquiry inbox and promises no confirmation', async () => {
+      const { filled, send, recipients } = await openForm('10.0.0.5')
+      assert.equal(
+        recipients,
+        'Who receives it: Main University’s staff, in their inquiry inbox. No confirmation email is sent, so keep a copy of your message if you need one.',
+      )
+      ctx.clock.advance(5_000)
+      const sent = await send(filled)
+      assert.equal(sent.statusCode, 200)
+      assert.match(
+        parse(sent.body).querySelector('.notice')?.textContent ?? '',
+        /No confirmation email is sent/,
+      )
+    })
+
+    test('with SMTP the contact form names who the notification settings email, and the sender gets a confirmation', async () => {
+      const smtp = new SmtpReceiver()
+      await smtp.start()
+      const second = await openSecondApp(ctx, { smtpUrl: smtp.url })
+      const outbox = (publicUrl?: string) =>
+        createOutbox({
+          database: ctx.testDatabase.database,
+          now: ctx.clock.now,
+          config: {
+            smtpUrl: smtp.url,
+            mailFrom: 'Experts <no-reply@uni.example>',
+            deliveryMaxAttempts: 3,
+            deliveryBackoffMs: 1000,
+            deliveryPollMs: 1000,
+            ...(publicUrl ? { publicUrl } : {}),
+          },
+        })
+      const inject: TestContext['inject'] = (options) => second.app.inject(options)
+      // The earlier tests' inquiries are not this test's to deliver.
+      await ctx.testDatabase.database.db
+        .updateTable('inquiry_deliveries')
+        .set({ status: 'failed', next_attempt_at: null })
+        .where('status', '=', 'pending')
+        .execute()
+      const notify = async (general: Record<string, unknown>) => {
+        const response = await ctx.inject({
+          method: 'PUT',
+          url: `/v2/organization/${org()}/notifications`,
+          headers: ctx.tenant.auth,
+          payload: { general },
+        })
+        assert.equal(response.statusCode, 200, response.body)
+      }
+      try {
+        assert.equal(
+          (await openForm('10.0.0.6', 'ada-lovelace', inject)).recipients,
+          'Who receives it: Ada Lovelace by email, and Main University’s staff in their inquiry inbox. You will get an email confirming that it arrived.',
+        )
+        const assistant = await ctx.inject({
+          method: 'PUT',
+          url: `/v2/organization/${org()}/expert/ada-lovelace`,
+          headers: ctx.tenant.auth,
+          payload: { assistant_email: 'aide@uni.example' },
+        })
+        assert.equal(assistant.statusCode, 200, assistant.body)
+        await notify({ expert: 0, assistant: 1, desk: 1, recipients: ['press@uni.example'] })
+        const { filled, send, recipients } = await openForm('10.0.0.6', 'ada-lovelace', inject)
+        assert.equal(
+          recipients,
+          'Who receives it: Ada Lovelace’s assistant and Main University’s inquiry desk by email, and Main University’s staff in their inquiry inbox. You will get an email confirming that it arrived.',
+          'a change of the settings shows on the kept page at once',
+        )
+        ctx.clock.advance(5_000)
+        const sent = await send({ ...filled, message: 'Please call me back about the heat wave.' })
+        assert.equal(sent.statusCode, 200, sent.body.slice(0, 500))
+        assert.equal(
+          parse(sent.body).querySelector('.notice')?.textContent,
+          'Ada Lovelace’s assistant and Main University’s inquiry desk receive it by email, and Main University’s staff in their inquiry inbox. A confirmation is on its way to your email address.',
+        )
+        assert.equal(
+          (await send({ ...filled, message: 'Please call me back about the heat wave.' })).statusCode,
+          200,
+        )
+
+        const before = smtp.messages.length
+        await outbox(PUBLIC_URL).processOnce()
+        const mail = smtp.messages.slice(before)
+        assert.deepEqual(mail.map((message) => message.to).sort(), [
+          ['aide@uni.example', 'press@uni.example'],
+          ['jo@news.example'],
+        ])
+        const confirmation = unquoted(mail.find((message) => message.to[0] === 'jo@news.example')?.raw ?? '')
+        assert.match(confirmation, /Subject: Your message to Ada Lovelace at Main University was\s+received/)
+        assert.ok(confirmation.includes(`${PUBLIC_URL}/directory/${org()}/ada-lovelace`), confirmation)
+        for (const written of ['heat wave', 'Reporter'])
+          assert.ok(!confirmation.includes(written), `nothing the sender wrote: ${written}`)
+        await outbox(PUBLIC_URL).processOnce()
+        assert.equal(smtp.messages.length, before + 2, 'a resent form is confirmed once')
+
+        // Without a configured public address the confirmation has no link at all.
+        const other = await openForm('10.0.0.8', 'ada-lovelace', inject)
+        ctx.clock.advance(5_000)
+        assert.equal((await other.send({ ...other.filled, email: 'kim@news.example' })).statusCode, 200)
+        await outbox().processOnce()
+        const unlinked = unquoted(
+          smtp.messages.find((message) => message.to[0] === 'kim@news.example')?.raw ?? '',
+        )
+        assert.match(unlinked, /Your message to Ada Lovelace at Main University was received/)
+        assert.doesNotMatch(unlinked, /https?:\/\//)
+      } finally {
+        await notify({ expert: 1, assistant: 0, desk: 0, recipients: [] })
+        await second.close()
+        await smtp.stop()
+      }
     })
 
     test('the contact form refuses a filled honeypot, a missing, forged, hasty or stale token, and bad fields, with the form again', async () => {

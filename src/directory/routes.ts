@@ -320,10 +320,11 @@ export async function directoryRoutes(
       if ('renamedTo' in expert) return reply.redirect(scope.urls.expert(expert.renamedTo), 308)
       const { found } = expert
       const kind = contact.defaultKind(scope)
-      const key = `expert:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${scope.urls.base}`
+      // The notification settings too: the contact form says who receives a message.
+      const key = `expert:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${scope.site.notifications}:${scope.urls.base}`
       const page = await rendered.get(key, async () => {
         const profile = await readPublicProfile(db, scope.site.id, request.params.username, found)
-        const { form, marker } = contact.formWithMarker(scope, profile, kind)
+        const { form, marker } = await contact.formWithMarker(scope, profile, kind)
         const [before = '', after = ''] = expertPage(
           scope,
           profile,

@@ -120,7 +120,8 @@ const CONTACT_FORM = `<form class="contact-form" method="post" action="<%= it.ac
 </div>
 <% } %><input type="hidden" name="token" value="<%= it.token %>">
 <input type="hidden" name="kind" value="<%= it.kind %>">
-<p class="hint">Fields marked with * are required. Your message goes to <%= it.recipient %> and to <%= it.organization %>.</p>
+<p class="hint">Fields marked with * are required.</p>
+<p class="recipients"><%= it.recipients %></p>
 <% for (const field of it.fields) { %><div class="field">
 <label for="f-<%= field.name %>"><%= field.label %><% if (field.required) { %> <span aria-hidden="true">*</span><% } %></label>
 <% if (field.control === 'textarea') { %><textarea id="f-<%= field.name %>" name="<%= field.name %>" rows="6" maxlength="<%= field.maxLength %>"<% if (field.required) { %> required<% } %><% if (field.error) { %> aria-invalid="true" aria-describedby="e-<%= field.name %>"<% } %>><%= field.value %></textarea>
