@@ -394,6 +394,117 @@ describeEachDialect(
       assert.equal(redirect.headers.location, `${PUBLIC_URL}/directory/${org()}/`)
     })
 
+    test('a 404 inside a directory is its page, with the search box and the way back; an unknown directory says so', async () => {
+      for (const url of [
+        `${root()}/no-such-expert`,
+        `${root()}/spotlight/${draftPost}`,
+        `${root()}/a/b/c/d`,
+      ]) {
+        const { html } = await page(url, 404)
+        assert.equal(html.querySelector('h1')?.textContent, 'Page not found', url)
+        assert.ok(html.querySelector('.site-header')?.textContent?.includes('Main University experts'), url)
+        assert.equal(
+          html.querySelector('.error-page form[role="search"]')?.getAttribute('action'),
+          `${PUBLIC_URL}${root()}/`,
+        )
+        assert.equal(
+          html.querySelector('.error-page a[href]')?.getAttribute('href'),
+          `${PUBLIC_URL}${root()}/`,
+          'a way back to the list of experts',
+        )
+        assert.equal(html.querySelector('meta[name="robots"]')?.getAttribute('content'), 'noindex, follow')
+      }
+      assert.match(
+        (await page(`${root()}/no-such-expert`, 404)).html.querySelector('.error-page p')?.textContent ?? '',
+        /^No expert “no-such-expert” is listed in this directory/,
+      )
+      for (const url of ['/directory/999999/', `/directory/${ctx.other.orgId}/x`]) {
+        const { html } = await page(url, 404)
+        assert.equal(
+          html.querySelector('main p')?.textContent,
+          'There is no expert directory at this address. Please check the address.',
+        )
+        assert.doesNotMatch(html.toString(), /is not in the directory/)
+      }
+    })
+
+    test('an empty search says what to try, with the topics to browse; filters offer "More"; countries by name', async () => {
+      const { html } = await page(`${root()}/?q=zzzyx`)
+      assert.equal(html.querySelector('#results-heading')?.textContent, 'No experts found')
+      const empty = html.querySelector('.empty')
+      assert.ok(empty, 'guidance on an empty search')
+      assert.match(empty.textContent, /Check the spelling of “zzzyx”/)
+      assert.match(empty.textContent, /Use fewer words/)
+      const topics = empty.querySelectorAll('.chips a').map((link) => link.textContent)
+      assert.ok(topics.includes('Shared topic'), topics.join())
+      assert.equal(
+        empty.querySelector('.chips a')?.getAttribute('href'),
+        `${PUBLIC_URL}${root()}/?topics=Shared+topic`,
+      )
+
+      const home = (await page(`${root()}/`)).html
+      const facets = home.querySelector('nav.facets')
+      assert.ok(facets)
+      const topicList = facets.querySelectorAll('ul')[0]
+      assert.equal(topicList?.querySelectorAll('li').length, 5, 'the five most frequent topics shown')
+      const more = facets.querySelector('details.more')
+      assert.match(more?.querySelector('summary')?.textContent ?? '', /^More topics/)
+      assert.ok((more?.querySelectorAll('li').length ?? 0) > 0, 'the others under More, without script')
+      assert.ok(
+        facets.querySelectorAll('a').some((link) => link.textContent.startsWith('Canada (')),
+        'a country by its name',
+      )
+      assert.ok(!facets.querySelectorAll('a').some((link) => link.textContent.startsWith('CA (')))
+      const chosen = (await page(`${root()}/?countries=CA`)).html
+      assert.equal(
+        chosen.querySelector('nav.facets a[aria-current]')?.textContent.replace(/\s*\(.*$/, ''),
+        'Canada',
+      )
+      assert.equal(
+        (await page(`${root()}/ada-lovelace`)).html.querySelector('.location')?.textContent,
+        'Canada',
+      )
+    })
+
+    test('the header links to the experts, the posts and the Q&A items, each a list of what the public may see', async () => {
+      const { html } = await page(`${root()}/ada-lovelace`)
+      const nav = html
+        .querySelectorAll('.site-nav a')
+        .map((link) => [link.textContent, link.getAttribute('href')])
+      assert.deepEqual(nav, [
+        ['Experts', `${PUBLIC_URL}${root()}/`],
+        ['Posts', `${PUBLIC_URL}${root()}/spotlight/`],
+        ['Q&A', `${PUBLIC_URL}${root()}/qanda/`],
+      ])
+      const posts = (await page(`${root()}/spotlight/`)).html
+      assert.equal(posts.querySelector('.site-nav a[aria-current="page"]')?.textContent, 'Posts')
+      assert.deepEqual(
+        posts.querySelectorAll('.item h3 a').map((link) => [link.textContent, link.getAttribute('href')]),
+        [['Heat waves & <health>', `${PUBLIC_URL}${root()}/spotlight/${post}`]],
+      )
+      assert.equal(
+        posts.querySelector('.item .detail')?.textContent,
+        'Experts: Ada Lovelace',
+        'visible experts only',
+      )
+      assert.equal(
+        (await page(`${root()}/spotlight/?q=climate`)).html.querySelectorAll('.item').length,
+        1,
+        'tags match',
+      )
+      assert.equal(
+        (await page(`${root()}/spotlight/?q=nothing`)).html.querySelector('#results-heading')?.textContent,
+        'No posts found',
+      )
+      const questions = (await page(`${root()}/qanda/`)).html
+      assert.deepEqual(
+        questions.querySelectorAll('.item h3 a').map((link) => link.textContent),
+        ['Why is the sky blue?'],
+      )
+      assert.equal(questions.querySelector('.item .detail')?.textContent, 'Answered by: Ada Lovelace')
+      await page(`/directory/${ctx.other.orgId}/spotlight/`, 404)
+    })
+
     test('sitemap.xml (an index when large) and robots.txt naming every enabled directory', async () => {
       const index = parse((await get(`${root()}/sitemap.xml`)).body)
       const files = index.querySelectorAll('sitemap loc').map((loc) => loc.textContent)
@@ -442,7 +553,7 @@ describeEachDialect(
         ['ada-lovelace'],
       )
       const profile = (await get(`${root()}/api/experts/ada-lovelace`)).json().data
-      assert.equal(profile.biography, 'Biography of Ada')
+      assert.match(profile.biography, /^<p>Biography of Ada\s*<\/p>$/, 'its structure kept, its script not')
       assert.deepEqual(Object.keys(profile).sort(), [
         'avatar',
         'biography',
