@@ -27,6 +27,8 @@ h1{line-height:1.2}
 button,.button{font:inherit;background:var(--accent);color:var(--accent-text);border:0;border-radius:4px;padding:.5rem 1rem;cursor:pointer;text-decoration:none;display:inline-block}
 .search-layout{display:grid;grid-template-columns:14rem 1fr;gap:2rem;margin-top:1.5rem}
 @media (max-width:48rem){.search-layout{grid-template-columns:1fr;gap:1rem}}
+.search-layout.no-facets{grid-template-columns:1fr}
+.no-facets>.filter{display:none}
 .filter>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 @media (min-width:48.01rem){.filter>summary{display:none}.filter::details-content{content-visibility:visible;display:block}}
 .facets h2{font-size:1rem;margin:1rem 0 .25rem}
@@ -92,6 +94,9 @@ const SCRIPT = `(() => {
     results.replaceChildren(...fresh.childNodes)
     const shown = document.querySelector('nav.facets')
     if (facets && shown) shown.replaceChildren(...facets.childNodes)
+    const layout = document.querySelector('.search-layout')
+    const freshLayout = page.querySelector('.search-layout')
+    if (layout && freshLayout) layout.className = freshLayout.className
     history.replaceState(null, '', url)
   }
   input?.addEventListener('input', () => {

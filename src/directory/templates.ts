@@ -48,7 +48,7 @@ const SEARCH = `<h1>Find an expert</h1>
 <% } %><button type="submit">Search</button>
 </div>
 </form>
-<div class="search-layout">
+<div class="search-layout<% if (it.facets.length === 0) { %> no-facets<% } %>">
 <details class="filter">
 <summary>Filter</summary>
 <nav class="facets" aria-label="Filters">
