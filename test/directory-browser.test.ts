@@ -31,11 +31,11 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
 }
 
 /** A page of another site that embeds the widget, themed by its own CSS custom properties. */
-function embeddingPage(directory: string, orgId: number): string {
+function embeddingPage(directory: string, orgId: number, pageSize = 6): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Newsroom</title>
 <style>expert-directory { --expert-directory-accent: rgb(128, 0, 0); }</style></head>
 <body><main><h1>Our sources</h1>
-<expert-directory corporation="${orgId}" topics="Climate"></expert-directory>
+<expert-directory corporation="${orgId}" topics="Climate" page-size="${pageSize}"></expert-directory>
 <script src="${directory}/directory/widget.js"></script></main></body></html>`
 }
 
@@ -73,7 +73,11 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
       sections: {
         topic: [{ name: topic }],
         tagline: [{ tagline: `${firstname} explains ${topic.toLowerCase()}` }],
-        biography: [{ biography: `<p>${firstname} studies ${topic.toLowerCase()}.</p>` }],
+        biography: [
+          {
+            biography: `<p>${firstname} studies ${topic.toLowerCase()}.</p><ul><li>Field work</li><li>Teaching</li></ul>`,
+          },
+        ],
       },
     })
     const result = await importDocument(ctx, org, {
@@ -99,9 +103,10 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
     question = result.ids.questions[0] as number
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
     directory = `http://${DIRECTORY_HOST}:${listeningPort(ctx.app.server)}`
-    news = createServer((_request, response) => {
+    news = createServer((request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      response.end(embeddingPage(directory, org))
+      const size = new URL(request.url ?? '/', 'http://x').searchParams.get('page-size')
+      response.end(embeddingPage(directory, org, size ? Number(size) : undefined))
     })
     await new Promise<void>((resolve) => news?.listen(0, '127.0.0.1', resolve))
     newsOrigin = `http://${NEWS_HOST}:${listeningPort(news)}`
@@ -214,6 +219,27 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
       }),
   )
 
+  test('the widget pages its results and shows the biography as paragraphs and lists', { skip }, async () =>
+    withContext({}, async (context) => {
+      const page = await context.newPage()
+      await page.goto(`${newsOrigin}/?page-size=1`)
+      const widget = page.locator('expert-directory')
+      await widget.getByText('Page 1 of 2').waitFor()
+      assert.deepEqual(await widget.getByRole('heading', { level: 3 }).allTextContents(), ['Amara Browser'])
+      assert.equal(await widget.getByRole('button', { name: 'Previous page' }).isDisabled(), true)
+      await widget.getByRole('button', { name: 'Next page' }).click()
+      await widget.getByText('Page 2 of 2').waitFor()
+      assert.deepEqual(await widget.getByRole('heading', { level: 3 }).allTextContents(), ['Cy Browser'])
+      await widget.getByRole('button', { name: 'Cy Browser' }).click()
+      await widget.getByRole('heading', { level: 2, name: 'Cy Browser' }).waitFor()
+      assert.equal(await widget.locator('.biography p').textContent(), 'Cy studies climate.')
+      assert.deepEqual(await widget.locator('.biography ul li').allTextContents(), ['Field work', 'Teaching'])
+      await widget.getByRole('button', { name: 'Back to the search' }).click()
+      await widget.getByText('Page 2 of 2').waitFor()
+      assert.deepEqual(await accessibilityViolations(page), [])
+    }),
+  )
+
   test('axe-core finds no serious or critical violation on any page type', { skip }, async () =>
     withContext({ bypassCSP: true }, async (context) => {
       const page = await context.newPage()
@@ -226,6 +252,9 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
         `/qanda/${question}`,
         '/amara-browser/contact?kind=media',
         '/no-such-expert',
+        '/?q=nobody-at-all',
+        '/spotlight/',
+        '/qanda/',
       ]) {
         await page.goto(`${directory}/directory/${org}${path}`)
         assert.deepEqual(await accessibilityViolations(page), [], path)

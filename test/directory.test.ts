@@ -2,8 +2,10 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { type HTMLElement, parse } from 'node-html-parser'
 import { postgresPoolOf } from '../src/db/database.js'
+import { createOutbox } from '../src/delivery/outbox.js'
 import { importDocument } from './helpers/content.js'
-import { describeEachDialect, type TestContext } from './helpers/harness.js'
+import { describeEachDialect, openSecondApp, type TestContext } from './helpers/harness.js'
+import { SmtpReceiver } from './helpers/receivers.js'
 
 const PUBLIC_URL = 'https://experts.example.org'
 
@@ -13,6 +15,15 @@ function jsonLd(page: HTMLElement): Record<string, unknown>[] {
     .querySelectorAll('script[type="application/ld+json"]')
     .map((script) => JSON.parse(script.textContent) as Record<string, unknown>)
 }
+
+/** A quoted-printable mail body as text (soft line breaks joined, =XX decoded). */
+const unquoted = (raw: string) =>
+  Buffer.from(
+    raw
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8')
 
 const meta = (page: HTMLElement, attribute: 'property' | 'name', key: string) =>
   page.querySelector(`meta[${attribute}="${key}"]`)?.getAttribute('content')
@@ -383,6 +394,117 @@ describeEachDialect(
       assert.equal(redirect.headers.location, `${PUBLIC_URL}/directory/${org()}/`)
     })
 
+    test('a 404 inside a directory is its page, with the search box and the way back; an unknown directory says so', async () => {
+      for (const url of [
+        `${root()}/no-such-expert`,
+        `${root()}/spotlight/${draftPost}`,
+        `${root()}/a/b/c/d`,
+      ]) {
+        const { html } = await page(url, 404)
+        assert.equal(html.querySelector('h1')?.textContent, 'Page not found', url)
+        assert.ok(html.querySelector('.site-header')?.textContent?.includes('Main University experts'), url)
+        assert.equal(
+          html.querySelector('.error-page form[role="search"]')?.getAttribute('action'),
+          `${PUBLIC_URL}${root()}/`,
+        )
+        assert.equal(
+          html.querySelector('.error-page a[href]')?.getAttribute('href'),
+          `${PUBLIC_URL}${root()}/`,
+          'a way back to the list of experts',
+        )
+        assert.equal(html.querySelector('meta[name="robots"]')?.getAttribute('content'), 'noindex, follow')
+      }
+      assert.match(
+        (await page(`${root()}/no-such-expert`, 404)).html.querySelector('.error-page p')?.textContent ?? '',
+        /^No expert “no-such-expert” is listed in this directory/,
+      )
+      for (const url of ['/directory/999999/', `/directory/${ctx.other.orgId}/x`]) {
+        const { html } = await page(url, 404)
+        assert.equal(
+          html.querySelector('main p')?.textContent,
+          'There is no expert directory at this address. Please check the address.',
+        )
+        assert.doesNotMatch(html.toString(), /is not in the directory/)
+      }
+    })
+
+    test('an empty search says what to try, with the topics to browse; filters offer "More"; countries by name', async () => {
+      const { html } = await page(`${root()}/?q=zzzyx`)
+      assert.equal(html.querySelector('#results-heading')?.textContent, 'No experts found')
+      const empty = html.querySelector('.empty')
+      assert.ok(empty, 'guidance on an empty search')
+      assert.match(empty.textContent, /Check the spelling of “zzzyx”/)
+      assert.match(empty.textContent, /Use fewer words/)
+      const topics = empty.querySelectorAll('.chips a').map((link) => link.textContent)
+      assert.ok(topics.includes('Shared topic'), topics.join())
+      assert.equal(
+        empty.querySelector('.chips a')?.getAttribute('href'),
+        `${PUBLIC_URL}${root()}/?topics=Shared+topic`,
+      )
+
+      const home = (await page(`${root()}/`)).html
+      const facets = home.querySelector('nav.facets')
+      assert.ok(facets)
+      const topicList = facets.querySelectorAll('ul')[0]
+      assert.equal(topicList?.querySelectorAll('li').length, 5, 'the five most frequent topics shown')
+      const more = facets.querySelector('details.more')
+      assert.match(more?.querySelector('summary')?.textContent ?? '', /^More topics/)
+      assert.ok((more?.querySelectorAll('li').length ?? 0) > 0, 'the others under More, without script')
+      assert.ok(
+        facets.querySelectorAll('a').some((link) => link.textContent.startsWith('Canada (')),
+        'a country by its name',
+      )
+      assert.ok(!facets.querySelectorAll('a').some((link) => link.textContent.startsWith('CA (')))
+      const chosen = (await page(`${root()}/?countries=CA`)).html
+      assert.equal(
+        chosen.querySelector('nav.facets a[aria-current]')?.textContent.replace(/\s*\(.*$/, ''),
+        'Canada',
+      )
+      assert.equal(
+        (await page(`${root()}/ada-lovelace`)).html.querySelector('.location')?.textContent,
+        'Canada',
+      )
+    })
+
+    test('the header links to the experts, the posts and the Q&A items, each a list of what the public may see', async () => {
+      const { html } = await page(`${root()}/ada-lovelace`)
+      const nav = html
+        .querySelectorAll('.site-nav a')
+        .map((link) => [link.textContent, link.getAttribute('href')])
+      assert.deepEqual(nav, [
+        ['Experts', `${PUBLIC_URL}${root()}/`],
+        ['Posts', `${PUBLIC_URL}${root()}/spotlight/`],
+        ['Q&A', `${PUBLIC_URL}${root()}/qanda/`],
+      ])
+      const posts = (await page(`${root()}/spotlight/`)).html
+      assert.equal(posts.querySelector('.site-nav a[aria-current="page"]')?.textContent, 'Posts')
+      assert.deepEqual(
+        posts.querySelectorAll('.item h3 a').map((link) => [link.textContent, link.getAttribute('href')]),
+        [['Heat waves & <health>', `${PUBLIC_URL}${root()}/spotlight/${post}`]],
+      )
+      assert.equal(
+        posts.querySelector('.item .detail')?.textContent,
+        'Experts: Ada Lovelace',
+        'visible experts only',
+      )
+      assert.equal(
+        (await page(`${root()}/spotlight/?q=climate`)).html.querySelectorAll('.item').length,
+        1,
+        'tags match',
+      )
+      assert.equal(
+        (await page(`${root()}/spotlight/?q=nothing`)).html.querySelector('#results-heading')?.textContent,
+        'No posts found',
+      )
+      const questions = (await page(`${root()}/qanda/`)).html
+      assert.deepEqual(
+        questions.querySelectorAll('.item h3 a').map((link) => link.textContent),
+        ['Why is the sky blue?'],
+      )
+      assert.equal(questions.querySelector('.item .detail')?.textContent, 'Answered by: Ada Lovelace')
+      await page(`/directory/${ctx.other.orgId}/spotlight/`, 404)
+    })
+
     test('sitemap.xml (an index when large) and robots.txt naming every enabled directory', async () => {
       const index = parse((await get(`${root()}/sitemap.xml`)).body)
       const files = index.querySelectorAll('sitemap loc').map((loc) => loc.textContent)
@@ -431,7 +553,7 @@ describeEachDialect(
         ['ada-lovelace'],
       )
       const profile = (await get(`${root()}/api/experts/ada-lovelace`)).json().data
-      assert.equal(profile.biography, 'Biography of Ada')
+      assert.match(profile.biography, /^<p>Biography of Ada\s*<\/p>$/, 'its structure kept, its script not')
       assert.deepEqual(Object.keys(profile).sort(), [
         'avatar',
         'biography',
@@ -483,8 +605,12 @@ describeEachDialect(
       )
 
     /** Opens the expert page from `address` and returns its form, filled in by a person. */
-    async function openForm(address: string, username = 'ada-lovelace') {
-      const response = await ctx.inject({
+    async function openForm(
+      address: string,
+      username = 'ada-lovelace',
+      inject: TestContext['inject'] = ctx.inject,
+    ) {
+      const response = await inject({
         method: 'GET',
         url: `${root()}/${username}`,
         remoteAddress: address,
@@ -498,14 +624,15 @@ describeEachDialect(
         message: 'May I interview you?',
       }
       const send = (body: Record<string, string>, from = address) =>
-        ctx.inject({
+        inject({
           method: 'POST',
           url: new URL(action).pathname,
           remoteAddress: from,
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           payload: new URLSearchParams(body).toString(),
         })
-      return { fields, filled, send }
+      const recipients = parse(response.body).querySelector('.contact-form .recipients')?.textContent ?? ''
+      return { fields, filled, send, recipients }
     }
 
     test('the contact form stores one inquiry, and a resubmission of the same form no second one', async () => {
@@ -529,6 +656,117 @@ describeEachDialect(
       assert.equal(stored.kind, 'general')
       assert.equal(stored.username, 'ada-lovelace')
       assert.equal(stored.fields.message, 'May I interview you?')
+    })
+
+    test('without SMTP the contact form names the inquiry inbox and promises no confirmation', async () => {
+      const { filled, send, recipients } = await openForm('10.0.0.5')
+      assert.equal(
+        recipients,
+        'Who receives it: Main University’s staff, in their inquiry inbox. No confirmation email is sent, so keep a copy of your message if you need one.',
+      )
+      ctx.clock.advance(5_000)
+      const sent = await send(filled)
+      assert.equal(sent.statusCode, 200)
+      assert.match(
+        parse(sent.body).querySelector('.notice')?.textContent ?? '',
+        /No confirmation email is sent/,
+      )
+    })
+
+    test('with SMTP the contact form names who the notification settings email, and the sender gets a confirmation', async () => {
+      const smtp = new SmtpReceiver()
+      await smtp.start()
+      const second = await openSecondApp(ctx, { smtpUrl: smtp.url })
+      const outbox = (publicUrl?: string) =>
+        createOutbox({
+          database: ctx.testDatabase.database,
+          now: ctx.clock.now,
+          config: {
+            smtpUrl: smtp.url,
+            mailFrom: 'Experts <no-reply@uni.example>',
+            deliveryMaxAttempts: 3,
+            deliveryBackoffMs: 1000,
+            deliveryPollMs: 1000,
+            ...(publicUrl ? { publicUrl } : {}),
+          },
+        })
+      const inject: TestContext['inject'] = (options) => second.app.inject(options)
+      // The earlier tests' inquiries are not this test's to deliver.
+      await ctx.testDatabase.database.db
+        .updateTable('inquiry_deliveries')
+        .set({ status: 'failed', next_attempt_at: null })
+        .where('status', '=', 'pending')
+        .execute()
+      const notify = async (general: Record<string, unknown>) => {
+        const response = await ctx.inject({
+          method: 'PUT',
+          url: `/v2/organization/${org()}/notifications`,
+          headers: ctx.tenant.auth,
+          payload: { general },
+        })
+        assert.equal(response.statusCode, 200, response.body)
+      }
+      try {
+        assert.equal(
+          (await openForm('10.0.0.6', 'ada-lovelace', inject)).recipients,
+          'Who receives it: Ada Lovelace by email, and Main University’s staff in their inquiry inbox. You will get an email confirming that it arrived.',
+        )
+        const assistant = await ctx.inject({
+          method: 'PUT',
+          url: `/v2/organization/${org()}/expert/ada-lovelace`,
+          headers: ctx.tenant.auth,
+          payload: { assistant_email: 'aide@uni.example' },
+        })
+        assert.equal(assistant.statusCode, 200, assistant.body)
+        await notify({ expert: 0, assistant: 1, desk: 1, recipients: ['press@uni.example'] })
+        const { filled, send, recipients } = await openForm('10.0.0.6', 'ada-lovelace', inject)
+        assert.equal(
+          recipients,
+          'Who receives it: Ada Lovelace’s assistant and Main University’s inquiry desk by email, and Main University’s staff in their inquiry inbox. You will get an email confirming that it arrived.',
+          'a change of the settings shows on the kept page at once',
+        )
+        ctx.clock.advance(5_000)
+        const sent = await send({ ...filled, message: 'Please call me back about the heat wave.' })
+        assert.equal(sent.statusCode, 200, sent.body.slice(0, 500))
+        assert.equal(
+          parse(sent.body).querySelector('.notice')?.textContent,
+          'Ada Lovelace’s assistant and Main University’s inquiry desk receive it by email, and Main University’s staff in their inquiry inbox. A confirmation is on its way to your email address.',
+        )
+        assert.equal(
+          (await send({ ...filled, message: 'Please call me back about the heat wave.' })).statusCode,
+          200,
+        )
+
+        const before = smtp.messages.length
+        await outbox(PUBLIC_URL).processOnce()
+        const mail = smtp.messages.slice(before)
+        assert.deepEqual(mail.map((message) => message.to).sort(), [
+          ['aide@uni.example', 'press@uni.example'],
+          ['jo@news.example'],
+        ])
+        const confirmation = unquoted(mail.find((message) => message.to[0] === 'jo@news.example')?.raw ?? '')
+        assert.match(confirmation, /Subject: Your message to Ada Lovelace at Main University was\s+received/)
+        assert.ok(confirmation.includes(`${PUBLIC_URL}/directory/${org()}/ada-lovelace`), confirmation)
+        for (const written of ['heat wave', 'Reporter'])
+          assert.ok(!confirmation.includes(written), `nothing the sender wrote: ${written}`)
+        await outbox(PUBLIC_URL).processOnce()
+        assert.equal(smtp.messages.length, before + 2, 'a resent form is confirmed once')
+
+        // Without a configured public address the confirmation has no link at all.
+        const other = await openForm('10.0.0.8', 'ada-lovelace', inject)
+        ctx.clock.advance(5_000)
+        assert.equal((await other.send({ ...other.filled, email: 'kim@news.example' })).statusCode, 200)
+        await outbox().processOnce()
+        const unlinked = unquoted(
+          smtp.messages.find((message) => message.to[0] === 'kim@news.example')?.raw ?? '',
+        )
+        assert.match(unlinked, /Your message to Ada Lovelace at Main University was received/)
+        assert.doesNotMatch(unlinked, /https?:\/\//)
+      } finally {
+        await notify({ expert: 1, assistant: 0, desk: 0, recipients: [] })
+        await second.close()
+        await smtp.stop()
+      }
     })
 
     test('the contact form refuses a filled honeypot, a missing, forged, hasty or stale token, and bad fields, with the form again', async () => {

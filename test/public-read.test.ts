@@ -154,12 +154,59 @@ describeEachDialect('read:public: what the public may see', (ctx: TestContext) =
     const asPublic = await get(url, publicAuth)
     const asReader = await get(url, ctx.tenant.auth)
     assert.equal(asPublic.statusCode, 200)
-    assert.equal(asPublic.body, asReader.body)
+    const { account: publicAccount, ...publicRest } = asPublic.json().data
+    const { account: readerAccount, ...readerRest } = asReader.json().data
+    assert.deepEqual(publicRest, readerRest, 'every section but the contact details reads as with read')
+    assert.equal(publicAccount[0].job_title, readerAccount[0].job_title)
     assert.deepEqual(
       asPublic.json().data.spotlight.map((item: { id: number }) => item.id),
       [post],
       'only published posts',
     )
+  })
+
+  test("the public never reads an expert's email, assistant's email or direct phone; read does", async () => {
+    const url = `/v2/organization/${org()}/expert/paula-visibility`
+    const update = await ctx.inject({
+      method: 'PUT',
+      url,
+      headers: ctx.tenant.auth,
+      payload: {
+        phone_number: '+1 613 555 0101',
+        phone_number_extension: '42',
+        assistant_email: 'aide@uni.example',
+      },
+    })
+    assert.equal(update.statusCode, 200, update.body)
+    for (const suffix of ['', '/account']) {
+      const asPublic = await get(`${url}${suffix}`, publicAuth)
+      assert.equal(asPublic.statusCode, 200)
+      const [account] = asPublic.json().data.account
+      assert.equal(account.email, '')
+      assert.equal(account.assistant_email, null)
+      assert.equal(account.phone_number, null)
+      assert.equal(account.phone_number_extension, null)
+      assert.equal(account.firstname, 'Paula')
+      for (const secret of ['pub@uni.example', 'aide@uni.example', '555 0101'])
+        assert.ok(!asPublic.body.includes(secret), `${suffix}: ${secret} is not in the public read`)
+      const [readerAccount] = (await get(`${url}${suffix}`, ctx.tenant.auth)).json().data.account
+      assert.equal(readerAccount.email, 'pub@uni.example')
+      assert.equal(readerAccount.assistant_email, 'aide@uni.example')
+      assert.equal(readerAccount.phone_number, '+1 613 555 0101')
+      assert.equal(readerAccount.phone_number_extension, '42')
+    }
+    const again = await get(url, publicAuth)
+    assert.ok(!again.body.includes('pub@uni.example'), 'nor in the stored public document')
+    const stored = await ctx.testDatabase.database.db
+      .selectFrom('read_documents')
+      .innerJoin('experts', 'experts.id', 'read_documents.record_id')
+      .select('read_documents.body')
+      .where('read_documents.kind', '=', 'expert')
+      .where('read_documents.audience', '=', 'public')
+      .where('experts.username', '=', 'paula-visibility')
+      .execute()
+    assert.ok(stored.length > 0)
+    for (const row of stored) assert.ok(!Buffer.from(row.body).toString('utf8').includes('pub@uni.example'))
   })
 
   test('posts: an unpublished one is 404; a published one lists only the experts the public may see', async () => {

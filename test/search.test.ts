@@ -742,6 +742,28 @@ describeEachDialect('post and Q&A search', (ctx) => {
     ])
   })
 
+  test('q matches a post’s or a question’s tags as its words; a change of tags follows', async () => {
+    assert.deepEqual(await posts('q=europe'), ['Café culture in Zürich'])
+    assert.deepEqual(await posts('q=coffee europ'), ['Café culture in Zürich'])
+    assert.deepEqual(await questions('q=geolog'), ['How do volcanoes form?'])
+    assert.deepEqual(await questions('q=physics'), ['How do volcanoes form?', 'Why is the sky blue?'])
+    const post = ids.spotlights[1] as number
+    const retag = async (tags: string[]) => {
+      const response = await ctx.inject({
+        method: 'PUT',
+        url: `/v2/spotlight/${ctx.tenant.orgId}/${post}`,
+        headers: ctx.tenant.auth,
+        payload: { tags },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+    }
+    await retag(['science', 'Robotics'])
+    assert.deepEqual(await posts('q=robotics'), ['Machine learning explained'])
+    await retag(['science'])
+    assert.deepEqual(await posts('q=robotics'), [])
+    assert.deepEqual(await posts('q=europe', ctx.other), [], "another organization's tags match nothing")
+  })
+
   test('another organization sees its own posts and questions and counts only', async () => {
     assert.deepEqual(await posts('q=cafe', ctx.other), ['Café elsewhere'])
     const data = await get('qanda', '', ctx.other)

@@ -148,7 +148,8 @@ export interface InquiriesTable {
   created_at: number
 }
 
-export type DeliveryChannel = 'email' | 'webhook'
+/** `confirmation`: the email telling a contact form's sender that the message arrived (src/delivery/confirmation.ts). */
+export type DeliveryChannel = 'email' | 'webhook' | 'confirmation'
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped'
 
 /** The outbox: one row per inquiry and channel, written in the inquiry's transaction. */

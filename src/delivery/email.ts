@@ -4,6 +4,7 @@ import type { InquiryRow } from '../db/schema.js'
 import type { Recipient } from '../inquiries/handling.js'
 import { kindLabel, labelledFields } from '../inquiries/mapping.js'
 import { propertyOf } from '../validation/guards.js'
+import type { Confirmation } from './confirmation.js'
 import { DeliveryError } from './webhook.js'
 
 /**
@@ -13,6 +14,8 @@ import { DeliveryError } from './webhook.js'
  */
 export interface EmailChannel {
   send(inquiry: InquiryRow, recipients: readonly Recipient[]): Promise<void>
+  /** Sends the sender of `inquiry` the confirmation that it arrived (src/delivery/confirmation.ts). */
+  confirm(inquiry: InquiryRow, confirmation: Confirmation): Promise<void>
   close(): void
 }
 
@@ -49,6 +52,12 @@ export function composeEmail(inquiry: InquiryRow): { subject: string; text: stri
   return { subject: `New ${kindLabel(inquiry.kind)} inquiry from ${sender}`, text }
 }
 
+/** nodemailer's error as a delivery error: its messages name the server's reply, never the URL's credentials. */
+function failure(error: unknown): DeliveryError {
+  const parts = ['code', 'responseCode', 'message'].map((key) => propertyOf(error, key))
+  return new DeliveryError(`email failed: ${parts.filter((part) => part !== undefined).join(' ')}`)
+}
+
 /** An SMTP channel for `smtpUrl` (`smtp://user:pass@host:587`, `smtps://...`), or undefined when it is "". */
 export function createEmailChannel(smtpUrl: string, from: string): EmailChannel | undefined {
   if (smtpUrl === '') return undefined
@@ -74,6 +83,19 @@ export function createEmailChannel(smtpUrl: string, from: string): EmailChannel 
         const parts = ['code', 'responseCode', 'message'].map((key) => propertyOf(error, key))
         // nodemailer's messages name the server's reply, never the credentials of the URL.
         throw new DeliveryError(`email failed: ${parts.filter((part) => part !== undefined).join(' ')}`)
+      }
+    },
+    async confirm(inquiry, { subject, text }) {
+      try {
+        await transport.sendMail({
+          from,
+          to: inquiry.email,
+          subject,
+          text,
+          headers: { 'X-Expertdir-Inquiry': String(inquiry.id), 'Auto-Submitted': 'auto-replied' },
+        })
+      } catch (error) {
+        throw failure(error)
       }
     },
     close: () => transport.close(),

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js'
 import type { DeliveryRow } from '../db/schema.js'
 import { parseRecipients } from '../inquiries/handling.js'
 import { findInquiry } from '../inquiries/repository.js'
+import { composeConfirmation } from './confirmation.js'
 import { createEmailChannel, type EmailChannel } from './email.js'
 import {
   claimDueDeliveries,
@@ -39,7 +40,7 @@ export interface OutboxOptions {
     Config,
     'smtpUrl' | 'mailFrom' | 'deliveryMaxAttempts' | 'deliveryBackoffMs' | 'deliveryPollMs'
   > &
-    Partial<Pick<Config, 'deliveryLeaseMs' | 'webhookAllowPrivate' | 'webhookAllowNetworks'>>
+    Partial<Pick<Config, 'deliveryLeaseMs' | 'webhookAllowPrivate' | 'webhookAllowNetworks' | 'publicUrl'>>
   /** Unix milliseconds; injectable so tests drive retries without waiting. */
   now?: () => number
   log?: Log
@@ -92,7 +93,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
 
   async function attempt(row: DeliveryRow): Promise<Omit<DeliveryOutcome, 'delivered_at'>> {
     // The channel's settings first: an unconfigured channel needs no read of the inquiry.
-    if (row.channel === 'email' && !email) return skipped('SMTP is not configured (EXPERTDIR_SMTP_URL)')
+    if (row.channel !== 'webhook' && !email) return skipped('SMTP is not configured (EXPERTDIR_SMTP_URL)')
     const webhook = row.channel === 'webhook' ? await findWebhook(db, row.org_id) : undefined
     if (row.channel === 'webhook' && !webhook)
       return skipped('no webhook is configured for this organization')
@@ -100,6 +101,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
     if (!inquiry) return skipped('the inquiry no longer exists')
     if (inquiry.redacted_at !== null) return skipped(REDACTED)
     if (webhook) await sendWebhook(network, webhook, inquiry, row.id)
+    else if (row.channel === 'confirmation')
+      await email?.confirm(inquiry, await composeConfirmation(db, inquiry, config.publicUrl))
     else {
       const recipients = parseRecipients(inquiry.recipients)
       if (recipients.length === 0) return skipped(NO_RECIPIENTS)

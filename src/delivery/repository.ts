@@ -118,3 +118,30 @@ export async function deleteWebhook(db: Queryable, orgId: number): Promise<boole
   const result = await db.deleteFrom('webhooks').where('org_id', '=', orgId).executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+/**
+ * Queues the email confirming to the sender of inquiry `inquiryId` that it arrived (the
+ * `confirmation` channel); a second call for the same inquiry queues nothing, so a replayed form
+ * confirms once.
+ */
+export async function queueConfirmation(
+  db: Queryable,
+  orgId: number,
+  inquiryId: number,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('inquiry_deliveries')
+    .values({
+      inquiry_id: inquiryId,
+      org_id: orgId,
+      channel: 'confirmation',
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((conflict) => conflict.columns(['inquiry_id', 'channel']).doNothing())
+    .execute()
+}

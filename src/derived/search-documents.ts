@@ -92,20 +92,27 @@ function dateColumns(item: { published_at: number | null; created_at: number }) 
   return { sort_date: sortDate, year: date.getUTCFullYear(), month: date.getUTCMonth() + 1 }
 }
 
-export function spotlightDocument(post: {
-  id: number
-  org_id: number
-  title: string
-  html: string
-  published: number
-  published_at: number | null
-  created_at: number
-}): SpotlightSearchTable {
+/**
+ * A post's index row. Its tags are searched with its text (a search for "climate" finds a post tagged
+ * Climate): they are appended to the body, whose weight they share.
+ */
+export function spotlightDocument(
+  post: {
+    id: number
+    org_id: number
+    title: string
+    html: string
+    published: number
+    published_at: number | null
+    created_at: number
+  },
+  tags: readonly string[],
+): SpotlightSearchTable {
   return {
     spotlight_id: post.id,
     org_id: post.org_id,
     title: post.title,
-    body: plainText(post.html),
+    body: [plainText(post.html), ...tags].join('\n'),
     published: post.published,
     ...dateColumns(post),
   }
@@ -117,7 +124,10 @@ export interface IndexedAnswer {
   visible: boolean
 }
 
-/** A question's index row: the answers of experts the public may not see go apart (`hidden_answers`). */
+/**
+ * A question's index row: the answers of experts the public may not see go apart (`hidden_answers`);
+ * its tags are searched with its details, which every audience may search.
+ */
 export function questionDocument(
   question: {
     id: number
@@ -129,6 +139,7 @@ export function questionDocument(
     created_at: number
   },
   answers: IndexedAnswer[],
+  tags: readonly string[],
 ): QuestionSearchTable {
   const text = (visible: boolean) =>
     answers
@@ -139,7 +150,7 @@ export function questionDocument(
     question_id: question.id,
     org_id: question.org_id,
     question: question.question,
-    details: plainText(question.details ?? ''),
+    details: [plainText(question.details ?? ''), ...tags].join('\n'),
     answers: text(true),
     hidden_answers: text(false),
     published: question.published,

@@ -140,6 +140,27 @@ export async function readSpotlightsForIndex(db: Queryable, orgId: number, ids: 
     .execute()
 }
 
+/** The tag names of posts (`spotlight_tags`) or questions (`question_tags`) `ids`, by owner. */
+export async function readTagNamesForIndex(
+  db: Queryable,
+  orgId: number,
+  table: 'spotlight_tags' | 'question_tags',
+  ids: number[],
+): Promise<Map<number, string[]>> {
+  const rows = await db
+    .selectFrom(`${table} as g` as const)
+    .innerJoin('content_tags as t', 't.id', 'g.content_tag_id')
+    .select(['g.owner_id', 't.name'])
+    .where('t.org_id', '=', orgId)
+    .where('g.owner_id', 'in', ids)
+    .orderBy('t.name')
+    .execute()
+  const names = new Map<number, string[]>()
+  for (const row of rows)
+    names.set(Number(row.owner_id), [...(names.get(Number(row.owner_id)) ?? []), row.name])
+  return names
+}
+
 export async function replaceSpotlightRows(
   db: Queryable,
   orgId: number,

@@ -12,6 +12,7 @@ import {
   readProfilesByIds,
   readQuestionsForIndex,
   readSpotlightsForIndex,
+  readTagNamesForIndex,
   replaceExpertRows,
   replaceQuestionRows,
   replaceSpotlightRows,
@@ -71,13 +72,20 @@ async function indexAnswersOf(db: Queryable, orgId: number, expertIds: number[])
 async function indexSpotlights(db: Queryable, orgId: number, ids: number[]): Promise<void> {
   if (ids.length === 0) return
   const posts = await readSpotlightsForIndex(db, orgId, ids)
-  await replaceSpotlightRows(db, orgId, ids, posts.map(spotlightDocument))
+  const tags = await readTagNamesForIndex(db, orgId, 'spotlight_tags', ids)
+  await replaceSpotlightRows(
+    db,
+    orgId,
+    ids,
+    posts.map((post) => spotlightDocument(post, tags.get(post.id) ?? [])),
+  )
 }
 
 async function indexQuestions(db: Queryable, orgId: number, ids: number[], exceptExpert?: number) {
   if (ids.length === 0) return
   const questions = await readQuestionsForIndex(db, orgId, ids)
   const answers = groupBy(await readAnswersForIndex(db, orgId, ids, exceptExpert), (row) => row.question_id)
+  const tags = await readTagNamesForIndex(db, orgId, 'question_tags', ids)
   await replaceQuestionRows(
     db,
     orgId,
@@ -89,6 +97,7 @@ async function indexQuestions(db: Queryable, orgId: number, ids: number[], excep
           answer: row.answer,
           visible: profileVisibleTo('public', row),
         })),
+        tags.get(question.id) ?? [],
       ),
     ),
   )

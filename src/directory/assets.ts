@@ -11,8 +11,12 @@ a{color:var(--link)}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .skip-link{position:absolute;left:-10000px;top:0;background:#fff;padding:.5rem 1rem}
 .skip-link:focus{left:1rem;z-index:10}
-.site-header{background:var(--brand);padding:.75rem 1.5rem}
+.site-header{background:var(--brand);padding:.75rem 1.5rem;display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem 1.5rem}
 .site-home{display:inline-flex;align-items:center;gap:.75rem;color:var(--brand-text);font-weight:600;font-size:1.2rem;text-decoration:none}
+.site-nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.site-nav a{color:var(--brand-text);text-decoration:none;padding:.25rem 0;border-bottom:2px solid transparent}
+.site-nav a:hover,.site-nav a[aria-current]{border-bottom-color:currentColor}
+.site-header a:focus-visible{outline-color:var(--brand-text)}
 .site-logo{height:40px;width:auto}
 main{max-width:64rem;margin:0 auto;padding:1.5rem}
 .site-footer{border-top:1px solid var(--line);padding:1rem 1.5rem;color:var(--muted)}
@@ -23,11 +27,23 @@ h1{line-height:1.2}
 button,.button{font:inherit;background:var(--accent);color:var(--accent-text);border:0;border-radius:4px;padding:.5rem 1rem;cursor:pointer;text-decoration:none;display:inline-block}
 .search-layout{display:grid;grid-template-columns:14rem 1fr;gap:2rem;margin-top:1.5rem}
 @media (max-width:48rem){.search-layout{grid-template-columns:1fr;gap:1rem}}
+.search-layout.no-facets{grid-template-columns:1fr}
+.no-facets>.filter{display:none}
 .filter>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 @media (min-width:48.01rem){.filter>summary{display:none}.filter::details-content{content-visibility:visible;display:block}}
 .facets h2{font-size:1rem;margin:1rem 0 .25rem}
 .facets ul{list-style:none;margin:0;padding:0}
 .facets a[aria-current]{font-weight:700}
+.facets .more>summary{cursor:pointer;color:var(--link);margin:.25rem 0}
+.no-results{text-align:center}
+.empty{max-width:30rem;margin:0 auto 1.5rem}
+.empty h3{font-size:1rem;text-align:center}
+.empty .chips{justify-content:center}
+.error-page{max-width:40rem}
+.items{list-style:none;padding:0;margin:0}
+.item{padding:1rem 0;border-bottom:1px solid var(--line)}
+.item h3{margin:0;font-size:1.1rem}
+.item p{margin:.25rem 0}
 .count{color:var(--muted)}
 .experts{list-style:none;padding:0;margin:0}
 .expert-card{display:flex;gap:1rem;padding:1rem 0;border-bottom:1px solid var(--line)}
@@ -78,6 +94,9 @@ const SCRIPT = `(() => {
     results.replaceChildren(...fresh.childNodes)
     const shown = document.querySelector('nav.facets')
     if (facets && shown) shown.replaceChildren(...facets.childNodes)
+    const layout = document.querySelector('.search-layout')
+    const freshLayout = page.querySelector('.search-layout')
+    if (layout && freshLayout) layout.className = freshLayout.className
     history.replaceState(null, '', url)
   }
   input?.addEventListener('input', () => {

@@ -94,8 +94,8 @@ export interface FormView {
   action: string
   kind: InquiryKind
   token: string
-  recipient: string
-  organization: string
+  /** Who receives the message, and whether a confirmation is sent (src/directory/contact.ts). */
+  recipients: string
   /** What was sent, shown again after a refusal. */
   values?: Record<string, string>
   problem?: string
@@ -111,8 +111,7 @@ export function renderContactForm(view: FormView): string {
     action: view.action,
     kind: view.kind,
     token: view.token,
-    recipient: view.recipient,
-    organization: view.organization,
+    recipients: view.recipients,
     problem: view.problem,
     errors: errors.map((error) => ({
       field: labelOf.has(error.field) ? error.field : 'message',

@@ -2,9 +2,12 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { addressKey } from '../auth/failure-limit.js'
+import { queueConfirmation } from '../delivery/repository.js'
 import type { DocumentLookup } from '../derived/read-documents.js'
 import { ApiError, type ErrorDetail } from '../errors.js'
+import { findExpert } from '../experts/repository.js'
 import type { InquiryKind } from '../inquiries/kinds.js'
+import { emailRecipients } from '../inquiries/notifications.js'
 import { createInquiry } from '../inquiries/service.js'
 import { propertyOf } from '../validation/guards.js'
 import {
@@ -26,6 +29,7 @@ import {
   type TokenCheck,
 } from './form-token.js'
 import { contactPage, type KindLink, type PageScope, type ProfileRead } from './pages.js'
+import { notificationOf } from './site.js'
 
 /**
  * The expert page's contact form (CONTRACT §18): an inquiry of a kind the organization allows, sent
@@ -53,8 +57,22 @@ const TOKEN_REFUSALS: Record<Exclude<TokenCheck, 'valid'>, string> = {
   expired: `The form was opened more than ${MAX_AGE_MS / 3_600_000} hours ago, so it was not sent. Please send it again from this page.`,
 }
 
+/** "A", "A and B", "A, B and C". */
+function listed(names: string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
+}
+
+/** Who receives a message, and whether its sender gets a confirmation, in the words the pages use. */
+export interface DeliveryNotice {
+  /** On the form: who receives it, and the confirmation. */
+  form: string
+  /** On the thank-you page: the same, once sent. */
+  sent: string
+}
+
 export function contactHandler(context: AppContext, limit: ContactLimit, visibleExpert: VisibleExpert) {
-  const { db, database } = context
+  const { db, database, config } = context
+  const emails = config.smtpUrl !== ''
 
   const kindsOf = (scope: PageScope) => allowedKinds(scope.site.kinds)
   const nameOf = (profile: ProfileRead) => {
@@ -69,11 +87,51 @@ export function contactHandler(context: AppContext, limit: ContactLimit, visible
     return issueToken(secret, { orgId: scope.site.id, username, kind }, now)
   }
 
+  /**
+   * Who a message of `kind` to this expert reaches, as it is really routed: by email, those the
+   * organization's notification settings name (src/inquiries/notifications.ts decides, from the same
+   * settings) when an SMTP server is configured; always the organization's inquiry inbox. The sender
+   * is told of the confirmation email only when one can be sent.
+   */
+  async function noticeOf(
+    scope: PageScope,
+    profile: ProfileRead,
+    kind: InquiryKind,
+  ): Promise<DeliveryNotice> {
+    const name = nameOf(profile)
+    const inbox = `${scope.site.name}’s staff`
+    let emailed: string[] = []
+    if (emails) {
+      const expert = await findExpert(db, scope.site.id, usernameOf(profile, ''))
+      const roles = emailRecipients(notificationOf(scope.site, kind), expert).map(({ role }) => role)
+      emailed = [...new Set(roles)].map((role) =>
+        role === 'expert'
+          ? name
+          : role === 'assistant'
+            ? `${name}’s assistant`
+            : `${scope.site.name}’s inquiry desk`,
+      )
+    }
+    const confirmation = emails
+      ? 'You will get an email confirming that it arrived.'
+      : 'No confirmation email is sent, so keep a copy of your message if you need one.'
+    if (emailed.length === 0)
+      return {
+        form: `Who receives it: ${inbox}, in their inquiry inbox. ${confirmation}`,
+        sent: `${inbox} receive it in their inquiry inbox. ${emails ? 'A confirmation is on its way to your email address.' : confirmation}`,
+      }
+    return {
+      form: `Who receives it: ${listed(emailed)} by email, and ${inbox} in their inquiry inbox. ${confirmation}`,
+      sent: `${listed(emailed)} receive${emailed.length === 1 ? 's' : ''} it by email, and ${inbox} in their inquiry inbox. A confirmation is on its way to your email address.`,
+    }
+  }
+
   function form(
     scope: PageScope,
     profile: ProfileRead,
     kind: InquiryKind,
     tokenValue: string,
+    notice: DeliveryNotice,
     refusal?: { problem: string; values: Record<string, string>; errors?: ErrorDetail[] },
   ): string {
     const username = usernameOf(profile, '')
@@ -81,8 +139,7 @@ export function contactHandler(context: AppContext, limit: ContactLimit, visible
       action: scope.urls.contact(username),
       kind,
       token: tokenValue,
-      recipient: nameOf(profile),
-      organization: scope.site.name,
+      recipients: notice.form,
       ...(refusal ?? {}),
     })
   }
@@ -138,9 +195,9 @@ export function contactHandler(context: AppContext, limit: ContactLimit, visible
     },
 
     /** The form with a placeholder where each response puts a fresh token (the page is kept; tokens are not). */
-    formWithMarker(scope: PageScope, profile: ProfileRead, kind: InquiryKind) {
+    async formWithMarker(scope: PageScope, profile: ProfileRead, kind: InquiryKind) {
       const marker = randomBytes(16).toString('hex')
-      return { form: form(scope, profile, kind, marker), marker }
+      return { form: form(scope, profile, kind, marker, await noticeOf(scope, profile, kind)), marker }
     },
 
     /** Links to the forms of the organization's other kinds. */
@@ -163,7 +220,13 @@ export function contactHandler(context: AppContext, limit: ContactLimit, visible
       return formPage(reply, scope, profile, {
         status: 200,
         title: `${kindLabel(kind)} to ${nameOf(profile)}`,
-        form: form(scope, profile, kind, await token(scope, username, kind)),
+        form: form(
+          scope,
+          profile,
+          kind,
+          await token(scope, username, kind),
+          await noticeOf(scope, profile, kind),
+        ),
       })
     },
 
@@ -178,11 +241,18 @@ export function contactHandler(context: AppContext, limit: ContactLimit, visible
         formPage(reply, scope, profile, {
           status,
           title: 'Your message was not sent',
-          form: form(scope, profile, kind, await token(scope, username, kind), {
-            problem,
-            values: { ...values, [HONEYPOT]: '' },
-            ...(errors ? { errors } : {}),
-          }),
+          form: form(
+            scope,
+            profile,
+            kind,
+            await token(scope, username, kind),
+            await noticeOf(scope, profile, kind),
+            {
+              problem,
+              values: { ...values, [HONEYPOT]: '' },
+              ...(errors ? { errors } : {}),
+            },
+          ),
         })
 
       const kind = kindFrom(scope, values.kind)
@@ -209,7 +279,16 @@ export function contactHandler(context: AppContext, limit: ContactLimit, visible
       const submission = readSubmission(kind, username, values)
       if (submission.errors) return refuse(400, 'Some fields need your attention:', kind, submission.errors)
       try {
-        await createInquiry(database, scope.site.id, submission.input, `directory-form:${values.token}`, now)
+        const { id } = await createInquiry(
+          database,
+          scope.site.id,
+          submission.input,
+          `directory-form:${values.token}`,
+          now,
+        )
+        // Queued also for a replayed form (it queues nothing twice), so that a process stopped between
+        // the two commits leaves no sender unconfirmed once the form is sent again.
+        await database.commits.run((trx) => queueConfirmation(trx, scope.site.id, id, now))
       } catch (error) {
         if (error instanceof ApiError && error.code === 'conflict')
           return refuse(
@@ -222,7 +301,7 @@ export function contactHandler(context: AppContext, limit: ContactLimit, visible
       return formPage(reply, scope, profile, {
         status: 200,
         title: 'Thank you: your message was sent',
-        message: `${nameOf(profile)} and ${scope.site.name} have received your message and will answer you by email.`,
+        message: (await noticeOf(scope, profile, kind)).sent,
       })
     },
   }

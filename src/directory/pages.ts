@@ -7,7 +7,8 @@ import {
   questionMetadata,
   summarize,
 } from '@expertdir/client/metadata'
-import type { searchExperts } from '../search/service.js'
+import type { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
+import { countryName, subdivisionName } from './places.js'
 import type { DirectorySite } from './site.js'
 import { render } from './templates.js'
 import type { DirectoryUrls } from './urls.js'
@@ -17,6 +18,8 @@ export type ProfileRead = Parameters<typeof profileMetadata>[0]
 export type SpotlightRead = Parameters<typeof postMetadata>[0]
 export type QuestionRead = Parameters<typeof questionMetadata>[0]
 export type ExpertSearch = Awaited<ReturnType<typeof searchExperts>>
+export type PostSearch = Awaited<ReturnType<typeof searchSpotlights>>
+export type QuestionSearch = Awaited<ReturnType<typeof searchQuestions>>
 
 /** What every page of one organization's directory is rendered with. */
 export interface PageScope {
@@ -42,17 +45,53 @@ function dateOf(seconds: number | null) {
   }
 }
 
-function layout(scope: PageScope, meta: PageMetadata, body: string, noindex = false): string {
+/** The parts of the directory its header links to. */
+export type Section = 'experts' | 'posts' | 'questions'
+
+/** The list pages of posts and Q&A items (`/directory/:corporation/spotlight/`, `.../qanda/`). */
+export function listUrls(urls: DirectoryUrls) {
+  return { posts: `${urls.home}spotlight/`, questions: `${urls.home}qanda/` }
+}
+
+function layout(
+  scope: PageScope,
+  meta: PageMetadata | { title: string },
+  body: string,
+  options: { noindex?: boolean; section?: Section } = {},
+): string {
   const { site, urls } = scope
+  const lists = listUrls(urls)
+  const nav = [
+    { label: 'Experts', href: urls.home, section: 'experts' },
+    { label: 'Posts', href: lists.posts, section: 'posts' },
+    { label: 'Q&A', href: lists.questions, section: 'questions' },
+  ].map((link) => ({ ...link, current: link.section === options.section }))
   return render('layout', {
-    head: metadataHtml(meta),
-    noindex,
+    head: 'canonicalUrl' in meta ? metadataHtml(meta) : render('title', meta),
+    noindex: options.noindex ?? false,
     assets: urls.assets,
     themeUrl: urls.theme(site.version),
     homeUrl: urls.home,
+    nav,
     site,
     body,
   })
+}
+
+/** "Ottawa, Ontario, Canada" from the stored codes. */
+function placeOf(account: {
+  location_city: string | null
+  location_state: string | null
+  location_country: string | null
+}): string {
+  const country = account.location_country
+  return joined([
+    account.location_city,
+    country && account.location_state
+      ? subdivisionName(country, account.location_state)
+      : account.location_state,
+    country ? countryName(country) : null,
+  ])
 }
 
 const siteName = (site: DirectorySite) => `${site.name} experts`
@@ -126,7 +165,7 @@ export function expertPage(scope: PageScope, profile: ProfileRead, form: string,
     firstname: account.firstname,
     photo: urls.media(profile.avatar.l.url ?? profile.avatar.m.url),
     role: joined([account.job_title, account.department, account.company]),
-    location: joined([account.location_city, account.location_state, account.location_country]),
+    location: placeOf(account),
     tagline: profile.tagline[0]?.tagline,
     topics: profile.topic.map((topic) => ({
       name: topic.name,
@@ -137,7 +176,7 @@ export function expertPage(scope: PageScope, profile: ProfileRead, form: string,
     otherKinds,
     form,
   })
-  return layout(scope, meta, body)
+  return layout(scope, meta, body, { section: 'experts' })
 }
 
 export interface KindLink {
@@ -164,7 +203,7 @@ export function postPage(scope: PageScope, read: SpotlightRead) {
     })),
     tags: read.tags.map((tag) => tag.tag),
   })
-  return layout(scope, meta, body)
+  return layout(scope, meta, body, { section: 'posts' })
 }
 
 /** The Q&A page. */
@@ -188,7 +227,7 @@ export function questionPage(scope: PageScope, read: QuestionRead) {
     })),
     tags: read.tags.map((tag) => tag.tag),
   })
-  return layout(scope, meta, body)
+  return layout(scope, meta, body, { section: 'questions' })
 }
 
 /** The facets the find-an-expert page offers as links, with their titles. */
@@ -209,7 +248,11 @@ export interface PageQuery {
 }
 
 export const PAGE_SIZE = 10
-const FACET_LINKS = 12
+/** Values a facet shows at once; the others (up to FACET_LINKS) fold under "More ..." (no script needed). */
+const FACET_SHOWN = 5
+const FACET_LINKS = 30
+/** Topics an empty search suggests. */
+const SUGGESTED_TOPICS = 8
 
 function queryParams(query: PageQuery, changes: Partial<PageQuery> = {}): URLSearchParams {
   const next = { ...query, ...changes }
@@ -227,8 +270,14 @@ function toggled(values: string[], value: string): string[] {
     : [...values, value]
 }
 
-/** The find-an-expert page: search box, facets as links, results and pages. */
-export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSearch) {
+/** A facet value as the page shows it: countries by name. */
+const facetLabel = (facet: PageFacet, key: string) => (facet === 'countries' ? countryName(key) : key)
+
+/**
+ * The find-an-expert page: search box, facets as links, results and pages. `popular` (the facet
+ * counts of the whole directory) gives an empty search its topics to browse.
+ */
+export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSearch, popular?: ExpertSearch) {
   const { urls, site } = scope
   const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE))
   const filtered = PAGE_FACETS.some(([facet]) => query.filters[facet].length > 0)
@@ -266,19 +315,21 @@ export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSea
       about: { '@type': 'Organization', name: site.name, ...(site.website ? { url: site.website } : {}) },
     },
   }
-  const facets = PAGE_FACETS.map(([facet, facetTitle]) => ({
-    title: facetTitle,
-    values: result.aggregations[facet].slice(0, FACET_LINKS).map((bucket) => {
+  const facets = PAGE_FACETS.map(([facet, facetTitle]) => {
+    const values = result.aggregations[facet].slice(0, FACET_LINKS).map((bucket) => {
       const selected = query.filters[facet].some((v) => v.toLowerCase() === bucket.key.toLowerCase())
       const filters = { ...query.filters, [facet]: toggled(query.filters[facet], bucket.key) }
       return {
-        label: bucket.key,
+        label: facetLabel(facet, bucket.key),
         count: bucket.count,
         selected,
         href: urls.search(queryParams(query, { filters, page: 1 })),
       }
-    }),
-  })).filter((facet) => facet.values.length > 0)
+    })
+    // The most frequent first, and a chosen value always in sight.
+    const shown = values.filter((value, i) => i < FACET_SHOWN || value.selected)
+    return { title: facetTitle, values: shown, more: values.filter((value) => !shown.includes(value)) }
+  }).filter((facet) => facet.values.length > 0)
   const hidden = PAGE_FACETS.flatMap(([facet]) =>
     query.filters[facet].map((value) => ({ name: facet, value })),
   )
@@ -306,17 +357,124 @@ export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSea
     pages,
     prevHref: query.page > 1 ? urls.search(queryParams(query, { page: query.page - 1 })) : undefined,
     nextHref: query.page < pages ? urls.search(queryParams(query, { page: query.page + 1 })) : undefined,
+    broaderHref: query.q && filtered ? urls.search(queryParams(query, { q: '', page: 1 })) : undefined,
+    suggestions: (popular?.aggregations.topics ?? []).slice(0, SUGGESTED_TOPICS).map((bucket) => ({
+      label: bucket.key,
+      href: urls.search(
+        queryParams(
+          { q: '', filters: emptyFilters(), page: 1 },
+          { filters: { ...emptyFilters(), topics: [bucket.key] } },
+        ),
+      ),
+    })),
   })
-  return layout(scope, meta, body, query.q !== '' || filtered || query.page > 1)
+  return layout(scope, meta, body, {
+    noindex: query.q !== '' || filtered || query.page > 1,
+    section: 'experts',
+  })
+}
+
+/** A list page's query: the words and the page. */
+export interface ListQuery {
+  q: string
+  page: number
+}
+
+/** The list page of posts or of Q&A items: a search box, the newest first (or the best matches), pages. */
+export function listPage(
+  scope: PageScope,
+  section: 'posts' | 'questions',
+  query: ListQuery,
+  result: PostSearch | QuestionSearch,
+) {
+  const { urls, site } = scope
+  const action = listUrls(urls)[section]
+  const params = (page: number) => {
+    const search = new URLSearchParams()
+    if (query.q) search.set('q', query.q)
+    if (page > 1) search.set('page', String(page))
+    return search.size > 0 ? `${action}?${search}` : action
+  }
+  const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE))
+  const noun = section === 'posts' ? ['post', 'posts'] : ['question', 'questions']
+  const summary =
+    result.total === 0
+      ? `No ${noun[1]} found`
+      : result.total === 1
+        ? `1 ${noun[0]}`
+        : `${result.total} ${noun[1]}`
+  const items =
+    'spotlights' in result
+      ? result.spotlights.map((post) => ({
+          title: post.title,
+          href: urls.post(post.id),
+          date: dateOf(post.published_date),
+          summary: post.summary,
+          people: post.tagged_experts.map(fullName),
+          peopleLabel: 'Experts',
+        }))
+      : result.questions.map((question) => ({
+          title: question.question,
+          href: urls.question(question.id),
+          date: dateOf(question.published_date),
+          summary: '',
+          people: question.answered_by.map(fullName),
+          peopleLabel: 'Answered by',
+        }))
+  const title = section === 'posts' ? 'Posts' : 'Questions and answers'
+  const description = `${title} by the experts of ${site.name}.`
+  const url = params(query.page)
+  const meta: PageMetadata = {
+    title: `${title} | ${siteName(site)}`,
+    description,
+    keywords: undefined,
+    canonicalUrl: url,
+    image: site.logoUrl ?? undefined,
+    openGraph: [
+      ['og:type', 'website'],
+      ['og:title', title],
+      ['og:description', description],
+      ['og:url', url],
+      ['og:site_name', siteName(site)],
+    ],
+    twitter: [
+      ['twitter:card', 'summary'],
+      ['twitter:title', title],
+      ['twitter:description', description],
+    ],
+    jsonLd: { '@context': 'https://schema.org', '@type': 'CollectionPage', name: title, url },
+  }
+  const body = render('list', {
+    title,
+    action,
+    searchLabel: section === 'posts' ? 'Search the posts' : 'Search the questions',
+    q: query.q,
+    summary,
+    items,
+    page: query.page,
+    pages,
+    prevHref: query.page > 1 ? params(query.page - 1) : undefined,
+    nextHref: query.page < pages ? params(query.page + 1) : undefined,
+  })
+  return layout(scope, meta, body, { noindex: query.q !== '' || query.page > 1, section })
 }
 
 export function emptyFilters(): Record<PageFacet, string[]> {
   return { topics: [], countries: [], industries: [], categories: [] }
 }
 
-/** An error page (404, 400, 429...): a sentence the person can act on, and the way back. */
-export function errorPage(assets: string, title: string, message: string, homeUrl?: string): string {
-  return render('errorLayout', { title, assets, body: render('error', { title, message, homeUrl }) })
+/**
+ * An error page (404, 400, 429...): a sentence the person can act on, and the way back. Inside a
+ * directory it is that directory's page (its header, colours and a search box); elsewhere a plain one.
+ */
+export function errorPage(assets: string, title: string, message: string, scope?: PageScope): string {
+  if (!scope) return render('errorLayout', { title, assets, body: render('error', { title, message }) })
+  return layout(
+    scope,
+    { title: `${title} | ${siteName(scope.site)}` },
+    render('error', { title, message, homeUrl: scope.urls.home }),
+    { noindex: true },
+  )
 }
 
 /** The page around a contact form outside the expert page: a refusal, a thank-you, another kind. */
@@ -334,5 +492,5 @@ export function contactPage(
     twitter: [],
     jsonLd: { '@context': 'https://schema.org', '@type': 'ContactPage', name: view.title },
   }
-  return layout(scope, meta, render('contactPage', view), true)
+  return layout(scope, meta, render('contactPage', view), { noindex: true, section: 'experts' })
 }

@@ -1,4 +1,5 @@
-import { plainText } from '@expertdir/client/metadata'
+import { createRequire } from 'node:module'
+import type SanitizeHtml from 'sanitize-html'
 import { type Static, Type } from 'typebox'
 import type { ExpertSearch, ProfileRead } from './pages.js'
 import type { DirectoryUrls } from './urls.js'
@@ -36,7 +37,10 @@ export const WidgetProfile = Type.Object({
   company: Text,
   department: Optional,
   tagline: Text,
-  biography: Text,
+  biography: Type.String({
+    description:
+      'The biography as HTML of paragraphs, lists, line breaks and emphasis only (no attribute, no link): its structure, not its markup',
+  }),
   avatar: Text,
   topics: Type.Array(Text),
   url: Text,
@@ -59,6 +63,21 @@ export function widgetSearch(result: ExpertSearch, urls: DirectoryUrls): Static<
   }
 }
 
+/** The tags a widget's biography keeps: its structure. Everything else goes; the text stays. */
+const STRUCTURE: SanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'ul', 'ol', 'li', 'strong', 'em', 'b', 'i'],
+  allowedAttributes: {},
+  disallowedTagsMode: 'discard',
+}
+
+let sanitizer: typeof SanitizeHtml | undefined
+
+/** A stored biography (sanitized HTML) cut down to its structure. */
+function structureOf(html: string): string {
+  sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof SanitizeHtml
+  return sanitizer(html, STRUCTURE).trim()
+}
+
 export function widgetProfile(profile: ProfileRead, urls: DirectoryUrls): Static<typeof WidgetProfile> {
   const [account] = profile.account
   if (!account) throw new Error('The profile has no account element')
@@ -69,7 +88,7 @@ export function widgetProfile(profile: ProfileRead, urls: DirectoryUrls): Static
     company: account.company,
     department: account.department,
     tagline: profile.tagline[0]?.tagline ?? '',
-    biography: plainText(profile.biography[0]?.biography ?? ''),
+    biography: structureOf(profile.biography[0]?.biography ?? ''),
     avatar: urls.media(profile.avatar.m.url) ?? '',
     topics: profile.topic.map((topic) => topic.name),
     url: urls.expert(account.username),

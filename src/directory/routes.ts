@@ -2,14 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { profileVisibleTo } from '../derived/audience.js'
 import type { DocumentLookup } from '../derived/read-documents.js'
-import { ApiError, notFound } from '../errors.js'
+import { ApiError } from '../errors.js'
 import { findRenamedExpert } from '../experts/repository.js'
 import { refusedMethod } from '../http/allowed-methods.js'
 import { ok, Success } from '../http/envelope.js'
 import { sendError, toApiError } from '../http/error-handler.js'
 import { parseQueryString } from '../search/query-string.js'
 import { VersionedCache } from '../search/result-cache.js'
-import { searchExperts } from '../search/service.js'
+import { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
 import { propertyOf } from '../validation/guards.js'
 import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet } from './assets.js'
 import { type ContactHandler, contactHandler } from './contact.js'
@@ -20,6 +20,7 @@ import {
   emptyFilters,
   errorPage,
   expertPage,
+  listPage,
   PAGE_FACETS,
   PAGE_SIZE,
   type PageQuery,
@@ -83,9 +84,19 @@ const PAGE_METHODS: [string, readonly string[]][] = [
   ['/:corporation/', READ],
   ['/:corporation/:username', READ],
   ['/:corporation/:username/contact', [...READ, 'POST']],
+  ['/:corporation/spotlight/', READ],
+  ['/:corporation/qanda/', READ],
   ['/:corporation/spotlight/:id', READ],
   ['/:corporation/qanda/:id', READ],
 ]
+
+/** A 404 whose message is the page's sentence (the error page adds the way back). */
+const missing = (message: string) => new ApiError('not_found', message)
+const ITEM_GONE = {
+  Post: 'This post is not in the directory: it may have been unpublished or removed.',
+  Question: 'This question is not in the directory: it may have been unpublished or removed.',
+}
+const NO_DIRECTORY = 'There is no expert directory at this address. Please check the address.'
 
 const isId = (value: string) => /^[1-9][0-9]{0,15}$/.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER
 
@@ -158,6 +169,8 @@ export async function directoryRoutes(
   const lookups = directoryLookups(context.database)
   const vary = hostVary(config)
   if (vary) app.addHook('onSend', async (_request, reply) => addVary(reply, vary))
+  /** The directory a request was found to be in, so that its error page is that directory's page. */
+  const scopes = new WeakMap<FastifyRequest, PageScope>()
   // Pages, not API operations: the OpenAPI document describes /v2 (and its own public endpoints) only.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
@@ -178,8 +191,10 @@ export async function directoryRoutes(
   }
 
   function scopeWith(request: FastifyRequest, site: DirectorySite | undefined): PageScope {
-    if (!site) throw notFound('This directory')
-    return { site, urls: directoryUrls(baseUrlOf(config, request), site.id) }
+    if (!site) throw missing(NO_DIRECTORY)
+    const scope = { site, urls: directoryUrls(baseUrlOf(config, request), site.id) }
+    scopes.set(request, scope)
+    return scope
   }
 
   /** The expert `username` when the public may see it; a renamed one's new name; else a 404. */
@@ -199,7 +214,9 @@ export async function directoryRoutes(
     if (found) return { found }
     const renamed = await findRenamedExpert(db, scope.site.id, username)
     if (renamed && profileVisibleTo('public', renamed)) return { renamedTo: renamed.username }
-    throw notFound(`Expert ${username}`)
+    throw missing(
+      `No expert “${username}” is listed in this directory: the profile may have been renamed or removed.`,
+    )
   }
 
   const contact: ContactHandler = contactHandler(context, options.contactLimit, visibleExpert)
@@ -225,19 +242,25 @@ export async function directoryRoutes(
 
   await app.register(
     async (directory) => {
-      directory.setNotFoundHandler((request, reply) => {
+      directory.setNotFoundHandler(async (request, reply) => {
         // A known path with another method is the API's 405, in JSON (see `methodNotAllowed`).
         const refused = refusedMethod(request)
         if (refused) return sendError(toApiError(refused), request, reply)
         const base = baseUrlOf(config, request)
+        // Inside a directory that is on, the 404 is that directory's page, with its way back.
+        const orgId = /^\/directory\/([^/?#]+)\//.exec(request.url)?.[1] ?? ''
+        const site = isId(orgId) ? await lookups.site(Number(orgId)) : undefined
+        const scope = site && { site, urls: directoryUrls(base, site.id) }
         return reply
           .code(404)
           .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
           .send(
             errorPage(
               `${base}/directory/assets`,
               ERROR_TITLES[404] ?? '',
-              'There is no page at this address.',
+              scope ? 'There is no page at this address in this directory.' : NO_DIRECTORY,
+              scope,
             ),
           )
       })
@@ -259,7 +282,7 @@ export async function directoryRoutes(
       const title = ERROR_TITLES[apiError.statusCode] ?? 'Something went wrong'
       const message =
         apiError.code === 'not_found'
-          ? `${apiError.message.replace(/ (was )?not found\.?$/i, '')} is not in the directory: it may have moved or been removed.`
+          ? apiError.message
           : apiError.statusCode >= 500
             ? `The page could not be shown; please try again shortly (request ${request.id}).`
             : [apiError.message, ...(apiError.details ?? []).map((d) => `${d.field}: ${d.message}.`)].join(
@@ -269,7 +292,7 @@ export async function directoryRoutes(
         .code(apiError.statusCode)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
-        .send(errorPage(`${base}/directory/assets`, title, message))
+        .send(errorPage(`${base}/directory/assets`, title, message, scopes.get(request)))
     })
 
     /** Pages are kept as bytes: a kept string would be encoded again for every response. */
@@ -291,6 +314,27 @@ export async function directoryRoutes(
       return html(reply, await renderedSearch(scope, query, view?.searchVersion ?? 0))
     })
 
+    // Posts and Q&A items, newest first or by a search: rendered for each request (their searches are
+    // not versioned as the experts' are), so never stale.
+    for (const section of ['posts', 'questions'] as const) {
+      pages.get<{ Params: OrgParams }>(
+        section === 'posts' ? '/:corporation/spotlight/' : '/:corporation/qanda/',
+        async (request, reply) => {
+          const scope = await scopeOf(request)
+          const { q, page } = pageQuery(request.raw.url ?? '')
+          const input = { ...(q ? { q } : {}), page_size: PAGE_SIZE, page_from: (page - 1) * PAGE_SIZE }
+          const result =
+            section === 'posts'
+              ? await searchSpotlights(target, scope.site.id, input, 'public')
+              : await searchQuestions(target, scope.site.id, input, 'public')
+          return reply
+            .type('text/html; charset=utf-8')
+            .header('cache-control', 'no-cache')
+            .send(listPage(scope, section, { q, page }, result))
+        },
+      )
+    }
+
     pages.get<{ Params: OrgParams }>('/:corporation/theme.css', async (request, reply) => {
       const { site } = await scopeOf(request)
       reply.header('cache-control', 'public, max-age=300')
@@ -302,7 +346,8 @@ export async function directoryRoutes(
     pages.get<{ Params: OrgParams }>('/:corporation/sitemap.xml', async (request, reply) => {
       const scope = await scopeOf(request)
       const page = propertyOf(request.query, 'page')
-      if (page !== undefined && (typeof page !== 'string' || !isId(page))) throw notFound('This sitemap page')
+      if (page !== undefined && (typeof page !== 'string' || !isId(page)))
+        throw missing('There is no such sitemap page.')
       const xml = await sitemapXml(
         db,
         scope.site.id,
@@ -310,7 +355,7 @@ export async function directoryRoutes(
         page === undefined ? undefined : Number(page),
         config.directorySitemapUrls,
       )
-      if (xml === undefined) throw notFound('This sitemap page')
+      if (xml === undefined) throw missing('There is no such sitemap page.')
       return reply.type('application/xml; charset=utf-8').header('cache-control', 'no-cache').send(xml)
     })
 
@@ -322,10 +367,11 @@ export async function directoryRoutes(
       if ('renamedTo' in expert) return reply.redirect(scope.urls.expert(expert.renamedTo), 308)
       const { found } = expert
       const kind = contact.defaultKind(scope)
-      const key = `expert:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${scope.urls.base}`
+      // The notification settings too: the contact form says who receives a message.
+      const key = `expert:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${scope.site.notifications}:${scope.urls.base}`
       const page = await rendered.get(key, async () => {
         const profile = await readPublicProfile(db, scope.site.id, request.params.username, found)
-        const { form, marker } = contact.formWithMarker(scope, profile, kind)
+        const { form, marker } = await contact.formWithMarker(scope, profile, kind)
         const [before = '', after = ''] = expertPage(
           scope,
           profile,
@@ -354,7 +400,7 @@ export async function directoryRoutes(
       const view = await viewOf(request, (orgId) => lookups.contentView('spotlight', orgId, id))
       const scope = scopeWith(request, view?.site)
       const found = view?.found
-      if (!found) throw notFound(`Post ${id}`)
+      if (!found) throw missing(ITEM_GONE.Post)
       const key = `post:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
       return html(
         reply,
@@ -369,7 +415,7 @@ export async function directoryRoutes(
       const view = await viewOf(request, (orgId) => lookups.contentView('question', orgId, id))
       const scope = scopeWith(request, view?.site)
       const found = view?.found
-      if (!found) throw notFound(`Question ${id}`)
+      if (!found) throw missing(ITEM_GONE.Question)
       const key = `question:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
       return html(
         reply,
@@ -396,11 +442,14 @@ export async function directoryRoutes(
   }
 
   /** The path's item id; else a 404: the directory's when it is unknown or off, the item's otherwise. */
-  async function itemIdOf(request: FastifyRequest<{ Params: ItemParams }>, what: string): Promise<number> {
+  async function itemIdOf(
+    request: FastifyRequest<{ Params: ItemParams }>,
+    what: keyof typeof ITEM_GONE,
+  ): Promise<number> {
     const raw = request.params.id
     if (isId(raw)) return Number(raw)
     await scopeOf(request)
-    throw notFound(`${what} ${raw}`)
+    throw missing(ITEM_GONE[what])
   }
 
   /**
@@ -410,11 +459,15 @@ export async function directoryRoutes(
    */
   function renderedSearch(scope: PageScope, query: PageQuery, searchVersion: number): Promise<Buffer> {
     const key = `search:${scope.site.id}:${scope.site.version}:${searchVersion}:${scope.urls.base}:${JSON.stringify(query)}`
-    return rendered.get(key, async () =>
-      Buffer.from(
-        searchPage(scope, query, await searchExperts(target, scope.site.id, searchInput(query), 'public')),
-      ),
-    )
+    return rendered.get(key, async () => {
+      const result = await searchExperts(target, scope.site.id, searchInput(query), 'public')
+      // An empty search suggests the directory's most frequent topics.
+      const popular =
+        result.total === 0
+          ? await searchExperts(target, scope.site.id, { page_size: 1, page_from: 0 }, 'public')
+          : undefined
+      return Buffer.from(searchPage(scope, query, result, popular))
+    })
   }
 
   /**

@@ -1,6 +1,9 @@
+import { sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import { reusableQuery } from '../db/reusable-query.js'
+import { type InquiryKind, KIND_NAMES } from '../inquiries/kinds.js'
+import { DEFAULT_NOTIFICATION, type KindNotification } from '../inquiries/notifications.js'
 import { directoryKinds } from '../profiles/organization.js'
 
 /** An organization whose public directory is on, as its pages show it. */
@@ -16,6 +19,42 @@ export interface DirectorySite {
   accentColor: string | null
   /** The inquiry kinds its contact form offers, the first being the form on the expert page. */
   kinds: string[]
+  /**
+   * Who is emailed about each kind (the notification settings, src/inquiries/notifications.ts), packed
+   * as `notificationMask` packs it: part of the pages' keys, since the contact form says who receives a
+   * message. Read in the directory's own statement, so a page view stays one statement.
+   */
+  notifications: number
+}
+
+/** Bits per kind in `DirectorySite.notifications`: saved, expert, assistant, desk, desk has addresses. */
+const BITS = 5
+
+/**
+ * The notification settings of every kind as one integer (a sum over the organization's rows, so
+ * one scalar subquery on both databases): kind i's five bits sit at 32^i. 9 kinds use 45 bits.
+ */
+const notificationMask = sql<
+  number | string | null
+>`(select sum((1 + n.expert * 2 + n.assistant * 4 + n.desk * 8
+  + case when n.recipients <> '[]' then 16 else 0 end) * case n.kind ${sql.join(
+    KIND_NAMES.map((kind, i) => sql`when ${sql.lit(kind)} then ${sql.lit(2 ** (BITS * i))}`),
+    sql` `,
+  )} else 0 end) from inquiry_notifications n where n.org_id = organizations.id)`
+
+/**
+ * One kind's notification settings as the directory knows them: whether the desk has addresses
+ * stands for its list (the pages only say whether the desk is emailed).
+ */
+export function notificationOf(site: DirectorySite, kind: InquiryKind): KindNotification {
+  const bits = Math.floor(site.notifications / 2 ** (BITS * KIND_NAMES.indexOf(kind))) % 2 ** BITS
+  if ((bits & 1) === 0) return { ...DEFAULT_NOTIFICATION }
+  return {
+    expert: (bits >> 1) & 1,
+    assistant: (bits >> 2) & 1,
+    desk: (bits >> 3) & 1,
+    recipients: (bits >> 4) & 1 ? ['desk'] : [],
+  }
 }
 
 function enabledDirectories(db: Queryable) {
@@ -38,6 +77,7 @@ export function selectDirectory(db: Queryable, orgId: number) {
       'organization_profiles.brand_color',
       'organization_profiles.accent_color',
       'organization_profiles.directory_inquiry_kinds',
+      notificationMask.as('notification_mask'),
     ])
     .where('organizations.id', '=', orgId)
 }
@@ -57,6 +97,7 @@ export function siteOf(row: DirectoryRow): DirectorySite {
     brandColor: row.brand_color,
     accentColor: row.accent_color,
     kinds: directoryKinds(row.directory_inquiry_kinds),
+    notifications: Number(row.notification_mask ?? 0),
   }
 }
 

@@ -23,6 +23,11 @@ const LAYOUT = `<!doctype html>
 <a class="skip-link" href="#main">Skip to main content</a>
 <header class="site-header">
 <a class="site-home" href="<%= it.homeUrl %>"><% if (it.site.logoUrl) { %><img class="site-logo" src="<%= it.site.logoUrl %>" alt="" height="40"><% } %><span><%= it.site.name %> experts</span></a>
+<nav class="site-nav" aria-label="Directory">
+<ul>
+<% for (const link of it.nav) { %><li><a href="<%= link.href %>"<% if (link.current) { %> aria-current="page"<% } %>><%= link.label %></a></li>
+<% } %></ul>
+</nav>
 </header>
 <main id="main">
 <%~ it.body %>
@@ -43,7 +48,7 @@ const SEARCH = `<h1>Find an expert</h1>
 <% } %><button type="submit">Search</button>
 </div>
 </form>
-<div class="search-layout">
+<div class="search-layout<% if (it.facets.length === 0) { %> no-facets<% } %>">
 <details class="filter">
 <summary>Filter</summary>
 <nav class="facets" aria-label="Filters">
@@ -51,12 +56,31 @@ const SEARCH = `<h1>Find an expert</h1>
 <ul>
 <% for (const value of facet.values) { %><li><a href="<%= value.href %>"<% if (value.selected) { %> aria-current="true"<% } %>><%= value.label %> <span class="count">(<%= value.count %>)</span></a></li>
 <% } %></ul>
-<% } %><% if (it.clearHref) { %><p><a href="<%= it.clearHref %>">Clear all filters</a></p><% } %>
+<% if (facet.more.length > 0) { %><details class="more">
+<summary>More <%= facet.title.toLowerCase() %> <span class="count">(<%= facet.more.length %>)</span></summary>
+<ul>
+<% for (const value of facet.more) { %><li><a href="<%= value.href %>"<% if (value.selected) { %> aria-current="true"<% } %>><%= value.label %> <span class="count">(<%= value.count %>)</span></a></li>
+<% } %></ul>
+</details>
+<% } %><% } %><% if (it.clearHref) { %><p><a href="<%= it.clearHref %>">Clear all filters</a></p><% } %>
 </nav>
 </details>
 <section id="results" class="results" aria-labelledby="results-heading">
-<h2 id="results-heading" aria-live="polite"><%= it.summary %></h2>
-<ol class="experts">
+<h2 id="results-heading" aria-live="polite"<% if (it.experts.length === 0) { %> class="no-results"<% } %>><%= it.summary %></h2>
+<% if (it.experts.length === 0) { %><div class="empty">
+<p>Some ways to find one:</p>
+<ul>
+<% if (it.q) { %><li>Check the spelling of “<%= it.q %>”.</li>
+<li>Use fewer words, or more general ones<% if (it.broaderHref) { %>: <a href="<%= it.broaderHref %>">search without “<%= it.q %>”</a><% } %>.</li>
+<% } %><% if (it.clearHref) { %><li><a href="<%= it.clearHref %>">Remove the filters</a>.</li>
+<% } %><li><a href="<%= it.action %>">See every expert</a>.</li>
+</ul>
+<% if (it.suggestions.length > 0) { %><h3>Browse a topic</h3>
+<ul class="chips">
+<% for (const topic of it.suggestions) { %><li><a href="<%= topic.href %>"><%= topic.label %></a></li>
+<% } %></ul>
+<% } %></div>
+<% } %><ol class="experts">
 <% for (const expert of it.experts) { %><li class="expert-card">
 <% if (expert.avatar) { %><img src="<%= expert.avatar %>" alt="" width="64" height="64" loading="lazy">
 <% } %><div>
@@ -120,7 +144,8 @@ const CONTACT_FORM = `<form class="contact-form" method="post" action="<%= it.ac
 </div>
 <% } %><input type="hidden" name="token" value="<%= it.token %>">
 <input type="hidden" name="kind" value="<%= it.kind %>">
-<p class="hint">Fields marked with * are required. Your message goes to <%= it.recipient %> and to <%= it.organization %>.</p>
+<p class="hint">Fields marked with * are required.</p>
+<p class="recipients"><%= it.recipients %></p>
 <% for (const field of it.fields) { %><div class="field">
 <label for="f-<%= field.name %>"><%= field.label %><% if (field.required) { %> <span aria-hidden="true">*</span><% } %></label>
 <% if (field.control === 'textarea') { %><textarea id="f-<%= field.name %>" name="<%= field.name %>" rows="6" maxlength="<%= field.maxLength %>"<% if (field.required) { %> required<% } %><% if (field.error) { %> aria-invalid="true" aria-describedby="e-<%= field.name %>"<% } %>><%= field.value %></textarea>
@@ -169,9 +194,45 @@ const QUESTION = `<article class="qanda">
 </article>
 `
 
-const ERROR = `<h1><%= it.title %></h1>
+const ERROR = `<div class="error-page">
+<h1><%= it.title %></h1>
 <p><%= it.message %></p>
-<% if (it.homeUrl) { %><p><a href="<%= it.homeUrl %>">Find an expert</a></p><% } %>
+<% if (it.homeUrl) { %><form class="search" role="search" method="get" action="<%= it.homeUrl %>">
+<label for="q">Search the experts</label>
+<div class="search-row">
+<input id="q" name="q" type="search" maxlength="200">
+<button type="submit">Search</button>
+</div>
+</form>
+<p><a href="<%= it.homeUrl %>">Go to the list of experts</a></p>
+<% } %></div>
+`
+
+const LIST = `<h1><%= it.title %></h1>
+<form class="search" role="search" method="get" action="<%= it.action %>">
+<label for="q"><%= it.searchLabel %></label>
+<div class="search-row">
+<input id="q" name="q" type="search" value="<%= it.q %>" maxlength="200">
+<button type="submit">Search</button>
+</div>
+</form>
+<section class="results list-results" aria-labelledby="results-heading">
+<h2 id="results-heading"<% if (it.items.length === 0) { %> class="no-results"<% } %>><%= it.summary %></h2>
+<% if (it.items.length === 0 && it.q) { %><p class="empty">Check the spelling, use fewer words, or <a href="<%= it.action %>">see them all</a>.</p>
+<% } %><ol class="items">
+<% for (const item of it.items) { %><li class="item">
+<h3><a href="<%= item.href %>"><%= item.title %></a></h3>
+<% if (item.date) { %><p class="meta"><time datetime="<%= item.date.iso %>"><%= item.date.text %></time></p><% } %>
+<% if (item.summary) { %><p><%= item.summary %></p><% } %>
+<% if (item.people.length > 0) { %><p class="detail"><%= item.peopleLabel %>: <%= item.people.join(', ') %></p><% } %>
+</li>
+<% } %></ol>
+<% if (it.pages > 1) { %><nav class="pager" aria-label="Pages">
+<% if (it.prevHref) { %><a rel="prev" href="<%= it.prevHref %>">Previous page</a><% } %>
+<span>Page <%= it.page %> of <%= it.pages %></span>
+<% if (it.nextHref) { %><a rel="next" href="<%= it.nextHref %>">Next page</a><% } %>
+</nav><% } %>
+</section>
 `
 
 const ERROR_LAYOUT = `<!doctype html>
@@ -204,7 +265,10 @@ const SITEMAP_INDEX = `<?xml version="1.0" encoding="UTF-8"?>
 <% } %></sitemapindex>
 `
 
+const TITLE = `<title><%= it.title %></title>`
+
 const TEMPLATES = {
+  title: TITLE,
   layout: LAYOUT,
   search: SEARCH,
   expert: EXPERT,
@@ -214,6 +278,7 @@ const TEMPLATES = {
   question: QUESTION,
   error: ERROR,
   errorLayout: ERROR_LAYOUT,
+  list: LIST,
   urlset: URLSET,
   sitemapIndex: SITEMAP_INDEX,
 }

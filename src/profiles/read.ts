@@ -101,8 +101,13 @@ export const Profile = Type.Object(
 export type ProfileData = Record<(typeof PROFILE_KEYS)[number], unknown>
 type Account = Static<typeof AccountElement>
 
-export function accountOf(expert: ExpertRow): Account {
-  return {
+/**
+ * The account element as `audience` may read it. The public (`read:public`) never gets the expert's own
+ * email, the assistant's, or the direct phone: the public directory does not show them either, and a
+ * message reaches the expert through an inquiry (CONTRACT §17, §18). The keys stay, empty.
+ */
+export function accountOf(expert: ExpertRow, audience: Audience): Account {
+  const account = {
     username: expert.username,
     firstname: expert.firstname,
     lastname: expert.lastname,
@@ -124,6 +129,8 @@ export function accountOf(expert: ExpertRow): Account {
     is_published: expert.is_published,
     is_private: expert.is_private,
   }
+  if (audience === 'all') return account
+  return { ...account, email: '', assistant_email: null, phone_number: null, phone_number_extension: null }
 }
 
 /**
@@ -142,7 +149,7 @@ export async function readProfile(
   if (!found || !profileVisibleTo(audience, found.expert)) throw profileNotFound(type, username)
   const sections = await readContentSections(db, orgId, found.expert.id, found.organization)
   const profile = Object.fromEntries(PROFILE_KEYS.map((key) => [key, sections[key] ?? []])) as ProfileData
-  profile.account = [accountOf(found.expert)]
+  profile.account = [accountOf(found.expert, audience)]
   return profile
 }
 
