@@ -33,9 +33,10 @@ export function isInquiryStatus(value: string): value is InquiryStatus {
   return INQUIRY_STATUSES.some((status) => status === value)
 }
 
-/** What a PATCH asks for, validated by its schema: "" and null clear the assignee and the notes. */
+/** What a PATCH asks for, validated by its schema: null unassigns, "" and null clear the notes. */
 export interface HandlingChange {
   status?: InquiryStatus
-  assignee?: string | null
+  /** A person's id (CONTRACT §22). */
+  assignee?: number | null
   notes?: string | null
 }

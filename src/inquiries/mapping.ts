@@ -1,6 +1,8 @@
 import type { DeliveryRow, InquiryRow } from '../db/schema.js'
 import { isObject } from '../validation/guards.js'
+import type { Assignee } from './assignees.js'
 import { isInquiryStatus, parseRecipients } from './handling.js'
+import type { InquiryWithDeliveries } from './repository.js'
 import { INQUIRY_KINDS, isInquiryKind, type KindFieldValue, kindFields, storedKind } from './kinds.js'
 
 /** Stored rows -> the shapes the inbox, the webhook and the email show. */
@@ -19,10 +21,10 @@ const SENDER_COLUMNS = [
 ] as const
 
 /** Status, assignee, notes, recipients and whether the sender's data was removed: the inbox and the CLI show them. */
-export function handlingView(row: InquiryRow) {
+export function handlingView(row: InquiryRow, assignee: Assignee | null) {
   return {
     status: isInquiryStatus(row.status) ? row.status : 'new',
-    assignee: row.assignee,
+    assignee,
     notes: row.notes,
     recipients: parseRecipients(row.recipients),
     redacted_at: row.redacted_at === null ? null : Math.floor(row.redacted_at / 1000),
@@ -99,13 +101,13 @@ export function deliveryView(row: DeliveryRow): DeliveryView {
 }
 
 /** An inquiry as the inbox serves it (CONTRACT §11); `created_at` in unix seconds. */
-export function inquiryView(row: InquiryRow, deliveries: DeliveryRow[]) {
+export function inquiryView({ inquiry: row, deliveries, assignee }: InquiryWithDeliveries) {
   return {
     id: row.id,
     kind: storedKind(row.kind),
     username: row.username,
     created_at: Math.floor(row.created_at / 1000),
-    ...handlingView(row),
+    ...handlingView(row, assignee),
     fields: inquiryFields(row),
     delivery: deliveries.map(deliveryView),
   }

@@ -142,7 +142,7 @@ export const InboxQuery = Type.Object(
     kind: Type.Optional(Type.Enum(KIND_NAMES, { description: 'Only inquiries of this kind' })),
     username: Type.Optional(Username('Only inquiries to this expert')),
     status: Type.Optional(Type.Enum(INQUIRY_STATUSES, { description: 'Only inquiries with this status' })),
-    assignee: Type.Optional(Email('Only inquiries assigned to this address')),
+    assignee: Type.Optional(Id('Only inquiries assigned to this person (its id)')),
     email: Type.Optional(
       Email(
         'Export: every inquiry sent from this address, all at once (scope admin; no other parameter with it)',
@@ -238,6 +238,25 @@ export const RecipientView = Type.Object(
   { title: 'InquiryRecipient' },
 )
 
+/** A person who handles inquiries (CONTRACT §22). */
+export const AssigneeView = Type.Object(
+  {
+    id: Type.Integer({ description: "The person's id" }),
+    name: Type.String({ description: "The person's name" }),
+    email: Type.String({ description: "The person's email address" }),
+  },
+  { title: 'InquiryAssignee', description: 'Who handles it: a person of the organization; null for nobody' },
+)
+
+export const AssigneeList = Type.Object(
+  {
+    assignees: Type.Array(AssigneeView, {
+      description: 'The people whose role handles inquiries (owner, admin, inquiries), by name',
+    }),
+  },
+  { title: 'InquiryAssigneeList' },
+)
+
 export const InquiryView = Type.Object(
   {
     id: Type.Integer({ description: 'Inquiry id' }),
@@ -247,7 +266,7 @@ export const InquiryView = Type.Object(
     ),
     created_at: Type.Integer({ description: 'When it was received: unix seconds' }),
     status: Type.Enum(INQUIRY_STATUSES, { description: 'Where its handling stands' }),
-    assignee: nullable(Type.String({ description: 'Who handles it: one of the notification recipients' })),
+    assignee: nullable(AssigneeView),
     notes: nullable(Type.String({ description: 'Internal notes; never sent to the sender' })),
     recipients: Type.Array(RecipientView, { description: 'Who was emailed, decided when it arrived' }),
     redacted_at: nullable(
@@ -276,14 +295,12 @@ export const InquiryPatch = Type.Object(
   {
     status: Type.Optional(Type.Enum(INQUIRY_STATUSES, { description: 'Where the handling stands' })),
     assignee: Type.Optional(
-      Type.Union(
-        [Email('One of the addresses of the notification settings'), Type.Literal(''), Type.Null()],
-        {
-          description:
-            'Who handles it: an address among the notification recipients (GET .../notifications); "" or null unassigns',
-          'x-message': "must be an email address among the organization's inquiry recipients, or empty",
-        },
-      ),
+      Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], {
+        description:
+          'Who handles it: the id of a person of the organization whose role handles inquiries (owner, admin, ' +
+          'inquiries; GET .../inquiry/assignees lists them); null unassigns',
+        'x-message': "must be a person's id (a positive integer), or null to unassign",
+      }),
     ),
     notes: Type.Optional(
       Type.Union([Text({ max: 5000, multiline: true, description: 'Internal notes' }), Type.Null()], {

@@ -20,7 +20,7 @@ import {
   type PersonView,
   updatePersonRow,
 } from './repository.js'
-import { isRole, ROLES, type Role } from './roles.js'
+import { isRole, ROLES, type Role } from '../auth/roles.js'
 
 /**
  * The one write path for people (CONTRACT §14): the CLI and the API call these. Every rule lives here:
