@@ -295,12 +295,21 @@ export const InquiryPatch = Type.Object(
   {
     status: Type.Optional(Type.Enum(INQUIRY_STATUSES, { description: 'Where the handling stands' })),
     assignee: Type.Optional(
-      Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], {
-        description:
-          'Who handles it: the id of a person of the organization whose role handles inquiries (owner, admin, ' +
-          'inquiries; GET .../inquiry/assignees lists them); null unassigns',
-        'x-message': "must be a person's id (a positive integer), or null to unassign",
-      }),
+      Type.Union(
+        [
+          Type.Integer({
+            minimum: 1,
+            maximum: Number.MAX_SAFE_INTEGER,
+            'x-message': "must be a person's id (a positive integer), or null to unassign",
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'Who handles it: the id of a person of the organization whose role handles inquiries (owner, admin, ' +
+            'inquiries; GET .../inquiry/assignees lists them); null unassigns',
+        },
+      ),
     ),
     notes: Type.Optional(
       Type.Union([Text({ max: 5000, multiline: true, description: 'Internal notes' }), Type.Null()], {
