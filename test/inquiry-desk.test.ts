@@ -16,8 +16,8 @@ import {
   type Tenant,
 } from './helpers/harness.js'
 import { deskTenant, privacyRequests, putNotificationSettings } from './helpers/inquiries.js'
-import { addPersonWithPassword } from './helpers/people.js'
 import { scopedToken } from './helpers/oauth.js'
+import { addPersonWithPassword } from './helpers/people.js'
 import { SmtpReceiver, WebhookReceiver } from './helpers/receivers.js'
 
 interface Listed {
@@ -177,6 +177,19 @@ describeEachDialect('the inquiry desk', (ctx) => {
       ],
     )
     assert.equal((await getInquiry(tenant, mediaId)).username, null)
+  })
+
+  test('the email names the expert, not the username, and writes its dates readably with their time zone', async () => {
+    const tenant = await ctx.addTenant('Readable Mail')
+    const username = await createExpert(ctx, tenant, { firstname: 'Katherine', lastname: 'Johnson' })
+    await send(tenant, 'media', inquiryBody('media', username, { message: 'Readable dates please' }))
+    const [mail] = (await deliverAll()).filter((message) => message.raw.includes('Readable dates please'))
+    assert.ok(mail)
+    assert.match(mail.raw, /inquiry \(#\d+\) for Katherine Johnson\./)
+    assert.doesNotMatch(mail.raw, new RegExp(`for ${username}`))
+    assert.match(mail.raw, /^Deadline: Thursday, 1 January 2026 at 00:00 UTC\r?$/m)
+    assert.match(mail.raw, /^Received: \w+day, \d{1,2} \w+ \d{4} at \d\d:\d\d UTC\r?$/m)
+    assert.doesNotMatch(mail.raw, /\d{4}-\d\d-\d\dT\d\d:\d\d/, 'no ISO timestamp')
   })
 
   test('a desk inquiry of a kind with no desk recipients is kept and its email skipped with the reason', async () => {
@@ -458,7 +471,15 @@ describeEachDialect('the inquiry desk', (ctx) => {
       printed.map((inquiry: Listed) => [inquiry.id, inquiry.status, inquiry.assignee, inquiry.notes]),
       [[second, 'answered', owner, null]],
     )
-    const byAssignee = await runCli(['inquiries', 'list', ...org, '--assignee', String(owner.id), '--json', ...db])
+    const byAssignee = await runCli([
+      'inquiries',
+      'list',
+      ...org,
+      '--assignee',
+      String(owner.id),
+      '--json',
+      ...db,
+    ])
     assert.deepEqual(
       JSON.parse(byAssignee.stdout).inquiries.map((inquiry: Listed) => inquiry.id),
       [second],

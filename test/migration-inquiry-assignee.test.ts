@@ -17,7 +17,9 @@ const BEFORE = names[names.indexOf(MIGRATION) - 1] ?? ''
  */
 describe(`migration ${MIGRATION}`, async () => {
   for (const { dialect, skip } of await testDialects()) {
-    test(`maps assignee addresses to people and keeps the others in the notes (${dialect})`, { skip }, async () => {
+    test(`maps assignee addresses to people and keeps the others in the notes (${dialect})`, {
+      skip,
+    }, async () => {
       const testDatabase = await createTestDatabase(dialect)
       const { db } = testDatabase.database
       const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } })
@@ -27,7 +29,9 @@ describe(`migration ${MIGRATION}`, async () => {
         const other = await createOrganization(db, { name: 'Elsewhere' }, Date.now())
         await sql`insert into people (org_id, email, email_key, name, role, created_at, updated_at)
           values (${org.id}, 'Press@Uni.example', 'press@uni.example', 'Pat Press', 'inquiries', 1, 1),
-                 (${other.id}, 'desk@other.example', 'desk@other.example', 'Dee Desk', 'owner', 1, 1)`.execute(db)
+                 (${other.id}, 'desk@other.example', 'desk@other.example', 'Dee Desk', 'owner', 1, 1)`.execute(
+          db,
+        )
         const inquiry = (orgId: number, assignee: string | null, notes: string | null, status: string) =>
           sql`insert into inquiries (org_id, kind, username, recipients, firstname, email, message, kind_fields, created_at, status, assignee, notes)
             values (${orgId}, 'general', null, '[]', 'Ada', 'ada@example.org', 'Hi', '{}', 1700000000000, ${status}, ${assignee}, ${notes})`.execute(
@@ -46,9 +50,17 @@ describe(`migration ${MIGRATION}`, async () => {
           .where('org_id', '=', org.id)
           .orderBy('id')
           .execute()
-        const press = await db.selectFrom('people').select('id').where('email_key', '=', 'press@uni.example').executeTakeFirstOrThrow()
+        const press = await db
+          .selectFrom('people')
+          .select('id')
+          .where('email_key', '=', 'press@uni.example')
+          .executeTakeFirstOrThrow()
         assert.deepEqual(
-          rows.map((row) => [row.assignee_id === null ? null : Number(row.assignee_id), row.notes, row.status]),
+          rows.map((row) => [
+            row.assignee_id === null ? null : Number(row.assignee_id),
+            row.notes,
+            row.status,
+          ]),
           [
             [Number(press.id), null, 'assigned'],
             [

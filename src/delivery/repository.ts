@@ -118,3 +118,14 @@ export async function deleteWebhook(db: Queryable, orgId: number): Promise<boole
   const result = await db.deleteFrom('webhooks').where('org_id', '=', orgId).executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+/** The expert's name ("Grace Hopper") for an inquiry's email; null when the expert is gone. */
+export async function findExpertName(db: Queryable, orgId: number, expertId: number): Promise<string | null> {
+  const expert = await db
+    .selectFrom('experts')
+    .select(['firstname', 'lastname'])
+    .where('org_id', '=', orgId)
+    .where('id', '=', expertId)
+    .executeTakeFirst()
+  return expert ? [expert.firstname, expert.lastname].filter(Boolean).join(' ') : null
+}

@@ -4,8 +4,8 @@ import { recordAudit } from '../audit/log.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { notFound, validationError } from '../errors.js'
-import type { HandlingChange } from './handling.js'
 import { requireAssignable } from './assignees.js'
+import type { HandlingChange } from './handling.js'
 import { findInquiry, findInquiryWithDeliveries, type InquiryWithDeliveries } from './repository.js'
 
 /**

@@ -3,6 +3,15 @@
 export const INQUIRY_STATUSES = ['new', 'assigned', 'answered', 'closed', 'spam'] as const
 export type InquiryStatus = (typeof INQUIRY_STATUSES)[number]
 
+/** How a person reads each status. */
+export const INQUIRY_STATUS_LABELS: Readonly<Record<InquiryStatus, string>> = {
+  new: 'New',
+  assigned: 'Assigned',
+  answered: 'Answered',
+  closed: 'Closed',
+  spam: 'Spam',
+}
+
 /** Who an email goes to: the expert, the expert's assistant, or the organization's desk. */
 export const RECIPIENT_ROLES = ['expert', 'assistant', 'desk'] as const
 export type RecipientRole = (typeof RECIPIENT_ROLES)[number]

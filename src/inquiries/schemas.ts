@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
 import { propertyOf } from '../validation/guards.js'
 import { CountryCode, Email, Id, StateCode, Text, Url } from '../validation/text.js'
-import { INQUIRY_STATUSES, RECIPIENT_ROLES } from './handling.js'
+import { INQUIRY_STATUS_LABELS, INQUIRY_STATUSES, RECIPIENT_ROLES } from './handling.js'
 import {
   goesToDesk,
   INQUIRY_KINDS,
@@ -12,6 +12,7 @@ import {
   type KindField,
   type KindFieldValue,
   kindFields,
+  SENDER_FIELD_LABELS,
 } from './kinds.js'
 
 function Username(description: string, minLength = 1) {
@@ -219,6 +220,50 @@ export const InquiryFieldsView = Type.Object(
     description: "The sender's fields and those of the inquiry's kind; a field left out is null.",
   },
 )
+
+/** One field as the dashboard shows it: its label, its named choices, and whether it is a time. */
+interface FieldDisplay {
+  title: string
+  oneOf?: { const: string; title: string }[]
+  'x-input'?: 'unix-time' | 'longtext'
+}
+
+/**
+ * How the dashboard shows an inquiry (scripts/dashboard-schema.ts writes it into the dashboard), from
+ * the kinds' table: every field's `title`, named choices as `oneOf` of `const` + `title`, `x-input`
+ * `unix-time` for a time (shown as a date in the reader's time zone), and the statuses and kinds with
+ * their labels.
+ */
+export function inquiryDisplay() {
+  const fields: Record<string, FieldDisplay> = Object.fromEntries(
+    Object.entries(SENDER_FIELD_LABELS).map(([name, title]) => [
+      name,
+      name === 'message' ? { title, 'x-input': 'longtext' as const } : { title },
+    ]),
+  )
+  for (const kind of KIND_NAMES) {
+    for (const [name, field] of kindFields(kind)) {
+      const display: FieldDisplay = { title: field.label }
+      if (field.choices)
+        display.oneOf = Object.entries(field.choices).map(([value, title]) => ({ const: value, title }))
+      if (field.time) display['x-input'] = 'unix-time'
+      else if (field.multiline) display['x-input'] = 'longtext'
+      fields[name] = display
+    }
+  }
+  return {
+    fields: { type: 'object', properties: fields },
+    status: {
+      oneOf: INQUIRY_STATUSES.map((status) => ({ const: status, title: INQUIRY_STATUS_LABELS[status] })),
+    },
+    kind: {
+      oneOf: KIND_NAMES.map((kind) => {
+        const { label } = INQUIRY_KINDS[kind]
+        return { const: kind, title: `${label.charAt(0).toUpperCase()}${label.slice(1)}` }
+      }),
+    },
+  }
+}
 
 export const DeliveryStatusView = Type.Object(
   {

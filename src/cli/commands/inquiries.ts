@@ -138,7 +138,11 @@ export function inquiryCommands(program: Command, cli: Cli): void {
       `only inquiries with this status: ${INQUIRY_STATUSES.join(', ')}`,
       statusOption,
     )
-    .option('--assignee <person-id>', 'only inquiries assigned to this person (its id)', positiveInt('--assignee'))
+    .option(
+      '--assignee <person-id>',
+      'only inquiries assigned to this person (its id)',
+      positiveInt('--assignee'),
+    )
     .option('--since <seconds>', 'only inquiries received at or after this unix time', unixSeconds('--since'))
     .option('--until <seconds>', 'only inquiries received before this unix time', unixSeconds('--until'))
     .option(

@@ -1,10 +1,10 @@
 import type { Command } from 'commander'
 import { cliTrail } from '../../audit/actor.js'
+import { ROLES } from '../../auth/roles.js'
 import type { Config } from '../../config.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { linkUrl } from '../../people/links.js'
 import { findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
-import { ROLES } from '../../auth/roles.js'
 import { addPerson, emailKey, removePerson, summarize } from '../../people/service.js'
 import { type Cli, CliError, explained, positiveInt, UsageError } from '../output.js'
 
