@@ -199,7 +199,8 @@ function InquiryRow({ inquiry, open, onOpen }: { inquiry: Inquiry; open: boolean
     <button type="button" className="inquiry-row" aria-current={open ? 'true' : undefined} onClick={onOpen}>
       <span className="strong">{senderOf(inquiry)}</span>
       <span className="muted">
-        {kindLabel(inquiry.kind)} · {inquiry.username ?? 'organization'} · {readableTime(inquiry.created_at)}
+        {kindLabel(inquiry.kind)} · to {inquiry.username ?? 'the organization'} ·{' '}
+        {readableTime(inquiry.created_at)}
       </span>
       <span className="muted">
         {inquiry.assignee ? `Assigned to ${inquiry.assignee.name}` : 'Unassigned'}
