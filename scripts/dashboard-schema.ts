@@ -10,6 +10,8 @@ import {
   QuestionUpdate,
 } from '../src/content/schemas.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
+import { notificationDisplay } from '../src/inquiries/notification-schemas.js'
+import { inquiryDisplay } from '../src/inquiries/schemas.js'
 import { OrganizationUpdate } from '../src/profiles/organization.js'
 import {
   markupFields,
@@ -47,6 +49,10 @@ const document = {
     })),
   },
   webhook: { set: WebhookSet },
+  // The inbox: each field's label, named choices and times; statuses and kinds with their labels.
+  inquiry: inquiryDisplay(),
+  // Who is emailed about each kind (\`PUT .../notifications\`).
+  notifications: notificationDisplay(),
   person: { create: PersonCreate, update: PersonUpdate },
   // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
   content: {

@@ -17,6 +17,7 @@ import {
 } from './helpers/harness.js'
 import { deskTenant, privacyRequests, putNotificationSettings } from './helpers/inquiries.js'
 import { scopedToken } from './helpers/oauth.js'
+import { addPersonWithPassword } from './helpers/people.js'
 import { SmtpReceiver, WebhookReceiver } from './helpers/receivers.js'
 
 interface Listed {
@@ -24,7 +25,7 @@ interface Listed {
   kind: string
   username: string | null
   status: string
-  assignee: string | null
+  assignee: { id: number; name: string; email: string } | null
   notes: string | null
   recipients: { role: string; email: string }[]
   redacted_at: number | null
@@ -178,6 +179,19 @@ describeEachDialect('the inquiry desk', (ctx) => {
       ],
     )
     assert.equal((await getInquiry(tenant, mediaId)).username, null)
+  })
+
+  test('the email names the expert, not the username, and writes its dates readably with their time zone', async () => {
+    const tenant = await ctx.addTenant('Readable Mail')
+    const username = await createExpert(ctx, tenant, { firstname: 'Katherine', lastname: 'Johnson' })
+    await send(tenant, 'media', inquiryBody('media', username, { message: 'Readable dates please' }))
+    const [mail] = (await deliverAll()).filter((message) => message.raw.includes('Readable dates please'))
+    assert.ok(mail)
+    assert.match(mail.raw, /inquiry \(#\d+\) for Katherine Johnson\./)
+    assert.doesNotMatch(mail.raw, new RegExp(`for ${username}`))
+    assert.match(mail.raw, /^Deadline: Thursday, 1 January 2026 at 00:00 UTC\r?$/m)
+    assert.match(mail.raw, /^Received: \w+day, \d{1,2} \w+ \d{4} at \d\d:\d\d UTC\r?$/m)
+    assert.doesNotMatch(mail.raw, /\d{4}-\d\d-\d\dT\d\d:\d\d/, 'no ISO timestamp')
   })
 
   test('a desk inquiry of a kind with no desk recipients is kept and its email skipped with the reason', async () => {
@@ -364,29 +378,42 @@ describeEachDialect('the inquiry desk', (ctx) => {
     assert.equal(importedAccount.assistant_email, 'imported.pa@assistant.example')
   })
 
+  /** A person of the tenant with `role`, as the inbox shows an assignee. */
+  async function colleague(tenant: Tenant, role: string, name: string) {
+    const person = await addPersonWithPassword(ctx, tenant.orgId, role)
+    await ctx.testDatabase.database.db
+      .updateTable('people')
+      .set({ name })
+      .where('id', '=', person.id)
+      .execute()
+    return { id: person.id, name, email: person.email }
+  }
+
   test('PATCH sets status, assignee and notes; the inbox shows and filters them (API and CLI)', async () => {
-    const tenant = await deskTenant(ctx, 'Handling University', {
-      media: ['press@handling.example'],
-      general: ['info@handling.example'],
-    })
+    // A fresh organization: nobody is a notification recipient, and assigning still works.
+    const tenant = await ctx.addTenant('Handling University')
+    const press = await colleague(tenant, 'inquiries', 'Pat Press')
+    const owner = await colleague(tenant, 'owner', 'Olive Owner')
     const username = await createExpert(ctx, tenant)
     const first = await send(tenant, 'media', deskBody('media'))
     const second = await send(tenant, 'general', inquiryBody('general', username))
     const third = await send(tenant, 'general', deskBody('general'))
 
-    const assigned = await patch(tenant, first, {
-      assignee: 'Press@Handling.example',
-      notes: 'Call back\non Monday',
+    const assignees = await ctx.inject({
+      method: 'GET',
+      url: `${base(tenant)}/inquiry/assignees`,
+      headers: tenant.auth,
     })
+    assert.equal(assignees.statusCode, 200, assignees.body)
+    assert.deepEqual(assignees.json().data.assignees, [owner, press], 'people who handle inquiries, by name')
+
+    const assigned = await patch(tenant, first, { assignee: press.id, notes: 'Call back\non Monday' })
     assert.equal(assigned.statusCode, 200, assigned.body)
     const view = assigned.json().data
     assert.equal(view.status, 'assigned', 'assigning a new inquiry makes it assigned')
-    assert.equal(view.assignee, 'press@handling.example')
+    assert.deepEqual(view.assignee, press)
     assert.equal(view.notes, 'Call back\non Monday')
-    assert.equal(
-      (await patch(tenant, second, { status: 'answered', assignee: 'info@handling.example' })).statusCode,
-      200,
-    )
+    assert.equal((await patch(tenant, second, { status: 'answered', assignee: owner.id })).statusCode, 200)
     assert.equal((await patch(tenant, third, { status: 'spam' })).statusCode, 200)
 
     assert.deepEqual(
@@ -394,7 +421,7 @@ describeEachDialect('the inquiry desk', (ctx) => {
       [first],
     )
     assert.deepEqual(
-      (await list(tenant, '?assignee=INFO@handling.example')).map((inquiry) => inquiry.id),
+      (await list(tenant, `?assignee=${owner.id}`)).map((inquiry) => inquiry.id),
       [second],
     )
     assert.deepEqual(
@@ -406,8 +433,8 @@ describeEachDialect('the inquiry desk', (ctx) => {
       all.map((inquiry) => [inquiry.id, inquiry.status, inquiry.assignee]),
       [
         [third, 'spam', null],
-        [second, 'answered', 'info@handling.example'],
-        [first, 'assigned', 'press@handling.example'],
+        [second, 'answered', owner],
+        [first, 'assigned', press],
       ],
     )
     assert.ok(
@@ -416,6 +443,16 @@ describeEachDialect('the inquiry desk', (ctx) => {
           await ctx.inject({
             method: 'GET',
             url: `${base(tenant)}/inquiry?status=done`,
+            headers: tenant.auth,
+          }),
+        ),
+    )
+    assert.ok(
+      'assignee' in
+        detailsOf(
+          await ctx.inject({
+            method: 'GET',
+            url: `${base(tenant)}/inquiry?assignee=press@handling.example`,
             headers: tenant.auth,
           }),
         ),
@@ -434,14 +471,14 @@ describeEachDialect('the inquiry desk', (ctx) => {
     const printed = JSON.parse(json.stdout).inquiries
     assert.deepEqual(
       printed.map((inquiry: Listed) => [inquiry.id, inquiry.status, inquiry.assignee, inquiry.notes]),
-      [[second, 'answered', 'info@handling.example', null]],
+      [[second, 'answered', owner, null]],
     )
     const byAssignee = await runCli([
       'inquiries',
       'list',
       ...org,
       '--assignee',
-      'info@handling.example',
+      String(owner.id),
       '--json',
       ...db,
     ])
@@ -456,16 +493,41 @@ describeEachDialect('the inquiry desk', (ctx) => {
       human.stdout,
       new RegExp(`${third}\\t.*\\(desk\\)\\tspam unassigned\\t.*notes: Looks automated`),
     )
+    assert.match(human.stdout, new RegExp(`${second}\\t.*\\tanswered Olive Owner <${owner.email}>\\t`))
     const badStatus = await runCli(['inquiries', 'list', ...org, '--status', 'done', ...db])
     assert.equal(badStatus.code, 2)
     assert.match(badStatus.stderr, /--status must be one of new, assigned, answered, closed, spam/)
   })
 
+  test('the assignment ends when the person is removed', async () => {
+    const tenant = await ctx.addTenant('Leaving Desk')
+    const leaving = await colleague(tenant, 'inquiries', 'Lee Leaving')
+    const id = await send(tenant, 'general', deskBody('general'))
+    assert.equal((await patch(tenant, id, { assignee: leaving.id })).statusCode, 200)
+    await ctx.testDatabase.database.db.deleteFrom('people').where('id', '=', leaving.id).execute()
+    const stored = await getInquiry(tenant, id)
+    assert.deepEqual([stored.status, stored.assignee], ['assigned', null])
+  })
+
   test('PATCH refuses what it cannot apply: 400 with the field, 404 for an unknown or foreign inquiry', async () => {
     const tenant = await deskTenant(ctx, 'Refusing Desk', { general: ['info@refusing.example'] })
+    const editor = await colleague(tenant, 'editor', 'Eddie Editor')
+    const foreign = await ctx.addTenant('Foreign Desk')
+    const stranger = await colleague(foreign, 'inquiries', 'Stan Stranger')
     const id = await send(tenant, 'general', deskBody('general'))
-    assert.ok('assignee' in detailsOf(await patch(tenant, id, { assignee: 'stranger@elsewhere.example' })))
-    assert.ok('assignee' in detailsOf(await patch(tenant, id, { assignee: 'not-an-email' })))
+    const refused = async (payload: object) => {
+      const response = await patch(tenant, id, payload)
+      assert.equal(response.statusCode, 400, response.body)
+      return detailsOf(response).assignee ?? ''
+    }
+    // The address of the notification settings is not a person.
+    assert.match(await refused({ assignee: 'info@refusing.example' }), /person's id/)
+    assert.match(await refused({ assignee: '' }), /person's id/)
+    assert.match(await refused({ assignee: stranger.id }), /must be the id of a person of the organization/)
+    assert.match(await refused({ assignee: 999_999_999 }), /must be the id of a person of the organization/)
+    const byRole = await refused({ assignee: editor.id })
+    assert.match(byRole, /role handles inquiries \(owner, admin, inquiries\); Eddie Editor is editor/)
+    assert.doesNotMatch(byRole, /\/v2\//, 'the message names no API route')
     assert.ok('status' in detailsOf(await patch(tenant, id, { status: 'done' })))
     assert.equal((await patch(tenant, id, {})).statusCode, 400)
     assert.ok('extra' in detailsOf(await patch(tenant, id, { extra: 1 })))
@@ -473,7 +535,6 @@ describeEachDialect('the inquiry desk', (ctx) => {
     assert.equal((await patch(tenant, 999_999_999, { status: 'closed' })).statusCode, 404)
     const stored = await getInquiry(tenant, id)
     assert.deepEqual([stored.status, stored.assignee, stored.notes], ['new', null, null])
-    const foreign = await ctx.addTenant('Foreign Desk')
     const foreignPatch = await patch(foreign, id, { status: 'closed' })
     assert.equal(foreignPatch.statusCode, 404)
   })

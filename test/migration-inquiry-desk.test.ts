@@ -34,7 +34,7 @@ describe('migration 0015_inquiry_desk', async () => {
         assert.equal(inquiry.username, 'grace')
         assert.equal(inquiry.message, 'Hi')
         assert.deepEqual(JSON.parse(inquiry.kind_fields), { media_type: 'tv' })
-        const handling = handlingView(inquiry)
+        const handling = handlingView(inquiry, null)
         assert.deepEqual(handling, {
           status: 'new',
           assignee: null,

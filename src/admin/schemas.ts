@@ -1,9 +1,9 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { ACTOR_KINDS } from '../audit/actor.js'
 import { RECORD_KINDS } from '../audit/log.js'
+import { ROLES } from '../auth/roles.js'
 import { SCOPES } from '../auth/scopes.js'
 import { ExpertParams } from '../http/params.js'
-import { ROLES } from '../people/roles.js'
 import { Clearable } from '../validation/fields.js'
 import { Email, Flag, Id, Text, Url } from '../validation/text.js'
 

@@ -22,6 +22,7 @@ import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_exper
 import * as publicDirectory from './migrations/0021_public_directory.js'
 import * as staffSearch from './migrations/0024_staff_search.js'
 import * as mediaReferences from './migrations/0027_media_references.js'
+import * as inquiryAssigneePeople from './migrations/0026_inquiry_assignee_people.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -47,6 +48,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020_inquiry_experts_and_hidden_answers': inquiryExpertsAndHiddenAnswers,
   '0021_public_directory': publicDirectory,
   '0024_staff_search': staffSearch,
+  '0026_inquiry_assignee_people': inquiryAssigneePeople,
   '0027_media_references': mediaReferences,
 }
 

@@ -15,7 +15,7 @@ export interface PeopleTable {
   /** Lower-cased email: unique across the service. */
   email_key: string
   name: string
-  /** One of the roles of src/people/roles.ts. */
+  /** One of the roles of src/auth/roles.ts. */
   role: string
   expert_id: number | null
   /** argon2id PHC string, never the password; null until one is set. */

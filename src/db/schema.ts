@@ -129,7 +129,8 @@ export interface InquiriesTable {
   recipients: string
   /** Handling: one of src/inquiries/handling.ts. */
   status: Generated<string>
-  assignee: Generated<string | null>
+  /** The person handling it (CONTRACT §22); null when nobody is, or the person was removed. */
+  assignee_id: Generated<number | null>
   notes: Generated<string | null>
   /** When the sender's personal data was removed (retention or erasure); null while it is kept. */
   redacted_at: Generated<number | null>

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import type { Transporter } from 'nodemailer'
 import type { InquiryRow } from '../db/schema.js'
 import type { Recipient } from '../inquiries/handling.js'
-import { kindLabel, labelledFields } from '../inquiries/mapping.js'
+import { kindLabel, labelledFields, readableTime } from '../inquiries/mapping.js'
 import { propertyOf } from '../validation/guards.js'
 import type { Confirmation } from './confirmation.js'
 import { DeliveryError } from './webhook.js'
@@ -13,7 +13,7 @@ import { DeliveryError } from './webhook.js'
  * configured.
  */
 export interface EmailChannel {
-  send(inquiry: InquiryRow, recipients: readonly Recipient[]): Promise<void>
+  send(inquiry: InquiryRow, recipients: readonly Recipient[], context: EmailContext): Promise<void>
   /** Sends the sender of `inquiry` the confirmation that it arrived (src/delivery/confirmation.ts). */
   confirm(inquiry: InquiryRow, confirmation: Confirmation): Promise<void>
   close(): void
@@ -21,11 +21,27 @@ export interface EmailChannel {
 
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }
 
+/** What an email says beyond the inquiry: the expert's name and the time zone of its dates. */
+export interface EmailContext {
+  /** The recipient expert's name; null for an inquiry to the desk (or an expert removed since). */
+  expertName: string | null
+  /**
+   * IANA time zone of the dates, which each date names. The organization has no time zone setting, so
+   * the outbox writes UTC.
+   */
+  timeZone: string
+}
+
 /** Subject and text of the email an expert receives. */
-export function composeEmail(inquiry: InquiryRow): { subject: string; text: string } {
+export function composeEmail(
+  inquiry: InquiryRow,
+  context: EmailContext = { expertName: null, timeZone: 'UTC' },
+): { subject: string; text: string } {
   const sender = [inquiry.firstname, inquiry.lastname].filter(Boolean).join(' ')
+  const when = (seconds: number) => readableTime(seconds, context.timeZone)
   const lines: [string, string | number | null][] = [
     ['From', `${sender} <${inquiry.email}>`],
+    ['Received', when(Math.floor(inquiry.created_at / 1000))],
     ['Phone', inquiry.phone],
     ['Website', inquiry.website],
     ['Organization', inquiry.organization],
@@ -35,11 +51,12 @@ export function composeEmail(inquiry: InquiryRow): { subject: string; text: stri
         null,
     ],
   ]
-  for (const { label, text } of labelledFields(inquiry)) lines.push([label, text])
+  for (const { label, text } of labelledFields(inquiry, when)) lines.push([label, text])
   const header = lines
     .filter(([, value]) => value !== null && value !== '')
     .map(([label, value]) => `${label}: ${value}`)
-  const addressee = inquiry.username === null ? "the organization's inquiry desk" : inquiry.username
+  const addressee =
+    inquiry.username === null ? "the organization's inquiry desk" : (context.expertName ?? inquiry.username)
   const text = [
     `You have received a new ${kindLabel(inquiry.kind)} inquiry (#${inquiry.id}) for ${addressee}.`,
     '',
@@ -65,8 +82,8 @@ export function createEmailChannel(smtpUrl: string, from: string): EmailChannel 
   const nodemailer: typeof import('nodemailer') = createRequire(import.meta.url)('nodemailer')
   const transport: Transporter = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS })
   return {
-    async send(inquiry, recipients) {
-      const { subject, text } = composeEmail(inquiry)
+    async send(inquiry, recipients, context) {
+      const { subject, text } = composeEmail(inquiry, context)
       try {
         await transport.sendMail({
           from,

@@ -10,6 +10,7 @@ import {
   claimDueDeliveries,
   completeDelivery,
   type DeliveryOutcome,
+  findExpertName,
   findWebhook,
   renewLeases,
 } from './repository.js'
@@ -25,6 +26,8 @@ export const MAX_BACKOFF_MS = 60 * 60 * 1000
 export const LEASE_MS = 10 * WEBHOOK_TIMEOUT_MS
 const BATCH = 10
 const REDACTED = "cancelled: the sender's personal data was removed"
+/** The time zone of an email's dates: the organization has no time zone setting, so UTC, which they name. */
+const EMAIL_TIME_ZONE = 'UTC'
 const NO_RECIPIENTS = 'no one to email: the notification settings name no recipient for this kind'
 
 type Log = {
@@ -106,7 +109,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
     else {
       const recipients = parseRecipients(inquiry.recipients)
       if (recipients.length === 0) return skipped(NO_RECIPIENTS)
-      await email?.send(inquiry, recipients)
+      const expertName =
+        inquiry.expert_id === null ? null : await findExpertName(db, row.org_id, inquiry.expert_id)
+      await email?.send(inquiry, recipients, { expertName, timeZone: EMAIL_TIME_ZONE })
     }
     return { status: 'delivered', next_attempt_at: null, last_error: null }
   }

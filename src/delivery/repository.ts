@@ -145,3 +145,14 @@ export async function queueConfirmation(
     .onConflict((conflict) => conflict.columns(['inquiry_id', 'channel']).doNothing())
     .execute()
 }
+
+/** The expert's name ("Grace Hopper") for an inquiry's email; null when the expert is gone. */
+export async function findExpertName(db: Queryable, orgId: number, expertId: number): Promise<string | null> {
+  const expert = await db
+    .selectFrom('experts')
+    .select(['firstname', 'lastname'])
+    .where('org_id', '=', orgId)
+    .where('id', '=', expertId)
+    .executeTakeFirst()
+  return expert ? [expert.firstname, expert.lastname].filter(Boolean).join(' ') : null
+}

@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js'
 import { requestTrail } from '../audit/request.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
+import { listAssignable } from './assignees.js'
 import { handleInquiry } from './handle.js'
 import { inquiryView } from './mapping.js'
 import {
@@ -17,6 +18,7 @@ import {
 } from './notifications.js'
 import { eraseSenderData } from './privacy.js'
 import {
+  AssigneeList,
   ErasureQuery,
   ErasureResult,
   InquiryParams,
@@ -84,6 +86,24 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
     },
   )
 
+  app.get<{ Params: { corporation: number } }>(
+    '/v2/organization/:corporation/inquiry/assignees',
+    {
+      config: { scope: 'inquiries:read' },
+      schema: {
+        operationId: 'listInquiryAssignees',
+        tags: ['inquiries'],
+        summary: 'Who inquiries may be assigned to',
+        description:
+          'The people of the organization whose role handles inquiries (owner, admin, inquiries), by name: ' +
+          'the values of assignee in PATCH .../inquiry/:id and of the inbox filter.',
+        params: CorporationParams,
+        response: { 200: Success(AssigneeList), ...errors },
+      },
+    },
+    async (request) => ok({ assignees: await listAssignable(context.db, request.params.corporation) }),
+  )
+
   app.patch<{ Params: { corporation: number; id: number }; Body: InquiryPatchInput }>(
     '/v2/organization/:corporation/inquiry/:id',
     {
@@ -93,8 +113,8 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
         tags: ['inquiries'],
         summary: "Change an inquiry's status, assignee or internal notes",
         description:
-          'assignee must be an address of the notification settings ("" or null unassigns); assigning a new ' +
-          'inquiry without a status makes it assigned. Answers the inquiry as the inbox shows it.',
+          "assignee is a person's id (GET .../inquiry/assignees lists who may handle inquiries; null unassigns); " +
+          'assigning a new inquiry without a status makes it assigned. Answers the inquiry as the inbox shows it.',
         params: InquiryParams,
         body: InquiryPatch,
         response: { 200: Success(InquiryView), ...errors },
@@ -110,7 +130,7 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
         context.now(),
         requestTrail(request),
       )
-      return ok(inquiryView(found.inquiry, found.deliveries))
+      return ok(inquiryView(found))
     },
   )
 

@@ -3,15 +3,15 @@ import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
-import { notFound, validationError } from '../errors.js'
+import { notFound } from '../errors.js'
+import { requireAssignable } from './assignees.js'
 import type { HandlingChange } from './handling.js'
-import { organizationRecipients } from './notifications.js'
 import { findInquiry, findInquiryWithDeliveries, type InquiryWithDeliveries } from './repository.js'
 
 /**
- * Changes an inquiry's status, assignee and notes (`PATCH .../inquiry/:id`). An assignee must be one
- * of the organization's notification recipients (until people exist, CONTRACT §17). Assigning a `new`
- * inquiry without naming a status makes it `assigned`.
+ * Changes an inquiry's status, assignee and notes (`PATCH .../inquiry/:id`). An assignee is a person
+ * of the organization whose role handles inquiries (CONTRACT §22). Assigning a `new` inquiry without
+ * naming a status makes it `assigned`.
  */
 export async function handleInquiry(
   db: Kysely<DB>,
@@ -24,30 +24,15 @@ export async function handleInquiry(
   await writeTransaction(db, async (trx) => {
     const inquiry = await findInquiry(trx, orgId, id)
     if (!inquiry) throw notFound(`Inquiry ${id}`)
-    const assignee =
-      change.assignee === undefined
-        ? undefined
-        : change.assignee === null || change.assignee === ''
-          ? null
-          : change.assignee.toLowerCase()
-    if (assignee) {
-      const recipients = await organizationRecipients(trx, orgId)
-      if (!recipients.has(assignee)) {
-        throw validationError([
-          {
-            field: 'assignee',
-            message:
-              "must be one of the organization's inquiry recipients (GET /v2/organization/:corporation/notifications)",
-          },
-        ])
-      }
-    }
-    const status = change.status ?? (assignee && inquiry.status === 'new' ? 'assigned' : undefined)
+    const assignee = change.assignee
+    const assigning = assignee !== undefined && assignee !== null
+    if (assigning) await requireAssignable(trx, orgId, assignee)
+    const status = change.status ?? (assigning && inquiry.status === 'new' ? 'assigned' : undefined)
     await trx
       .updateTable('inquiries')
       .set({
         ...(status === undefined ? {} : { status }),
-        ...(assignee === undefined ? {} : { assignee }),
+        ...(assignee === undefined ? {} : { assignee_id: assignee }),
         ...(change.notes === undefined ? {} : { notes: change.notes === '' ? null : change.notes }),
       })
       .where('org_id', '=', orgId)

@@ -3,6 +3,15 @@
 export const INQUIRY_STATUSES = ['new', 'assigned', 'answered', 'closed', 'spam'] as const
 export type InquiryStatus = (typeof INQUIRY_STATUSES)[number]
 
+/** How a person reads each status. */
+export const INQUIRY_STATUS_LABELS: Readonly<Record<InquiryStatus, string>> = {
+  new: 'New',
+  assigned: 'Assigned',
+  answered: 'Answered',
+  closed: 'Closed',
+  spam: 'Spam',
+}
+
 /** Who an email goes to: the expert, the expert's assistant, or the organization's desk. */
 export const RECIPIENT_ROLES = ['expert', 'assistant', 'desk'] as const
 export type RecipientRole = (typeof RECIPIENT_ROLES)[number]
@@ -33,9 +42,10 @@ export function isInquiryStatus(value: string): value is InquiryStatus {
   return INQUIRY_STATUSES.some((status) => status === value)
 }
 
-/** What a PATCH asks for, validated by its schema: "" and null clear the assignee and the notes. */
+/** What a PATCH asks for, validated by its schema: null unassigns, "" and null clear the notes. */
 export interface HandlingChange {
   status?: InquiryStatus
-  assignee?: string | null
+  /** A person's id (CONTRACT §22). */
+  assignee?: number | null
   notes?: string | null
 }

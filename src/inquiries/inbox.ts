@@ -11,7 +11,8 @@ export interface InboxRequest {
   kind?: InquiryKind
   username?: string
   status?: InquiryStatus
-  assignee?: string
+  /** The id of the person handling them. */
+  assignee?: number
   since?: number
   until?: number
   pageSize?: number
@@ -52,7 +53,7 @@ export async function readInbox(db: Queryable, orgId: number, request: InboxRequ
       kind,
       ...(await recipientFilter(db, orgId, username)),
       status,
-      assignee: assignee?.toLowerCase(),
+      assigneeId: assignee,
       since: since === undefined ? undefined : since * 1000,
       until: until === undefined ? undefined : until * 1000,
     },

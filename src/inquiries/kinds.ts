@@ -8,14 +8,19 @@ import { Text } from '../validation/text.js'
  * the email and webhook payload and the inbox all come from it.
  */
 
-/** A field a kind adds. `choices` maps each allowed value to its readable label. */
+/**
+ * A field a kind adds: `label` is how emails, the webhook's `details` and the dashboard name it;
+ * `choices` maps each allowed value to its readable label.
+ */
 export interface KindField {
   label: string
   schema: TSchema
   optional?: boolean
   choices?: Readonly<Record<string, string>>
-  /** A unix time in seconds: shown as a date in emails. */
+  /** A unix time in seconds: shown as a date in emails and the dashboard. */
   time?: boolean
+  /** Text with line breaks. */
+  multiline?: boolean
 }
 
 export interface KindSpec {
@@ -37,7 +42,7 @@ function line(label: string, description: string): KindField {
 }
 
 function paragraph(label: string, description: string): KindField {
-  return { label, schema: Text({ min: 1, max: 5000, multiline: true, description }) }
+  return { label, multiline: true, schema: Text({ min: 1, max: 5000, multiline: true, description }) }
 }
 
 /** An inquiry's time: a unix time in seconds from 1970 on. */
@@ -54,6 +59,21 @@ const ORGANIZATION_TYPES = {
   not_for_profit: 'Not for profit',
   other: 'Other',
 }
+
+/** The labels of the sender's fields, which every kind has (the kinds' own are in their table below). */
+export const SENDER_FIELD_LABELS = {
+  firstname: 'First name',
+  lastname: 'Last name',
+  email: 'Email',
+  phone: 'Phone',
+  website: 'Website',
+  organization: 'Organization',
+  message: 'Message',
+  location_city: 'City',
+  location_state: 'State or province',
+  location_country: 'Country',
+  username: 'Expert',
+} as const
 
 export const INQUIRY_KINDS = {
   general: {

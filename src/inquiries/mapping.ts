@@ -1,7 +1,9 @@
 import type { DeliveryRow, InquiryRow } from '../db/schema.js'
 import { isObject } from '../validation/guards.js'
+import type { Assignee } from './assignees.js'
 import { isInquiryStatus, parseRecipients } from './handling.js'
 import { INQUIRY_KINDS, isInquiryKind, type KindFieldValue, kindFields, storedKind } from './kinds.js'
+import type { InquiryWithDeliveries } from './repository.js'
 
 /** Stored rows -> the shapes the inbox, the webhook and the email show. */
 
@@ -19,10 +21,10 @@ const SENDER_COLUMNS = [
 ] as const
 
 /** Status, assignee, notes, recipients and whether the sender's data was removed: the inbox and the CLI show them. */
-export function handlingView(row: InquiryRow) {
+export function handlingView(row: InquiryRow, assignee: Assignee | null) {
   return {
     status: isInquiryStatus(row.status) ? row.status : 'new',
-    assignee: row.assignee,
+    assignee,
     notes: row.notes,
     recipients: parseRecipients(row.recipients),
     redacted_at: row.redacted_at === null ? null : Math.floor(row.redacted_at / 1000),
@@ -63,11 +65,34 @@ export interface LabelledField {
   field: string
   label: string
   value: KindFieldValue | null
-  /** The allowed value's label (`tv` -> `TV`), a time as an ISO 8601 date, or the text itself. */
+  /** The allowed value's label (`tv` -> `TV`), a time as `formatTime` writes it, or the text itself. */
   text: string | null
 }
 
-export function labelledFields(row: InquiryRow): LabelledField[] {
+/** A unix time in seconds as ISO 8601 (UTC): the webhook payload's form. */
+export const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString()
+
+/**
+ * A unix time in seconds as a person reads it, in `timeZone` (IANA), which it names:
+ * "Thursday 1 January 2026 at 09:30 UTC".
+ */
+export function readableTime(seconds: number, timeZone = 'UTC'): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone,
+    timeZoneName: 'short',
+  }).format(new Date(seconds * 1000))
+}
+
+export function labelledFields(
+  row: InquiryRow,
+  formatTime: (seconds: number) => string = isoTime,
+): LabelledField[] {
   if (!isInquiryKind(row.kind)) return []
   const values = kindFieldValues(row)
   return kindFields(row.kind).map(([field, spec]) => {
@@ -76,7 +101,7 @@ export function labelledFields(row: InquiryRow): LabelledField[] {
       value === null
         ? null
         : spec.time
-          ? new Date(Number(value) * 1000).toISOString()
+          ? formatTime(Number(value))
           : (spec.choices?.[String(value)] ?? String(value))
     return { field, label: spec.label, value, text }
   })
@@ -99,13 +124,13 @@ export function deliveryView(row: DeliveryRow): DeliveryView {
 }
 
 /** An inquiry as the inbox serves it (CONTRACT §11); `created_at` in unix seconds. */
-export function inquiryView(row: InquiryRow, deliveries: DeliveryRow[]) {
+export function inquiryView({ inquiry: row, deliveries, assignee }: InquiryWithDeliveries) {
   return {
     id: row.id,
     kind: storedKind(row.kind),
     username: row.username,
     created_at: Math.floor(row.created_at / 1000),
-    ...handlingView(row),
+    ...handlingView(row, assignee),
     fields: inquiryFields(row),
     delivery: deliveries.map(deliveryView),
   }

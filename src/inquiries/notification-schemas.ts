@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { propertyOf } from '../validation/guards.js'
 import { Email, Flag } from '../validation/text.js'
 import { KIND_NAMES } from './kinds.js'
 
@@ -16,6 +17,27 @@ const settingFields = {
   desk: Flag(
     '1: the desk addresses are emailed about inquiries to experts too (inquiries to the organization always go to the desk)',
   ),
+}
+
+/** How the dashboard's recipients screen labels each setting; its hint is the field's description. */
+const SETTING_LABELS: Record<keyof typeof settingFields, string> = {
+  recipients: 'Desk addresses',
+  expert: 'Email the expert',
+  assistant: "Email the expert's assistant",
+  desk: 'Email the desk about inquiries to experts too',
+}
+
+/** The settings of one kind as the dashboard shows them: each field's `title` and `description`. */
+export function notificationDisplay() {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      Object.entries(SETTING_LABELS).map(([name, title]) => [
+        name,
+        { title, description: propertyOf(settingFields[name as keyof typeof settingFields], 'description') },
+      ]),
+    ),
+  }
 }
 
 export const KindNotificationView = Type.Object(

@@ -123,16 +123,6 @@ export async function updateNotificationSettings(
   })
 }
 
-/** Every desk address of the organization, over all kinds: who an inquiry may be assigned to. */
-export async function organizationRecipients(db: Queryable, orgId: number): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('inquiry_notifications')
-    .select('recipients')
-    .where('org_id', '=', orgId)
-    .execute()
-  return new Set(rows.flatMap((row) => parseAddresses(row.recipients)))
-}
-
 /**
  * Who is emailed about an inquiry: to an expert, the expert, the assistant and the desk as the
  * kind's settings say; to the organization (no expert), the desk always. Each address once.

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import type { DeliveryChannel, DeliveryRow, InquiryRow, NewInquiryRow } from '../db/schema.js'
+import { type Assignee, assigneesById } from './assignees.js'
 
 /** Inquiry queries; every one takes the organization. */
 
@@ -35,9 +36,11 @@ export async function findInquiry(db: Queryable, orgId: number, id: number): Pro
     .executeTakeFirst()
 }
 
+/** An inquiry with its outbox rows and the person handling it (null when nobody is). */
 export interface InquiryWithDeliveries {
   inquiry: InquiryRow
   deliveries: DeliveryRow[]
+  assignee: Assignee | null
 }
 
 /** What the inbox can be narrowed to; times in unix milliseconds, as stored. */
@@ -48,8 +51,8 @@ export interface InquiryFilter {
   /** The recipient's username when the inquiry arrived (for an expert no longer there). */
   username?: string
   status?: string
-  /** Lower-cased, as stored. */
-  assignee?: string
+  /** The person handling them. */
+  assigneeId?: number
   /** Received at or after. */
   since?: number
   /** Received before. */
@@ -79,7 +82,7 @@ export async function listInquiries(
   if (filter.expertId !== undefined) query = query.where('expert_id', '=', filter.expertId)
   if (filter.username !== undefined) query = query.where('username', '=', filter.username)
   if (filter.status !== undefined) query = query.where('status', '=', filter.status)
-  if (filter.assignee !== undefined) query = query.where('assignee', '=', filter.assignee)
+  if (filter.assigneeId !== undefined) query = query.where('assignee_id', '=', filter.assigneeId)
   if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since)
   if (filter.until !== undefined) query = query.where('created_at', '<', filter.until)
   // One row more than asked tells whether there is a next page.
@@ -95,7 +98,7 @@ export async function listInquiries(
   }
 }
 
-/** One inquiry of the organization with its delivery rows. */
+/** One inquiry of the organization with its delivery rows and assignee. */
 export async function findInquiryWithDeliveries(
   db: Queryable,
   orgId: number,
@@ -111,6 +114,11 @@ export async function withDeliveries(
   inquiries: InquiryRow[],
 ): Promise<InquiryWithDeliveries[]> {
   if (inquiries.length === 0) return []
+  const assignees = await assigneesById(
+    db,
+    orgId,
+    inquiries.map((inquiry) => inquiry.assignee_id),
+  )
   const deliveries = await db
     .selectFrom('inquiry_deliveries')
     .selectAll()
@@ -129,5 +137,9 @@ export async function withDeliveries(
     list.push(delivery)
     byInquiry.set(delivery.inquiry_id, list)
   }
-  return inquiries.map((inquiry) => ({ inquiry, deliveries: byInquiry.get(inquiry.id) ?? [] }))
+  return inquiries.map((inquiry) => ({
+    inquiry,
+    deliveries: byInquiry.get(inquiry.id) ?? [],
+    assignee: inquiry.assignee_id === null ? null : (assignees.get(Number(inquiry.assignee_id)) ?? null),
+  }))
 }

@@ -127,13 +127,13 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
           requestTrail(request),
         )
         return ok({
-          inquiries: items.map(({ inquiry, deliveries }) => inquiryView(inquiry, deliveries)),
+          inquiries: items.map((item) => inquiryView(item)),
           next_cursor: null,
         })
       }
       const page = await readInbox(context.db, request.params.corporation, { ...query, pageSize: page_size })
       return ok({
-        inquiries: page.items.map(({ inquiry, deliveries }) => inquiryView(inquiry, deliveries)),
+        inquiries: page.items.map((item) => inquiryView(item)),
         next_cursor: page.next_cursor,
       })
     },
@@ -154,7 +154,7 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
     async (request) => {
       const found = await findInquiryWithDeliveries(context.db, request.params.corporation, request.params.id)
       if (!found) throw notFound(`Inquiry ${request.params.id}`)
-      return ok(inquiryView(found.inquiry, found.deliveries))
+      return ok(inquiryView(found))
     },
   )
 

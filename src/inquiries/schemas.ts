@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
 import { propertyOf } from '../validation/guards.js'
 import { CountryCode, Email, Id, StateCode, Text, Url } from '../validation/text.js'
-import { INQUIRY_STATUSES, RECIPIENT_ROLES } from './handling.js'
+import { INQUIRY_STATUS_LABELS, INQUIRY_STATUSES, RECIPIENT_ROLES } from './handling.js'
 import {
   goesToDesk,
   INQUIRY_KINDS,
@@ -12,6 +12,7 @@ import {
   type KindField,
   type KindFieldValue,
   kindFields,
+  SENDER_FIELD_LABELS,
 } from './kinds.js'
 
 function Username(description: string, minLength = 1) {
@@ -142,7 +143,7 @@ export const InboxQuery = Type.Object(
     kind: Type.Optional(Type.Enum(KIND_NAMES, { description: 'Only inquiries of this kind' })),
     username: Type.Optional(Username('Only inquiries to this expert')),
     status: Type.Optional(Type.Enum(INQUIRY_STATUSES, { description: 'Only inquiries with this status' })),
-    assignee: Type.Optional(Email('Only inquiries assigned to this address')),
+    assignee: Type.Optional(Id('Only inquiries assigned to this person (its id)')),
     email: Type.Optional(
       Email(
         'Export: every inquiry sent from this address, all at once (scope admin; no other parameter with it)',
@@ -220,6 +221,50 @@ export const InquiryFieldsView = Type.Object(
   },
 )
 
+/** One field as the dashboard shows it: its label, its named choices, and whether it is a time. */
+interface FieldDisplay {
+  title: string
+  oneOf?: { const: string; title: string }[]
+  'x-input'?: 'unix-time' | 'longtext'
+}
+
+/**
+ * How the dashboard shows an inquiry (scripts/dashboard-schema.ts writes it into the dashboard), from
+ * the kinds' table: every field's `title`, named choices as `oneOf` of `const` + `title`, `x-input`
+ * `unix-time` for a time (shown as a date in the reader's time zone), and the statuses and kinds with
+ * their labels.
+ */
+export function inquiryDisplay() {
+  const fields: Record<string, FieldDisplay> = Object.fromEntries(
+    Object.entries(SENDER_FIELD_LABELS).map(([name, title]) => [
+      name,
+      name === 'message' ? { title, 'x-input': 'longtext' as const } : { title },
+    ]),
+  )
+  for (const kind of KIND_NAMES) {
+    for (const [name, field] of kindFields(kind)) {
+      const display: FieldDisplay = { title: field.label }
+      if (field.choices)
+        display.oneOf = Object.entries(field.choices).map(([value, title]) => ({ const: value, title }))
+      if (field.time) display['x-input'] = 'unix-time'
+      else if (field.multiline) display['x-input'] = 'longtext'
+      fields[name] = display
+    }
+  }
+  return {
+    fields: { type: 'object', properties: fields },
+    status: {
+      oneOf: INQUIRY_STATUSES.map((status) => ({ const: status, title: INQUIRY_STATUS_LABELS[status] })),
+    },
+    kind: {
+      oneOf: KIND_NAMES.map((kind) => {
+        const { label } = INQUIRY_KINDS[kind]
+        return { const: kind, title: `${label.charAt(0).toUpperCase()}${label.slice(1)}` }
+      }),
+    },
+  }
+}
+
 export const DeliveryStatusView = Type.Object(
   {
     channel: Type.String({ description: 'email or webhook' }),
@@ -238,6 +283,25 @@ export const RecipientView = Type.Object(
   { title: 'InquiryRecipient' },
 )
 
+/** A person who handles inquiries (CONTRACT §22). */
+export const AssigneeView = Type.Object(
+  {
+    id: Type.Integer({ description: "The person's id" }),
+    name: Type.String({ description: "The person's name" }),
+    email: Type.String({ description: "The person's email address" }),
+  },
+  { title: 'InquiryAssignee', description: 'Who handles it: a person of the organization; null for nobody' },
+)
+
+export const AssigneeList = Type.Object(
+  {
+    assignees: Type.Array(AssigneeView, {
+      description: 'The people whose role handles inquiries (owner, admin, inquiries), by name',
+    }),
+  },
+  { title: 'InquiryAssigneeList' },
+)
+
 export const InquiryView = Type.Object(
   {
     id: Type.Integer({ description: 'Inquiry id' }),
@@ -247,7 +311,7 @@ export const InquiryView = Type.Object(
     ),
     created_at: Type.Integer({ description: 'When it was received: unix seconds' }),
     status: Type.Enum(INQUIRY_STATUSES, { description: 'Where its handling stands' }),
-    assignee: nullable(Type.String({ description: 'Who handles it: one of the notification recipients' })),
+    assignee: nullable(AssigneeView),
     notes: nullable(Type.String({ description: 'Internal notes; never sent to the sender' })),
     recipients: Type.Array(RecipientView, { description: 'Who was emailed, decided when it arrived' }),
     redacted_at: nullable(
@@ -277,11 +341,18 @@ export const InquiryPatch = Type.Object(
     status: Type.Optional(Type.Enum(INQUIRY_STATUSES, { description: 'Where the handling stands' })),
     assignee: Type.Optional(
       Type.Union(
-        [Email('One of the addresses of the notification settings'), Type.Literal(''), Type.Null()],
+        [
+          Type.Integer({
+            minimum: 1,
+            maximum: Number.MAX_SAFE_INTEGER,
+            'x-message': "must be a person's id (a positive integer), or null to unassign",
+          }),
+          Type.Null(),
+        ],
         {
           description:
-            'Who handles it: an address among the notification recipients (GET .../notifications); "" or null unassigns',
-          'x-message': "must be an email address among the organization's inquiry recipients, or empty",
+            'Who handles it: the id of a person of the organization whose role handles inquiries (owner, admin, ' +
+            'inquiries; GET .../inquiry/assignees lists them); null unassigns',
         },
       ),
     ),

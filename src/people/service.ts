@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Actor, AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import { isRole, ROLES, type Role } from '../auth/roles.js'
 import type { Queryable } from '../db/database.js'
 import { isUniqueViolation } from '../db/database.js'
 import type { DB } from '../db/schema.js'
@@ -21,7 +22,6 @@ import {
   type PersonView,
   updatePersonRow,
 } from './repository.js'
-import { isRole, ROLES, type Role } from './roles.js'
 
 /**
  * The one write path for people (CONTRACT §14): the CLI and the API call these. Every rule lives here:

@@ -1,8 +1,8 @@
 import type { PrincipalResolver } from '../auth/bearer.js'
+import { isRole, roleScopes } from '../auth/roles.js'
 import { hashToken } from '../auth/secrets.js'
 import type { Principal } from '../auth/tokens.js'
 import type { Database } from '../db/database.js'
-import { isRole, roleScopes } from '../people/roles.js'
 import { findPersonToken, type Lifetimes, PERSON_TOKEN_PREFIX } from './repository.js'
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
+import { ROLES } from '../auth/roles.js'
 import { MAX_PASSWORD_LENGTH } from '../people/passwords.js'
-import { ROLES } from '../people/roles.js'
 import { Email } from '../validation/text.js'
 
 const Password = (description: string) =>

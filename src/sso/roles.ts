@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '../people/roles.js'
+import { ROLES, type Role } from '../auth/roles.js'
 
 /**
  * The roles single sign-on may give. Never `owner`: an identity provider's group (which an admin

@@ -267,6 +267,16 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
     }),
   },
   {
+    name: 'GET inquiry assignees',
+    covers: ['GET /v2/organization/:corporation/inquiry/assignees'],
+    scope: 'inquiries:read',
+    record: false,
+    build: async (_ctx, corporation) => ({
+      method: 'GET',
+      url: `/v2/organization/${corporation}/inquiry/assignees`,
+    }),
+  },
+  {
     name: 'GET inquiries export by sender',
     covers: ['GET /v2/organization/:corporation/inquiry'],
     scope: 'admin',

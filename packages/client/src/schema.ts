@@ -2598,7 +2598,7 @@ export interface paths {
         head?: never;
         /**
          * Change an inquiry's status, assignee or internal notes
-         * @description assignee must be an address of the notification settings ("" or null unassigns); assigning a new inquiry without a status makes it assigned. Answers the inquiry as the inbox shows it.
+         * @description assignee is a person's id (GET .../inquiry/assignees lists who may handle inquiries; null unassigns); assigning a new inquiry without a status makes it assigned. Answers the inquiry as the inbox shows it.
          */
         patch: operations["handleInquiry"];
         trace?: never;
@@ -2620,6 +2620,26 @@ export interface paths {
          * @description Partial: only the kinds given change, and of each only the fields given. Applies to inquiries received afterwards (each inquiry keeps the recipients it was addressed to). Answers every kind's settings.
          */
         put: operations["updateNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/inquiry/assignees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who inquiries may be assigned to
+         * @description The people of the organization whose role handles inquiries (owner, admin, inquiries), by name: the values of assignee in PATCH .../inquiry/:id and of the inbox filter.
+         */
+        get: operations["listInquiryAssignees"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -4174,13 +4194,30 @@ export interface components {
              * @enum {unknown}
              */
             status: "new" | "assigned" | "answered" | "closed" | "spam";
-            assignee: string | null;
+            assignee: components["schemas"]["InquiryAssignee"] | null;
             notes: string | null;
             /** @description Who was emailed, decided when it arrived */
             recipients: components["schemas"]["InquiryRecipient"][];
             redacted_at: number | null;
             fields: components["schemas"]["InquiryFields"];
             delivery: components["schemas"]["InquiryDelivery"][];
+        };
+        /**
+         * InquiryAssignee
+         * @description Who handles it: a person of the organization; null for nobody
+         */
+        InquiryAssignee: {
+            /** @description The person's id */
+            id: number;
+            /** @description The person's name */
+            name: string;
+            /** @description The person's email address */
+            email: string;
+        };
+        /** InquiryAssigneeList */
+        InquiryAssigneeList: {
+            /** @description The people whose role handles inquiries (owner, admin, inquiries), by name */
+            assignees: components["schemas"]["InquiryAssignee"][];
         };
         /** InquiryCreated */
         InquiryCreated: {
@@ -4253,8 +4290,8 @@ export interface components {
              * @enum {unknown}
              */
             status?: "new" | "assigned" | "answered" | "closed" | "spam";
-            /** @description Who handles it: an address among the notification recipients (GET .../notifications); "" or null unassigns */
-            assignee?: string | "" | null;
+            /** @description Who handles it: the id of a person of the organization whose role handles inquiries (owner, admin, inquiries; GET .../inquiry/assignees lists them); null unassigns */
+            assignee?: number | null;
             /** @description Internal notes (replace the stored ones; "" or null clears them) */
             notes?: string | null;
         };
@@ -19372,8 +19409,8 @@ export interface operations {
                 username?: string;
                 /** @description Only inquiries with this status */
                 status?: "new" | "assigned" | "answered" | "closed" | "spam";
-                /** @description Only inquiries assigned to this address */
-                assignee?: string;
+                /** @description Only inquiries assigned to this person (its id) */
+                assignee?: number;
                 /** @description Export: every inquiry sent from this address, all at once (scope admin; no other parameter with it) */
                 email?: string;
                 /** @description Only inquiries received at or after this time: unix time in seconds (not milliseconds) */
@@ -19660,6 +19697,53 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInquiryAssignees: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InquiryAssigneeList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

@@ -88,6 +88,12 @@ const people = createRoute({
   component: lazyRouteComponent(() => import('./screens/People.tsx'), 'PeopleScreen'),
 })
 
+const notifications = createRoute({
+  getParentRoute: () => root,
+  path: '/notifications',
+  component: lazyRouteComponent(() => import('./screens/InquiryRecipients.tsx'), 'InquiryRecipientsScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     home,
@@ -103,6 +109,7 @@ export const router = createRouter({
     audit,
     integrations,
     people,
+    notifications,
   ]),
   basepath: '/admin',
 })

@@ -28,7 +28,7 @@ interface ListOptions {
   kind?: InquiryKind
   username?: string
   status?: InquiryStatus
-  assignee?: string
+  assignee?: number
   since?: number
   until?: number
   pageSize?: number
@@ -80,13 +80,13 @@ function cursorOption(value: string): string {
 }
 
 /** An inquiry as the CLI prints it (`--json`): the inbox's fields, times as ISO 8601. */
-function listed({ inquiry, deliveries }: InquiryWithDeliveries) {
+function listed({ inquiry, deliveries, assignee }: InquiryWithDeliveries) {
   return {
     id: inquiry.id,
     kind: inquiry.kind,
     username: inquiry.username,
     created_at: iso(inquiry.created_at),
-    ...handlingView(inquiry),
+    ...handlingView(inquiry, assignee),
     redacted_at: iso(inquiry.redacted_at),
     fields: inquiryFields(inquiry),
     delivery: deliveries.map((d) => ({
@@ -104,7 +104,8 @@ function line(inquiry: ReturnType<typeof listed>): string {
   const delivery = inquiry.delivery
     .map((d) => `${d.channel} ${d.status}${d.attempts > 1 ? ` (${d.attempts} attempts)` : ''}`)
     .join(', ')
-  const handling = [inquiry.status, inquiry.assignee ?? 'unassigned'].join(' ')
+  const assignee = inquiry.assignee ? `${inquiry.assignee.name} <${inquiry.assignee.email}>` : 'unassigned'
+  const handling = `${inquiry.status} ${assignee}`
   const note = inquiry.notes === null ? '' : `\tnotes: ${inquiry.notes.replace(/\s+/g, ' ')}`
   return `${inquiry.id}\t${inquiry.created_at}\t${inquiry.kind}\t${inquiry.username ?? '(desk)'}\t${handling}\t${delivery}${note}`
 }
@@ -138,7 +139,11 @@ export function inquiryCommands(program: Command, cli: Cli): void {
       `only inquiries with this status: ${INQUIRY_STATUSES.join(', ')}`,
       statusOption,
     )
-    .option('--assignee <email>', 'only inquiries assigned to this address')
+    .option(
+      '--assignee <person-id>',
+      'only inquiries assigned to this person (its id)',
+      positiveInt('--assignee'),
+    )
     .option('--since <seconds>', 'only inquiries received at or after this unix time', unixSeconds('--since'))
     .option('--until <seconds>', 'only inquiries received before this unix time', unixSeconds('--until'))
     .option(

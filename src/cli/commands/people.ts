@@ -1,10 +1,10 @@
 import type { Command } from 'commander'
 import { cliTrail } from '../../audit/actor.js'
+import { ROLES } from '../../auth/roles.js'
 import type { Config } from '../../config.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { LINK_TTL_MS, linkBase, linkUrl } from '../../people/links.js'
 import { findPersonByEmail, findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
-import { ROLES } from '../../people/roles.js'
 import {
   addPerson,
   emailKey,

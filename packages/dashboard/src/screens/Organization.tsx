@@ -1,4 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf } from '../api/failure.ts'
@@ -8,6 +9,7 @@ import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
 import { ORGANIZATION_SCHEMA } from '../schemas.ts'
 import { ErrorNote, Loading } from '../ui/parts.tsx'
+import { administers } from './Shell.tsx'
 
 /** Every field of the generated `OrganizationUpdate` schema, so a new one (a switch) shows without code here. */
 const fields = fieldsOf(ORGANIZATION_SCHEMA)
@@ -40,6 +42,12 @@ export function OrganizationScreen() {
     <div className="organization">
       <h1>Organization</h1>
       <p className="muted">Every expert profile shows the organization’s profile and its social links.</p>
+      {administers(me) ? (
+        <p>
+          <Link to="/notifications">Who is emailed about inquiries</Link>: the desk’s addresses for each kind
+          of inquiry.
+        </p>
+      ) : null}
       {organization.isPending ? <Loading what="the organization" /> : null}
       {organization.isError ? (
         <ErrorNote error={organization.error} retry={() => void organization.refetch()} />

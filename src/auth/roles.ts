@@ -1,4 +1,4 @@
-import type { Scope } from '../auth/scopes.js'
+import type { Scope } from './scopes.js'
 
 /** The roles of CONTRACT §14, most powerful first. */
 export const ROLES = ['owner', 'admin', 'editor', 'inquiries', 'expert'] as const
@@ -25,3 +25,8 @@ const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
 export function roleScopes(role: Role): Scope[] {
   return [...ROLE_SCOPES[role]]
 }
+
+/** The roles whose people may handle inquiries (`inquiries:handle`): who an inquiry may be assigned to. */
+export const INQUIRY_HANDLER_ROLES: readonly Role[] = ROLES.filter((role) =>
+  ROLE_SCOPES[role].includes('inquiries:handle'),
+)
