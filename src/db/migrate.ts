@@ -21,8 +21,8 @@ import * as sso from './migrations/0019_sso.js'
 import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_experts_and_hidden_answers.js'
 import * as publicDirectory from './migrations/0021_public_directory.js'
 import * as staffSearch from './migrations/0024_staff_search.js'
-import * as mediaReferences from './migrations/0027_media_references.js'
 import * as inquiryAssigneePeople from './migrations/0026_inquiry_assignee_people.js'
+import * as mediaReferences from './migrations/0027_media_references.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
