@@ -1,7 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto'
-import { request as httpRequest } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import type { InquiryRow, WebhookRow } from '../db/schema.js'
+import { nodeHttp } from '../http/node-http.js'
 import { propertyOf } from '../validation/guards.js'
 import { inquiryPayload } from './payload.js'
 import { literalRefusal, RefusedTarget, type WebhookNetwork } from './webhook-network.js'
@@ -122,7 +121,8 @@ function post(
   const refused = network.guarded ? literalRefusal(network, url) : undefined
   if (refused) return Promise.reject(new DeliveryError(`webhook refused: ${refused}`))
   const signal = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+  // node:https (and TLS with it) loads with the first https webhook, not with every process.
+  const send = url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : nodeHttp.request
   return new Promise((resolve, reject) => {
     const request = send(
       url,
