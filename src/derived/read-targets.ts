@@ -2,7 +2,7 @@ import { CompiledQuery } from 'kysely'
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import type { ProfileType } from '../db/schema.js'
-import { ExpertParams } from '../http/params.js'
+import { USERNAME_PATTERN } from '../http/params.js'
 import { isPositiveId } from '../validation/text.js'
 
 /**
@@ -126,7 +126,7 @@ function corporationOf(params: unknown): number | undefined {
 export type TargetOf = (params: unknown) => ReadTarget | undefined
 
 /** The usernames the routes' schema accepts: any other text (a NUL byte) must not reach a statement. */
-const USERNAME = new RegExp(ExpertParams.properties.username.pattern ?? '^$')
+const USERNAME = new RegExp(USERNAME_PATTERN)
 
 export function expertTarget(type: ProfileType): TargetOf {
   return (params) => {
