@@ -6065,7 +6065,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Permanent Redirect: the username is an old name of a renamed expert; repeat the request (same method and body) at Location, its current name */
+        /** @description Permanent Redirect: the username is an old name of a renamed expert or staff member; repeat the request (same method and body) at Location, its current name */
         RenamedExpert: {
             headers: {
                 Location: components["headers"]["Location"];
@@ -19913,6 +19913,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -19968,6 +19969,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20016,6 +20018,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20067,6 +20070,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20122,6 +20126,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20173,6 +20178,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20225,6 +20231,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20280,6 +20287,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20331,6 +20339,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20383,6 +20392,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20438,6 +20448,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20492,6 +20503,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20549,6 +20561,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20602,6 +20615,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20658,6 +20672,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20710,6 +20725,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20765,6 +20781,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20819,6 +20836,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20876,6 +20894,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20929,6 +20948,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20985,6 +21005,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21037,6 +21058,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21092,6 +21114,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21146,6 +21169,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21203,6 +21227,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21256,6 +21281,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21312,6 +21338,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21364,6 +21391,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21419,6 +21447,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21473,6 +21502,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21525,6 +21555,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21577,6 +21608,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21632,6 +21664,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21686,6 +21719,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21738,6 +21772,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
