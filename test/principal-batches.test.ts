@@ -95,6 +95,28 @@ describeEachDialect(
       }
     })
 
+    test('a username the route refuses (a NUL byte) is a 400, and the requests checked with it are answered', async () => {
+      const bad = ['%00', 'a%00b', '%C3%A9', 'x'.repeat(65)].map(
+        (name) => `/v2/organization/${org()}/expert/${name}`,
+      )
+      const good = urls[0] ?? ''
+      const alone = await read(good, tokens.read ?? '')
+      const answers = await Promise.all([
+        ...bad.flatMap((url) => [
+          read(url, tokens.read ?? ''),
+          read(`${url}/biography`, tokens.public ?? ''),
+        ]),
+        read(good, tokens.read ?? ''),
+      ])
+      const together = answers.pop()
+      for (const response of answers) {
+        assert.equal(response.statusCode, 400, response.body)
+        assert.equal(response.json().error.code, 'validation_failed')
+      }
+      assert.equal(together?.statusCode, alone.statusCode, together?.body)
+      assert.equal(together?.body, alone.body)
+    })
+
     test('the lookups of one turn of the event loop share one statement, even with slots free', async (t) => {
       const pool = postgresPoolOf(ctx.testDatabase.database.db)
       if (!pool) return t.skip('PostgreSQL only: SQLite checks tokens in the process')

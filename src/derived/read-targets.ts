@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely'
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import type { ProfileType } from '../db/schema.js'
+import { USERNAME_PATTERN } from '../http/params.js'
 import { isPositiveId } from '../validation/text.js'
 
 /**
@@ -124,11 +125,14 @@ function corporationOf(params: unknown): number | undefined {
  */
 export type TargetOf = (params: unknown) => ReadTarget | undefined
 
+/** The usernames the routes' schema accepts: any other text (a NUL byte) must not reach a statement. */
+const USERNAME = new RegExp(USERNAME_PATTERN)
+
 export function expertTarget(type: ProfileType): TargetOf {
   return (params) => {
     const orgId = corporationOf(params)
     const username = param(params, 'username')
-    return orgId !== undefined && username !== undefined
+    return orgId !== undefined && username !== undefined && USERNAME.test(username)
       ? { kind: 'expert', orgId, type, username }
       : undefined
   }

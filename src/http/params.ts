@@ -2,6 +2,9 @@ import { Type } from 'typebox'
 
 /** Route path parameters shared by the features' routes. */
 
+/** What a `:username` path parameter may be. */
+export const USERNAME_PATTERN = '^[a-z0-9-]{1,64}$'
+
 /** `/v2/organization/:corporation/expert/:username` and the routes below it. */
 export const ExpertParams = Type.Object({
   corporation: Type.Integer({
@@ -11,7 +14,7 @@ export const ExpertParams = Type.Object({
     'x-message': 'must be a positive decimal integer (at most 2^53-1)',
   }),
   username: Type.String({
-    pattern: '^[a-z0-9-]{1,64}$',
+    pattern: USERNAME_PATTERN,
     description: 'Expert username',
     'x-message': 'must be a username: lowercase letters, digits and dashes',
   }),

@@ -65,7 +65,7 @@ const oauthErrorContent = { 'application/json': { schema: ref('schemas', 'OAuthE
 const RESPONSES = {
   RenamedExpert: {
     description:
-      'Permanent Redirect: the username is an old name of a renamed expert; repeat the request (same method and body) at Location, its current name',
+      'Permanent Redirect: the username is an old name of a renamed expert or staff member; repeat the request (same method and body) at Location, its current name',
     headers: { Location: ref('headers', 'Location'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
   },
   NotModified: {
@@ -235,7 +235,7 @@ function completeDocument(document: Json, app: FastifyInstance, config: Config):
     }
     if (bearer && method === 'get') responses['304'] = ref('responses', 'NotModified')
     if (hasParameter(operation, 'if-match')) responses['412'] = ref('responses', 'PreconditionFailed')
-    if (bearer && path.includes('/expert/{username}')) responses['308'] = ref('responses', 'RenamedExpert')
+    if (bearer && path.split('/').includes('{username}')) responses['308'] = ref('responses', 'RenamedExpert')
     if (bearer) {
       responses['401'] = ref('responses', 'Unauthorized')
       responses['403'] = ref('responses', 'Forbidden')

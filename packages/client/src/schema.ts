@@ -6105,7 +6105,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Permanent Redirect: the username is an old name of a renamed expert; repeat the request (same method and body) at Location, its current name */
+        /** @description Permanent Redirect: the username is an old name of a renamed expert or staff member; repeat the request (same method and body) at Location, its current name */
         RenamedExpert: {
             headers: {
                 Location: components["headers"]["Location"];
@@ -20025,6 +20025,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20080,6 +20081,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20128,6 +20130,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20179,6 +20182,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20234,6 +20238,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20285,6 +20290,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20337,6 +20343,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20392,6 +20399,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20443,6 +20451,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20495,6 +20504,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20550,6 +20560,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20604,6 +20615,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20661,6 +20673,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20714,6 +20727,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20770,6 +20784,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20822,6 +20837,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20877,6 +20893,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -20931,6 +20948,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -20988,6 +21006,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21041,6 +21060,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21097,6 +21117,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21149,6 +21170,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21204,6 +21226,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21258,6 +21281,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21315,6 +21339,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21368,6 +21393,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21424,6 +21450,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21476,6 +21503,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21531,6 +21559,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21585,6 +21614,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21637,6 +21667,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21689,6 +21720,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21744,6 +21776,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
@@ -21798,6 +21831,7 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -21850,6 +21884,7 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
