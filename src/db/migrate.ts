@@ -21,6 +21,7 @@ import * as sso from './migrations/0019_sso.js'
 import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_experts_and_hidden_answers.js'
 import * as publicDirectory from './migrations/0021_public_directory.js'
 import * as staffSearch from './migrations/0024_staff_search.js'
+import * as ssoBindings from './migrations/0025_sso_bindings.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -46,6 +47,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020_inquiry_experts_and_hidden_answers': inquiryExpertsAndHiddenAnswers,
   '0021_public_directory': publicDirectory,
   '0024_staff_search': staffSearch,
+  '0025_sso_bindings': ssoBindings,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

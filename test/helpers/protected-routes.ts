@@ -11,6 +11,7 @@ import {
   STAFF_SECTIONS,
   STORED_SECTIONS,
 } from '../../src/profiles/section-fields.js'
+import { NO_NOTICES } from '../../src/sso/notices.js'
 import { putSsoSettings } from '../../src/sso/settings.js'
 import { importDocument } from './content.js'
 import {
@@ -436,6 +437,7 @@ async function withSso(ctx: TestContext, owner: Tenant): Promise<void> {
     secretBox: undefined,
     trail: cliTrail('sso set'),
     now: ctx.clock.now(),
+    notices: NO_NOTICES,
   })
 }
 
