@@ -394,7 +394,10 @@ describeEachDialect(
       assert.equal(mailTo(admin.email).length, 0, 'admins are not owners')
       assert.match(notice, /Subject: Single sign-on of your expert directory changed/)
       assert.match(notice, new RegExp(`By: ${owner.email.replace('.', '\\.')} \\(owner\\)`))
-      assert.match(notice, /Settings changed: protocol, issuer, client_id, .*allowed_domains, passwords_off, client_secret\r?\n/)
+      assert.match(
+        notice,
+        /Settings changed: protocol, issuer, client_id, .*allowed_domains, passwords_off, client_secret\r?\n/,
+      )
       assert.ok(notice.includes(`${ORIGIN}/admin/sso`), notice)
       assert.doesNotMatch(notice, /evil\.example|told us this secret/)
       await put(orgId, { passwords_off: 1 }, auth)
