@@ -9,16 +9,21 @@ import {
   assertAccessible,
   ensureDashboardBuilt,
   openPage,
+  pageWidth,
   screenshot,
   signInAt,
   withPage as withBrowserPage,
 } from './helpers/dashboard.js'
+import { TestDnsServer } from './helpers/dns-server.js'
 import { createExpert, describeEachDialect, inquiryBody } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
 import { listeningPort } from './helpers/net.js'
 import { addPersonWithPassword, PASSWORD } from './helpers/people.js'
 
 const skip = await browserSkip()
+/** The DNS server that answers the single sign-on domains' TXT lookups. */
+const dns = await TestDnsServer.start()
+after(() => dns.close())
 if (!skip) ensureDashboardBuilt()
 
 const DESK = 'desk@main.example'
@@ -537,6 +542,27 @@ describeEachDialect(
         await page.getByLabel('Add a domain').fill('example.edu')
         await page.getByLabel('Add a domain').press('Enter')
         await page.getByRole('button', { name: 'Remove example.edu' }).waitFor()
+        // A new domain routes no one until its TXT record is found: the screen says which record.
+        const domains = page.getByRole('list', { name: 'Domain verification' })
+        await domains.getByText('Not verified: routes no one yet').waitFor()
+        const [pending] = (await apiData('GET', '/sso')).domains as { txt_name: string; txt_value: string }[]
+        assert.ok(pending)
+        await domains.getByText(pending.txt_value, { exact: true }).waitFor()
+        await domains.getByText('_expertdir.example.edu', { exact: true }).waitFor()
+        const check = domains.getByRole('button', { name: 'Check the TXT record of example.edu' })
+        await check.click()
+        await domains.getByRole('alert').getByText('No TXT record at _expertdir.example.edu').waitFor()
+        await assertAccessible(page, 'single sign-on, a domain not verified')
+        await domains.scrollIntoViewIfNeeded()
+        await screenshot(page, 'sso-domain-unverified')
+        await page.setViewportSize({ width: 360, height: 740 })
+        assert.ok((await pageWidth(page)) <= 360, `single sign-on domains ${await pageWidth(page)} px wide`)
+        await domains.scrollIntoViewIfNeeded()
+        await screenshot(page, 'sso-domain-unverified-360')
+        await page.setViewportSize({ width: 1280, height: 900 })
+        dns.records.set(pending.txt_name, [[pending.txt_value]])
+        await check.click()
+        await domains.getByText('Verified by DNS').waitFor()
         const mapping = page.getByRole('form', { name: 'Map a group to a role' })
         await mapping.getByLabel('Role').selectOption('editor')
         await mapping.getByRole('button', { name: 'Map the group' }).click()
@@ -718,5 +744,5 @@ describeEachDialect(
       ),
     )
   },
-  { config: { secretKey: randomBytes(32).toString('hex') } },
+  { config: { secretKey: randomBytes(32).toString('hex'), dnsServers: [dns.address] } },
 )
