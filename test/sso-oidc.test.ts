@@ -493,6 +493,7 @@ describeEachDialect(
       try {
         provider.signInNext({ email: person.email, groups: [] })
         const start = await app.inject({ method: 'GET', url: `/auth/sso/${ctx.tenant.orgId}/oidc` })
+        assert.equal(start.statusCode, 302, start.body)
         const key = start.cookies.find((cookie) => cookie.name === TRANSACTION)?.value ?? ''
         const back = await throughProvider(provider, String(start.headers.location))
         const callback = await app.inject({
