@@ -4,12 +4,13 @@ import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { cliTrail } from '../src/audit/actor.js'
 import { addPerson } from '../src/people/service.js'
+import { NO_NOTICES } from '../src/sso/notices.js'
+import { putSsoSettings, removeSsoSettings } from '../src/sso/settings.js'
 import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
 import {
   assertAccessible,
   ensureDashboardBuilt,
   openPage,
-  pageWidth,
   screenshot,
   signInAt,
   withPage as withBrowserPage,
@@ -556,7 +557,9 @@ describeEachDialect(
         await domains.scrollIntoViewIfNeeded()
         await screenshot(page, 'sso-domain-unverified')
         await page.setViewportSize({ width: 360, height: 740 })
-        assert.ok((await pageWidth(page)) <= 360, `single sign-on domains ${await pageWidth(page)} px wide`)
+        await page.waitForFunction('document.documentElement.clientWidth <= 360')
+        const box = await domains.boundingBox()
+        assert.ok(box && box.x + box.width <= 360, `the domains ${JSON.stringify(box)} fit 360 px`)
         await domains.scrollIntoViewIfNeeded()
         await screenshot(page, 'sso-domain-unverified-360')
         await page.setViewportSize({ width: 1280, height: 900 })
@@ -607,6 +610,51 @@ describeEachDialect(
         await page.getByText('Single sign-on is not set up.').waitFor()
         assert.equal((await api('GET', '/sso')).statusCode, 404)
       })
+    })
+
+    test('an admin reads single sign-on and its domains but cannot change them: only an owner may', {
+      skip,
+    }, async () => {
+      const admin = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'admin')
+      const domain = `${randomBytes(4).toString('hex')}.example.edu`
+      await putSsoSettings(
+        ctx.testDatabase.database.db,
+        ctx.tenant.orgId,
+        {
+          protocol: 'oidc',
+          issuer: 'https://idp.example',
+          client_id: 'expertdir',
+          allowed_domains: [domain],
+        },
+        { secretBox: undefined, trail: cliTrail('sso set'), now: ctx.clock.now(), notices: NO_NOTICES },
+      )
+      try {
+        await withPage(async (page) => {
+          await signIn(page, '/sso', admin)
+          await page.getByRole('heading', { name: 'Single sign-on', exact: true }).waitFor()
+          await page.getByText('Only an owner may change single sign-on').waitFor()
+          await page.getByText('https://idp.example', { exact: true }).waitFor()
+          const domains = page.getByRole('list', { name: 'Domain verification' })
+          await domains.getByText('Not verified: routes no one yet').waitFor()
+          await domains.getByText(`_expertdir.${domain}`, { exact: true }).waitFor()
+          assert.equal(await page.getByRole('form', { name: 'Single sign-on settings' }).count(), 0)
+          assert.equal(
+            await page
+              .getByRole('button')
+              .filter({ hasText: /Check the TXT record|Remove single/ })
+              .count(),
+            0,
+          )
+          await assertAccessible(page, 'single sign-on, read by an admin')
+          await screenshot(page, 'sso-admin-read-only')
+        })
+      } finally {
+        await removeSsoSettings(ctx.testDatabase.database.db, ctx.tenant.orgId, {
+          trail: cliTrail('sso remove'),
+          now: ctx.clock.now(),
+          notices: NO_NOTICES,
+        })
+      }
     })
 
     test('reads the audit log, newest first, a page at a time', { skip }, async () => {
