@@ -36,7 +36,7 @@ import { inquiryRoutes } from './inquiries/routes.js'
 import { mcpRoutes } from './mcp/routes.js'
 import { registerMediaBase } from './media/base.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
-import { createLinkMailer } from './people/mail.js'
+import { createLinkMailer, createNoticeMailer } from './people/mail.js'
 import { usePasswordMemoryCost } from './people/passwords.js'
 import { profileCondition } from './profiles/preconditions.js'
 import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
@@ -44,6 +44,7 @@ import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
 import { memoryResetLimit, redisResetLimit } from './sessions/reset-limit.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
+import { txtResolver } from './sso/domains.js'
 import { passwordsAllowed } from './sso/repository.js'
 import { type SsoContext, ssoRoutes } from './sso/routes.js'
 import { createSecretBox } from './sso/secret-box.js'
@@ -184,9 +185,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     passwordsAllowed: (orgId) => passwordsAllowed(database.db, orgId),
   }
   app.addHook('onClose', async () => sessions.mailer.close())
+  const ssoMailer = createNoticeMailer(config.smtpUrl, config.mailFrom, (error) =>
+    app.log.warn({ err: error }, 'single sign-on email failed'),
+  )
+  app.addHook('onClose', async () => ssoMailer.close())
   const sso: SsoContext = {
     ...context,
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+    notices: {
+      mailer: ssoMailer,
+      publicUrl: config.publicUrl,
+      onError: (error) => app.log.error({ err: error }, 'single sign-on notice failed'),
+    },
+    resolveTxt: txtResolver(config.dnsServers),
   }
 
   const conventions = registerConventions(app, securityHeaders())

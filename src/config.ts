@@ -138,6 +138,11 @@ export const ConfigSchema = Type.Object({
       'x-message': 'must be 64 hex digits or 32 bytes in base64 (openssl rand -hex 32)',
     }),
   ),
+  /**
+   * DNS servers that verify single sign-on domains' TXT records, each `address` or `address:port`;
+   * none: the system's resolver.
+   */
+  dnsServers: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.\\[\\]]+$' }), { default: [] }),
   /** Contact-form inquiries the public directory accepts per sender address and hour (0: no limit). */
   directoryContactLimit: Type.Integer({ minimum: 0, default: 10 }),
   /** URLs per directory sitemap file; past it the sitemap becomes an index (the protocol's limit is 50,000). */
@@ -174,6 +179,7 @@ const ENV_KEYS: Record<keyof Config, string> = {
   inquiryRetentionDays: 'EXPERTDIR_INQUIRY_RETENTION_DAYS',
   publicUrl: 'EXPERTDIR_PUBLIC_URL',
   corsOrigins: 'EXPERTDIR_CORS_ORIGINS',
+  dnsServers: 'EXPERTDIR_DNS_SERVERS',
   trustProxy: 'EXPERTDIR_TRUST_PROXY',
   metrics: 'EXPERTDIR_METRICS',
   sessionIdleSeconds: 'EXPERTDIR_SESSION_IDLE_SECONDS',
@@ -194,6 +200,12 @@ const ENV_KEYS: Record<keyof Config, string> = {
 
 /** Environment values that are not a single scalar: comma-separated lists, URLs without a final slash. */
 function fromEnvironment(key: keyof Config, value: string): unknown {
+  if (key === 'dnsServers') {
+    return value
+      .split(',')
+      .map((server) => server.trim())
+      .filter((server) => server !== '')
+  }
   if (key === 'corsOrigins') {
     return value
       .split(',')

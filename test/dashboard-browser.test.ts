@@ -4,6 +4,8 @@ import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { cliTrail } from '../src/audit/actor.js'
 import { addPerson } from '../src/people/service.js'
+import { NO_NOTICES } from '../src/sso/notices.js'
+import { putSsoSettings, removeSsoSettings } from '../src/sso/settings.js'
 import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
 import {
   assertAccessible,
@@ -13,12 +15,16 @@ import {
   signInAt,
   withPage as withBrowserPage,
 } from './helpers/dashboard.js'
+import { TestDnsServer } from './helpers/dns-server.js'
 import { createExpert, describeEachDialect, inquiryBody } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
 import { listeningPort } from './helpers/net.js'
 import { addPersonWithPassword, PASSWORD } from './helpers/people.js'
 
 const skip = await browserSkip()
+/** The DNS server that answers the single sign-on domains' TXT lookups. */
+const dns = await TestDnsServer.start()
+after(() => dns.close())
 if (!skip) ensureDashboardBuilt()
 
 const DESK = 'desk@main.example'
@@ -583,6 +589,29 @@ describeEachDialect(
         await page.getByLabel('Add a domain').fill('example.edu')
         await page.getByLabel('Add a domain').press('Enter')
         await page.getByRole('button', { name: 'Remove example.edu' }).waitFor()
+        // A new domain routes no one until its TXT record is found: the screen says which record.
+        const domains = page.getByRole('list', { name: 'Domain verification' })
+        await domains.getByText('Not verified: routes no one yet').waitFor()
+        const [pending] = (await apiData('GET', '/sso')).domains as { txt_name: string; txt_value: string }[]
+        assert.ok(pending)
+        await domains.getByText(pending.txt_value, { exact: true }).waitFor()
+        await domains.getByText('_expertdir.example.edu', { exact: true }).waitFor()
+        const check = domains.getByRole('button', { name: 'Check the TXT record of example.edu' })
+        await check.click()
+        await domains.getByRole('alert').getByText('No TXT record at _expertdir.example.edu').waitFor()
+        await assertAccessible(page, 'single sign-on, a domain not verified')
+        await domains.scrollIntoViewIfNeeded()
+        await screenshot(page, 'sso-domain-unverified')
+        await page.setViewportSize({ width: 360, height: 740 })
+        await page.waitForFunction('document.documentElement.clientWidth <= 360')
+        const box = await domains.boundingBox()
+        assert.ok(box && box.x + box.width <= 360, `the domains ${JSON.stringify(box)} fit 360 px`)
+        await domains.scrollIntoViewIfNeeded()
+        await screenshot(page, 'sso-domain-unverified-360')
+        await page.setViewportSize({ width: 1280, height: 900 })
+        dns.records.set(pending.txt_name, [[pending.txt_value]])
+        await check.click()
+        await domains.getByText('Verified by DNS').waitFor()
         const mapping = page.getByRole('form', { name: 'Map a group to a role' })
         await mapping.getByLabel('Role').selectOption('editor')
         await mapping.getByRole('button', { name: 'Map the group' }).click()
@@ -627,6 +656,51 @@ describeEachDialect(
         await page.getByText('Single sign-on is not set up.').waitFor()
         assert.equal((await api('GET', '/sso')).statusCode, 404)
       })
+    })
+
+    test('an admin reads single sign-on and its domains but cannot change them: only an owner may', {
+      skip,
+    }, async () => {
+      const admin = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'admin')
+      const domain = `${randomBytes(4).toString('hex')}.example.edu`
+      await putSsoSettings(
+        ctx.testDatabase.database.db,
+        ctx.tenant.orgId,
+        {
+          protocol: 'oidc',
+          issuer: 'https://idp.example',
+          client_id: 'expertdir',
+          allowed_domains: [domain],
+        },
+        { secretBox: undefined, trail: cliTrail('sso set'), now: ctx.clock.now(), notices: NO_NOTICES },
+      )
+      try {
+        await withPage(async (page) => {
+          await signIn(page, '/sso', admin)
+          await page.getByRole('heading', { name: 'Single sign-on', exact: true }).waitFor()
+          await page.getByText('Only an owner may change single sign-on').waitFor()
+          await page.getByText('https://idp.example', { exact: true }).waitFor()
+          const domains = page.getByRole('list', { name: 'Domain verification' })
+          await domains.getByText('Not verified: routes no one yet').waitFor()
+          await domains.getByText(`_expertdir.${domain}`, { exact: true }).waitFor()
+          assert.equal(await page.getByRole('form', { name: 'Single sign-on settings' }).count(), 0)
+          assert.equal(
+            await page
+              .getByRole('button')
+              .filter({ hasText: /Check the TXT record|Remove single/ })
+              .count(),
+            0,
+          )
+          await assertAccessible(page, 'single sign-on, read by an admin')
+          await screenshot(page, 'sso-admin-read-only')
+        })
+      } finally {
+        await removeSsoSettings(ctx.testDatabase.database.db, ctx.tenant.orgId, {
+          trail: cliTrail('sso remove'),
+          now: ctx.clock.now(),
+          notices: NO_NOTICES,
+        })
+      }
     })
 
     test('reads the audit log, newest first, a page at a time', { skip }, async () => {
@@ -770,5 +844,5 @@ describeEachDialect(
       ),
     )
   },
-  { config: { secretKey: randomBytes(32).toString('hex') } },
+  { config: { secretKey: randomBytes(32).toString('hex'), dnsServers: [dns.address] } },
 )

@@ -42,7 +42,7 @@ const openPath = (path: string) => !path.startsWith('/v2/') || path.startsWith('
 
 /** CONTRACT §13: `read` for GETs, `write` for changes, the inquiry scopes for the inquiry routes. */
 function expectedScope(method: string, path: string): string {
-  if (path.endsWith('/notifications') || path.endsWith('/sso')) return 'admin'
+  if (path.endsWith('/notifications') || /\/sso(\/|$)/.test(path)) return 'admin'
   // The admin API (CONTRACT §14): clients, the webhook, people and the audit log.
   if (/\/organization\/\{corporation\}\/(client|webhook|people|audit)(\/|$)/.test(path)) return 'admin'
   if (/\/inquiry$/.test(path) && method === 'delete') return 'admin'

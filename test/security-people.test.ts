@@ -86,10 +86,20 @@ describeEachDialect('security suite: people’s dashboard tokens on every protec
   for (const role of ROLES.filter((r) => r !== 'expert')) {
     for (const route of PROTECTED_ROUTES) {
       const allowed = grants(roleScopes(role), route.scope)
-      test(`${role}: ${route.name} is ${allowed ? 'allowed' : '403 insufficient_scope'}`, async () => {
+      // Single sign-on's writes: the scope lets an admin in, only an owner may make them.
+      const ownersOnly = allowed && route.ownerOnly === true && role !== 'owner'
+      const expected = ownersOnly
+        ? '403 forbidden (owners only)'
+        : allowed
+          ? 'allowed'
+          : '403 insufficient_scope'
+      test(`${role}: ${route.name} is ${expected}`, async () => {
         const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
         const response = await ctx.inject(withToken(request, tokens[role]))
-        if (allowed) {
+        if (ownersOnly) {
+          assert.equal(response.statusCode, 403, response.body)
+          assert.equal(envelope(response).error?.code, 'forbidden')
+        } else if (allowed) {
           assert.equal(response.statusCode, 200, response.body)
         } else {
           assert.equal(response.statusCode, 403, response.body)

@@ -5,6 +5,7 @@ import { createClient } from '../src/auth/clients.js'
 import { formatScopes, grants, SCOPES, type Scope } from '../src/auth/scopes.js'
 import { describeEachDialect, envelope, requestToken, type TestContext } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
+import { personToken } from './helpers/people.js'
 import { PROTECTED_ROUTES } from './helpers/protected-routes.js'
 
 const DAY = 24 * 3600 * 1000
@@ -66,7 +67,12 @@ describeEachDialect(
     const allBut = {} as Record<Scope, string>
     /** A token of a client revoked after it was issued (one for every route: a token costs an scrypt). */
     let revokedClientToken: string
+    /** An owner's dashboard token: what an `ownerOnly` route's control cases use. */
+    let ownerToken: string
+    /** The token a route's control case succeeds with: the organization's client, or its owner. */
+    const controlToken = (route: { ownerOnly?: true }) => (route.ownerOnly ? ownerToken : ctx.tenant.token)
     before(async () => {
+      ownerToken = (await personToken(ctx, ctx.tenant.orgId, 'owner')).token
       const { db } = ctx.testDatabase.database
       const everyScope = await createClient(db, ctx.tenant.orgId, 'every scope', ctx.clock.now(), SCOPES)
       const client = await createClient(db, ctx.tenant.orgId, 'to revoke', ctx.clock.now())
@@ -145,6 +151,13 @@ describeEachDialect(
       test(`${route.name} needs the ${route.scope} scope: a token with only it succeeds`, async () => {
         const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
         const response = await ctx.inject(withToken(request, only[route.scope]))
+        if (route.ownerOnly) {
+          // Single sign-on's writes: the scope lets the request in, only an owner person may make it.
+          assert.equal(response.statusCode, 403, response.body)
+          assert.equal(envelope(response).error?.code, 'forbidden')
+          assert.match(envelope(response).error?.message ?? '', /Only an owner/)
+          return
+        }
         assert.equal(response.statusCode, 200, response.body)
       })
 
@@ -161,13 +174,13 @@ describeEachDialect(
           `Bearer realm="expertdir", error="insufficient_scope", scope="${route.scope}"`,
         )
         assert.match(envelope(response).error?.message ?? '', new RegExp(route.scope))
-        const again = await ctx.inject(withToken(request, ctx.tenant.token))
+        const again = await ctx.inject(withToken(request, controlToken(route)))
         assert.equal(again.statusCode, 200, `the refused request changed nothing: ${again.body}`)
       })
 
       test(`${route.name} succeeds with the organization's own token (control case)`, async () => {
         const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-        const response = await ctx.inject(withToken(request, ctx.tenant.token))
+        const response = await ctx.inject(withToken(request, controlToken(route)))
         assert.equal(response.statusCode, 200, response.body)
         assert.equal(envelope(response).success, true)
       })

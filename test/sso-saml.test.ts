@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { before, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { TRANSACTION_TTL_MS } from '../src/sso/transactions.js'
 import { chores } from '../src/system/housekeeping.js'
 import { describeEachDialect, envelope, FORM } from './helpers/harness.js'
-import { dashboard, ORIGIN } from './helpers/people.js'
+import { mailText } from './helpers/mail-text.js'
+import { addPersonWithPassword, dashboard, ORIGIN, personToken } from './helpers/people.js'
+import { SmtpReceiver } from './helpers/receivers.js'
 import { type ResponseOptions, TestSamlIdp } from './helpers/saml-idp.js'
 
 const MAIL = 'urn:oid:0.9.2342.19200300.100.1.3'
@@ -15,6 +17,16 @@ const ADMIN_ENTITLEMENT = 'urn:mace:example.edu:entitlement:expertdir-admin'
 
 const TRANSACTION = 'expertdir_sso'
 const SESSION = 'expertdir_session'
+const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent'
+const TRANSIENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient'
+
+/** A persistent NameID, as identity providers send for a person who signs in to this service. */
+const persistentId = (value = `_${randomBytes(12).toString('hex')}`) => ({ value, format: PERSISTENT })
+
+/** Confirmation links go through a real SMTP server on 127.0.0.1. */
+const smtp = new SmtpReceiver()
+await smtp.start()
+after(() => smtp.stop())
 
 let counter = 0
 const emailAt = (domain = 'example.edu') => `scholar${++counter}.${randomBytes(3).toString('hex')}@${domain}`
@@ -33,12 +45,18 @@ describeEachDialect(
       acsUrl: `${ORIGIN}/auth/sso/${ctx.tenant.orgId}/saml/acs`,
     })
 
+    /** The owner's dashboard token: only an owner changes single sign-on. */
+    let ownerAuth: Record<string, string>
+    let ownerEmail: string
     before(async () => {
       idp = await TestSamlIdp.create()
+      const owner = await personToken(ctx, ctx.tenant.orgId, 'owner')
+      ownerAuth = { authorization: `Bearer ${owner.token}` }
+      ownerEmail = owner.email
       const response = await ctx.inject({
         method: 'PUT',
         url: `/v2/organization/${ctx.tenant.orgId}/sso`,
-        headers: ctx.tenant.auth,
+        headers: ownerAuth,
         payload: {
           protocol: 'saml',
           entry_point: TestSamlIdp.ENTRY_POINT,
@@ -88,6 +106,7 @@ describeEachDialect(
         inResponseTo: requestId,
         ...sp(),
         attributes: { [MAIL]: [emailAt()], [AFFILIATION]: ['member', 'faculty'] },
+        nameId: persistentId(),
         ...options,
       })
     }
@@ -261,6 +280,137 @@ describeEachDialect(
       assert.equal((await db.selectFrom('sso_assertions').selectAll().execute()).length, 0)
       assert.equal((await complete(key)).statusCode, 401)
     })
+
+    test('an admin person’s or an admin client’s SAML change cannot sign anyone in as the owner', async () => {
+      const attackerIdp = await TestSamlIdp.create()
+      const admin = await personToken(ctx, ctx.tenant.orgId, 'admin')
+      for (const headers of [{ authorization: `Bearer ${admin.token}` }, ctx.tenant.auth]) {
+        const refused = await ctx.inject({
+          method: 'PUT',
+          url: `/v2/organization/${ctx.tenant.orgId}/sso`,
+          headers,
+          payload: { idp_certificate: attackerIdp.certificate, default_role: 'admin' },
+        })
+        assert.equal(refused.statusCode, 403, refused.body)
+        assert.match(envelope(refused).error?.message ?? '', /Only an owner may change single sign-on/)
+      }
+      // The attacker's key signs an assertion for the owner: the configured certificate refuses it.
+      const { requestId } = await start()
+      await expectRefused(
+        attackerIdp.response({
+          inResponseTo: requestId,
+          ...sp(),
+          attributes: { [MAIL]: [ownerEmail] },
+          nameId: persistentId(),
+        }),
+      )
+      // The organization's own provider asserting the owner's email: no session until the owner
+      // opens the emailed link in the browser that signed in.
+      const next = await start()
+      const accepted = await post(
+        response(next.requestId, {
+          attributes: { [MAIL]: [ownerEmail] },
+          nameId: persistentId('owner-at-idp'),
+        }),
+      )
+      assert.equal(accepted.statusCode, 303, accepted.body)
+      assert.equal(accepted.cookies.length, 0)
+      const done = await complete(next.key)
+      assert.equal(done.statusCode, 303, done.body)
+      assert.equal(done.headers.location, '/admin/?sso=check-email')
+      assert.equal(
+        done.cookies.find((cookie) => cookie.name === SESSION),
+        undefined,
+        'no session as the owner',
+      )
+      const message = smtp.messages.findLast((candidate) => candidate.to.includes(ownerEmail))
+      const link = /http:\/\/experts\.example\.edu(\/auth\/sso\/confirm\?token=[A-Za-z0-9_-]+)/.exec(
+        mailText(message?.raw ?? ''),
+      )?.[1]
+      assert.ok(link, 'the link went to the owner’s own address')
+      assert.equal((await ctx.inject({ method: 'GET', url: link })).statusCode, 401, 'not in another browser')
+      const confirmed = await ctx.inject({ method: 'GET', url: link, cookies: { [TRANSACTION]: next.key } })
+      assert.equal(confirmed.statusCode, 303, confirmed.body)
+      assert.equal((await me(confirmed.cookies.find((c) => c.name === SESSION)?.value)).email, ownerEmail)
+      // Bound now: the same subject signs in at once, another one with the owner's email is refused.
+      const again = await start()
+      await post(
+        response(again.requestId, {
+          attributes: { [MAIL]: [ownerEmail] },
+          nameId: persistentId('owner-at-idp'),
+        }),
+      )
+      const direct = await complete(again.key)
+      assert.equal(direct.headers.location, '/admin/')
+      const impostor = await start()
+      const refused = await post(
+        response(impostor.requestId, {
+          attributes: { [MAIL]: [ownerEmail] },
+          nameId: persistentId('someone-else'),
+        }),
+      )
+      assert.equal(refused.statusCode, 403, refused.body)
+      assert.match(envelope(refused).error?.message ?? '', /linked to another identity/)
+    })
+
+    test('a transient NameID alone names nobody: refused, clearly; a subject-id attribute stands in for it', async () => {
+      const first = await start()
+      const transient = await post(
+        response(first.requestId, {
+          nameId: { value: `_${randomBytes(8).toString('hex')}`, format: TRANSIENT },
+        }),
+      )
+      assert.equal(transient.statusCode, 403, transient.body)
+      assert.match(envelope(transient).error?.message ?? '', /persistent NameID or the subject-id attribute/)
+      const second = await start()
+      const email = emailAt()
+      const withSubjectId = await post(
+        response(second.requestId, {
+          nameId: { value: `_${randomBytes(8).toString('hex')}`, format: TRANSIENT },
+          attributes: {
+            [MAIL]: [email],
+            [AFFILIATION]: ['faculty'],
+            'urn:oasis:names:tc:SAML:attribute:subject-id': ['a1b2c3@example.edu'],
+          },
+        }),
+      )
+      assert.equal(withSubjectId.statusCode, 303, withSubjectId.body)
+      assert.equal(
+        (await me((await complete(second.key)).cookies.find((c) => c.name === SESSION)?.value)).email,
+        email,
+      )
+    })
+
+    test('an existing person’s first SAML sign-in is confirmed by the emailed link; then their NameID signs them in', async () => {
+      const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
+      const first = await start()
+      await post(
+        response(first.requestId, {
+          attributes: { [MAIL]: [person.email] },
+          nameId: persistentId('editor-1'),
+        }),
+      )
+      assert.equal((await complete(first.key)).headers.location, '/admin/?sso=check-email')
+      const bound = async () =>
+        (
+          await ctx.testDatabase.database.db
+            .selectFrom('sso_identities')
+            .selectAll()
+            .where('person_id', '=', person.id)
+            .execute()
+        ).length
+      assert.equal(await bound(), 0)
+      const message = smtp.messages.findLast((candidate) => candidate.to.includes(person.email))
+      const link = /http:\/\/experts\.example\.edu(\/auth\/sso\/confirm\?token=[A-Za-z0-9_-]+)/.exec(
+        mailText(message?.raw ?? ''),
+      )?.[1]
+      assert.ok(link)
+      assert.equal(
+        (await ctx.inject({ method: 'GET', url: link, cookies: { [TRANSACTION]: first.key } })).statusCode,
+        303,
+      )
+      assert.equal(await bound(), 1)
+    })
   },
-  { config: { publicUrl: ORIGIN, logLevel: 'silent' } },
+  { config: { publicUrl: ORIGIN, smtpUrl: smtp.url, logLevel: 'silent' } },
 )

@@ -3,13 +3,20 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { before, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { buildApp } from '../src/app.js'
+import { cliTrail } from '../src/audit/actor.js'
+import { insertBinding } from '../src/sso/bindings.js'
+import { approveDomain } from '../src/sso/domains.js'
+import { NO_NOTICES } from '../src/sso/notices.js'
 import { createSecretBox } from '../src/sso/secret-box.js'
 import { secretContext } from '../src/sso/settings.js'
 import { runCli } from './helpers/cli.js'
+import { TestDnsServer } from './helpers/dns-server.js'
 import { describeEachDialect, detailsOf, envelope, type Tenant } from './helpers/harness.js'
-import { ORIGIN } from './helpers/people.js'
+import { mailText } from './helpers/mail-text.js'
+import { addPersonWithPassword, ORIGIN, personToken } from './helpers/people.js'
+import { SmtpReceiver } from './helpers/receivers.js'
 import { TestSamlIdp } from './helpers/saml-idp.js'
 
 const SECRET_KEY = randomBytes(32).toString('hex')
@@ -21,8 +28,23 @@ const OIDC = {
   client_id: 'expertdir',
   client_secret: CLIENT_SECRET,
   role_mapping: [{ group: 'expertdir-editors', role: 'editor' }],
-  allowed_domains: ['Example.EDU', 'med.example.edu'],
 }
+
+/** Domains no other organization of the file lists (a domain belongs to one organization). */
+const uniqueDomain = (label = 'example.edu') => `${randomBytes(4).toString('hex')}.${label}`
+
+// The owners' notices and the DNS verification go to real servers on 127.0.0.1.
+const smtp = new SmtpReceiver()
+await smtp.start()
+const dns = await TestDnsServer.start()
+after(async () => {
+  await smtp.stop()
+  await dns.close()
+})
+
+/** The texts of the messages the SMTP receiver got for `address`. */
+const mailTo = (address: string) =>
+  smtp.messages.filter((message) => message.to.includes(address)).map((message) => mailText(message.raw))
 
 /**
  * The admin API and the CLI of an organization's single sign-on: one service, the client secret
@@ -40,20 +62,27 @@ describeEachDialect(
     const url = (orgId: number) => `/v2/organization/${orgId}/sso`
     const put = (orgId: number, payload: object, auth = ctx.tenant.auth) =>
       ctx.inject({ method: 'PUT', url: url(orgId), headers: auth, payload })
+    /** A new organization; `auth` is its owner's dashboard token (only an owner changes SSO). */
     const fresh = async () => {
       tenant = await ctx.addTenant('Settings University')
-      return tenant
+      const owner = await personToken(ctx, tenant.orgId, 'owner')
+      return { ...tenant, client: tenant.auth, owner, auth: { authorization: `Bearer ${owner.token}` } }
     }
 
     test('PUT sets up OIDC: the secret is stored encrypted under EXPERTDIR_SECRET_KEY and never answered', async () => {
       const { orgId, auth } = await fresh()
-      const response = await put(orgId, OIDC, auth)
+      const domain = uniqueDomain()
+      const response = await put(
+        orgId,
+        { ...OIDC, allowed_domains: [domain.toUpperCase(), `med.${domain}`] },
+        auth,
+      )
       assert.equal(response.statusCode, 200, response.body)
       const data = envelope(response).data ?? {}
       assert.equal(data.client_secret_set, true)
       assert.equal('client_secret' in data, false)
       assert.doesNotMatch(response.body, /told us this secret/)
-      assert.deepEqual(data.allowed_domains, ['example.edu', 'med.example.edu'])
+      assert.deepEqual(data.allowed_domains, [domain, `med.${domain}`])
       assert.equal(data.scope, 'openid email profile')
       assert.equal(data.redirect_uri, `${ORIGIN}/auth/sso/oidc/callback`)
       assert.equal(data.sign_in_url, `${ORIGIN}/auth/sso/${orgId}/oidc`)
@@ -201,8 +230,8 @@ describeEachDialect(
       assert.deepEqual(
         audit.map((entry) => [entry.action, entry.record_id, entry.actor_kind]),
         [
-          [`PUT /v2/organization/:corporation/sso`, String(orgId), 'client'],
-          [`DELETE /v2/organization/:corporation/sso`, String(orgId), 'client'],
+          [`PUT /v2/organization/:corporation/sso`, String(orgId), 'person'],
+          [`DELETE /v2/organization/:corporation/sso`, String(orgId), 'person'],
         ],
         'the setting and the removal are audited; the refused second DELETE is not',
       )
@@ -212,6 +241,11 @@ describeEachDialect(
       const { orgId, auth } = await fresh()
       const domain = `${randomBytes(4).toString('hex')}.example.edu`
       await put(orgId, { ...OIDC, allowed_domains: [domain], passwords_off: 1 }, auth)
+      await approveDomain(ctx.testDatabase.database.db, orgId, domain, {
+        trail: cliTrail('sso verify-domain'),
+        now: ctx.clock.now(),
+        notices: NO_NOTICES,
+      })
       const found = await ctx.inject({
         method: 'GET',
         url: `/auth/sso?email=${encodeURIComponent(`anyone@${domain.toUpperCase()}`)}`,
@@ -238,10 +272,15 @@ describeEachDialect(
     })
 
     test('the CLI shares the service: set (secret from standard input), show without the secret, remove', async () => {
-      const { orgId } = await fresh()
+      const { orgId, owner } = await fresh()
+      const domain = uniqueDomain()
       const dir = await mkdtemp(join(tmpdir(), 'expertdir-sso-'))
       try {
-        const env = { EXPERTDIR_SECRET_KEY: SECRET_KEY, EXPERTDIR_PUBLIC_URL: ORIGIN }
+        const env = {
+          EXPERTDIR_SECRET_KEY: SECRET_KEY,
+          EXPERTDIR_PUBLIC_URL: ORIGIN,
+          EXPERTDIR_SMTP_URL: smtp.url,
+        }
         const cli = (args: string[], stdin?: string) =>
           runCli(['--db', ctx.testDatabase.url, 'sso', ...args, '--org', String(orgId)], env, stdin)
         const set = await cli(
@@ -258,7 +297,7 @@ describeEachDialect(
             'expertdir-editors=editor',
             'staff=inquiries',
             '--domain',
-            'example.edu',
+            domain,
             '--allow-create',
             'on',
             '--json',
@@ -268,6 +307,7 @@ describeEachDialect(
         assert.equal(set.code, 0, set.stderr)
         const setView = JSON.parse(set.stdout)
         assert.equal(setView.client_secret_set, true)
+        assert.match(mailTo(owner.email).at(-1) ?? '', /By: the service’s operator \(command line\)/)
         assert.deepEqual(setView.role_mapping, [
           { group: 'expertdir-editors', role: 'editor' },
           { group: 'staff', role: 'inquiries' },
@@ -305,6 +345,255 @@ describeEachDialect(
         await rm(dir, { recursive: true, force: true })
       }
     })
+
+    test('only an owner changes single sign-on: an admin person and an admin client get 403 and change nothing; both may read it', async () => {
+      const { orgId, auth, client } = await fresh()
+      await put(orgId, { ...OIDC, allowed_domains: [uniqueDomain()] }, auth)
+      const admin = await personToken(ctx, orgId, 'admin')
+      const attacker = {
+        issuer: 'https://idp.attacker.example',
+        client_id: 'mine',
+        allowed_domains: [uniqueDomain()],
+      }
+      for (const [who, headers] of [
+        ['admin person', { authorization: `Bearer ${admin.token}` }],
+        ['admin client', client],
+      ] as const) {
+        const refused = await put(orgId, attacker, headers)
+        assert.equal(refused.statusCode, 403, `${who}: ${refused.body}`)
+        assert.equal(envelope(refused).error?.code, 'forbidden')
+        assert.match(envelope(refused).error?.message ?? '', /Only an owner may change single sign-on/)
+        const removed = await ctx.inject({ method: 'DELETE', url: url(orgId), headers })
+        assert.equal(removed.statusCode, 403, `${who}: ${removed.body}`)
+        const read = await ctx.inject({ method: 'GET', url: url(orgId), headers })
+        assert.equal(read.statusCode, 200, `${who} reads: ${read.body}`)
+        assert.equal(envelope(read).data?.issuer, OIDC.issuer, 'unchanged')
+      }
+      const cli = await runCli(
+        ['--db', ctx.testDatabase.url, 'sso', 'set', '--org', String(orgId), '--passwords', 'off'],
+        { EXPERTDIR_PUBLIC_URL: ORIGIN },
+      )
+      assert.equal(cli.code, 0, `the operator may: ${cli.stderr}`)
+    })
+
+    test('every change is emailed to the owners, with a link from the public address only, whatever Host the request names', async () => {
+      const { orgId, auth, owner } = await fresh()
+      const second = await personToken(ctx, orgId, 'owner')
+      const admin = await personToken(ctx, orgId, 'admin')
+      const before = smtp.messages.length
+      const changed = await ctx.inject({
+        method: 'PUT',
+        url: url(orgId),
+        headers: { ...auth, host: 'evil.example', 'x-forwarded-host': 'evil.example' },
+        payload: { ...OIDC, allowed_domains: [uniqueDomain()] },
+      })
+      assert.equal(changed.statusCode, 200, changed.body)
+      const [notice] = mailTo(owner.email).slice(-1)
+      assert.ok(notice, 'the owner is told')
+      assert.ok(mailTo(second.email).length > 0, 'every owner is told')
+      assert.equal(mailTo(admin.email).length, 0, 'admins are not owners')
+      assert.match(notice, /Subject: Single sign-on of your expert directory changed/)
+      assert.match(notice, new RegExp(`By: ${owner.email.replace('.', '\\.')} \\(owner\\)`))
+      assert.match(
+        notice,
+        /Settings changed: protocol, issuer, client_id, .*allowed_domains, passwords_off, client_secret\r?\n/,
+      )
+      assert.ok(notice.includes(`${ORIGIN}/admin/sso`), notice)
+      assert.doesNotMatch(notice, /evil\.example|told us this secret/)
+      await put(orgId, { passwords_off: 1 }, auth)
+      assert.match(mailTo(owner.email).at(-1) ?? '', /Settings changed: passwords_off\r?\n/)
+      await ctx.inject({ method: 'DELETE', url: url(orgId), headers: auth })
+      assert.match(mailTo(owner.email).at(-1) ?? '', /was removed/)
+      assert.equal(smtp.messages.length, before + 3, 'one message per change, to all owners at once')
+    })
+
+    test('a domain another organization lists is refused with 409, and nothing is stored', async () => {
+      const first = await fresh()
+      const domain = uniqueDomain()
+      assert.equal(
+        (await put(first.orgId, { ...OIDC, allowed_domains: [domain] }, first.auth)).statusCode,
+        200,
+      )
+      const second = await fresh()
+      const claimed = await put(
+        second.orgId,
+        { ...OIDC, allowed_domains: [uniqueDomain(), domain.toUpperCase()] },
+        second.auth,
+      )
+      assert.equal(claimed.statusCode, 409, claimed.body)
+      assert.equal(envelope(claimed).error?.code, 'conflict')
+      assert.match(
+        envelope(claimed).error?.message ?? '',
+        new RegExp(`${domain} is already claimed by another organization`),
+      )
+      assert.equal(
+        (await ctx.inject({ method: 'GET', url: url(second.orgId), headers: second.auth })).statusCode,
+        404,
+      )
+      const rows = await ctx.testDatabase.database.db
+        .selectFrom('sso_domains')
+        .select('org_id')
+        .where('domain', '=', domain)
+        .execute()
+      assert.deepEqual(
+        rows.map((row) => Number(row.org_id)),
+        [first.orgId],
+      )
+    })
+
+    test('an unverified domain routes no one; its DNS TXT record verifies it (owners only), and then the sign-in page finds it', async () => {
+      const { orgId, auth, client } = await fresh()
+      const domain = uniqueDomain()
+      const set = await put(orgId, { ...OIDC, allowed_domains: [domain] }, auth)
+      const [shown] = (envelope(set).data?.domains ?? []) as Record<string, unknown>[]
+      assert.ok(shown)
+      assert.equal(shown.verified, false)
+      assert.equal(shown.txt_name, `_expertdir.${domain}`)
+      assert.match(String(shown.txt_value), /^expertdir-verification=[A-Za-z0-9_-]{24}$/)
+      const lookup = () => ctx.inject({ method: 'GET', url: `/auth/sso?email=someone@${domain}` })
+      assert.deepEqual(envelope(await lookup()).data, { options: [] }, 'unverified: routes no one')
+      const verify = (headers: Record<string, string>) =>
+        ctx.inject({ method: 'POST', url: `${url(orgId)}/domains/${domain}/verify`, headers })
+      const missing = await verify(auth)
+      assert.equal(missing.statusCode, 409, missing.body)
+      assert.match(
+        envelope(missing).error?.message ?? '',
+        new RegExp(`No TXT record at _expertdir\\.${domain}`),
+      )
+      dns.records.set(`_expertdir.${domain}`, [['v=spf1 -all'], ['expertdir-verification=not-this-one']])
+      assert.equal((await verify(auth)).statusCode, 409, 'another value proves nothing')
+      dns.records.set(`_expertdir.${domain}`, [['v=spf1 -all'], [String(shown.txt_value)]])
+      assert.equal((await verify(client)).statusCode, 403, 'a machine client may not')
+      const verified = await verify(auth)
+      assert.equal(verified.statusCode, 200, verified.body)
+      assert.deepEqual(verified.json().data.domain, {
+        ...shown,
+        verified: true,
+        verified_at: verified.json().data.domain.verified_at,
+        verified_by: 'dns',
+      })
+      assert.equal((await lookup()).json().data.options[0]?.organization, orgId)
+      const unknown = await ctx.inject({
+        method: 'POST',
+        url: `${url(orgId)}/domains/${uniqueDomain()}/verify`,
+        headers: auth,
+      })
+      assert.equal(unknown.statusCode, 404, unknown.body)
+    })
+
+    test('the operator approves a domain with the CLI, taking it from another organization’s unverified claim', async () => {
+      const squatter = await fresh()
+      const rightful = await fresh()
+      const domain = uniqueDomain()
+      await put(squatter.orgId, { ...OIDC, allowed_domains: [domain] }, squatter.auth)
+      await put(rightful.orgId, { ...OIDC, allowed_domains: [uniqueDomain()] }, rightful.auth)
+      const approve = (orgId: number) =>
+        runCli(
+          [
+            '--db',
+            ctx.testDatabase.url,
+            'sso',
+            'verify-domain',
+            '--org',
+            String(orgId),
+            '--domain',
+            domain,
+            '--json',
+          ],
+          {
+            EXPERTDIR_PUBLIC_URL: ORIGIN,
+          },
+        )
+      const approved = await approve(rightful.orgId)
+      assert.equal(approved.code, 0, approved.stderr)
+      assert.equal(JSON.parse(approved.stdout).verified_by, 'operator')
+      const lookup = await ctx.inject({ method: 'GET', url: `/auth/sso?email=someone@${domain}` })
+      assert.deepEqual(
+        lookup.json().data.options.map((option: { organization: number }) => option.organization),
+        [rightful.orgId],
+      )
+      const squatterView = envelope(
+        await ctx.inject({ method: 'GET', url: url(squatter.orgId), headers: squatter.auth }),
+      ).data
+      assert.deepEqual(squatterView?.allowed_domains, [])
+      const taken = await approve(squatter.orgId)
+      assert.equal(taken.code, 1, 'a verified domain is not taken away')
+      assert.match(taken.stderr, /is verified by organization/)
+      const bad = await runCli([
+        '--db',
+        ctx.testDatabase.url,
+        'sso',
+        'verify-domain',
+        '--org',
+        String(rightful.orgId),
+        '--domain',
+        'not a domain',
+      ])
+      assert.equal(bad.code, 2)
+    })
+
+    test('a new identity provider forgets every binding; other changes keep them', async () => {
+      const { orgId, auth } = await fresh()
+      await put(orgId, { ...OIDC, allowed_domains: [uniqueDomain()] }, auth)
+      const { db } = ctx.testDatabase.database
+      const bindings = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('sso_identities')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('org_id', '=', orgId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
+      const bind = async () => {
+        const person = await addPersonWithPassword(ctx, orgId, 'editor')
+        await insertBinding(
+          db,
+          orgId,
+          person.id,
+          { issuer: OIDC.issuer, subject: `sub-${person.id}` },
+          ctx.clock.now(),
+        )
+      }
+      await bind()
+      await bind()
+      await put(orgId, { passwords_off: 1, role_mapping: [], scope: 'openid email' }, auth)
+      assert.equal(await bindings(), 2, 'the same provider')
+      await put(orgId, { issuer: 'https://login.example.edu/realms/other' }, auth)
+      assert.equal(await bindings(), 0, 'a new issuer')
+      await bind()
+      await put(orgId, { client_id: 'another-client' }, auth)
+      assert.equal(await bindings(), 0, 'a new client id')
+      await bind()
+      const saml = await put(
+        orgId,
+        { protocol: 'saml', entry_point: TestSamlIdp.ENTRY_POINT, idp_certificate: idp.certificate },
+        auth,
+      )
+      assert.equal(saml.statusCode, 200, saml.body)
+      assert.equal(await bindings(), 0, 'another protocol')
+      await bind()
+      const other = await TestSamlIdp.create()
+      await put(orgId, { idp_certificate: other.certificate }, auth)
+      assert.equal(await bindings(), 0, 'another signing certificate')
+      await bind()
+      await ctx.inject({ method: 'DELETE', url: url(orgId), headers: auth })
+      assert.equal(await bindings(), 0, 'removed')
+      assert.match(
+        mailTo(
+          (
+            await db
+              .selectFrom('people')
+              .select('email')
+              .where('org_id', '=', orgId)
+              .where('role', '=', 'owner')
+              .executeTakeFirstOrThrow()
+          ).email,
+        ).at(-1) ?? '',
+        /1 people will confirm/,
+      )
+    })
   },
-  { config: { publicUrl: ORIGIN, secretKey: SECRET_KEY } },
+  { config: { publicUrl: ORIGIN, secretKey: SECRET_KEY, smtpUrl: smtp.url, dnsServers: [dns.address] } },
 )

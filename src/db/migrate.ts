@@ -21,6 +21,7 @@ import * as sso from './migrations/0019_sso.js'
 import * as inquiryExpertsAndHiddenAnswers from './migrations/0020_inquiry_experts_and_hidden_answers.js'
 import * as publicDirectory from './migrations/0021_public_directory.js'
 import * as staffSearch from './migrations/0024_staff_search.js'
+import * as ssoBindings from './migrations/0025_sso_bindings.js'
 import * as inquiryAssigneePeople from './migrations/0026_inquiry_assignee_people.js'
 import * as mediaReferences from './migrations/0027_media_references.js'
 import type { DB } from './schema.js'
@@ -48,6 +49,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0020_inquiry_experts_and_hidden_answers': inquiryExpertsAndHiddenAnswers,
   '0021_public_directory': publicDirectory,
   '0024_staff_search': staffSearch,
+  '0025_sso_bindings': ssoBindings,
   '0026_inquiry_assignee_people': inquiryAssigneePeople,
   '0027_media_references': mediaReferences,
 }

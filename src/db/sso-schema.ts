@@ -6,6 +6,8 @@ export interface SsoTables {
   sso_domains: SsoDomainsTable
   sso_transactions: SsoTransactionsTable
   sso_assertions: SsoAssertionsTable
+  sso_identities: SsoIdentitiesTable
+  sso_confirmations: SsoConfirmationsTable
 }
 
 export interface SsoSettingsTable {
@@ -31,10 +33,39 @@ export interface SsoSettingsTable {
   updated_at: number
 }
 
+/** Migration 0025: unique across organizations; routes sign-ins only once verified. */
 export interface SsoDomainsTable {
   org_id: number
   /** Lower-cased. */
   domain: string
+  /** The value of the TXT record that proves the domain (`expertdir-verification=<token>`). */
+  token: string | null
+  verified_at: number | null
+  /** `dns` or `operator`. */
+  verified_by: string | null
+}
+
+/** The identity provider's subject a person is bound to (migration 0025). */
+export interface SsoIdentitiesTable {
+  person_id: number
+  org_id: number
+  /** OIDC issuer, or the SAML IdP's entity id. */
+  issuer: string
+  /** OIDC `sub`, or the SAML persistent NameID (or subject-id attribute). */
+  subject: string
+  created_at: number
+}
+
+/** A first sign-in into an existing account, waiting for the person to open the emailed link. */
+export interface SsoConfirmationsTable {
+  token_hash: string
+  key_hash: string
+  org_id: number
+  person_id: number
+  issuer: string
+  subject: string
+  created_at: number
+  expires_at: number
 }
 
 /** A browser sign-in under way, found by the SHA-256 of its cookie. */

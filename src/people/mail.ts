@@ -61,3 +61,34 @@ export function createLinkMailer(
     close: () => transport.close(),
   }
 }
+
+/** A plain message to one or more people: a notice (SSO settings changed) or a confirmation link. */
+export interface NoticeMailer {
+  /** Resolves with what happened; never throws. */
+  send(to: readonly string[], subject: string, text: string): Promise<'sent' | 'failed' | 'skipped'>
+  close(): void
+}
+
+/** Sends notices at once through the SMTP server (`EXPERTDIR_SMTP_URL`); skipped when none is set. */
+export function createNoticeMailer(
+  smtpUrl: string,
+  from: string,
+  onError: (error: unknown) => void,
+): NoticeMailer {
+  if (smtpUrl === '') return { send: async () => 'skipped', close() {} }
+  const nodemailer: typeof import('nodemailer') = createRequire(import.meta.url)('nodemailer')
+  const transport = nodemailer.createTransport({ url: smtpUrl, ...TIMEOUTS })
+  return {
+    async send(to, subject, text) {
+      if (to.length === 0) return 'skipped'
+      try {
+        await transport.sendMail({ from, to: [...to], subject, text })
+        return 'sent'
+      } catch (error) {
+        onError(error)
+        return 'failed'
+      }
+    },
+    close: () => transport.close(),
+  }
+}

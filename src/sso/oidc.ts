@@ -110,6 +110,7 @@ export function oidcClients(secretBox: SecretBox | undefined, log: FastifyBaseLo
       const config = await configuration(settings)
       const { state, nonce, codeVerifier } = oidcValues(key)
       let claims: Record<string, unknown>
+      let subject: AssertedIdentity['subject']
       try {
         const tokens = await client.authorizationCodeGrant(config, currentUrl, {
           pkceCodeVerifier: codeVerifier,
@@ -120,6 +121,7 @@ export function oidcClients(secretBox: SecretBox | undefined, log: FastifyBaseLo
         // Present: the library refuses an answer without a valid ID token (idTokenExpected).
         const idToken = tokens.claims()
         if (!idToken) throw notVerified()
+        subject = { issuer: idToken.iss, subject: idToken.sub }
         const userInfo = await client.fetchUserInfo(config, tokens.access_token, idToken.sub)
         claims = { ...userInfo, ...idToken }
       } catch (error) {
@@ -138,6 +140,7 @@ export function oidcClients(secretBox: SecretBox | undefined, log: FastifyBaseLo
         throw new ApiError('forbidden', 'The identity provider has not verified your email address.')
       }
       return {
+        subject,
         email: typeof claims.email === 'string' ? claims.email : '',
         name: displayName(claims),
         groups: valuesOf(claims[settings.groupsClaim]),

@@ -1,21 +1,41 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { hashToken } from '../auth/secrets.js'
+import { isUniqueViolation } from '../db/database.js'
 import { ApiError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
 import { secureCookies, startSession } from '../sessions/cookie.js'
-import { resolvePerson } from './identity.js'
+import {
+  CONFIRMATION_TTL_MS,
+  confirmationPending,
+  findBoundPerson,
+  insertBinding,
+  insertConfirmation,
+  takeConfirmation,
+} from './bindings.js'
+import type { TxtResolver } from './domains.js'
+import { resolvePerson, type SignInOutcome } from './identity.js'
+import type { SsoNotices } from './notices.js'
 import type { OidcClients } from './oidc.js'
 import { ssoForDomain } from './repository.js'
-import { OidcCallbackQuery, type Protocol, SamlPost, SsoLookup, SsoOptions } from './schemas.js'
+import {
+  OidcCallbackQuery,
+  type Protocol,
+  SamlPost,
+  SsoConfirmQuery,
+  SsoLookup,
+  SsoOptions,
+} from './schemas.js'
 import type { SecretBox } from './secret-box.js'
 import { loadSsoSettings, type SsoSettings } from './settings.js'
 import {
   insertTransaction,
   newTransactionKey,
   recordSamlPerson,
+  samlTransactionKeyHash,
   TRANSACTION_TTL_MS,
   takeOidcTransaction,
   takeSamlTransaction,
@@ -26,6 +46,10 @@ import { baseUrlOf, ssoUrls } from './urls.js'
 export interface SsoContext extends AppContext {
   /** Opens the stored OIDC client secrets; absent without EXPERTDIR_SECRET_KEY. */
   readonly secretBox: SecretBox | undefined
+  /** The owners' notices of changes, and the mailer of confirmation links. */
+  readonly notices: SsoNotices
+  /** The DNS lookup that verifies a domain's TXT record. */
+  readonly resolveTxt: TxtResolver
 }
 
 /** The browser's sign-in under way (src/sso/transactions.ts): sent back only to /auth/sso. */
@@ -33,10 +57,31 @@ const TRANSACTION_COOKIE = 'expertdir_sso'
 const COOKIE_PATH = '/auth/sso'
 /** Where a signed-in person lands. */
 const DASHBOARD = '/admin/'
+/** Where a person whose first sign-in waits for the emailed link lands: the sign-in page says so. */
+const CHECK_EMAIL = '/admin/?sso=check-email'
 
 const PROTOCOL_NAMES: Record<Protocol, string> = { oidc: 'OpenID Connect', saml: 'SAML' }
 
 const errors = { '4xx': ErrorEnvelope }
+
+function notConfirmable(): ApiError {
+  return new ApiError(
+    'unauthorized',
+    'This link works once, for 30 minutes, in the browser where you signed in through single sign-on: open it there, or sign in again from the sign-in page.',
+  )
+}
+
+const CONFIRMATION_SUBJECT = 'Confirm your single sign-on to the expert directory'
+
+function confirmationText(url: string): string {
+  return [
+    'Someone (we hope you) just signed in to the expert directory through your organization’s single sign-on, for the first time with your account.',
+    '',
+    `To confirm it was you, open this link in the same browser within 30 minutes: ${url}`,
+    '',
+    'If it was not you, do not open the link, and tell your organization’s owner: someone may be trying to sign in as you.',
+  ].join('\n')
+}
 
 function notStarted(): ApiError {
   return new ApiError(
@@ -78,13 +123,18 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
     passwords: !passwordsOff,
   })
 
-  const setTransactionCookie = (request: FastifyRequest, reply: FastifyReply, key: string) => {
+  const setTransactionCookie = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string,
+    lifetimeMs = TRANSACTION_TTL_MS,
+  ) => {
     reply.setCookie(TRANSACTION_COOKIE, key, {
       path: COOKIE_PATH,
       httpOnly: true,
       sameSite: 'lax',
       secure: secureCookies(request, config),
-      maxAge: TRANSACTION_TTL_MS / 1000,
+      maxAge: lifetimeMs / 1000,
     })
   }
 
@@ -92,6 +142,45 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
     const key = request.cookies[TRANSACTION_COOKIE]
     if (!key) throw notStarted()
     return key
+  }
+
+  /**
+   * A first sign-in into an existing account: the link goes to the person's own address, and works
+   * only in this browser (its transaction cookie, kept for the link's lifetime).
+   */
+  const confirmFirst = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    orgId: number,
+    outcome: Extract<SignInOutcome, { kind: 'confirm' }>,
+    keyHash: string,
+    /** The browser's cookie, when it came (OIDC); SAML's ACS arrives without it. */
+    key: string | undefined,
+    landing: string,
+  ) => {
+    const { publicUrl } = config
+    if (publicUrl === undefined || config.smtpUrl === '') {
+      throw new ApiError(
+        'forbidden',
+        'Your account existed before single sign-on: its first sign-in must be confirmed through a link emailed to you, ' +
+          'and this service cannot send one (its operator has set no email server or no public address). Sign in with your password, or ask the operator.',
+      )
+    }
+    const token = await insertConfirmation(db, orgId, outcome.personId, outcome.subject, keyHash, now())
+    const url = `${publicUrl}/auth/sso/confirm?token=${token}`
+    const sent = await context.notices.mailer.send(
+      [outcome.email],
+      CONFIRMATION_SUBJECT,
+      confirmationText(url),
+    )
+    if (sent !== 'sent') {
+      throw new ApiError(
+        'unavailable',
+        'The confirmation email could not be sent: try again in a few minutes.',
+      )
+    }
+    if (key !== undefined) setTransactionCookie(request, reply, key, CONFIRMATION_TTL_MS)
+    return reply.code(303).header('cache-control', 'no-store').redirect(landing)
   }
 
   /** The end of every sign-in: the session cookie, the transaction's cookie gone, the dashboard. */
@@ -178,7 +267,10 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
       const answer = new URL(redirectUri)
       answer.search = new URL(request.url, redirectUri).search
       const identity = await (await oidc()).identity(settings, key, answer)
-      return signedIn(request, reply, await resolvePerson(db, settings, identity, now()))
+      const outcome = await resolvePerson(db, settings, identity, now())
+      if (outcome.kind === 'confirm')
+        return confirmFirst(request, reply, orgId, outcome, hashToken(key), key, CHECK_EMAIL)
+      return signedIn(request, reply, outcome.personId)
     },
   )
 
@@ -222,8 +314,15 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
         request.body.SAMLResponse,
         saml,
       )
-      const personId = await resolvePerson(db, settings, identity, now())
-      await recordSamlPerson(db, settings.orgId, requestId, personId)
+      const outcome = await resolvePerson(db, settings, identity, now())
+      if (outcome.kind === 'confirm') {
+        const keyHash = await samlTransactionKeyHash(db, settings.orgId, requestId)
+        if (keyHash === undefined) throw notStarted()
+        // The browser's cookie comes with the completion step, which then sends it to the sign-in page.
+        const complete = `${COOKIE_PATH}/saml/complete`
+        return confirmFirst(request, reply, settings.orgId, outcome, keyHash, undefined, complete)
+      }
+      await recordSamlPerson(db, settings.orgId, requestId, outcome.personId)
       // A top-level GET: SameSite=Lax sends the transaction cookie with it.
       return reply.code(303).header('cache-control', 'no-store').redirect(`${COOKIE_PATH}/saml/complete`)
     },
@@ -233,9 +332,40 @@ export async function ssoRoutes(scope: FastifyInstance, context: SsoContext): Pr
     '/auth/sso/saml/complete',
     { schema: { hide: true, querystring: Type.Object({}, { additionalProperties: false }) } },
     async (request, reply) => {
-      const personId = await takeSamlTransaction(db, transactionKey(request), now())
-      if (personId === undefined) throw notStarted()
+      const key = transactionKey(request)
+      const personId = await takeSamlTransaction(db, key, now())
+      if (personId === undefined) {
+        if (!(await confirmationPending(db, key, now()))) throw notStarted()
+        setTransactionCookie(request, reply, key, CONFIRMATION_TTL_MS)
+        return reply.code(303).header('cache-control', 'no-store').redirect(CHECK_EMAIL)
+      }
       return signedIn(request, reply, personId)
+    },
+  )
+
+  // The link of a first sign-in's email: a mail scanner's GET, or one from another browser, lacks the
+  // transaction cookie and leaves the confirmation in place.
+  app.get(
+    '/auth/sso/confirm',
+    { schema: { hide: true, querystring: SsoConfirmQuery } },
+    async (request, reply) => {
+      const key = request.cookies[TRANSACTION_COOKIE]
+      if (!key) throw notConfirmable()
+      const confirmation = await takeConfirmation(db, request.query.token, key, now())
+      if (!confirmation) throw notConfirmable()
+      try {
+        await insertBinding(db, confirmation.orgId, confirmation.personId, confirmation.subject, now())
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error
+        const bound = await findBoundPerson(db, confirmation.orgId, confirmation.subject)
+        if (bound !== confirmation.personId) {
+          throw new ApiError(
+            'forbidden',
+            'Your account is linked to another identity at this organization’s identity provider, or that identity to another account: ask your organization’s owner.',
+          )
+        }
+      }
+      return signedIn(request, reply, confirmation.personId)
     },
   )
 }

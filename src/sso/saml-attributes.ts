@@ -44,6 +44,37 @@ export const GROUP_ATTRIBUTES = [
 ]
 
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'
+const TRANSIENT_NAME_ID = 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient'
+
+/**
+ * Where a persistent identifier is sent when the NameID is transient (Shibboleth's default): the
+ * SAML subject-id and pairwise-id attributes, then eduPersonUniqueId, eduPersonPrincipalName.
+ */
+const SUBJECT_ATTRIBUTES = [
+  'urn:oasis:names:tc:SAML:attribute:subject-id',
+  'urn:oasis:names:tc:SAML:attribute:pairwise-id',
+  'urn:oid:1.3.6.1.4.1.5923.1.1.1.13', // eduPersonUniqueId
+  'urn:oid:1.3.6.1.4.1.5923.1.1.1.6', // eduPersonPrincipalName
+  'eduPersonPrincipalName',
+]
+
+/**
+ * The subject a verified assertion is for: the identity provider's entity id (the assertion's
+ * Issuer) and its persistent NameID, else the first persistent identifier attribute; undefined when
+ * it carries only a transient NameID, which names nobody beyond one sign-in.
+ */
+export function samlSubject(
+  profile: Profile,
+  fallbackIssuer: string,
+): AssertedIdentity['subject'] | undefined {
+  const issuer = typeof profile.issuer === 'string' && profile.issuer !== '' ? profile.issuer : fallbackIssuer
+  const format = profile.nameIDFormat ?? ''
+  if (typeof profile.nameID === 'string' && profile.nameID !== '' && format !== TRANSIENT_NAME_ID) {
+    return { issuer, subject: `${format}|${profile.nameID}` }
+  }
+  const attribute = first(attributesOf(profile), SUBJECT_ATTRIBUTES)
+  return attribute === undefined ? undefined : { issuer, subject: `attribute|${attribute}` }
+}
 
 function attributesOf(profile: Profile): Record<string, unknown> {
   const attributes = propertyOf(profile, 'attributes')
@@ -62,7 +93,11 @@ function first(attributes: Record<string, unknown>, names: readonly string[]): s
  * The identity a verified assertion carries: the email (the mail attribute, else an email-format
  * NameID), the display name, and the values of every group attribute (`groupsAttribute` too).
  */
-export function samlIdentity(profile: Profile, groupsAttribute: string): AssertedIdentity {
+export function samlIdentity(
+  profile: Profile,
+  groupsAttribute: string,
+  subject: AssertedIdentity['subject'],
+): AssertedIdentity {
   const attributes = attributesOf(profile)
   const nameId = profile.nameIDFormat === EMAIL_NAME_ID ? profile.nameID : undefined
   const given = first(attributes, GIVEN_NAME)
@@ -73,7 +108,7 @@ export function samlIdentity(profile: Profile, groupsAttribute: string): Asserte
       ? [given, surname].filter((part) => part !== undefined).join(' ')
       : undefined)
   const groups = [...new Set([...GROUP_ATTRIBUTES, groupsAttribute].flatMap((n) => valuesOf(attributes[n])))]
-  return { email: first(attributes, EMAIL) ?? nameId ?? '', name, groups }
+  return { subject, email: first(attributes, EMAIL) ?? nameId ?? '', name, groups }
 }
 
 /** A path into the assertion as node-saml parses it (xml2js: elements are lists, attributes under `$`). */

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import type { AssertedIdentity } from './identity.js'
-import { assertionIdentity, samlIdentity } from './saml-attributes.js'
+import { assertionIdentity, samlIdentity, samlSubject } from './saml-attributes.js'
 import { type SsoSettings, spEntityIdOf } from './settings.js'
 import {
   recordAssertion,
@@ -121,5 +121,13 @@ export async function samlIdentityOf(
     context.log.info({ org: settings.orgId }, 'sso: SAML assertion replayed')
     throw refused()
   }
-  return { identity: samlIdentity(profile, settings.groupsClaim), requestId }
+  const subject = samlSubject(profile, settings.entryPoint ?? '')
+  if (!subject) {
+    throw new ApiError(
+      'forbidden',
+      'The identity provider sent only a transient identifier for you, which cannot be recognized next time: ' +
+        'its administrators should release a persistent NameID or the subject-id attribute to this service.',
+    )
+  }
+  return { identity: samlIdentity(profile, settings.groupsClaim, subject), requestId }
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { CorporationParams } from '../http/params.js'
 import { Email, Flag, Url } from '../validation/text.js'
 import { SSO_ROLES } from './roles.js'
 
@@ -83,7 +84,7 @@ const settingsFields = {
     Type.String({ pattern: DOMAIN, description: 'An email domain', 'x-message': 'must be a domain name' }),
     {
       maxItems: MAX_DOMAINS,
-      description: `Email domains that may sign in (exact match, at most ${MAX_DOMAINS}); empty: any. The sign-in page finds the organization by them (GET /auth/sso?email=)`,
+      description: `Email domains that may sign in (exact match, at most ${MAX_DOMAINS}); empty: any. A domain belongs to one organization (409 when another lists it); once verified (a DNS TXT record, or the operator's approval) the sign-in page finds the organization by it (GET /auth/sso?email=)`,
       'x-message': `must be a list of at most ${MAX_DOMAINS} domain names`,
     },
   ),
@@ -125,6 +126,41 @@ export type SsoSettingsChanges = Static<typeof SsoSettingsUpdate>
 
 const described = (description: string) => ({ description })
 
+export const SsoDomainView = Type.Object(
+  {
+    domain: Type.String(),
+    verified: Type.Boolean(
+      described('Whether the sign-in page sends this domain’s people to this organization'),
+    ),
+    verified_at: Nullable(Type.String({ format: 'date-time' })),
+    verified_by: Nullable(
+      Type.Enum(
+        ['dns', 'operator'],
+        described('dns: the TXT record was found; operator: approved with the CLI'),
+      ),
+    ),
+    txt_name: Type.String(described('Where to add the TXT record that proves the domain')),
+    txt_value: Type.String(described('The TXT record’s value')),
+  },
+  { title: 'SsoDomain' },
+)
+
+export type SsoDomainViewData = Static<typeof SsoDomainView>
+
+export const SsoDomainParams = Type.Object(
+  {
+    corporation: CorporationParams.properties.corporation,
+    domain: Type.String({
+      pattern: DOMAIN,
+      description: 'One of the organization’s allowed domains',
+      'x-message': 'must be a domain name',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const SsoDomainVerified = Type.Object({ domain: SsoDomainView }, { title: 'SsoDomainVerified' })
+
 export const SsoSettingsView = Type.Object(
   {
     protocol: Type.Enum(PROTOCOLS),
@@ -142,6 +178,10 @@ export const SsoSettingsView = Type.Object(
     default_role: Nullable(Type.Enum(SSO_ROLES)),
     allow_create: Type.Integer({ enum: [0, 1] }),
     allowed_domains: Type.Array(Type.String()),
+    domains: Type.Array(SsoDomainView, {
+      description:
+        'The allowed domains with their verification: only a verified domain routes the sign-in page',
+    }),
     passwords_off: Type.Integer({ enum: [0, 1] }),
     sign_in_url: Type.String(described('Where the sign-in page sends a person to sign in')),
     redirect_uri: Type.String(described('OIDC: the redirect URI to register at the identity provider')),
@@ -202,4 +242,16 @@ export const OidcCallbackQuery = Type.Object(
     session_state: Type.Optional(Type.String({ maxLength: 1000 })),
   },
   { additionalProperties: true },
+)
+
+/** The link of a first sign-in's confirmation email. */
+export const SsoConfirmQuery = Type.Object(
+  {
+    token: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      'x-message': 'must be the token of the emailed link',
+    }),
+  },
+  { additionalProperties: false },
 )

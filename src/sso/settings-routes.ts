@@ -3,18 +3,41 @@ import { requestTrail } from '../audit/request.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
+import { verifyDomainByDns } from './domains.js'
 import type { SsoContext } from './routes.js'
-import { SsoRemoved, SsoSettingsUpdate, SsoSettingsView } from './schemas.js'
-import { loadSsoSettings, noSso, putSsoSettings, removeSsoSettings, settingsView } from './settings.js'
+import {
+  SsoDomainParams,
+  SsoDomainVerified,
+  SsoRemoved,
+  SsoSettingsUpdate,
+  SsoSettingsView,
+} from './schemas.js'
+import {
+  domainView,
+  loadSsoSettings,
+  noSso,
+  putSsoSettings,
+  removeSsoSettings,
+  settingsView,
+} from './settings.js'
 import { baseUrlOf } from './urls.js'
 
 const errors = { '4xx': ErrorEnvelope }
 
-/** The admin API of an organization's single sign-on (CONTRACT §14): scope `admin`. */
+/**
+ * The admin API of an organization's single sign-on (CONTRACT §14): scope `admin` to read it; only an
+ * owner person changes it (src/sso/settings.ts `assertMayChangeSso`), and every change is emailed to
+ * the owners.
+ */
 export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoContext): Promise<void> {
   const app = typedRoutes(scope)
   const path = '/v2/organization/:corporation/sso'
   const base = (request: { protocol: string; host: string }) => baseUrlOf(request, context.config.publicUrl)
+  const writeContext = (request: Parameters<typeof requestTrail>[0]) => ({
+    trail: requestTrail(request),
+    now: context.now(),
+    notices: context.notices,
+  })
 
   app.get(
     path,
@@ -49,7 +72,10 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
           'Partial: the first PUT names the protocol and what it needs (oidc: issuer, client_id; saml: entry_point, ' +
           'idp_certificate); later ones change only the fields given, and null clears an optional one. A client ' +
           'secret is stored encrypted and never answered; the server refuses it when it has no EXPERTDIR_SECRET_KEY. ' +
-          'passwords_off 1 refuses password sign-in and resets to the organization’s people.',
+          'passwords_off 1 refuses password sign-in and resets to the organization’s people. Only an owner may ' +
+          'change single sign-on (403 for an admin person or a machine client); a domain another organization ' +
+          'lists is 409; a new identity provider (issuer, client_id, entry_point or certificate) forgets who ' +
+          'people were at the old one; the owners are emailed on every change.',
         params: CorporationParams,
         body: SsoSettingsUpdate,
         response: { 200: Success(SsoSettingsView), ...errors },
@@ -58,8 +84,7 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
     async (request) => {
       const settings = await putSsoSettings(context.db, request.params.corporation, request.body, {
         secretBox: context.secretBox,
-        trail: requestTrail(request),
-        now: context.now(),
+        ...writeContext(request),
       })
       return ok(settingsView(settings, base(request)))
     },
@@ -73,13 +98,44 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
         operationId: 'removeSsoSettings',
         tags: ['sso'],
         summary: 'Remove the organization’s single sign-on; passwords work again',
+        description: 'Only an owner may remove it; the owners are emailed.',
         params: CorporationParams,
         response: { 200: Success(SsoRemoved), ...errors },
       },
     },
     async (request) => {
-      await removeSsoSettings(context.db, request.params.corporation, requestTrail(request), context.now())
+      await removeSsoSettings(context.db, request.params.corporation, writeContext(request))
       return ok({ removed: true as const })
+    },
+  )
+
+  app.post(
+    `${path}/domains/:domain/verify`,
+    {
+      config: { scope: 'admin' },
+      schema: {
+        operationId: 'verifySsoDomain',
+        tags: ['sso'],
+        summary: 'Verify one of the allowed domains by its DNS TXT record',
+        description:
+          'Looks up the TXT record at txt_name (`_expertdir.<domain>`) and, when one holds txt_value, marks the ' +
+          'domain verified: from then on the sign-in page sends its people to this organization’s identity ' +
+          'provider. Only an owner; 409 while the record is not found, 503 when DNS does not answer. The ' +
+          'service’s operator may approve a domain instead (`expertdir sso verify-domain`).',
+        params: SsoDomainParams,
+        response: { 200: Success(SsoDomainVerified), ...errors },
+      },
+    },
+    async (request) => {
+      const { corporation, domain } = request.params
+      const verified = await verifyDomainByDns(
+        context.db,
+        corporation,
+        domain,
+        context.resolveTxt,
+        writeContext(request),
+      )
+      return ok({ domain: domainView(verified) })
     },
   )
 }

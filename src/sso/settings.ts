@@ -1,21 +1,25 @@
 import { X509Certificate } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
+import type { Actor, AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
-import type { Queryable } from '../db/database.js'
+import { randomToken } from '../auth/secrets.js'
+import { isUniqueViolation, type Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import type { SsoSettingsRow } from '../db/sso-schema.js'
 import { lockedForWrite, writeTransaction } from '../db/transactions.js'
 import { ApiError, type ErrorDetail, notFound, validationError } from '../errors.js'
+import { forgetBindings } from './bindings.js'
+import { notifyOwners, type SsoNotices } from './notices.js'
 import {
   deleteSsoSettings,
+  domainsClaimedElsewhere,
   findSsoDomains,
   findSsoSettings,
   replaceSsoDomains,
   upsertSsoSettings,
 } from './repository.js'
 import { isSsoRole, type SsoRole } from './roles.js'
-import type { Protocol, SsoSettingsChanges, SsoSettingsViewData } from './schemas.js'
+import type { Protocol, SsoDomainViewData, SsoSettingsChanges, SsoSettingsViewData } from './schemas.js'
 import { isProtocol } from './schemas.js'
 import type { SecretBox } from './secret-box.js'
 import { ssoUrls } from './urls.js'
@@ -51,8 +55,33 @@ export interface SsoSettings {
   defaultRole: SsoRole | null
   allowCreate: boolean
   allowedDomains: string[]
+  /** The allowed domains with their verification: only verified ones route the sign-in page. */
+  domains: SsoDomain[]
   passwordsOff: boolean
   updatedAt: number
+}
+
+export interface SsoDomain {
+  domain: string
+  /** What the TXT record at `txtName` must hold. */
+  txtValue: string
+  verifiedAt: number | null
+  verifiedBy: 'dns' | 'operator' | null
+}
+
+/** Where the TXT record that proves a domain is looked up. */
+export const txtNameOf = (domain: string) => `_expertdir.${domain}`
+const txtValueOf = (token: string | null) => `expertdir-verification=${token ?? ''}`
+
+type DomainRow = Awaited<ReturnType<typeof findSsoDomains>>[number]
+
+function domainOf(row: DomainRow): SsoDomain {
+  return {
+    domain: row.domain,
+    txtValue: txtValueOf(row.token),
+    verifiedAt: row.verified_at === null ? null : Number(row.verified_at),
+    verifiedBy: row.verified_by === 'dns' || row.verified_by === 'operator' ? row.verified_by : null,
+  }
 }
 
 /** The associated data a client secret is sealed with: it opens only in its own organization's row. */
@@ -69,7 +98,7 @@ function parseMapping(stored: string): RoleMappingEntry[] {
   })
 }
 
-function fromRow(row: SsoSettingsRow, domains: string[]): SsoSettings {
+function fromRow(row: SsoSettingsRow, domains: DomainRow[]): SsoSettings {
   const protocol = isProtocol(row.protocol) ? row.protocol : 'oidc'
   return {
     orgId: Number(row.org_id),
@@ -85,7 +114,8 @@ function fromRow(row: SsoSettingsRow, domains: string[]): SsoSettings {
     roleMapping: parseMapping(row.role_mapping),
     defaultRole: row.default_role !== null && isSsoRole(row.default_role) ? row.default_role : null,
     allowCreate: Number(row.allow_create) === 1,
-    allowedDomains: domains,
+    allowedDomains: domains.map((domain) => domain.domain),
+    domains: domains.map(domainOf),
     passwordsOff: Number(row.passwords_off) === 1,
     updatedAt: Number(row.updated_at),
   }
@@ -99,6 +129,18 @@ export async function loadSsoSettings(db: Queryable, orgId: number): Promise<Sso
 /** The SAML audience: the configured entity id, else the SP metadata URL. */
 export function spEntityIdOf(settings: SsoSettings, baseUrl: string): string {
   return settings.spEntityId ?? ssoUrls(baseUrl, settings.orgId).metadataUrl
+}
+
+/** A domain with its verification, as the API and the CLI show it. */
+export function domainView(domain: SsoDomain): SsoDomainViewData {
+  return {
+    domain: domain.domain,
+    verified: domain.verifiedAt !== null,
+    verified_at: domain.verifiedAt === null ? null : new Date(domain.verifiedAt).toISOString(),
+    verified_by: domain.verifiedBy,
+    txt_name: txtNameOf(domain.domain),
+    txt_value: domain.txtValue,
+  }
 }
 
 /** The settings as the API and the CLI show them: never the client secret. */
@@ -118,6 +160,7 @@ export function settingsView(settings: SsoSettings, baseUrl: string): SsoSetting
     default_role: settings.defaultRole,
     allow_create: settings.allowCreate ? 1 : 0,
     allowed_domains: settings.allowedDomains,
+    domains: settings.domains.map(domainView),
     passwords_off: settings.passwordsOff ? 1 : 0,
     sign_in_url: urls.signIn(settings.protocol),
     redirect_uri: urls.redirectUri,
@@ -165,12 +208,80 @@ const FIELD_NAMES = {
   idpCertificate: 'idp_certificate',
 } as const
 
-export interface SettingsWriteContext {
-  /** Absent when EXPERTDIR_SECRET_KEY is not set: then no client secret can be stored. */
-  secretBox: SecretBox | undefined
-  /** Who writes, for the audit log. */
+/** What every change of the settings needs: who makes it, when, and the owners' notices. */
+export interface SsoWriteContext {
+  /** Who writes: for the owner-only rule and the audit log. */
   trail: AuditTrail
   now: number
+  notices: SsoNotices
+}
+
+export interface SettingsWriteContext extends SsoWriteContext {
+  /** Absent when EXPERTDIR_SECRET_KEY is not set: then no client secret can be stored. */
+  secretBox: SecretBox | undefined
+}
+
+/**
+ * Single sign-on decides who may sign in as whom, so only an owner (or the operator's CLI) changes
+ * it; an admin person or a machine client with the `admin` scope may read it (docs/security.md).
+ */
+export function assertMayChangeSso(actor: Actor): void {
+  if (actor.kind === 'cli' || (actor.kind === 'person' && actor.role === 'owner')) return
+  throw new ApiError(
+    'forbidden',
+    actor.kind === 'client'
+      ? 'Only an owner may change single sign-on, in the dashboard: a machine client may read it but not change it.'
+      : 'Only an owner may change single sign-on: an admin may read it but not change it.',
+  )
+}
+
+/** The identity provider's identity: when it changes, the people bound to the old one are forgotten. */
+function providerOf(settings: SsoSettings): string {
+  return JSON.stringify([
+    settings.protocol,
+    settings.issuer,
+    settings.clientId,
+    settings.entryPoint,
+    settings.idpCertificate,
+  ])
+}
+
+/** The API names of the fields whose value differs (the client secret: whether it was replaced). */
+function changedFields(current: SsoSettings | undefined, next: SsoSettings, changes: SsoSettingsChanges) {
+  const names: [keyof SsoSettings, string][] = [
+    ['protocol', 'protocol'],
+    ['issuer', 'issuer'],
+    ['clientId', 'client_id'],
+    ['scope', 'scope'],
+    ['groupsClaim', 'groups_claim'],
+    ['entryPoint', 'entry_point'],
+    ['idpCertificate', 'idp_certificate'],
+    ['spEntityId', 'sp_entity_id'],
+    ['roleMapping', 'role_mapping'],
+    ['defaultRole', 'default_role'],
+    ['allowCreate', 'allow_create'],
+    ['allowedDomains', 'allowed_domains'],
+    ['passwordsOff', 'passwords_off'],
+  ]
+  const fields = names
+    .filter(([key]) => JSON.stringify(current?.[key]) !== JSON.stringify(next[key]))
+    .map(([, name]) => name)
+  if (changes.client_secret !== undefined) fields.push('client_secret')
+  return fields
+}
+
+function domainsClaimed(domains: readonly string[]): ApiError {
+  const list = domains.join(', ')
+  return new ApiError(
+    'conflict',
+    `${list} ${domains.length === 1 ? 'is' : 'are'} already claimed by another organization: a domain routes to one organization only. If it is yours, ask the service’s operator.`,
+    {
+      details: domains.map((domain) => ({
+        field: 'allowed_domains',
+        message: `${domain} is claimed by another organization`,
+      })),
+    },
+  )
 }
 
 /** The settings after `changes`, checked whole; every problem is reported at once. */
@@ -222,6 +333,9 @@ function merged(
       })
     } else sealedClientSecret = context.secretBox.seal(changes.client_secret, secretContext(orgId))
   }
+  const allowedDomains = [
+    ...new Set((changes.allowed_domains ?? current?.allowedDomains ?? []).map((d) => d.toLowerCase())),
+  ].sort()
   const next: SsoSettings = {
     orgId,
     protocol,
@@ -240,9 +354,9 @@ function merged(
     defaultRole: changes.default_role === undefined ? (current?.defaultRole ?? null) : changes.default_role,
     allowCreate:
       changes.allow_create === undefined ? (current?.allowCreate ?? false) : changes.allow_create === 1,
-    allowedDomains: [
-      ...new Set((changes.allowed_domains ?? current?.allowedDomains ?? []).map((d) => d.toLowerCase())),
-    ].sort(),
+    allowedDomains,
+    // What the domains' rows say once written: the caller reads them back.
+    domains: (current?.domains ?? []).filter((domain) => allowedDomains.includes(domain.domain)),
     passwordsOff:
       changes.passwords_off === undefined ? (current?.passwordsOff ?? false) : changes.passwords_off === 1,
     updatedAt: context.now,
@@ -258,7 +372,9 @@ function merged(
 
 /**
  * Creates or changes the organization's settings (partial: fields left out keep their value) in one
- * transaction, and returns them.
+ * transaction, and returns them. Owners only (`assertMayChangeSso`); a domain another organization
+ * lists is a 409; a new identity provider forgets every binding to the old one; the owners are
+ * emailed once it is committed.
  */
 export async function putSsoSettings(
   db: Kysely<DB>,
@@ -266,6 +382,34 @@ export async function putSsoSettings(
   changes: SsoSettingsChanges,
   context: SettingsWriteContext,
 ): Promise<SsoSettings> {
+  assertMayChangeSso(context.trail.actor)
+  let result: { next: SsoSettings; fields: string[]; forgotten: number }
+  try {
+    result = await writeSettings(db, orgId, changes, context)
+  } catch (error) {
+    if (isUniqueViolation(error)) throw domainsClaimed(changes.allowed_domains ?? [])
+    throw error
+  }
+  const { next, fields, forgotten } = result
+  if (fields.length > 0) {
+    await notifyOwners(db, context.notices, {
+      orgId,
+      actor: context.trail.actor,
+      what: 'changed',
+      fields,
+      forgotten,
+      now: context.now,
+    })
+  }
+  return (await loadSsoSettings(db, orgId)) ?? next
+}
+
+async function writeSettings(
+  db: Kysely<DB>,
+  orgId: number,
+  changes: SsoSettingsChanges,
+  context: SettingsWriteContext,
+) {
   return writeTransaction(db, async (trx) => {
     const organization = await lockedForWrite(
       trx,
@@ -274,6 +418,8 @@ export async function putSsoSettings(
     if (!organization) throw notFound('The organization')
     const current = await loadSsoSettings(trx, orgId)
     const next = merged(orgId, current, changes, context)
+    const claimed = await domainsClaimedElsewhere(trx, orgId, next.allowedDomains)
+    if (claimed.length > 0) throw domainsClaimed(claimed.map((row) => row.domain))
     await upsertSsoSettings(trx, {
       org_id: orgId,
       protocol: next.protocol,
@@ -292,25 +438,40 @@ export async function putSsoSettings(
       created_at: context.now,
       updated_at: context.now,
     })
-    await replaceSsoDomains(trx, orgId, next.allowedDomains)
+    await replaceSsoDomains(trx, orgId, next.allowedDomains, () => randomToken(18))
+    const forgotten =
+      current !== undefined && providerOf(current) === providerOf(next) ? 0 : await forgetBindings(trx, orgId)
     await recordAudit(trx, orgId, context.trail, { kind: 'sso_settings', id: orgId }, context.now)
-    return next
+    return { next, fields: changedFields(current, next, changes), forgotten }
   })
 }
 
-/** Removes the organization's single sign-on (passwords work again for its people); 404 when none. */
+/**
+ * Removes the organization's single sign-on (passwords work again for its people, bindings are
+ * forgotten); 404 when none. Owners only; the owners are emailed.
+ */
 export async function removeSsoSettings(
   db: Kysely<DB>,
   orgId: number,
-  trail: AuditTrail,
-  now: number,
+  context: SsoWriteContext,
 ): Promise<void> {
+  assertMayChangeSso(context.trail.actor)
+  const { trail, now } = context
   const removed = await writeTransaction(db, async (trx) => {
     const deleted = await deleteSsoSettings(trx, orgId)
-    if (deleted) await recordAudit(trx, orgId, trail, { kind: 'sso_settings', id: orgId }, now)
-    return deleted
+    if (!deleted) return undefined
+    const forgotten = await forgetBindings(trx, orgId)
+    await recordAudit(trx, orgId, trail, { kind: 'sso_settings', id: orgId }, now)
+    return { forgotten }
   })
   if (!removed) throw noSso()
+  await notifyOwners(db, context.notices, {
+    orgId,
+    actor: trail.actor,
+    what: 'removed: people sign in with passwords again',
+    forgotten: removed.forgotten,
+    now,
+  })
 }
 
 export function noSso(): ApiError {

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import { hashToken, randomToken } from '../auth/secrets.js'
 import { isUniqueViolation, type Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
+import { purgeExpiredConfirmations } from './bindings.js'
 import type { Protocol } from './schemas.js'
 
 /**
@@ -119,6 +120,21 @@ export function samlRequestStore(
   }
 }
 
+/** The SHA-256 of the cookie of the browser that started the SAML request (the ACS arrives without it). */
+export async function samlTransactionKeyHash(
+  db: Queryable,
+  orgId: number,
+  requestId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('sso_transactions')
+    .select('key_hash')
+    .where('request_id', '=', requestId)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst()
+  return row?.key_hash
+}
+
 /** Records who the answered SAML request signed in, for the browser to complete the sign-in. */
 export async function recordSamlPerson(
   db: Queryable,
@@ -173,12 +189,13 @@ export async function recordAssertion(
   }
 }
 
-/** Housekeeping: deletes transactions and remembered assertion ids past their end; returns how many. */
+/** Housekeeping: deletes transactions, remembered assertion ids and confirmations past their end; returns how many. */
 export async function purgeExpiredSso(db: Queryable, now: number): Promise<number> {
   const transactions = await db
     .deleteFrom('sso_transactions')
     .where('expires_at', '<=', now)
     .executeTakeFirst()
   const assertions = await db.deleteFrom('sso_assertions').where('expires_at', '<=', now).executeTakeFirst()
-  return Number(transactions.numDeletedRows) + Number(assertions.numDeletedRows)
+  const confirmations = await purgeExpiredConfirmations(db, now)
+  return Number(transactions.numDeletedRows) + Number(assertions.numDeletedRows) + confirmations
 }

@@ -5,11 +5,16 @@ import { listeningPort } from './net.js'
 
 /** Someone the test provider signs in: what its claims say. */
 export interface TestAccount {
+  /** The provider's subject for the account; default: the email, lower-cased. */
+  sub?: string
   email: string
   email_verified?: boolean
   name?: string
   groups?: string[]
 }
+
+/** The account's subject at the provider: its `sub`, else its email lower-cased. */
+const subjectOf = (account: TestAccount) => account.sub ?? account.email.toLowerCase()
 
 export const OIDC_CLIENT_ID = 'expertdir-test'
 export const OIDC_CLIENT_SECRET = 'a client secret the provider knows'
@@ -67,10 +72,10 @@ export class TestOidcProvider {
       const account = this.next
       if (!account) throw new Error('the test named nobody to sign in (signInNext)')
       if (details.prompt.name === 'login') {
-        await provider.interactionFinished(req, res, { login: { accountId: account.email } })
+        await provider.interactionFinished(req, res, { login: { accountId: subjectOf(account) } })
         return
       }
-      const grant = new provider.Grant({ accountId: account.email, clientId: OIDC_CLIENT_ID })
+      const grant = new provider.Grant({ accountId: subjectOf(account), clientId: OIDC_CLIENT_ID })
       const scope = details.params.scope
       if (typeof scope === 'string') grant.addOIDCScope(scope)
       await provider.interactionFinished(
@@ -113,7 +118,7 @@ export class TestOidcProvider {
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
       findAccount: (_ctx, id) => {
         const account = this.next
-        if (!account || account.email !== id) return undefined
+        if (!account || subjectOf(account) !== id) return undefined
         return {
           accountId: id,
           claims: () => ({

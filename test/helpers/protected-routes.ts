@@ -12,6 +12,8 @@ import {
   STAFF_SECTIONS,
   STORED_SECTIONS,
 } from '../../src/profiles/section-fields.js'
+import { approveDomain } from '../../src/sso/domains.js'
+import { NO_NOTICES } from '../../src/sso/notices.js'
 import { putSsoSettings } from '../../src/sso/settings.js'
 import { importDocument } from './content.js'
 import {
@@ -109,6 +111,11 @@ export interface ProtectedRoute {
    * `read:public` only.
    */
   hidden?(ctx: TestContext, corporation: number, owner: Tenant): Promise<InjectOptions[]>
+  /**
+   * Only an owner person may make this request (single sign-on's writes): a client holding the scope
+   * gets 403 forbidden, and the control cases use an owner's dashboard token.
+   */
+  ownerOnly?: true
 }
 
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
@@ -448,7 +455,20 @@ async function withSso(ctx: TestContext, owner: Tenant): Promise<void> {
     secretBox: undefined,
     trail: cliTrail('sso set'),
     now: ctx.clock.now(),
+    notices: NO_NOTICES,
   })
+}
+
+/** `owner`'s single sign-on with a domain the operator approved (verifying it again succeeds); the domain. */
+async function withVerifiedDomain(ctx: TestContext, owner: Tenant): Promise<string> {
+  await withSso(ctx, owner)
+  const domain = `org${owner.orgId}.example.edu`
+  await approveDomain(ctx.testDatabase.database.db, owner.orgId, domain, {
+    trail: cliTrail('sso verify-domain'),
+    now: ctx.clock.now(),
+    notices: NO_NOTICES,
+  })
+  return domain
 }
 
 const SSO_SETTINGS = {
@@ -475,6 +495,7 @@ function ssoRoutes(): ProtectedRoute[] {
       name: 'PUT sso',
       covers: [`PUT ${path}`],
       scope: 'admin',
+      ownerOnly: true,
       record: false,
       build: async (_ctx, corporation) => ({
         method: 'PUT',
@@ -486,11 +507,23 @@ function ssoRoutes(): ProtectedRoute[] {
       name: 'DELETE sso',
       covers: [`DELETE ${path}`],
       scope: 'admin',
+      ownerOnly: true,
       record: false,
       build: async (ctx, corporation, owner) => {
         await withSso(ctx, owner)
         return { method: 'DELETE', url: `/v2/organization/${corporation}/sso` }
       },
+    },
+    {
+      name: 'POST sso domain verify',
+      covers: [`POST ${path}/domains/:domain/verify`],
+      scope: 'admin',
+      ownerOnly: true,
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/sso/domains/${await withVerifiedDomain(ctx, owner)}/verify`,
+      }),
     },
   ]
 }

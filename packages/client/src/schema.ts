@@ -3047,12 +3047,35 @@ export interface paths {
         get: operations["getSsoSettings"];
         /**
          * Set up or change the organization’s single sign-on (OpenID Connect or SAML 2.0)
-         * @description Partial: the first PUT names the protocol and what it needs (oidc: issuer, client_id; saml: entry_point, idp_certificate); later ones change only the fields given, and null clears an optional one. A client secret is stored encrypted and never answered; the server refuses it when it has no EXPERTDIR_SECRET_KEY. passwords_off 1 refuses password sign-in and resets to the organization’s people.
+         * @description Partial: the first PUT names the protocol and what it needs (oidc: issuer, client_id; saml: entry_point, idp_certificate); later ones change only the fields given, and null clears an optional one. A client secret is stored encrypted and never answered; the server refuses it when it has no EXPERTDIR_SECRET_KEY. passwords_off 1 refuses password sign-in and resets to the organization’s people. Only an owner may change single sign-on (403 for an admin person or a machine client); a domain another organization lists is 409; a new identity provider (issuer, client_id, entry_point or certificate) forgets who people were at the old one; the owners are emailed on every change.
          */
         put: operations["updateSsoSettings"];
         post?: never;
-        /** Remove the organization’s single sign-on; passwords work again */
+        /**
+         * Remove the organization’s single sign-on; passwords work again
+         * @description Only an owner may remove it; the owners are emailed.
+         */
         delete: operations["removeSsoSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/sso/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify one of the allowed domains by its DNS TXT record
+         * @description Looks up the TXT record at txt_name (`_expertdir.<domain>`) and, when one holds txt_value, marks the domain verified: from then on the sign-in page sends its people to this organization’s identity provider. Only an owner; 409 while the record is not found, 503 when DNS does not answer. The service’s operator may approve a domain instead (`expertdir sso verify-domain`).
+         */
+        post: operations["verifySsoDomain"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5752,6 +5775,22 @@ export interface components {
                 tags: components["schemas"]["FacetBucket"][];
             };
         };
+        /** SsoDomain */
+        SsoDomain: {
+            domain: string;
+            /** @description Whether the sign-in page sends this domain’s people to this organization */
+            verified: boolean;
+            verified_at: string | null;
+            verified_by: ("dns" | "operator") | null;
+            /** @description Where to add the TXT record that proves the domain */
+            txt_name: string;
+            /** @description The TXT record’s value */
+            txt_value: string;
+        };
+        /** SsoDomainVerified */
+        SsoDomainVerified: {
+            domain: components["schemas"]["SsoDomain"];
+        };
         /** SsoOption */
         SsoOption: {
             /** @description The organization id */
@@ -5806,6 +5845,8 @@ export interface components {
             /** @enum {integer} */
             allow_create: 0 | 1;
             allowed_domains: string[];
+            /** @description The allowed domains with their verification: only a verified domain routes the sign-in page */
+            domains: components["schemas"]["SsoDomain"][];
             /** @enum {integer} */
             passwords_off: 0 | 1;
             /** @description Where the sign-in page sends a person to sign in */
@@ -5849,7 +5890,7 @@ export interface components {
             default_role?: ("admin" | "editor" | "inquiries" | "expert") | null;
             /** @description 1: a person with no account is created on first sign-in */
             allow_create?: number;
-            /** @description Email domains that may sign in (exact match, at most 50); empty: any. The sign-in page finds the organization by them (GET /auth/sso?email=) */
+            /** @description Email domains that may sign in (exact match, at most 50); empty: any. A domain belongs to one organization (409 when another lists it); once verified (a DNS TXT record, or the operator's approval) the sign-in page finds the organization by it (GET /auth/sso?email=) */
             allowed_domains?: string[];
             /** @description 1: passwords are off for the organization: password sign-in and resets are refused for its people */
             passwords_off?: number;
@@ -22136,6 +22177,53 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["SsoRemoved"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifySsoDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description One of the organization’s allowed domains */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SsoDomainVerified"];
                     };
                 };
             };

@@ -5,9 +5,13 @@ import { cliTrail } from '../../audit/actor.js'
 import { ApiError } from '../../errors.js'
 import { compileValidator } from '../../http/validation.js'
 import { findOrganization } from '../../organizations/repository.js'
+import { createNoticeMailer } from '../../people/mail.js'
+import { approveDomain } from '../../sso/domains.js'
+import type { SsoNotices } from '../../sso/notices.js'
 import { PROTOCOLS, SsoSettingsUpdate } from '../../sso/schemas.js'
 import { createSecretBox } from '../../sso/secret-box.js'
 import {
+  domainView,
   loadSsoSettings,
   noSso,
   putSsoSettings,
@@ -103,6 +107,17 @@ async function changesOf(cli: Cli, options: SetOptions): Promise<Record<string, 
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
 }
 
+/** The owners' notices of a change made here: the same email the API's changes send. */
+async function withNotices<T>(cli: Cli, work: (notices: SsoNotices) => Promise<T>): Promise<T> {
+  const config = cli.config()
+  const mailer = createNoticeMailer(config.smtpUrl, config.mailFrom, () => {})
+  try {
+    return await work({ mailer, publicUrl: config.publicUrl })
+  } finally {
+    mailer.close()
+  }
+}
+
 export function ssoCommands(program: Command, cli: Cli): void {
   const sso = program
     .command('sso')
@@ -158,12 +173,15 @@ export function ssoCommands(program: Command, cli: Cli): void {
       const config = cli.config()
       const settings = await cli.withDatabase(async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
-        return explained(() =>
-          putSsoSettings(db, options.org, changes, {
-            secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
-            trail: cliTrail('sso set'),
-            now: Date.now(),
-          }),
+        return withNotices(cli, (notices) =>
+          explained(() =>
+            putSsoSettings(db, options.org, changes, {
+              secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+              trail: cliTrail('sso set'),
+              now: Date.now(),
+              notices,
+            }),
+          ),
         )
       })
       const view = settingsView(settings, publicBase(config))
@@ -185,12 +203,48 @@ export function ssoCommands(program: Command, cli: Cli): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
       await cli.withDatabase(({ db }) =>
-        explained(() => removeSsoSettings(db, options.org, cliTrail('sso remove'), Date.now())),
+        withNotices(cli, (notices) =>
+          explained(() =>
+            removeSsoSettings(db, options.org, { trail: cliTrail('sso remove'), now: Date.now(), notices }),
+          ),
+        ),
       )
       cli.report(
         options.json,
         { org: options.org, removed: true },
         () => `Removed the single sign-on of organization ${options.org}.`,
+      )
+    })
+
+  sso
+    .command('verify-domain')
+    .description(
+      "Approve an email domain for an organization's single sign-on (instead of its DNS TXT record): " +
+        'the sign-in page then sends its people there. Added to the allowed domains when missing; ' +
+        "another organization's unverified claim of it is removed.",
+    )
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .requiredOption('--domain <domain>', 'the email domain')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; domain: string; json?: boolean }) => {
+      const checked = validateChanges({ allowed_domains: [options.domain] })
+      if (checked.error) throw new UsageError(`--domain ${options.domain}: must be a domain name`)
+      const domain = await cli.withDatabase(({ db }) =>
+        withNotices(cli, (notices) =>
+          explained(() =>
+            approveDomain(db, options.org, options.domain, {
+              trail: cliTrail('sso verify-domain'),
+              now: Date.now(),
+              notices,
+            }),
+          ),
+        ),
+      )
+      cli.report(
+        options.json,
+        { org: options.org, ...domainView(domain) },
+        () =>
+          `The domain ${domain.domain} is verified for organization ${options.org}: the sign-in page sends its people to its single sign-on.`,
       )
     })
 }

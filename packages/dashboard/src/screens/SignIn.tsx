@@ -62,6 +62,8 @@ export function SignIn() {
   const [forgot, setForgot] = useState(false)
   const emailInput = useRef<HTMLInputElement>(null)
   const sso = useSsoOptions(email)
+  // Where a first single sign-on into an existing account lands while its emailed link waits.
+  const checkEmail = new URLSearchParams(window.location.search).get('sso') === 'check-email'
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -85,6 +87,12 @@ export function SignIn() {
       <form className="card auth-card" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in</h1>
         <p className="muted">The expert directory's dashboard.</p>
+        {checkEmail ? (
+          <p className="notice" role="status">
+            Your first single sign-on to your account must be confirmed: we emailed you a link. Open it in
+            this browser within 30 minutes.
+          </p>
+        ) : null}
         <div className="field">
           <label htmlFor="email">Email</label>
           <input
