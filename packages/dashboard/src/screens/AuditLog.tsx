@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
@@ -107,6 +107,8 @@ export function AuditLogScreen() {
         }),
       ),
     getNextPageParam: (page) => page.next_cursor ?? undefined,
+    // A new filter keeps the entries shown until its own arrive, rather than blanking the table.
+    placeholderData: keepPreviousData,
   })
   const entries = log.data?.pages.flatMap((page) => page.entries) ?? []
   const filtered = actor !== '' || record !== undefined
