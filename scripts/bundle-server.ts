@@ -60,7 +60,7 @@ const keepInstalled: Plugin = {
 const outdir = process.argv[2] ?? 'dist/bundle'
 rmSync(outdir, { recursive: true, force: true })
 const result = await build({
-  entryPoints: { expertdir: 'src/cli/main.ts' },
+  entryPoints: { expertdir: 'src/cli/start.ts' },
   outdir,
   bundle: true,
   splitting: true,

@@ -1,7 +1,7 @@
 // npm runs this after every install. On a supported Node (22.16 or later) it does nothing. On an
 // older Node it installs Node 24 LTS from the npm registry into node_modules/.node and links it as
 // node_modules/.bin/node: npm puts that folder first on PATH for the project's scripts, so
-// `npm start`, `npm test` and `npx expertdir` run on Node 24 while the machine keeps its own Node.
+// `npm start`, `npm test` and `npm run expertdir` run on Node 24 while the machine keeps its own Node.
 // Plain JavaScript that Node 18 and 20 can run: it is the one file that may meet an old Node.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -47,4 +47,7 @@ if (!version) {
 mkdirSync(dirname(link), { recursive: true })
 rmSync(link, { force: true })
 symlinkSync(relative(dirname(link), brought), link)
-console.log(`npm start, npm test and npx expertdir run on Node ${version} (node_modules/.bin/node).`)
+console.log(
+  `npm start, npm test and npm run expertdir run on Node ${version} (node_modules/.bin/node); ` +
+    'run the built server with it too: node_modules/.bin/node dist/bundle/expertdir.js <command>',
+)

@@ -79,6 +79,9 @@ describeEachDialect(
     }
     const summary = (rows: { action: string; record_kind: string; record_id: string | null }[]) =>
       rows.map((row) => [row.action, row.record_kind, row.record_id])
+    type KindAndId = { kind: string; id: string | null }
+    /** An entry's actor or record without the names the log adds. */
+    const ids = ({ kind, id }: KindAndId) => ({ kind, id })
 
     test('a client is created with its secret shown once and stored as a hash, gets tokens of its scopes, and revoking it stops them at once', async () => {
       const [entry] = await entriesOf(async () => {
@@ -665,11 +668,11 @@ describeEachDialect(
       )
       const page1 = await read('?page_size=2')
       assert.equal(page1.entries.length, 2)
-      assert.deepEqual(page1.entries[0].actor, { kind: 'person', id: String(admin.id) })
-      assert.deepEqual(page1.entries[0].record, { kind: 'webhook', id: String(tenant.orgId) })
+      assert.deepEqual(ids(page1.entries[0].actor), { kind: 'person', id: String(admin.id) })
+      assert.deepEqual(ids(page1.entries[0].record), { kind: 'webhook', id: String(tenant.orgId) })
       assert.equal(page1.entries[0].action, 'PUT /v2/organization/:corporation/webhook')
       assert.equal(page1.entries[0].created_at, Math.floor(ctx.clock.now() / 1000))
-      assert.deepEqual(page1.entries[1].record, { kind: 'expert', id: usernames[2] })
+      assert.deepEqual(ids(page1.entries[1].record), { kind: 'expert', id: usernames[2] })
       const page2 = await read(`?page_size=2&cursor=${page1.next_cursor}`)
       assert.deepEqual(
         page2.entries.map((e: { record: { id: string } }) => e.record.id),
@@ -678,7 +681,7 @@ describeEachDialect(
       assert.ok(page2.entries[0].id < page1.entries[1].id)
       const page3 = await read(`?page_size=2&cursor=${page2.next_cursor}`)
       assert.deepEqual(
-        page3.entries.map((e: { actor: unknown; record: unknown }) => [e.actor, e.record]),
+        page3.entries.map((e: { actor: KindAndId; record: KindAndId }) => [ids(e.actor), ids(e.record)]),
         [
           [
             { kind: 'cli', id: null },
@@ -718,6 +721,109 @@ describeEachDialect(
       const refused = await app.inject({ method: 'GET', url: at('/audit'), headers: bearer(editor.token) })
       assert.equal(refused.statusCode, 403)
       assert.equal(envelope(refused).error?.code, 'insufficient_scope')
+    })
+
+    test('the audit log names who did what: the person, the client, a sentence and the record to open, and filters by one record', async () => {
+      const tenant = await ctx.addTenant('Audit Names Org')
+      const at = (path: string) => `/v2/organization/${tenant.orgId}${path}`
+      const admin = await personToken(ctx, tenant.orgId, 'admin')
+      await db().updateTable('people').set({ name: 'Grace Lee' }).where('id', '=', admin.id).execute()
+      const as = async (token: string, method: InjectOptions['method'], url: string, payload?: object) =>
+        ok(await app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) }))
+      const issued = await as(admin.token, 'POST', at('/client'), { label: 'Newsroom site' })
+      const clientToken = await requestToken(app, { ...issued, org: tenant.orgId })
+      const created = await as(
+        clientToken,
+        'POST',
+        at('/expert'),
+        expertBody({ firstname: 'Ada', lastname: 'Okafor' }),
+      )
+      const username: string = created.username
+      const other = await createExpert(ctx, tenant, { firstname: 'Mateo', lastname: 'García' })
+      await as(admin.token, 'POST', at(`/expert/${username}/biography`), { biography: 'Genomics.' })
+      const education = await as(admin.token, 'POST', at(`/expert/${username}/education`), {
+        institution: 'Lagos',
+      })
+      await as(admin.token, 'DELETE', at(`/expert/${username}/education/${education.id}`))
+      await as(admin.token, 'POST', at(`/expert/${other}/biography`), { biography: 'Energy.' })
+      const post = await as(admin.token, 'POST', `/v2/spotlight/${tenant.orgId}`, {
+        title: 'Heat waves and the grid',
+        html: '<p>Text</p>',
+      })
+
+      const log = await as(admin.token, 'GET', at('/audit?page_size=100'))
+      type Entry = {
+        summary: string
+        actor: { name: string | null }
+        record: { label: string | null; subject: KindAndId | null }
+      }
+      const shown = log.entries.map((entry: Entry) => [
+        entry.actor.name,
+        entry.summary,
+        entry.record.label,
+        entry.record.subject,
+      ])
+      assert.deepEqual(shown.slice(0, 7), [
+        [
+          'Grace Lee',
+          'Created the post “Heat waves and the grid”',
+          'Heat waves and the grid',
+          { kind: 'spotlight', id: String(post.id) },
+        ],
+        ['Grace Lee', 'Changed the biography of Mateo García', 'Mateo García', { kind: 'expert', id: other }],
+        [
+          'Grace Lee',
+          'Removed an entry from the education of Ada Okafor',
+          'Ada Okafor',
+          { kind: 'expert', id: username },
+        ],
+        ['Grace Lee', 'Added to the education of Ada Okafor', 'Ada Okafor', { kind: 'expert', id: username }],
+        ['Grace Lee', 'Changed the biography of Ada Okafor', 'Ada Okafor', { kind: 'expert', id: username }],
+        ['test', 'Added the expert Mateo García', 'Mateo García', { kind: 'expert', id: other }],
+        ['Newsroom site', 'Added the expert Ada Okafor', 'Ada Okafor', { kind: 'expert', id: username }],
+      ])
+      assert.deepEqual(shown[7], [
+        'Grace Lee',
+        'Created the API client Newsroom site',
+        'Newsroom site',
+        { kind: 'client', id: issued.client_id },
+      ])
+
+      // One record's history: the expert, its photo and its sections, nobody else's.
+      const history = await as(admin.token, 'GET', at(`/audit?kind=expert&record=${username}`))
+      assert.deepEqual(
+        history.entries.map((entry: Entry) => entry.summary),
+        [
+          'Removed an entry from the education of Ada Okafor',
+          'Added to the education of Ada Okafor',
+          'Changed the biography of Ada Okafor',
+          'Added the expert Ada Okafor',
+        ],
+      )
+      // `%` and `_` in a record id are matched as written.
+      assert.deepEqual((await as(admin.token, 'GET', at('/audit?kind=expert&record=%25'))).entries, [])
+      const byClient = await as(admin.token, 'GET', at(`/audit?actor=client:${issued.client_id}`))
+      assert.deepEqual(
+        byClient.entries.map((entry: Entry) => entry.summary),
+        ['Added the expert Ada Okafor'],
+      )
+      const alone = await app.inject({
+        method: 'GET',
+        url: at(`/audit?record=${username}`),
+        headers: bearer(admin.token),
+      })
+      assert.equal(alone.statusCode, 400)
+      assert.equal(envelope(alone).error?.code, 'validation_failed')
+      assert.match(alone.body, /needs kind/)
+
+      // A person removed since is named as such, the names of today are shown.
+      await db()
+        .updateTable('experts')
+        .set({ firstname: 'Adaeze' })
+        .where('username', '=', username)
+        .execute()
+      const renamed = await as(admin.token, 'GET', at(`/audit?kind=expert&record=${username}&page_size=1`))
+      assert.equal(renamed.entries[0].summary, 'Removed an entry from the education of Adaeze Okafor')
     })
 
     test('admin is never a default scope: a client created without one cannot administer', async () => {

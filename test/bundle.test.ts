@@ -146,3 +146,48 @@ describe('the bundled server', () => {
     assert.ok(existsSync(`${entry}.map`), 'no source map beside the entry')
   })
 })
+
+/** The machine's own Node, older than the one the project runs on (the README's "a machine whose Node is 20"). */
+const SYSTEM_NODE = '/usr/bin/node'
+const systemNodeMajor = (() => {
+  try {
+    return Number(
+      execFileSync(SYSTEM_NODE, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }),
+    )
+  } catch {
+    return undefined
+  }
+})()
+
+describe('the bundle started by an older Node', () => {
+  const outdir = join(ROOT, 'dist', `bundle-old-node-${process.pid}`)
+  const skip =
+    systemNodeMajor === undefined
+      ? `no ${SYSTEM_NODE} on this machine`
+      : systemNodeMajor >= 22
+        ? `${SYSTEM_NODE} is Node ${systemNodeMajor}, not older than 22`
+        : false
+  before(() => {
+    if (!skip)
+      execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-server.ts', outdir], { cwd: ROOT })
+  })
+  after(() => rmSync(outdir, { recursive: true, force: true }))
+
+  test('says which Node it needs and the command that works, and exits 1', { skip }, () => {
+    let failure: { status: number; stderr: string } | undefined
+    try {
+      execFileSync(SYSTEM_NODE, [join(outdir, 'expertdir.js'), 'org', 'list'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      })
+    } catch (error) {
+      failure = error as { status: number; stderr: string }
+    }
+    assert.ok(failure, 'it ran on an older Node')
+    assert.equal(failure.status, 1)
+    assert.match(failure.stderr, /^expertdir needs Node 22\.16 or later; this is Node v\d+\./)
+    assert.match(failure.stderr, /node_modules\/\.bin\/node dist\/bundle\/expertdir\.js <command>/)
+    assert.doesNotMatch(failure.stderr, /at .*:\d+:\d+/, 'a stack trace')
+  })
+})

@@ -710,7 +710,7 @@ describeEachDialect(
         await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
         await page.getByRole('heading', { name: 'Audit log' }).waitFor()
         const first = page.getByRole('row').nth(1)
-        await first.getByRole('cell', { name: 'PUT /v2/organization/:corporation', exact: true }).waitFor()
+        await first.getByRole('cell', { name: "Changed the organization's profile", exact: true }).waitFor()
         assert.equal(await page.getByRole('row').count(), 26, 'a header and the 25 newest entries')
         await assertAccessible(page, 'audit log')
         await screenshot(page, 'audit-log')

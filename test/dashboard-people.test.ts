@@ -140,7 +140,13 @@ describeEachDialect(
           await invitee.getByRole('alert').getByText('This link is unknown, used or expired').waitFor()
           await acceptInvitation(invitee, email)
           await invitee.getByRole('heading', { name: 'Experts' }).waitFor()
-          assert.deepEqual(await menu(invitee).allTextContents(), ['Experts', 'Posts', 'Q&A', 'Organization'])
+          assert.deepEqual(await menu(invitee).allTextContents(), [
+            'Experts',
+            'Staff',
+            'Posts',
+            'Q&A',
+            'Organization',
+          ])
 
           await page.reload()
           await row(page, email).getByText('Password set').waitFor()

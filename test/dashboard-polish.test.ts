@@ -219,7 +219,7 @@ describeEachDialect(
       skip,
     }, async () => {
       await api('PUT', `/v2/organization/${org()}`, { location_city: 'Lyon' })
-      const action = 'PUT /v2/organization/:corporation'
+      const action = "Changed the organization's profile"
       await withPage(async (page) => {
         await signIn(page, '/audit', owner)
         // Stacked, each entry is still a row of cells for a screen reader.

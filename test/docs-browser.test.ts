@@ -76,3 +76,62 @@ describeEachDialect(
   },
   { config: { trustProxy: '127.0.0.1' } },
 )
+
+/** The reference as the product's: its title and logo, no policy violation, and a link to an operation that opens it. */
+describeEachDialect('the /docs page as the product’s reference', (ctx) => {
+  let browser: Browser | undefined
+  let origin = ''
+  before(async () => {
+    if (skip) return
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+    origin = `http://127.0.0.1:${listeningPort(ctx.app.server)}`
+    browser = await sharedBrowser([])
+  })
+
+  test('is titled and branded as the product, and a deep link opens its operation', {
+    skip,
+  }, async () => {
+    assert.ok(browser)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await context.newPage()
+    const problems: string[] = []
+    page.on('console', (message) => {
+      if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text())
+    })
+    page.on('pageerror', (error) => problems.push(error.message))
+    try {
+      await page.goto(`${origin}/docs`)
+      await page.getByRole('button', { name: /Create an access token/ }).waitFor({ timeout: 120_000 })
+      assert.equal(await page.title(), 'Expert directory API reference')
+      const logo = page.locator('.topbar img')
+      await page.waitForFunction(
+        `document.querySelector('.topbar img')?.src.startsWith('data:image/svg+xml')`,
+      )
+      assert.match(
+        (await logo.getAttribute('src')) ?? '',
+        /^data:image\/svg\+xml;base64,/,
+        'the product’s mark',
+      )
+
+      // A link to one operation, as someone would paste it: it opens the operation and scrolls to it.
+      await page.goto('about:blank')
+      await page.goto(`${origin}/docs#/system/getReadiness`)
+      await page.locator('#operations-system-getReadiness .opblock-body').waitFor({ timeout: 120_000 })
+      await page.waitForFunction(
+        `(() => {
+          const box = document.querySelector('#operations-system-getReadiness')?.getBoundingClientRect()
+          return box !== undefined && box.top >= -1 && box.top < window.innerHeight / 2
+        })()`,
+        undefined,
+        { timeout: 30_000 },
+      )
+      // Still open: swagger-ui adds one inline style element the policy refuses (a console error, nothing lost).
+      assert.deepEqual(
+        problems.filter((problem) => !problem.startsWith('Applying inline style violates')),
+        [],
+      )
+    } finally {
+      await context.close()
+    }
+  })
+})

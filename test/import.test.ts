@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -268,17 +268,14 @@ describeEachDialect('import', (ctx) => {
     assert.equal(experts.length, 1, 'the refused file added nobody')
   })
 
-  test('seed --demo fills an organization with a dozen published experts, posts and questions', async () => {
+  test('seed --demo fills an organization with a dozen published experts, posts and questions', async (t) => {
     const org = await ctx.addTenant('Demo')
-    const seeded = await cli([
-      '--db',
-      ctx.testDatabase.url,
-      'seed',
-      '--demo',
-      '--org',
-      String(org.orgId),
-      '--json',
-    ])
+    const media = mkdtempSync(join(tmpdir(), 'expertdir-seed-media-'))
+    t.after(() => rmSync(media, { recursive: true, force: true }))
+    const seeded = await runCli(
+      ['--db', ctx.testDatabase.url, 'seed', '--demo', '--org', String(org.orgId), '--json'],
+      { EXPERTDIR_MEDIA_DIR: media, EXPERTDIR_PUBLIC_URL: 'https://experts.example' },
+    )
     assert.equal(seeded.code, 0, seeded.stderr)
     const output = JSON.parse(seeded.stdout) as {
       experts: string[]
@@ -304,5 +301,9 @@ describeEachDialect('import', (ctx) => {
     })
     assert.equal(post.statusCode, 200)
     assert.ok(post.json().data.tags.length > 0)
+    // Pictures drawn at seed time, stored where uploads go and served from the public address.
+    assert.match(post.json().data.spotlight[0].featured_image, /^https:\/\/experts\.example\/media\//)
+    const avatar = profile.avatar as { l?: { url?: string } }
+    assert.match(avatar.l?.url ?? '', /^https:\/\/experts\.example\/media\//)
   })
 })

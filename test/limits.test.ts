@@ -170,6 +170,18 @@ describe('limits shared through Redis by two server processes', () => {
       statuses.push(response.statusCode)
     }
     assert.deepEqual(statuses, [404, 404, 404, 404, 404, 404, 429, 429])
+    // The shared counter's key names the limit and the token, nothing "undefined".
+    const { Redis } = await import('ioredis')
+    const redis = new Redis('redis://127.0.0.1:6379')
+    const keys = await redis.keys(`${prefix}*`).finally(() => redis.quit())
+    assert.deepEqual(
+      keys.filter((key) => key.includes('undefined')),
+      [],
+    )
+    assert.ok(
+      keys.some((key) => key.startsWith(`${prefix}rate:api:`)),
+      keys.join(', '),
+    )
   })
 
   test('a lock-out earned on one app holds on the other', async () => {

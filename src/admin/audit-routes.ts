@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js'
 import type { ActorKind } from '../audit/actor.js'
 import { readAuditLog } from '../audit/log.js'
+import { validationError } from '../errors.js'
 import { ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import type { TypedApp } from '../http/typed-routes.js'
@@ -26,7 +27,8 @@ export function auditRoutes(app: TypedApp, context: AppContext): void {
         summary:
           "The organization's audit log: every write through the API, the dashboard, import and the CLI",
         description:
-          'Newest first. Filters: actor (person:<id>, client:<client_id>, cli, system) and kind (the record kind). ' +
+          "Newest first, each entry with its actor's name and a sentence saying what was done. " +
+          "Filters: actor (person:<id>, client:<client_id>, cli, system), kind (the record kind) and, with kind, record (one record's history). " +
           'Pass next_cursor as cursor for the next page.',
         params: CorporationParams,
         querystring: AuditQuery,
@@ -35,11 +37,14 @@ export function auditRoutes(app: TypedApp, context: AppContext): void {
       config: { scope: 'admin' },
     },
     async (request) => {
-      const { actor, kind, page_size, cursor } = request.query
+      const { actor, kind, record, page_size, cursor } = request.query
+      if (record !== undefined && kind === undefined)
+        throw validationError([{ field: 'record', message: 'needs kind: the kind of the record it names' }])
       return ok(
         await readAuditLog(context.db, request.params.corporation, {
           ...actorFilter(actor),
           kind,
+          record,
           page_size: page_size ?? DEFAULT_PAGE_SIZE,
           cursor,
         }),

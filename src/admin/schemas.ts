@@ -282,6 +282,14 @@ export const AuditQuery = Type.Object(
       }),
     ),
     kind: Type.Optional(Type.Enum(RECORD_KINDS, { description: 'Only entries about this kind of record' })),
+    record: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description:
+          "With kind: only the history of this record, by the id the entries name it with (an expert's username: its photo and profile sections included; a question's id: its answers included)",
+      }),
+    ),
     ...paging,
   },
   { additionalProperties: false },
@@ -295,13 +303,35 @@ export const AuditEntryView = Type.Object(
     actor: Type.Object({
       kind: Type.Enum(ACTOR_KINDS, { description: 'A person (dashboard), a client, the CLI or the service' }),
       id: nullable(Type.String(), "The person's or the client's id; null for the CLI and the service"),
+      name: nullable(
+        Type.String(),
+        "The person's name or the client's label as they are now; null for the CLI and the service",
+      ),
     }),
     action: Type.String({ description: 'The route (METHOD /v2/...) or the command (cli ...)' }),
+    summary: Type.String({
+      description:
+        'What was done, as a sentence with the names of today: "Changed the biography of Ada Okafor"',
+    }),
     record: Type.Object({
       kind: Type.String({ description: `One of: ${RECORD_KINDS.join(', ')}` }),
       id: nullable(
         Type.String(),
         'The id the API knows the record by (a username, a number, <username>/<section>/<id>, <question>/<answer>)',
+      ),
+      label: nullable(
+        Type.String(),
+        "The record's name: an expert's name, a post's title, a person's name, a client's label",
+      ),
+      subject: nullable(
+        Type.Object({
+          kind: Type.Enum(['expert', 'staff', 'spotlight', 'question', 'inquiry', 'person', 'client'], {
+            description:
+              "The kind of record to open: an expert's profile for a change to one of its sections",
+          }),
+          id: Type.String({ description: 'Its id: a username, a number, a client id' }),
+        }),
+        'The record a reader opens for this entry, while it exists; null when it is gone or has no page',
       ),
     }),
   },
@@ -311,9 +341,15 @@ export const AuditEntryView = Type.Object(
       {
         id: 42,
         created_at: 1795480700,
-        actor: { kind: 'person', id: '7' },
-        action: 'PUT /v2/organization/:corporation/expert/:username',
-        record: { kind: 'expert', id: 'ada-okafor' },
+        actor: { kind: 'person', id: '7', name: 'Grace Lee' },
+        action: 'PUT /v2/organization/:corporation/expert/:username/biography',
+        summary: 'Changed the biography of Ada Okafor',
+        record: {
+          kind: 'section',
+          id: 'ada-okafor/biography/12',
+          label: 'Ada Okafor',
+          subject: { kind: 'expert', id: 'ada-okafor' },
+        },
       },
     ],
   },

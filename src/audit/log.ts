@@ -1,7 +1,9 @@
+import { sql } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import { idCursor } from '../http/cursor.js'
 import { toSeconds } from '../time.js'
 import { type ActorKind, type AuditTrail, actorId, isActorKind } from './actor.js'
+import { type AuditSubject, auditNames, describeEntry } from './describe.js'
 
 /**
  * The audit log (CONTRACT §14, docs/security.md): every administrative write records who did it,
@@ -66,18 +68,37 @@ export interface AuditEntry {
   id: number
   /** Unix seconds, as every time in the API. */
   created_at: number
-  actor: { kind: ActorKind; id: string | null }
+  /** Who, with today's name: the person's, or the client's label (describe.ts). */
+  actor: { kind: ActorKind; id: string | null; name: string | null }
+  /** The route or the command, as recorded. */
   action: string
-  record: { kind: string; id: string | null }
+  /** The entry as a sentence: "Changed the biography of Ada Okafor". */
+  summary: string
+  record: { kind: string; id: string | null; label: string | null; subject: AuditSubject | null }
 }
 
 export interface AuditQuery {
   actor_kind?: ActorKind | undefined
   actor_id?: string | undefined
   kind?: RecordKind | undefined
+  /**
+   * Only the history of this record (with `kind`): for an expert or staff member that includes its
+   * photo and profile sections, for a question its answers.
+   */
+  record?: string | undefined
   page_size: number
   cursor?: string | undefined
 }
+
+/** The kinds whose entries name a record inside another's (`<username>/<section>/<id>`, `<question>/<answer>`). */
+const PARTS: Partial<Record<RecordKind, readonly RecordKind[]>> = {
+  expert: ['avatar', 'section'],
+  staff: ['avatar', 'section'],
+  question: ['answer'],
+}
+
+/** `LIKE` matches `%` and `_` anywhere; a record id is matched as written. */
+const likePrefix = (id: string) => `${id.replace(/[\\%_]/g, (character) => `\\${character}`)}/%`
 
 /** One page of the organization's entries, newest first, and the cursor of the next page (null on the last). */
 export async function readAuditLog(
@@ -95,18 +116,46 @@ export async function readAuditLog(
   if (before !== undefined) select = select.where('id', '<', before)
   if (query.actor_kind !== undefined) select = select.where('actor_kind', '=', query.actor_kind)
   if (query.actor_id !== undefined) select = select.where('actor_id', '=', query.actor_id)
-  if (query.kind !== undefined) select = select.where('record_kind', '=', query.kind)
+  const { kind, record } = query
+  if (kind !== undefined && record !== undefined) {
+    const parts = PARTS[kind] ?? []
+    select = select.where((where) =>
+      where.or([
+        where.and([where('record_kind', '=', kind), where('record_id', '=', record)]),
+        ...(parts.includes('avatar')
+          ? [where.and([where('record_kind', '=', 'avatar'), where('record_id', '=', record)])]
+          : []),
+        ...parts
+          .filter((part) => part !== 'avatar')
+          .map((part) =>
+            where.and([
+              where('record_kind', '=', part),
+              sql<boolean>`record_id like ${likePrefix(record)} escape '\\'`,
+            ]),
+          ),
+      ]),
+    )
+  } else if (kind !== undefined) select = select.where('record_kind', '=', kind)
   const rows = await select.execute()
-  const page = rows.slice(0, query.page_size)
+  const page = rows.slice(0, query.page_size).map((row) => ({
+    id: Number(row.id),
+    created_at: toSeconds(row.created_at),
+    actor: { kind: isActorKind(row.actor_kind) ? row.actor_kind : 'system', id: row.actor_id },
+    action: row.action,
+    record: { kind: row.record_kind, id: row.record_id },
+  }))
+  const names = await auditNames(db, orgId, page)
   const last = page.at(-1)
   return {
-    entries: page.map((row) => ({
-      id: Number(row.id),
-      created_at: toSeconds(row.created_at),
-      actor: { kind: isActorKind(row.actor_kind) ? row.actor_kind : 'system', id: row.actor_id },
-      action: row.action,
-      record: { kind: row.record_kind, id: row.record_id },
-    })),
-    next_cursor: rows.length > query.page_size && last ? cursor.encode(Number(last.id)) : null,
+    entries: page.map((entry) => {
+      const described = describeEntry(entry, names)
+      return {
+        ...entry,
+        actor: { ...entry.actor, name: described.actorName },
+        summary: described.summary,
+        record: { ...entry.record, label: described.label, subject: described.subject },
+      }
+    }),
+    next_cursor: rows.length > query.page_size && last ? cursor.encode(last.id) : null,
   }
 }

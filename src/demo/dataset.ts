@@ -242,14 +242,25 @@ const slug = (p: Person) => p.key.replace(/^demo-/, '')
 const site = 'https://experts.demo.example'
 const cdn = 'https://cdn.demo.example'
 
-function expert(p: Person, index: number) {
+/**
+ * The demo's pictures, made and stored at seed time (src/demo/images.ts): each expert's portrait as a
+ * file the import reads (by expert key, relative to the import's folder) and each post's stored image
+ * URL (by post key). An expert or post without one has no picture rather than a broken one.
+ */
+export interface DemoPictures {
+  portraits: ReadonlyMap<string, string>
+  banners: ReadonlyMap<string, string>
+}
+
+const NO_PICTURES: DemoPictures = { portraits: new Map(), banners: new Map() }
+
+/** Whose portrait the demo draws: each expert's import key and name. */
+export const DEMO_EXPERTS = PEOPLE.map((p) => ({ key: p.key, name: `${p.firstname} ${p.lastname}` }))
+
+function expert(p: Person, index: number, pictures: DemoPictures) {
   const name = `${p.firstname} ${p.lastname}`
   const s = slug(p)
-  const image = (size: string, px: number) => ({
-    url: `${cdn}/people/${s}-${size}.jpg`,
-    width: px,
-    height: px,
-  })
+  const portrait = pictures.portraits.get(p.key)
   return {
     key: p.key,
     firstname: p.firstname,
@@ -264,7 +275,7 @@ function expert(p: Person, index: number) {
     location_state: p.state,
     is_published: 1,
     sections: {
-      avatar: { s: image('s', 64), m: image('m', 256), o: image('o', 1200), l: image('l', 800) },
+      ...(portrait ? { avatar: { file: portrait } } : {}),
       biography: {
         biography: `${name} is ${p.job_title.toLowerCase().startsWith('director') ? 'the' : 'a'} ${p.job_title} at Demo University, working on ${p.topics.join(' and ').toLowerCase()}.\n${p.firstname} speaks often to journalists and community groups about this work.`,
       },
@@ -293,7 +304,6 @@ function expert(p: Person, index: number) {
         title: `${name}, ${p.field.toLowerCase()} expert | Demo University`,
         description: `${name} (${p.job_title}) comments on ${p.topics.join(', ').toLowerCase()}.`,
         keywords: p.topics.join(', '),
-        image: `${cdn}/people/${s}-l.jpg`,
         canonical_url: `${site}/${s}`,
       },
       cv: { url: `${site}/${s}/cv`, document_url: `${cdn}/cv/${s}.pdf` },
@@ -323,7 +333,6 @@ function expert(p: Person, index: number) {
                 authors: name,
                 date: BASE - (index + 10) * 60 * DAY,
                 url: `https://press.demo.example/${s}`,
-                cover_url: `${cdn}/books/${s}.jpg`,
               },
             ],
           }
@@ -358,14 +367,6 @@ function expert(p: Person, index: number) {
         { name: `${p.country === 'CA' ? 'Canadian' : 'American'} ${p.field} Association`, notes: 'Member' },
       ],
       course: [{ title: `Introduction to ${p.topics[0]}`, details: 'Undergraduate course, fall term.' }],
-      photo: [
-        {
-          title: `${name} at work`,
-          url: `${cdn}/photos/${s}.jpg`,
-          thumbnail_url: `${cdn}/photos/${s}-t.jpg`,
-          alt: name,
-        },
-      ],
       researchfocus: [
         {
           title: p.topics[0] ?? p.job_title,
@@ -388,7 +389,6 @@ function expert(p: Person, index: number) {
         {
           title: `${p.talk} (lecture)`,
           watch_page_url: `https://www.youtube.com/watch?v=demo${String(index).padStart(7, '0')}`,
-          thumbnail_url: `https://i.ytimg.com/vi/demo${String(index).padStart(7, '0')}/hqdefault.jpg`,
           video_id: `demo${String(index).padStart(7, '0')}`,
         },
       ],
@@ -507,8 +507,11 @@ const QUESTIONS = [
 const paragraphs = (text: string) =>
   `<p>${text}</p><p>The experts in this post are available for interviews, panels and briefings: contact the media relations office to arrange one.</p>`
 
+/** Whose image the demo draws: each post's import key and title. */
+export const DEMO_POSTS = POSTS.map((post) => ({ key: post.key, title: post.title }))
+
 /** The demo organization's content in the import format. */
-export function demoDataset() {
+export function demoDataset(pictures: DemoPictures = NO_PICTURES) {
   return {
     organization: {
       description:
@@ -521,12 +524,12 @@ export function demoDataset() {
       linkedin: 'https://www.linkedin.com/school/demo-university',
       youtube: 'https://www.youtube.com/@demouniversity',
     },
-    experts: PEOPLE.map(expert),
+    experts: PEOPLE.map((p, index) => expert(p, index, pictures)),
     spotlights: POSTS.map((post, index) => ({
       key: post.key,
       title: post.title,
       html: paragraphs(post.text),
-      featured_image: `${cdn}/posts/${post.key}.jpg`,
+      ...(pictures.banners.has(post.key) ? { featured_image: pictures.banners.get(post.key) } : {}),
       published: 1,
       published_date: BASE + (index + 1) * 14 * DAY,
       experts: post.experts,

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.js'
 import { ApiError } from '../errors.js'
+import { namedRedisStore } from './rate-limit-store.js'
 
 const MINUTE = 60_000
 
@@ -22,7 +23,7 @@ export async function registerRateLimiting(
     global: false,
     enableDraftSpec: true,
     skipOnError: true,
-    ...(redis ? { redis, nameSpace: `${config.redisPrefix}rate:` } : {}),
+    ...(redis ? { store: namedRedisStore(redis, `${config.redisPrefix}rate:`) } : {}),
     errorResponseBuilder: (_request, context) =>
       new ApiError('rate_limited', `Too many requests: retry in ${context.after}.`),
   })

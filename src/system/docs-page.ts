@@ -23,6 +23,26 @@ function docsContentSecurityPolicy(inline: { script: string[]; style: string[] }
   return directives.join('; ')
 }
 
+/** The product's mark: a person in a magnifier, in the dashboard's colours (no text: it is named by `alt`). */
+const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40" viewBox="0 0 40 40">
+<circle cx="17" cy="17" r="14" fill="#0b3d6b"/><circle cx="17" cy="13" r="5" fill="#fff"/>
+<path d="M8 26c1.5-5 5-7 9-7s7.5 2 9 7" fill="#fff"/><path d="M27 27l9 9" stroke="#b45309" stroke-width="5" stroke-linecap="round"/>
+</svg>`
+
+/** What replaces swagger-ui's own name and look: the product's title, mark and favicon, and a link back. */
+const THEME = {
+  title: 'Expert directory API reference',
+  favicon: [{ filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: LOGO_SVG }],
+  css: [
+    {
+      filename: 'theme.css',
+      content:
+        '.swagger-ui .topbar { background: #0b3d6b; } .swagger-ui .topbar .link img { height: 40px; } ' +
+        '.swagger-ui .topbar .link::after { content: "Expert directory API"; color: #fff; font: 600 1.1rem sans-serif; margin-left: .6rem; }',
+    },
+  ],
+}
+
 /**
  * `/docs`: swagger-ui over the OpenAPI document, in a scope whose hook replaces the API's CSP (which
  * forbids everything) with the page's own, chosen by how the request arrived (`request.protocol`
@@ -35,7 +55,13 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
       reply.header('content-security-policy', request.protocol === 'https' ? policies.https : policies.http)
       done()
     })
-    await docs.register(swaggerUi, { routePrefix: '/docs' })
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      theme: THEME,
+      logo: { type: 'image/svg+xml', content: LOGO_SVG, href: '/docs', target: '_self' },
+      // A link to an operation (`/docs#/<tag>/<operationId>`) opens it and scrolls to it.
+      uiConfig: { deepLinking: true },
+    })
     policies.https = docsContentSecurityPolicy(docs.swaggerCSP, true)
     policies.http = docsContentSecurityPolicy(docs.swaggerCSP, false)
   })

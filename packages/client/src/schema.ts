@@ -3255,7 +3255,7 @@ export interface paths {
         };
         /**
          * The organization's audit log: every write through the API, the dashboard, import and the CLI
-         * @description Newest first. Filters: actor (person:<id>, client:<client_id>, cli, system) and kind (the record kind). Pass next_cursor as cursor for the next page.
+         * @description Newest first, each entry with its actor's name and a sentence saying what was done. Filters: actor (person:<id>, client:<client_id>, cli, system), kind (the record kind) and, with kind, record (one record's history). Pass next_cursor as cursor for the next page.
          */
         get: operations["readAuditLog"];
         put?: never;
@@ -3435,12 +3435,19 @@ export interface components {
          *       "created_at": 1795480700,
          *       "actor": {
          *         "kind": "person",
-         *         "id": "7"
+         *         "id": "7",
+         *         "name": "Grace Lee"
          *       },
-         *       "action": "PUT /v2/organization/:corporation/expert/:username",
+         *       "action": "PUT /v2/organization/:corporation/expert/:username/biography",
+         *       "summary": "Changed the biography of Ada Okafor",
          *       "record": {
-         *         "kind": "expert",
-         *         "id": "ada-okafor"
+         *         "kind": "section",
+         *         "id": "ada-okafor/biography/12",
+         *         "label": "Ada Okafor",
+         *         "subject": {
+         *           "kind": "expert",
+         *           "id": "ada-okafor"
+         *         }
          *       }
          *     }
          */
@@ -3456,14 +3463,30 @@ export interface components {
                 kind: "person" | "client" | "cli" | "system";
                 /** @description The person's or the client's id; null for the CLI and the service */
                 id: string | null;
+                /** @description The person's name or the client's label as they are now; null for the CLI and the service */
+                name: string | null;
             };
             /** @description The route (METHOD /v2/...) or the command (cli ...) */
             action: string;
+            /** @description What was done, as a sentence with the names of today: "Changed the biography of Ada Okafor" */
+            summary: string;
             record: {
                 /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings */
                 kind: string;
                 /** @description The id the API knows the record by (a username, a number, <username>/<section>/<id>, <question>/<answer>) */
                 id: string | null;
+                /** @description The record's name: an expert's name, a post's title, a person's name, a client's label */
+                label: string | null;
+                /** @description The record a reader opens for this entry, while it exists; null when it is gone or has no page */
+                subject: {
+                    /**
+                     * @description The kind of record to open: an expert's profile for a change to one of its sections
+                     * @enum {unknown}
+                     */
+                    kind: "expert" | "staff" | "spotlight" | "question" | "inquiry" | "person" | "client";
+                    /** @description Its id: a username, a number, a client id */
+                    id: string;
+                } | null;
             };
         };
         /** AuditLog */
@@ -22922,6 +22945,8 @@ export interface operations {
                 actor?: string;
                 /** @description Only entries about this kind of record */
                 kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings";
+                /** @description With kind: only the history of this record, by the id the entries name it with (an expert's username: its photo and profile sections included; a question's id: its answers included) */
+                record?: string;
                 /** @description Entries per page, 1 to 100 (default 20) */
                 page_size?: number;
                 /** @description The previous page's next_cursor; omit it for the newest entries */

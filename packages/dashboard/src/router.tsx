@@ -27,6 +27,12 @@ const profile = createRoute({
   component: lazyRouteComponent(() => import('./screens/Profile.tsx'), 'ProfileScreen'),
 })
 
+const staff = createRoute({
+  getParentRoute: () => root,
+  path: '/staff',
+  component: lazyRouteComponent(() => import('./screens/Staff.tsx'), 'StaffScreen'),
+})
+
 const inbox = createRoute({
   getParentRoute: () => root,
   path: '/inquiries',
@@ -99,6 +105,7 @@ export const router = createRouter({
     home,
     experts,
     profile,
+    staff,
     inbox,
     posts,
     post,

@@ -4,10 +4,14 @@ import { cliTrail } from '../../audit/actor.js'
 import { type IssuedClient, issueClient } from '../../auth/clients.js'
 import { DEFAULT_SCOPES } from '../../auth/scopes.js'
 import { randomToken } from '../../auth/secrets.js'
+import type { Config } from '../../config.js'
 import type { Database } from '../../db/database.js'
+import type { DemoMedia } from '../../demo/seed.js'
 import { seedDemo } from '../../demo/seed.js'
 import { countOrganizations, createOrganization } from '../../organizations/repository.js'
 import { addPerson } from '../../people/service.js'
+import { openStorage } from '../../storage/open.js'
+import type { MediaStorage } from '../../storage/storage.js'
 import { type Cli, positiveInt } from '../output.js'
 
 export function serverCommands(program: Command, cli: Cli): void {
@@ -37,7 +41,12 @@ export function serverCommands(program: Command, cli: Cli): void {
         const now = Date.now()
         const org = await createOrganization(db, { name: 'Demo University' }, now)
         const trail = cliTrail('serve --demo')
-        await seedDemo(db, org.id, now, trail)
+        const storage = openStorage(config)
+        try {
+          await seedDemo(db, org.id, now, trail, demoMedia(config, storage))
+        } finally {
+          await storage.close()
+        }
         credentials = await issueClient(db, org.id, { label: 'demo', scopes: DEFAULT_SCOPES }, trail, now)
         const password = randomToken(12)
         const added = await addPerson(
@@ -93,9 +102,13 @@ export function serverCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
-      const seeded = await cli.withDatabase(async ({ db }) =>
-        seedDemo(db, options.org, Date.now(), cliTrail('seed --demo')),
-      )
+      const config = cli.config()
+      const storage = openStorage(config)
+      const seeded = await cli
+        .withDatabase(async ({ db }) =>
+          seedDemo(db, options.org, Date.now(), cliTrail('seed --demo'), demoMedia(config, storage)),
+        )
+        .finally(() => storage.close())
       cli.report(
         options.json,
         seeded,
@@ -139,4 +152,14 @@ function printCredentials(
       '',
     ].join('\n'),
   )
+}
+
+/** Where seeding stores the demo's pictures: the configured storage, under the server's public address. */
+function demoMedia(config: Config, storage: MediaStorage): DemoMedia {
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host
+  return {
+    storage,
+    baseUrl: config.publicUrl ?? `http://${host}:${config.port}`,
+    maxBytes: config.uploadMaxBytes,
+  }
 }

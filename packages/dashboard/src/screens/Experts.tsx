@@ -24,6 +24,8 @@ export interface ExpertsSearch {
   page?: number
   facet?: Facet
   value?: string
+  /** The name of the expert just deleted, said once above the list. */
+  deleted?: string
 }
 
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
@@ -40,6 +42,7 @@ export function expertsSearchOf(search: Record<string, unknown>): ExpertsSearch 
     ...(oneOf(FACETS, search.facet) && typeof search.value === 'string'
       ? { facet: oneOf(FACETS, search.facet), value: search.value }
       : {}),
+    ...(typeof search.deleted === 'string' && search.deleted ? { deleted: search.deleted } : {}),
   }
 }
 
@@ -81,7 +84,9 @@ export function ExpertsScreen() {
   })
 
   const set = (change: Partial<ExpertsSearch>) =>
-    navigate({ search: (previous) => expertsSearchOf({ ...previous, page: undefined, ...change }) })
+    navigate({
+      search: (previous) => expertsSearchOf({ ...previous, page: undefined, deleted: undefined, ...change }),
+    })
 
   const total = list.data?.total ?? 0
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
@@ -92,6 +97,11 @@ export function ExpertsScreen() {
         <h1>Experts</h1>
         {canWrite(me) ? <CreateExpert /> : null}
       </div>
+      {search.deleted ? (
+        <p className="notice" role="status">
+          {search.deleted} was deleted.
+        </p>
+      ) : null}
       <SearchBar
         label="Search experts"
         q={search.q}

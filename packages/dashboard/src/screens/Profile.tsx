@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { getRouteApi } from '@tanstack/react-router'
+import { getRouteApi, useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
@@ -10,6 +10,7 @@ import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
 import { EXPERT_SCHEMAS, SECTION_SCHEMAS } from '../schemas.ts'
 import { ErrorNote, Loading } from '../ui/parts.tsx'
+import { DeleteProfile } from './DeleteProfile.tsx'
 import { PhotoPanel } from './PhotoPanel.tsx'
 import {
   ConflictError,
@@ -54,6 +55,7 @@ function ProfileEditor({
 }) {
   const me = useSignedIn()
   const queries = useQueryClient()
+  const navigate = useNavigate()
   const { profile, etag } = loaded
   const account = profile.account[0]
   const [conflict, setConflict] = useState(false)
@@ -148,6 +150,22 @@ function ProfileEditor({
           ))}
         </section>
       ))}
+      {writable && me.role !== 'expert' ? (
+        <DeleteProfile
+          kind="expert"
+          organization={me.organization}
+          username={username}
+          name={`${account.firstname} ${account.lastname}`}
+          onDeleted={async () => {
+            await queries.invalidateQueries({ queryKey: ['experts', me.organization] })
+            await navigate({
+              to: '/experts',
+              search: { deleted: `${account.firstname} ${account.lastname}` },
+            })
+            queries.removeQueries({ queryKey: profileKey(me.organization, username) })
+          }}
+        />
+      ) : null}
     </div>
   )
 }

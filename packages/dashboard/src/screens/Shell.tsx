@@ -65,6 +65,7 @@ function Layout({ me }: { me: Me }) {
           )}
           {writesContent(me) ? (
             <>
+              <Link to="/staff">Staff</Link>
               <Link to="/posts">Posts</Link>
               <Link to="/questions">Q&amp;A</Link>
               <Link to="/organization">Organization</Link>
