@@ -49,6 +49,12 @@ export function expertsSearchOf(search: Record<string, unknown>): ExpertsSearch 
 const route = getRouteApi('/experts')
 const createFields = fieldsOf(EXPERT_SCHEMAS.create)
 
+const countryNames = new Intl.DisplayNames(undefined, { type: 'region', fallback: 'code' })
+/** A facet's value as a person reads it: countries by name (the API counts ISO codes). */
+function facetValueName(facet: Facet, value: string): string {
+  return facet === 'countries' ? (countryNames.of(value) ?? value) : value
+}
+
 const FACET_LABELS: Record<Facet, string> = {
   topics: 'Topics',
   countries: 'Countries',
@@ -122,7 +128,8 @@ export function ExpertsScreen() {
         </label>
         {search.facet && search.value ? (
           <button type="button" className="chip" onClick={() => set({ facet: undefined, value: undefined })}>
-            {FACET_LABELS[search.facet]}: {search.value} <span aria-hidden="true">×</span>
+            {FACET_LABELS[search.facet]}: {facetValueName(search.facet, search.value)}{' '}
+            <span aria-hidden="true">×</span>
             <span className="visually-hidden"> (remove this filter)</span>
           </button>
         ) : null}
@@ -145,7 +152,8 @@ export function ExpertsScreen() {
                             aria-pressed={search.facet === facet && search.value === bucket.key}
                             onClick={() => set({ facet, value: bucket.key })}
                           >
-                            {bucket.key} <span className="muted">({bucket.count})</span>
+                            {facetValueName(facet, bucket.key)}{' '}
+                            <span className="muted">({bucket.count})</span>
                           </button>
                         </li>
                       ))}
