@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -245,6 +245,13 @@ describe('the expertdir binary, once per command group', { concurrency: true }, 
   after(async () => {
     await testDatabase?.drop()
     rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('--version prints the package version', async () => {
+    const run = await runCliProcess(['--version'])
+    assert.equal(run.code, 0, run.stderr)
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+    assert.equal(run.stdout, `${version}\n`)
   })
 
   test('migrate', async () => {

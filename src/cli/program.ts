@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { backupCommands } from './commands/backup.js'
 import { clientCommands } from './commands/clients.js'
@@ -14,11 +15,20 @@ import { CliError, type CliIo, createCli, type GlobalOptions, UsageError } from 
 /** Exit codes: 0 ok, 1 the operation failed, 2 usage error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
 
+/** The package's version; the sources, tsc's output and the bundle all sit two folders below package.json. */
+function packageVersion(): string {
+  const manifest: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+  return typeof manifest === 'object' && manifest !== null && 'version' in manifest
+    ? String(manifest.version)
+    : 'unknown'
+}
+
 /** The `expertdir` command tree, writing to `io` (a fresh one per run: commander keeps parsed state). */
 export function buildProgram(io: CliIo): Command {
   const program = new Command()
     .name('expertdir')
     .description('Expert Directory Service: server and operator commands')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .option(
       '--db <url>',
       'database: an SQLite file path or a postgres:// URL (default: DATABASE_URL or ./data/expertdir.sqlite)',
