@@ -187,6 +187,7 @@ describeEachDialect(
       await withPage(async (page) => {
         await signIn(page, `/experts/${username}`)
         // What the checklist asks for comes first and open; the other sections are grouped after it.
+        await page.getByRole('heading', { name: 'Essentials' }).waitFor()
         const groups = await page.locator('.section-group > h2').allTextContents()
         assert.equal(groups[0], 'Essentials')
         assert.ok(groups.includes('Publications') && groups.includes('Media'), groups.join(', '))
@@ -743,7 +744,7 @@ describeEachDialect(
         const list = page.getByRole('region', { name: 'Inquiry list' })
         await list.getByRole('button', { name: /Watson/ }).click()
         assert.equal(await list.getByRole('button', { name: /Other/ }).count(), 0)
-        await page.getByRole('heading', { name: /general inquiry from Watson/ }).waitFor()
+        await page.getByRole('heading', { name: /General inquiry from Watson/ }).waitFor()
         assert.equal(await page.getByRole('button', { name: 'Save' }).count(), 0, 'reading only: no handling')
         await assertAccessible(page, "an expert's inquiries")
       })
