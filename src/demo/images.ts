@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import sharp from 'sharp'
+import { sharp } from '../media/images.js'
 
 /**
  * The demo's pictures, drawn at seed time from SVG (no text: a server may have no fonts): a portrait

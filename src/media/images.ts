@@ -3,7 +3,7 @@ import type { Sharp, SharpOptions } from 'sharp'
 
 /** sharp (libvips), loaded with the first photo: about 30 MiB that a process serving reads never needs. */
 let sharpModule: typeof import('sharp').default | undefined
-function sharp(input: Buffer, options: SharpOptions): Sharp {
+export function sharp(input: Buffer, options: SharpOptions = {}): Sharp {
   const load: typeof import('sharp').default = sharpModule ?? createRequire(import.meta.url)('sharp')
   sharpModule = load
   return load(input, options)
