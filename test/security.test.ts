@@ -59,6 +59,26 @@ function onRoute(route: string, request: InjectOptions): InjectOptions {
   return { ...request, url: segments.join('/') + (query === undefined ? '' : `?${query}`) }
 }
 
+/**
+ * What `read` sees, as `read:public` sees it: an expert's email, assistant's email and direct phone are
+ * never public (the directory's pages do not show them either).
+ */
+function withoutContactDetails(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutContactDetails)
+  if (typeof value !== 'object' || value === null) return value
+  const entries = Object.entries(value).map(([key, field]) => [key, withoutContactDetails(field)])
+  const copy: Record<string, unknown> = Object.fromEntries(entries)
+  if ('email' in copy && 'phone_number' in copy && 'is_published' in copy) {
+    Object.assign(copy, {
+      email: '',
+      assistant_email: null,
+      phone_number: null,
+      phone_number_extension: null,
+    })
+  }
+  return copy
+}
+
 describeEachDialect(
   'shared security suite: every protected route',
   (ctx) => {
@@ -115,7 +135,11 @@ describeEachDialect(
           continue
         }
         if (asReader.statusCode === 200)
-          assert.equal(asPublic.body, asReader.body, `${route}: the same document`)
+          assert.deepEqual(
+            asPublic.json(),
+            withoutContactDetails(asReader.json()),
+            `${route}: the same document, less the expert's direct contact details`,
+          )
         assert.ok(entry.hidden, `${entry.name} addresses a record: give its entry a hidden() builder`)
         for (const hidden of await entry.hidden(ctx, ctx.tenant.orgId, ctx.tenant)) {
           const target = onRoute(route, hidden)
