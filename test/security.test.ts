@@ -7,6 +7,7 @@ import { describeEachDialect, envelope, requestToken, type TestContext } from '.
 import { scopedToken } from './helpers/oauth.js'
 import { personToken } from './helpers/people.js'
 import { PROTECTED_ROUTES } from './helpers/protected-routes.js'
+import { withoutContactDetails } from './helpers/public-view.js'
 
 const DAY = 24 * 3600 * 1000
 
@@ -57,26 +58,6 @@ function onRoute(route: string, request: InjectOptions): InjectOptions {
     .split('/')
     .map((segment, i) => (segment.startsWith(':') ? (built[i] ?? segment) : segment))
   return { ...request, url: segments.join('/') + (query === undefined ? '' : `?${query}`) }
-}
-
-/**
- * What `read` sees, as `read:public` sees it: an expert's email, assistant's email and direct phone are
- * never public (the directory's pages do not show them either).
- */
-function withoutContactDetails(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutContactDetails)
-  if (typeof value !== 'object' || value === null) return value
-  const entries = Object.entries(value).map(([key, field]) => [key, withoutContactDetails(field)])
-  const copy: Record<string, unknown> = Object.fromEntries(entries)
-  if ('email' in copy && 'phone_number' in copy && 'is_published' in copy) {
-    Object.assign(copy, {
-      email: '',
-      assistant_email: null,
-      phone_number: null,
-      phone_number_extension: null,
-    })
-  }
-  return copy
 }
 
 describeEachDialect(

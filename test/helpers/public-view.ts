@@ -1,0 +1,19 @@
+/**
+ * What `read` sees, as `read:public` sees it: an expert's email, assistant's email and direct phone are
+ * never public (the directory's pages do not show them either).
+ */
+export function withoutContactDetails(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutContactDetails)
+  if (typeof value !== 'object' || value === null) return value
+  const entries = Object.entries(value).map(([key, field]) => [key, withoutContactDetails(field)])
+  const copy: Record<string, unknown> = Object.fromEntries(entries)
+  if ('email' in copy && 'phone_number' in copy && 'is_published' in copy) {
+    Object.assign(copy, {
+      email: '',
+      assistant_email: null,
+      phone_number: null,
+      phone_number_extension: null,
+    })
+  }
+  return copy
+}
