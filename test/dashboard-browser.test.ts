@@ -11,6 +11,7 @@ import {
   assertAccessible,
   ensureDashboardBuilt,
   openPage,
+  pageWidth,
   screenshot,
   signInAt,
   withPage as withBrowserPage,
@@ -607,6 +608,8 @@ describeEachDialect(
         await page.waitForFunction('document.documentElement.clientWidth <= 360')
         const box = await domains.boundingBox()
         assert.ok(box && box.x + box.width <= 360, `the domains ${JSON.stringify(box)} fit 360 px`)
+        // The refusal quotes the whole TXT value: it wraps instead of widening the page.
+        assert.equal(await pageWidth(page), 360, 'no sideways scrolling')
         await domains.scrollIntoViewIfNeeded()
         await screenshot(page, 'sso-domain-unverified-360')
         await page.setViewportSize({ width: 1280, height: 900 })
