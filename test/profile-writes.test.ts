@@ -114,6 +114,22 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     )
   })
 
+  test('a named choice takes its values only, and a refused one is named with the values allowed', async () => {
+    const refused = { title: 'Prize', type: 72 }
+    assert.deepEqual(detailsOf(await call(ctx, 'POST', `${base()}/accomplishment`, refused)), {
+      type: 'must be one of: 71, 73',
+    })
+    const medium = { title: 'Radio talk', type: 'podcast' }
+    assert.deepEqual(detailsOf(await call(ctx, 'POST', `${base()}/mediaappearance`, medium)), {
+      type: 'must be one of: print, online, tv, radio',
+    })
+    const made = await data(await call(ctx, 'POST', `${base()}/accomplishment`, { title: 'Prize', type: 73 }))
+    const stored = await data(await call(ctx, 'GET', `${base()}/accomplishment/${made.id}`))
+    assert.deepEqual(stored, {
+      accomplishment: [{ id: made.id, title: 'Prize', description: null, type: 73, start: null, end: null }],
+    })
+  })
+
   test('an id of another section, another expert or another organization is a 404', async () => {
     const other = await createExpert(ctx, ctx.tenant)
     const otherBase = `/v2/organization/${ctx.tenant.orgId}/expert/${other}`
