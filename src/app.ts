@@ -18,6 +18,7 @@ import type { Database } from './db/database.js'
 import { KeptBodies } from './derived/kept-bodies.js'
 import { memoryContactLimit, redisContactLimit } from './directory/contact-limit.js'
 import { directoryRoutes } from './directory/routes.js'
+import { expertAvatarRoutes } from './experts/avatar-routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -36,10 +37,10 @@ import { inquiryRoutes } from './inquiries/routes.js'
 import { mcpRoutes } from './mcp/routes.js'
 import { registerMediaBase } from './media/base.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
+import { createUploads } from './media/uploads.js'
+import { organizationRoutes } from './organizations/routes.js'
 import { createLinkMailer, createNoticeMailer } from './people/mail.js'
 import { usePasswordMemoryCost } from './people/passwords.js'
-import { profileCondition } from './profiles/preconditions.js'
-import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
 import { memoryResetLimit, redisResetLimit } from './sessions/reset-limit.js'
@@ -243,15 +244,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     registerReadEtags(protectedScope)
     registerMediaBase(protectedScope, config.publicUrl)
     redirectRenamedExperts(protectedScope, context)
-    await profileReadRoutes(protectedScope, context)
-    await expertRoutes(protectedScope, context, profileCondition)
-    await profileRoutes(protectedScope, context)
+    await expertRoutes(protectedScope, context)
+    await organizationRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
     await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
     await searchRoutes(protectedScope, context)
     await staffRoutes(protectedScope, context)
-    await uploadRoutes(protectedScope, context)
+    // The photo and the document uploads share one image queue and one allowance per token.
+    const uploads = createUploads(context, protectedScope.log)
+    await expertAvatarRoutes(protectedScope, uploads)
+    await uploadRoutes(protectedScope, context, uploads)
     await ssoSettingsRoutes(protectedScope, sso)
     await adminRoutes(protectedScope, { ...context, mailer: sessions.mailer })
   })
