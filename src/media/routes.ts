@@ -7,6 +7,7 @@ import { IfMatchHeaders } from '../experts/schemas.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
 import { validatorCompiler } from '../http/validation.js'
+import { memoryCounters } from '../limits/memory-counters.js'
 import { profileCondition } from '../profiles/preconditions.js'
 import { AvatarOutput } from '../profiles/read-sections.js'
 import { isMediaExtension, MEDIA_KEY, MEDIA_TYPES, type MediaExtension } from '../storage/keys.js'
@@ -92,7 +93,8 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
       app.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
     images: new ImageQueue(context.config.imageConcurrency, context.config.imageQueueMax),
   }
-  const takeUpload = uploadRateLimit(context.config.rateLimitUploads, context.now)
+  // Counted in this process, like the image queue the limit protects.
+  const takeUpload = uploadRateLimit(memoryCounters(context.now), context.config.rateLimitUploads)
 
   await app.register(async (scope) => {
     await registerUploadParsers(scope, limit, 'image/jpeg, image/png, image/webp or application/pdf')
