@@ -1,13 +1,13 @@
 /**
  * Import rules of src/ (`npm run lint`): no circular imports; the shared layers (http, db, validation,
- * storage: where media files live)
+ * storage: where media files live; limits: the counter store under every lock-out and limit)
  * import no feature folder; a feature folder imports only folders of a lower layer, so no two folders
  * ever import each other; a folder's route files sit above all that (see routeFiles below). A new folder goes into the layer list below. Files at the root of src/ are
  * either composition roots (COMPOSITION: they assemble the features, and only cli/ above them may
  * import them) or foundations every folder may import (config.ts and any new root file), which import
  * no feature folder.
  */
-const SHARED = ['http', 'db', 'validation', 'storage']
+const SHARED = ['http', 'db', 'validation', 'storage', 'limits']
 /**
  * Lowest first. A folder may import the shared layers and the folders of the layers before its own.
  * derived/ (read documents, the search index, the change hub every write and delete goes through) is
@@ -61,7 +61,7 @@ module.exports = {
       name: 'shared-imports-no-feature',
       severity: 'error',
       comment:
-        'src/http, src/db, src/validation and src/storage are below every feature folder (migrations included: derived data is rebuilt by src/system/migrate.ts).',
+        'src/http, src/db, src/validation, src/storage and src/limits are below every feature folder (migrations included: derived data is rebuilt by src/system/migrate.ts).',
       from: { path: folders(SHARED) },
       to: { path: folders(FEATURES) },
     },

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifySchemaCompiler } from '
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { validatorCompiler } from '../http/validation.js'
+import { memoryCounters } from '../limits/memory-counters.js'
 import type { MediaContext } from './avatar.js'
 import { ImageQueue, uploadRateLimit } from './queue.js'
 import { registerUploadParsers } from './upload.js'
@@ -15,7 +16,7 @@ export interface Uploads {
   limit: number
   media: MediaContext
   /** Counts an upload against its token's allowance (./queue.ts); absent when uploads are not limited. */
-  take: ((tokenHash: string) => void) | undefined
+  take: ((tokenHash: string) => Promise<void>) | undefined
 }
 
 export function createUploads(context: AppContext, log: FastifyBaseLogger): Uploads {
@@ -29,7 +30,8 @@ export function createUploads(context: AppContext, log: FastifyBaseLogger): Uplo
         log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
       images: new ImageQueue(context.config.imageConcurrency, context.config.imageQueueMax),
     },
-    take: uploadRateLimit(context.config.rateLimitUploads, context.now),
+    // Counted in this process, like the image queue the limit protects.
+    take: uploadRateLimit(memoryCounters(context.now), context.config.rateLimitUploads),
   }
 }
 
