@@ -1,6 +1,7 @@
 import './dom.ts'
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { ElementForm } from '../src/forms/ElementForm.tsx'
 import { fieldsOf } from '../src/forms/model.ts'
@@ -15,15 +16,19 @@ describe('an element’s form across new reads of its element', () => {
   after(cleanup)
 
   test('what is typed survives a read that only moved the element; a changed element is shown as stored', () => {
+    // Its save is a mutation of the app's query client, as in the dashboard.
+    const queries = new QueryClient()
     const form = (element: Record<string, unknown>) => (
-      <ElementForm
-        title="Article 1"
-        fields={fields}
-        element={element}
-        mode="update"
-        submitLabel="Save"
-        onSave={async () => {}}
-      />
+      <QueryClientProvider client={queries}>
+        <ElementForm
+          title="Article 1"
+          fields={fields}
+          element={element}
+          mode="update"
+          submitLabel="Save"
+          onSave={async () => {}}
+        />
+      </QueryClientProvider>
     )
     const { rerender } = render(form(stored))
     const title = screen.getByLabelText(/^Title/) as HTMLInputElement

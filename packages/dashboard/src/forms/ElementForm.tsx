@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useId, useMemo, useState } from 'react'
-import { ApiFailure, messageOf } from '../api/failure.ts'
+import { FailureNote, useAction } from '../ui/action.tsx'
 import { useDirty } from './dirty.tsx'
 import { bodyOf, type FieldSpec, type FormValues, valuesOf } from './model.ts'
 import { SchemaFields } from './SchemaFields.tsx'
@@ -35,9 +35,7 @@ export function ElementForm({
   const stored = JSON.stringify(element ?? null)
   const original = useMemo(() => valuesOf(fields, JSON.parse(stored) ?? undefined), [fields, stored])
   const [values, setValues] = useState<FormValues>(original)
-  const [failure, setFailure] = useState<unknown>()
-  const [notice, setNotice] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, notice, errors, run } = useAction()
   const headingId = useId()
   // A new read of the element (after a save or a reload) becomes the form's state.
   useEffect(() => setValues(original), [original])
@@ -46,24 +44,17 @@ export function ElementForm({
   const dirty = Object.keys(changes).length > 0
   useDirty(dirty)
 
-  const run = async (action: () => Promise<unknown>, done: string) => {
-    setBusy(true)
-    setFailure(undefined)
-    setNotice('')
-    try {
+  const act = async (action: () => Promise<unknown>, done: string) => {
+    const succeeded = await run(async () => {
       await action()
-      setNotice(done)
-      if (resetAfterSave) setValues(valuesOf(fields))
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+      return done
+    })
+    if (succeeded && resetAfterSave) setValues(valuesOf(fields))
   }
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    void run(() => onSave(bodyOf(fields, values, mode, original)), 'Saved.')
+    void act(() => onSave(bodyOf(fields, values, mode, original)), 'Saved.')
   }
 
   return (
@@ -76,14 +67,10 @@ export function ElementForm({
           fields={fields}
           values={values}
           onChange={(name, value) => setValues((previous) => ({ ...previous, [name]: value }))}
-          errors={failure instanceof ApiFailure ? failure.fields : {}}
+          errors={errors}
         />
       </div>
-      {failure ? (
-        <p className="form-error" role="alert">
-          {messageOf(failure)}
-        </p>
-      ) : null}
+      <FailureNote failure={failure} />
       {notice && !dirty ? (
         <p className="notice" role="status">
           {notice}
@@ -104,7 +91,7 @@ export function ElementForm({
             className="danger"
             disabled={busy}
             onClick={() => {
-              if (window.confirm(`Remove ${title}?`)) void run(onRemove, 'Removed.')
+              if (window.confirm(`Remove ${title}?`)) void act(onRemove, 'Removed.')
             }}
           >
             Remove

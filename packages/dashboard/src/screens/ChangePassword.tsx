@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react'
 import { ApiFailure, messageOf } from '../api/failure.ts'
 import { useSessionActions } from '../api/session.ts'
+import { useAction } from '../ui/action.tsx'
 import { confirmationProblem, NewPasswordFields } from './NewPassword.tsx'
 
 /**
@@ -24,32 +25,31 @@ function takeOneTimePassword(): string | undefined {
 export function ChangePassword() {
   const { changePassword, signOut } = useSessionActions()
   const [oneTime, setOneTime] = useState(takeOneTimePassword)
-  const [errors, setErrors] = useState<{ form?: string; current?: string; next?: string; confirm?: string }>(
-    {},
-  )
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, errors: fields, run, reset } = useAction()
+  const [confirm, setConfirm] = useState<string>()
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    const confirm = confirmationProblem(form, 'next', 'next-confirm')
-    setErrors(confirm ? { confirm } : {})
-    if (confirm) return
-    setBusy(true)
-    try {
-      await changePassword(oneTime ?? String(form.get('current')), String(form.get('next')))
-    } catch (failure) {
-      const fields = failure instanceof ApiFailure ? failure.fields : {}
-      // The password kept from sign-in is no longer the one in use: ask for it.
-      if (fields.current_password) setOneTime(undefined)
-      setErrors({
-        form: fields.new_password || fields.current_password ? undefined : messageOf(failure),
-        current: fields.current_password,
-        next: fields.new_password,
-      })
-    } finally {
-      setBusy(false)
-    }
+    reset()
+    const problem = confirmationProblem(form, 'next', 'next-confirm')
+    setConfirm(problem)
+    if (problem) return
+    void run(async () => {
+      try {
+        await changePassword(oneTime ?? String(form.get('current')), String(form.get('next')))
+      } catch (refused) {
+        // The password kept from sign-in is no longer the one in use: ask for it.
+        if (refused instanceof ApiFailure && refused.fields.current_password) setOneTime(undefined)
+        throw refused
+      }
+    })
+  }
+  const errors = {
+    form: failure && !fields.new_password && !fields.current_password ? messageOf(failure) : undefined,
+    current: fields.current_password,
+    next: fields.new_password,
+    confirm,
   }
 
   return (

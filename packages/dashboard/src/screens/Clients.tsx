@@ -2,11 +2,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useId, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
-import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { dataOf, messageOf } from '../api/failure.ts'
 import { useDirty } from '../forms/dirty.tsx'
 import { bodyOf, type FormValues, fieldsOf, valuesOf } from '../forms/model.ts'
 import { SchemaFields } from '../forms/SchemaFields.tsx'
 import { CLIENT_SCHEMA, SCOPE_CHOICES } from '../schemas.ts'
+import { useAction } from '../ui/action.tsx'
 import { Empty, ErrorNote, Loading, Notice, Time } from '../ui/parts.tsx'
 import { SecretOnce } from '../ui/SecretOnce.tsx'
 
@@ -167,16 +168,12 @@ function NewClientForm({
   const id = useId()
   const [values, setValues] = useState<FormValues>(() => valuesOf(fields))
   const [scopes, setScopes] = useState<readonly string[]>(DEFAULT_SCOPES)
-  const [failure, setFailure] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, errors, run } = useAction()
   useDirty(values.label !== '')
-  const errors = failure instanceof ApiFailure ? failure.fields : {}
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    setBusy(true)
-    setFailure(undefined)
-    try {
+    void run(async () => {
       const scope = SCOPE_CHOICES.filter((choice) => scopes.includes(choice.name))
         .map((choice) => choice.name)
         .join(' ')
@@ -184,11 +181,7 @@ function NewClientForm({
       await create({ ...bodyOf(fields, values, 'create'), scope })
       setValues(valuesOf(fields))
       setScopes(DEFAULT_SCOPES)
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (

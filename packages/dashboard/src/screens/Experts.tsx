@@ -8,6 +8,7 @@ import { useSignedIn } from '../api/session.ts'
 import { bodyOf, type FormValues, fieldsOf, valuesOf } from '../forms/model.ts'
 import { SchemaForm } from '../forms/SchemaForm.tsx'
 import { EXPERT_SCHEMAS } from '../schemas.ts'
+import { useAction } from '../ui/action.tsx'
 import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
 import { SearchBar, type StatusFilter, statusOf } from '../ui/SearchBar.tsx'
 import { canWrite } from './Shell.tsx'
@@ -239,14 +240,11 @@ function CreateExpert() {
   const navigate = useNavigate()
   const [open, setOpen] = useState(false)
   const [values, setValues] = useState<FormValues>(() => valuesOf(createFields))
-  const [failure, setFailure] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, run } = useAction()
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    setBusy(true)
-    setFailure(undefined)
-    try {
+    void run(async () => {
       const created = dataOf(
         await api.POST('/v2/organization/{corporation}/expert', {
           params: { path: { corporation: me.organization } },
@@ -255,11 +253,7 @@ function CreateExpert() {
         }),
       )
       await navigate({ to: '/experts/$username', params: { username: created.username } })
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   const organization = useQuery({

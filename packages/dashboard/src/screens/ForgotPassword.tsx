@@ -1,32 +1,26 @@
 import { type FormEvent, useState } from 'react'
 import { api } from '../api/client.ts'
-import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { dataOf, messageOf } from '../api/failure.ts'
+import { useAction } from '../ui/action.tsx'
 
 /**
  * Asks for a password-reset link (`POST /auth/password-reset`). The answer is the same whether or not
  * the address has an account, so the screen says what happens if it has one.
  */
 export function ForgotPassword({ email, onBack }: { email: string; onBack: () => void }) {
-  const [failure, setFailure] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, errors, run } = useAction()
   const [sentTo, setSentTo] = useState('')
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const address = String(new FormData(event.currentTarget).get('email')).trim()
-    setBusy(true)
-    setFailure(undefined)
-    try {
+    void run(async () => {
       dataOf(await api.POST('/auth/password-reset', { body: { email: address } }))
       setSentTo(address)
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
-  const fieldError = failure instanceof ApiFailure ? failure.fields.email : undefined
+  const fieldError = errors.email
   return (
     <main className="auth-page" id="main">
       <form className="card auth-card" onSubmit={submit} aria-labelledby="forgot-title" noValidate>

@@ -1,7 +1,8 @@
 import { type FormEvent, useState } from 'react'
 import { api } from '../api/client.ts'
-import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
+import { dataOf, messageOf } from '../api/failure.ts'
 import { useSessionActions } from '../api/session.ts'
+import { useAction } from '../ui/action.tsx'
 import { confirmationProblem, NewPasswordFields } from './NewPassword.tsx'
 
 /**
@@ -12,20 +13,18 @@ import { confirmationProblem, NewPasswordFields } from './NewPassword.tsx'
 export function LinkPassword({ purpose }: { purpose: 'invitation' | 'reset' }) {
   const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? ''
   const { recheck } = useSessionActions()
-  const [failure, setFailure] = useState<unknown>()
+  const { busy, failure, errors, run, reset } = useAction()
   const [confirmError, setConfirmError] = useState<string>()
-  const [busy, setBusy] = useState(false)
   const [done, setDone] = useState(false)
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    setFailure(undefined)
+    reset()
     const mismatch = confirmationProblem(form, 'password', 'password-confirm')
     setConfirmError(mismatch)
     if (mismatch) return
-    setBusy(true)
-    try {
+    void run(async () => {
       const body = { token, password: String(form.get('password')) }
       dataOf(
         purpose === 'invitation'
@@ -35,15 +34,11 @@ export function LinkPassword({ purpose }: { purpose: 'invitation' | 'reset' }) {
       // An accepted invitation signed the person in: the dashboard's session check must see it.
       if (purpose === 'invitation') await recheck()
       setDone(true)
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   const title = purpose === 'invitation' ? 'Welcome: choose your password' : 'Choose a new password'
-  const passwordError = failure instanceof ApiFailure ? failure.fields.password : undefined
+  const passwordError = errors.password
   return (
     <main className="auth-page" id="main">
       <form className="card auth-card" onSubmit={submit} aria-labelledby="link-title" noValidate>

@@ -9,6 +9,7 @@ import { UnsavedChangesGuard } from '../forms/dirty.tsx'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
 import { EXPERT_SCHEMAS, SECTION_SCHEMAS } from '../schemas.ts'
+import { useAction } from '../ui/action.tsx'
 import { ErrorNote, Loading } from '../ui/parts.tsx'
 import { DeleteProfile } from './DeleteProfile.tsx'
 import { PhotoPanel } from './PhotoPanel.tsx'
@@ -212,20 +213,12 @@ function PublishPanel({
 }) {
   const account = loaded.profile.account[0]
   const missing = missingForPublishing(loaded.profile)
-  const [failure, setFailure] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, run } = useAction()
   if (!account) return null
-  const run = async (body: components['schemas']['ExpertUpdate']) => {
-    setBusy(true)
-    setFailure(undefined)
-    try {
+  const save = (body: components['schemas']['ExpertUpdate']) =>
+    run(async () => {
       await update(body)
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   return (
     <section className="card publish" aria-labelledby="publish-title">
       <h2 id="publish-title">Publishing</h2>
@@ -251,14 +244,14 @@ function PublishPanel({
             type="button"
             className="primary"
             disabled={busy}
-            onClick={() => void run({ is_published: account.is_published ? 0 : 1 })}
+            onClick={() => void save({ is_published: account.is_published ? 0 : 1 })}
           >
             {account.is_published ? 'Unpublish' : 'Publish'}
           </button>
           <button
             type="button"
             disabled={busy}
-            onClick={() => void run({ is_private: account.is_private ? 0 : 1 })}
+            onClick={() => void save({ is_private: account.is_private ? 0 : 1 })}
           >
             {account.is_private ? 'Make public' : 'Make private'}
           </button>

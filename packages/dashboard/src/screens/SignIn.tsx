@@ -2,8 +2,9 @@ import { useQuery } from '@tanstack/react-query'
 import { type FormEvent, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
-import { dataOf, messageOf } from '../api/failure.ts'
+import { dataOf } from '../api/failure.ts'
 import { useSessionActions } from '../api/session.ts'
+import { FailureNote, useAction } from '../ui/action.tsx'
 import { keepOneTimePassword } from './ChangePassword.tsx'
 import { ForgotPassword } from './ForgotPassword.tsx'
 
@@ -56,8 +57,7 @@ function SsoButtons({ options }: { options: readonly SsoOption[] }) {
 /** Sign-in with email and password (`POST /auth/sign-in`); the session cookie is set by the server. */
 export function SignIn() {
   const { signIn } = useSessionActions()
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, run } = useAction()
   const [email, setEmail] = useState('')
   const [forgot, setForgot] = useState(false)
   const emailInput = useRef<HTMLInputElement>(null)
@@ -65,20 +65,14 @@ export function SignIn() {
   // Where a first single sign-on into an existing account lands while its emailed link waits.
   const checkEmail = new URLSearchParams(window.location.search).get('sso') === 'check-email'
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    setBusy(true)
-    setError('')
-    try {
+    void run(async () => {
       const password = String(form.get('password'))
       const me = await signIn(String(form.get('email')), password)
       keepOneTimePassword(me.password_change_required ? password : undefined)
-    } catch (failure) {
-      setError(messageOf(failure))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   if (forgot) return <ForgotPassword email={email} onBack={() => setForgot(false)} />
@@ -121,11 +115,7 @@ export function SignIn() {
             Forgot password?
           </button>
         </div>
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FailureNote failure={failure} />
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
