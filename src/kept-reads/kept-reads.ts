@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
+import { neededScope } from '../auth/bearer.js'
+import type { Scope } from '../auth/scopes.js'
 import { audienceOf } from '../derived/audience.js'
-import type { KeptBodies } from '../derived/kept-bodies.js'
-import type { ReadTarget } from '../derived/read-targets.js'
 import { etagOf, JSON_CONTENT_TYPE } from '../http/etag.js'
-import { neededScope } from './bearer.js'
-import type { Scope } from './scopes.js'
+import type { KeptBodies } from './kept-bodies.js'
+import type { ReadTarget } from './read-targets.js'
 
 /** What the bearer check of a kept URL checks besides the token: the route's target and scope. */
 export interface KeptRoute {
@@ -84,7 +84,7 @@ function routeOf(request: FastifyRequest): KeptRoute | undefined {
  * validation would pass again. Register after the bearer hook and the per-token limit (both
  * `onRequest`, which run in registration order) and before the ETag hook (which turns a match into a
  * 304). Each kept URL's route is noted in `routes`, for the lane that answers the next requests for it
- * before the framework (src/auth/kept-read-lane.ts).
+ * before the framework (src/kept-reads/kept-read-lane.ts).
  */
 export function registerKeptReads(app: FastifyInstance, bodies: KeptBodies, routes: KeptRoutes): void {
   app.decorateRequest('keptAs', undefined)
