@@ -2,7 +2,8 @@
  * Import rules of src/ (`npm run lint`): no circular imports; the shared layers (http, db, validation,
  * storage: where media files live; limits: the counter store under every lock-out and limit)
  * import no feature folder; a feature folder imports only folders of a lower layer, so no two folders
- * ever import each other; a folder's route files sit above all that (see routeFiles below). A new folder goes into the layer list below. Files at the root of src/ are
+ * ever import each other; a folder's route files sit above all that (see routeFiles below), and so do the
+ * front files of src/kept-reads (see KEPT_READ_FRONT). A new folder goes into the layer list below. Files at the root of src/ are
  * either composition roots (COMPOSITION: they assemble the features, and only cli/ above them may
  * import them) or foundations every folder may import (config.ts and any new root file), which import
  * no feature folder.
