@@ -2,7 +2,8 @@
  * Import rules of src/ (`npm run lint`): no circular imports; the shared layers (http, db, validation,
  * storage: where media files live; limits: the counter store under every lock-out and limit)
  * import no feature folder; a feature folder imports only folders of a lower layer, so no two folders
- * ever import each other; a folder's route files sit above all that (see routeFiles below). A new folder goes into the layer list below. Files at the root of src/ are
+ * ever import each other; a folder's route files sit above all that (see routeFiles below), and so do the
+ * front files of src/kept-reads (see KEPT_READ_FRONT). A new folder goes into the layer list below. Files at the root of src/ are
  * either composition roots (COMPOSITION: they assemble the features, and only cli/ above them may
  * import them) or foundations every folder may import (config.ts and any new root file), which import
  * no feature folder.
@@ -17,6 +18,8 @@ const LAYERS = [
   // The audit log: every write records its entry through it, so it imports no feature.
   ['audit'],
   ['derived'],
+  // Kept reads: answers kept in the process under the versions that validate them (its front files: below).
+  ['kept-reads'],
   ['auth', 'experts', 'organizations'],
   ['content', 'inquiries', 'search', 'people'],
   ['profiles', 'delivery', 'sessions'],
@@ -44,6 +47,14 @@ const folders = (names) => `^src/(${names.join('|')})/`
  */
 const routeFiles = (names) => `^src/(${names.join('|')})/[^/]*routes?\\.ts$`
 const ROUTE_FILES = '^src/[^/]+/[^/]*routes?\\.ts$'
+/**
+ * The front of src/kept-reads: the hooks that keep and send read bodies, and the lane that answers kept
+ * reads before Fastify. Both repeat the bearer check (src/auth), so they sit above src/auth's layer while
+ * the rest of the folder, which src/auth's token check reads through, sits below it; only the
+ * composition roots import them.
+ */
+const KEPT_READ_FRONT = '^src/kept-reads/(kept-reads|kept-read-lane)\\.ts$'
+const AUTH_LAYER = LAYERS.findIndex((layer) => layer.includes('auth'))
 /** Root files that build the app and the processes: they may import every folder but cli/. */
 const COMPOSITION = ['app', 'server', 'cluster']
 const rootFiles = (names) => `^src/(${names.join('|')})\\.ts$`
@@ -99,7 +110,7 @@ module.exports = {
         name: `layers-${folder}`,
         severity: 'error',
         comment: `src/${folder} (but its route files) may import only folders of lower layers (see LAYERS in .dependency-cruiser.cjs).`,
-        from: { path: `^src/${folder}/`, pathNot: ROUTE_FILES },
+        from: { path: `^src/${folder}/`, pathNot: [ROUTE_FILES, KEPT_READ_FRONT] },
         to: { path: folders(LAYERS.slice(index).flat().filter((other) => other !== folder)) },
       })),
     ),
@@ -112,6 +123,20 @@ module.exports = {
         to: { path: [routeFiles(LAYERS.slice(index).flat().filter((other) => other !== folder)), '^src/cli/'] },
       })),
     ),
+    {
+      name: 'kept-read-front-below-the-features',
+      severity: 'error',
+      comment: 'The front of src/kept-reads (KEPT_READ_FRONT) may import src/auth and the layers below it, no folder above.',
+      from: { path: KEPT_READ_FRONT },
+      to: { path: [folders(LAYERS.slice(AUTH_LAYER + 1).flat()), '^src/cli/'] },
+    },
+    {
+      name: 'kept-read-front-only-from-composition',
+      severity: 'error',
+      comment: 'Only the composition roots and the front of src/kept-reads itself import its front files.',
+      from: { path: '^src/', pathNot: [rootFiles(COMPOSITION), KEPT_READ_FRONT] },
+      to: { path: KEPT_READ_FRONT },
+    },
     {
       name: 'only-routes-import-routes',
       severity: 'error',

@@ -5,8 +5,6 @@ import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { createFailureLimit } from './auth/failure-limit.js'
-import { KeptReadLane, type RequestListener } from './auth/kept-read-lane.js'
-import { KeptRoutes, registerKeptReads } from './auth/kept-reads.js'
 import { createLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
@@ -15,7 +13,6 @@ import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
-import { KeptBodies } from './derived/kept-bodies.js'
 import { createContactLimit } from './directory/contact-limit.js'
 import { directoryRoutes } from './directory/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
@@ -34,6 +31,9 @@ import { serializerCompiler } from './http/serialization.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { KeptBodies } from './kept-reads/kept-bodies.js'
+import { KeptReadLane, type RequestListener } from './kept-reads/kept-read-lane.js'
+import { KeptRoutes, registerKeptReads } from './kept-reads/kept-reads.js'
 import { memoryCounters } from './limits/memory-counters.js'
 import { redisCounters } from './limits/redis-counters.js'
 import { mcpRoutes } from './mcp/routes.js'
@@ -61,7 +61,7 @@ import { healthRoutes } from './system/routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The lane answering kept reads before Fastify, when installed (src/auth/kept-read-lane.ts). */
+    /** The lane answering kept reads before Fastify, when installed (src/kept-reads/kept-read-lane.ts). */
     keptReadLane?: KeptReadLane
   }
 }

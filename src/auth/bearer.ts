@@ -1,7 +1,7 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import type { Database } from '../db/database.js'
-import type { TargetOf } from '../derived/read-targets.js'
 import { ApiError } from '../errors.js'
+import type { TargetOf } from '../kept-reads/read-targets.js'
 import { propertyOf } from '../validation/guards.js'
 import { isPositiveId } from '../validation/text.js'
 import { takeHandedOver } from './handed-over.js'
@@ -17,7 +17,7 @@ declare module 'fastify' {
     principal: Principal
     /**
      * The version of the record a kept read reads (its route's `readTarget`), as the bearer check
-     * found it: null when there is no such record, undefined when not known (src/auth/kept-reads.ts).
+     * found it: null when there is no such record, undefined when not known (src/kept-reads/kept-reads.ts).
      */
     readVersion: string | null | undefined
   }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { type ReadTarget, targetKey } from '../derived/read-targets.js'
+import { type ReadTarget, targetKey } from '../kept-reads/read-targets.js'
 import type { Resolution } from './principals.js'
 
 interface HandedOver {
@@ -13,7 +13,7 @@ const checked = new WeakMap<IncomingMessage, HandedOver>()
 const keyOf = (target: ReadTarget | undefined) => (target ? targetKey(target) : undefined)
 
 /**
- * Token checks the kept-read lane (src/auth/kept-read-lane.ts) made for a request it then handed on to
+ * Token checks the kept-read lane (src/kept-reads/kept-read-lane.ts) made for a request it then handed on to
  * Fastify (no kept body for that version): the bearer hook takes the answer instead of checking the
  * same token for the same target again, a second statement on PostgreSQL. The check was made when the
  * request arrived, as the hook's own would be.

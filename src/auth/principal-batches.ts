@@ -5,7 +5,7 @@ import {
   type ReadTarget,
   versionParameters,
   versionStatement,
-} from '../derived/read-targets.js'
+} from '../kept-reads/read-targets.js'
 
 /** One token check: the token's hash, the request's time and the record the route reads, if any. */
 export interface PrincipalLookup {

@@ -2,8 +2,13 @@ import type pg from 'pg'
 import { type Database, postgresPoolOf } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import { SqliteError } from '../db/sqlite.js'
-import { queryTargetVersion, type ReadTarget, readTargetVersion, targetKey } from '../derived/read-targets.js'
-import { ValidatedAnswers } from '../derived/validated-answers.js'
+import {
+  queryTargetVersion,
+  type ReadTarget,
+  readTargetVersion,
+  targetKey,
+} from '../kept-reads/read-targets.js'
+import { ValidatedAnswers } from '../kept-reads/validated-answers.js'
 import { propertyOf } from '../validation/guards.js'
 import { principalBatches } from './principal-batches.js'
 import { storedScopes } from './scopes.js'
@@ -62,7 +67,7 @@ const PRINCIPAL_BYTES = 300
  * Resolves client tokens (dashboard tokens: src/sessions/principals.ts) and the route's read target.
  *
  * - SQLite in a file: from answers kept in the process and read on the read-only connection, trusted
- *   while its `data_version` is unchanged (src/derived/validated-answers.ts): a request whose answers
+ *   while its `data_version` is unchanged (src/kept-reads/validated-answers.ts): a request whose answers
  *   are kept costs one pragma. A revocation, a scope change or any write, by this process or another,
  *   commits, which moves `data_version`: the next request reads again. The expiry is checked against
  *   the clock on every request.

@@ -7,7 +7,7 @@ import { WalIndexHeader } from './wal-index.js'
  * A second, read-only SQLite connection for the answers a read is validated with (the token check, a
  * record's versions). It never writes, so its `PRAGMA data_version` changes exactly when another
  * connection commits: any process's, this process's own writer included. An answer read here stays
- * true for as long as that number does (src/derived/validated-answers.ts); in WAL mode the number is
+ * true for as long as that number does (src/kept-reads/validated-answers.ts); in WAL mode the number is
  * taken from the WAL-index header instead, which moves with the same commits for less.
  *
  * It waits for no lock: a read that finds the database busy (a WAL recovery, rare) fails at once with

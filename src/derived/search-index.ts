@@ -33,7 +33,7 @@ async function insertRows<R extends object>(
   for (let start = 0; start < rows.length; start += size) await insert(rows.slice(start, start + size))
 }
 
-/** Raises the organization's expert index version (src/search/result-cache.ts): first, so concurrent writers queue on it. */
+/** Raises the organization's expert index version (src/kept-reads/result-cache.ts): first, so concurrent writers queue on it. */
 export async function bumpExpertSearchVersion(db: Queryable, orgId: number): Promise<void> {
   await db
     .insertInto('expert_search_versions')

@@ -8,7 +8,7 @@ import {
   findExpertDocumentOn,
 } from '../derived/read-documents.js'
 import { readExpertSearchVersion, readExpertSearchVersionOn } from '../derived/search-index.js'
-import { ValidatedAnswers } from '../derived/validated-answers.js'
+import { ValidatedAnswers } from '../kept-reads/validated-answers.js'
 import { type DirectorySite, findDirectory, findDirectoryOn } from './site.js'
 import { findContentView, findExpertView, findSearchView, type RecordView, type SearchView } from './views.js'
 
@@ -36,7 +36,7 @@ const LOOKUP_BYTES = 200
 
 /**
  * The directory's lookups. On SQLite in a file they are answered in the process, read on the read
- * connection and kept while its change check has not moved (src/derived/validated-answers.ts), as the
+ * connection and kept while its change check has not moved (src/kept-reads/validated-answers.ts), as the
  * API's token checks and versions are (src/auth/principals.ts): a write by any process is seen at the
  * next page view, and a page view whose answers are kept runs no statement. Otherwise, or when the
  * read connection cannot answer now, the queries.

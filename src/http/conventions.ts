@@ -20,7 +20,7 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID()
 }
 
-/** What the conventions hook knows, for the kept-read lane that answers before the framework (src/auth/kept-read-lane.ts). */
+/** What the conventions hook knows, for the kept-read lane that answers before the framework (src/kept-reads/kept-read-lane.ts). */
 export interface Conventions {
   readonly headers: SecurityHeaders
   /** True once the app has begun closing. */

@@ -6,7 +6,7 @@ import proxyAddr from 'proxy-addr'
  * How a request reached us, as Fastify's `request.protocol` tells it with our `trustProxy` setting (a
  * comma-separated list of addresses or ranges, or none): `X-Forwarded-Proto` (its last entry) is
  * believed only from a trusted proxy; otherwise the socket decides. For code that answers before Fastify
- * has made its request object (src/auth/kept-read-lane.ts).
+ * has made its request object (src/kept-reads/kept-read-lane.ts).
  */
 export function protocolReader(trustProxy: string): (request: IncomingMessage) => string {
   const trusted = trustProxy

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { audienceOf } from '../derived/audience.js'
-import { searchTarget } from '../derived/read-targets.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { typedRoutes } from '../http/typed-routes.js'
+import { searchTarget } from '../kept-reads/read-targets.js'
 import { parseSearchQuery } from './query-string.js'
 import {
   QuestionSearchQuery,

@@ -4,6 +4,7 @@ import type { Audience } from '../derived/audience.js'
 import { readExpertSearchVersion, readProfilesByIds } from '../derived/search-index.js'
 import { MAX_TERMS, searchTerms, valueKey } from '../derived/search-text.js'
 import { validationError } from '../errors.js'
+import { cacheOf } from '../kept-reads/result-cache.js'
 import { expertListItem, questionListItem, spotlightListItem } from './mapping.js'
 import {
   type ContentCriteria,
@@ -24,7 +25,6 @@ import {
   searchExpertIds,
   type TextQuery,
 } from './repository.js'
-import { cacheOf } from './result-cache.js'
 import {
   EXPERT_FACETS,
   type ExpertSearchInput,

@@ -2,6 +2,7 @@ import type { DialectName, Queryable } from '../db/database.js'
 import type { ProfileType } from '../db/schema.js'
 import type { Audience } from '../derived/audience.js'
 import { readExpertSearchVersion, readProfilesByIds } from '../derived/search-index.js'
+import { cacheOf } from '../kept-reads/result-cache.js'
 import { expertListItem } from '../search/mapping.js'
 import {
   countExpertMatches,
@@ -9,7 +10,6 @@ import {
   readListItems,
   searchExpertIds,
 } from '../search/repository.js'
-import { cacheOf } from '../search/result-cache.js'
 import { inOrder, publicFilter, textQuery } from '../search/service.js'
 import type { ProfileListInput } from './schemas.js'
 

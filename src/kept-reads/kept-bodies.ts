@@ -11,7 +11,7 @@ const OVERHEAD_BYTES = 200
 
 /**
  * Response bodies of reads, kept in the process under keys that name the versions they were built from
- * (src/auth/kept-reads.ts), so nothing is ever invalidated by time: a write raises a version, the next
+ * (src/kept-reads/kept-reads.ts), so nothing is ever invalidated by time: a write raises a version, the next
  * read asks for a new key, and the old entry is simply never asked for again until the least recently
  * used ones make room. Bounded by bytes (`EXPERTDIR_READ_CACHE_BYTES`).
  */

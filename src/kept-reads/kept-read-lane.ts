@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import type { KeptBodies, KeptBody } from '../derived/kept-bodies.js'
+import { tokenOf } from '../auth/bearer.js'
+import { handOver } from '../auth/handed-over.js'
+import type { PrincipalResolver, Resolution } from '../auth/principals.js'
+import { grants } from '../auth/scopes.js'
 import type { Conventions } from '../http/conventions.js'
 import { requestIdOf } from '../http/conventions.js'
 import { JSON_CONTENT_TYPE, matchesEtag, READ_CACHE_CONTROL } from '../http/etag.js'
 import { hasMediaReference, withMediaBase } from '../storage/keys.js'
-import { tokenOf } from './bearer.js'
-import { handOver } from './handed-over.js'
+import type { KeptBodies, KeptBody } from './kept-bodies.js'
 import { type KeptRoute, type KeptRoutes, keptKey } from './kept-reads.js'
-import type { PrincipalResolver, Resolution } from './principals.js'
-import { grants } from './scopes.js'
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void
 
@@ -36,7 +36,7 @@ export interface KeptReadLaneOptions {
 }
 
 /**
- * The kept-read lane: a GET whose whole answer is a kept body (src/auth/kept-reads.ts) is answered
+ * The kept-read lane: a GET whose whole answer is a kept body (src/kept-reads/kept-reads.ts) is answered
  * here, in front of Fastify, with the response Fastify would send for it (the same status, headers in
  * the same order, and bytes), and everything else goes on to Fastify. On a kept read, Fastify's request
  * and reply objects, its router and its hook chain cost more than the rest of the request; plain

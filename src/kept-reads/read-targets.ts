@@ -6,7 +6,7 @@ import { USERNAME_PATTERN } from '../http/params.js'
 import { isPositiveId } from '../validation/text.js'
 
 /**
- * What a kept read (src/auth/kept-reads.ts) is built from, and the version that labels it. A read's
+ * What a kept read (src/kept-reads/kept-reads.ts) is built from, and the version that labels it. A read's
  * body depends only on its URL, its audience and the versions the write path bumps in each write's
  * own transaction (docs/performance.md, "Versions"):
  *
