@@ -7,7 +7,7 @@ import { useDirty } from '../forms/dirty.tsx'
 import { bodyOf, type FormValues, fieldsOf, valuesOf } from '../forms/model.ts'
 import { SchemaFields } from '../forms/SchemaFields.tsx'
 import { CLIENT_SCHEMA, SCOPE_CHOICES } from '../schemas.ts'
-import { useAction } from '../ui/action.tsx'
+import { FailureNote, useAction } from '../ui/action.tsx'
 import { Empty, ErrorNote, Loading, Notice, Time } from '../ui/parts.tsx'
 import { SecretOnce } from '../ui/SecretOnce.tsx'
 
@@ -33,14 +33,13 @@ export function ClientsPanel({ organization }: { organization: number }) {
   })
   // The secret is kept here only: it goes with this panel, and never enters the query cache.
   const [issued, setIssued] = useState<Issued>()
-  const [notice, setNotice] = useState('')
-  const [failure, setFailure] = useState<unknown>()
+  const revoking = useAction()
 
   const create = async (body: components['schemas']['ClientCreate']) => {
     const created = dataOf(
       await api.POST('/v2/organization/{corporation}/client', { params: { path }, body }),
     )
-    setNotice('')
+    revoking.reset()
     setIssued(created)
     await queries.invalidateQueries({ queryKey: key })
   }
@@ -49,19 +48,16 @@ export function ClientsPanel({ organization }: { organization: number }) {
       `Revoke the client “${nameOf(client)}” (${client.client_id})? Every token it holds stops working at once, and it cannot be undone.`,
     )
     if (!confirmed) return
-    setFailure(undefined)
-    try {
+    await revoking.run(async () => {
       dataOf(
         await api.DELETE('/v2/organization/{corporation}/client/{client_id}', {
           params: { path: { ...path, client_id: client.client_id } },
         }),
       )
       if (issued?.client_id === client.client_id) setIssued(undefined)
-      setNotice(`The client “${nameOf(client)}” is revoked.`)
       await queries.invalidateQueries({ queryKey: key })
-    } catch (error) {
-      setFailure(error)
-    }
+      return `The client “${nameOf(client)}” is revoked.`
+    })
   }
 
   const list = clients.data?.clients ?? []
@@ -131,12 +127,8 @@ export function ClientsPanel({ organization }: { organization: number }) {
           </table>
         </div>
       ) : null}
-      {failure ? (
-        <p className="form-error" role="alert">
-          {messageOf(failure)}
-        </p>
-      ) : null}
-      {notice ? <Notice>{notice}</Notice> : null}
+      <FailureNote failure={revoking.failure} />
+      {revoking.notice ? <Notice>{revoking.notice}</Notice> : null}
       {issued ? (
         <SecretOnce
           title={`The secret of “${nameOf(issued)}”`}

@@ -2,6 +2,7 @@ import { type ChangeEvent, type MouseEvent, useEffect, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { messageOf } from '../api/failure.ts'
 import { deleteAvatar, uploadAvatar } from '../api/profile-writes.ts'
+import { useAction } from '../ui/action.tsx'
 import type { Save } from './profile-data.ts'
 
 interface Props {
@@ -60,9 +61,7 @@ export function PhotoPanel({ organization, username, name, avatar, writable, sav
   const [file, setFile] = useState<File>()
   const [preview, setPreview] = useState('')
   const [focus, setFocus] = useState({ x: 0.5, y: 0.5 })
-  const [failure, setFailure] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const [notice, setNotice] = useState('')
+  const { busy, failure, notice, run, reset } = useAction()
   const [problem, setProblem] = useState('')
 
   useEffect(() => {
@@ -77,8 +76,7 @@ export function PhotoPanel({ organization, username, name, avatar, writable, sav
     setFile(undefined)
     setPreview('')
     setFocus({ x: 0.5, y: 0.5 })
-    setNotice('')
-    setFailure(undefined)
+    reset()
     setProblem('')
     if (!chosen) return
     const found = await photoProblem(chosen)
@@ -91,33 +89,20 @@ export function PhotoPanel({ organization, username, name, avatar, writable, sav
   }
   const upload = async () => {
     if (!file) return
-    setBusy(true)
-    setFailure(undefined)
-    try {
+    await run(async () => {
       await save((ifMatch) => uploadAvatar({ organization, username }, file, focus, ifMatch))
       setFile(undefined)
       setPreview('')
-      setNotice('Photo saved.')
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+      return 'Photo saved.'
+    })
   }
 
   const remove = async () => {
     if (!window.confirm(`Remove the photo of ${name}? Its files are deleted; this cannot be undone.`)) return
-    setBusy(true)
-    setFailure(undefined)
-    setNotice('')
-    try {
+    await run(async () => {
       await save((ifMatch) => deleteAvatar({ organization, username }, ifMatch))
-      setNotice(`The photo of ${name} was removed.`)
-    } catch (error) {
-      setFailure(error)
-    } finally {
-      setBusy(false)
-    }
+      return `The photo of ${name} was removed.`
+    })
   }
 
   return (

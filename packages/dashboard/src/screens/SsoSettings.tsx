@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { type ReactNode, useId, useState } from 'react'
+import { type ReactNode, useId } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
@@ -8,6 +8,7 @@ import { UnsavedChangesGuard } from '../forms/dirty.tsx'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
 import { SSO_SCHEMA } from '../schemas.ts'
+import { FailureNote, useAction } from '../ui/action.tsx'
 import { NameList } from '../ui/NameList.tsx'
 import { ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { RoleMappings } from './RoleMappings.tsx'
@@ -186,8 +187,7 @@ function DomainRow({
   domain: Domain
   verify?: ((domain: string) => Promise<void>) | undefined
 }) {
-  const [failure, setFailure] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, failure, run } = useAction()
   const errorId = useId()
   return (
     <li>
@@ -220,17 +220,7 @@ function DomainRow({
                 type="button"
                 disabled={busy}
                 aria-describedby={failure ? errorId : undefined}
-                onClick={() => {
-                  setBusy(true)
-                  setFailure(undefined)
-                  verify(domain.domain).then(
-                    () => setBusy(false),
-                    (error: unknown) => {
-                      setBusy(false)
-                      setFailure(error)
-                    },
-                  )
-                }}
+                onClick={() => void run(() => verify(domain.domain))}
               >
                 {busy ? 'Checking…' : `Check the TXT record of ${domain.domain}`}
               </button>
@@ -258,8 +248,7 @@ function SsoEditor({
   verify: (domain: string) => Promise<void>
   remove: () => Promise<void>
 }) {
-  const [failure, setFailure] = useState<unknown>()
-  const [notice, setNotice] = useState('')
+  const { busy, failure, notice, run } = useAction()
   return (
     <>
       {settings ? (
@@ -302,23 +291,19 @@ function SsoEditor({
             <button
               type="button"
               className="danger"
+              disabled={busy}
               onClick={() => {
                 if (!window.confirm('Remove single sign-on? Passwords work again.')) return
-                setFailure(undefined)
-                remove().then(
-                  () => setNotice('Single sign-on removed.'),
-                  (error: unknown) => setFailure(error),
-                )
+                void run(async () => {
+                  await remove()
+                  return 'Single sign-on removed.'
+                })
               }}
             >
               Remove single sign-on
             </button>
           </div>
-          {failure ? (
-            <p className="form-error" role="alert">
-              {messageOf(failure)}
-            </p>
-          ) : null}
+          <FailureNote failure={failure} />
         </section>
       ) : null}
       {notice ? <Notice>{notice}</Notice> : null}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
+import { useAction } from '../ui/action.tsx'
 
 type Direction = 'up' | 'down'
 
@@ -21,9 +22,7 @@ export interface Reorder {
  */
 export function useReorder(ids: readonly number[], send: (order: number[]) => Promise<unknown>): Reorder {
   const buttons = useRef(new Map<string, HTMLButtonElement>())
-  const [busy, setBusy] = useState(false)
-  const [announcement, setAnnouncement] = useState('')
-  const [failure, setFailure] = useState<unknown>()
+  const { busy, failure, notice: announcement, run } = useAction()
   const [moved, setMoved] = useState<{ id: number; direction: Direction }>()
   const order = ids.join(',')
 
@@ -46,17 +45,11 @@ export function useReorder(ids: readonly number[], send: (order: number[]) => Pr
       if (busy || from < 0 || to < 0 || to >= ids.length) return
       const next = ids.filter((other) => other !== id)
       next.splice(to, 0, id)
-      setBusy(true)
-      setFailure(undefined)
-      try {
+      await run(async () => {
         await send(next)
-        setAnnouncement(`${name} moved to position ${to + 1} of ${ids.length}.`)
         setMoved({ id, direction })
-      } catch (error) {
-        setFailure(error)
-      } finally {
-        setBusy(false)
-      }
+        return `${name} moved to position ${to + 1} of ${ids.length}.`
+      })
     },
     button: (id, direction) => (node) => {
       const key = `${id}:${direction}`
