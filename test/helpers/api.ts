@@ -58,13 +58,13 @@ export interface Api {
   delete: Call<'delete'>
   /**
    * An undocumented request (an unknown path, a wrong method, a body the schema refuses, a form body
-   * as a string): what the typed calls cannot express, on purpose.
+   * as a string): what the typed calls cannot express, on purpose. `T` names the `data` expected.
    */
-  send(
+  send<T = Record<string, unknown>>(
     method: InjectOptions['method'],
     url: string,
     payload?: InjectOptions['payload'],
-  ): Promise<LightMyRequestResponse>
+  ): Promise<ApiResponse<T>>
 }
 
 /** What the typed calls pass on, once their types are checked. */

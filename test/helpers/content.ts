@@ -6,7 +6,7 @@ import { createExpert, type TestContext } from './harness.js'
 
 /** examples/import.json, parsed: the documented example doubles as the test fixture. */
 export function exampleFile(): Record<string, unknown> & {
-  experts: { key: string; email: string; sections: Record<string, unknown> }[]
+  experts: { key: string; email: string; sections: Record<string, unknown>; [field: string]: unknown }[]
   spotlights: Record<string, unknown>[]
   questions: Record<string, unknown>[]
   organization: Record<string, unknown>
