@@ -35,9 +35,21 @@ declare const DATA: unique symbol
 /** The inject response, marked with the `data` type its route documents. */
 export type ApiResponse<T> = LightMyRequestResponse & { readonly [DATA]?: T }
 
+/**
+ * A body sent as it is, past the document's types: a refusal of the route's schema is what the test
+ * checks (a missing field, a wrong type, a form body as a string). The path, its parameters and the
+ * answer stay typed.
+ */
+export class Unchecked {
+  constructor(readonly payload: InjectOptions['payload']) {}
+}
+
+/** Marks `payload` as deliberately outside the route's body schema. */
+export const unchecked = (payload: InjectOptions['payload']) => new Unchecked(payload)
+
 interface RequestOptions<Op> {
   query?: Query<Op>
-  body?: Body<Op>
+  body?: Body<Op> | Unchecked
   headers?: Record<string, string>
 }
 type Init<Op> = RequestOptions<Op> &
@@ -71,9 +83,13 @@ export interface Api {
 interface RawInit {
   params?: Record<string, unknown>
   query?: object
-  body?: InjectOptions['payload']
+  body?: InjectOptions['payload'] | Unchecked
   headers?: Record<string, string>
 }
+
+/** A string body is a form. */
+const formType = (payload: unknown): Record<string, string> =>
+  typeof payload === 'string' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}
 
 /** Who calls: a bearer token, a tenant of the harness (`{ token }`), or nobody (public routes). */
 export type Caller = string | { token: string } | undefined
@@ -102,22 +118,20 @@ export function api(app: FastifyInstance, caller: Caller): Api {
     app.inject({
       method,
       url,
-      headers:
-        typeof payload === 'string'
-          ? { ...authorization, 'content-type': 'application/x-www-form-urlencoded' }
-          : authorization,
+      headers: { ...authorization, ...formType(payload) },
       ...(payload === undefined ? {} : { payload }),
     })
   const call =
     (method: InjectOptions['method']) =>
     (path: string, init: RawInit = {}) => {
       const query = queryOf(init.query)
+      const payload = init.body instanceof Unchecked ? init.body.payload : init.body
       return app.inject({
         method,
         url: urlOf(path, init.params),
-        headers: { ...authorization, ...init.headers },
+        headers: { ...authorization, ...formType(payload), ...init.headers },
         ...(query ? { query } : {}),
-        ...(init.body === undefined ? {} : { payload: init.body }),
+        ...(payload === undefined ? {} : { payload }),
       })
     }
   return {
