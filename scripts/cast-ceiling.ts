@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 
-const CEILINGS: Record<string, number> = { src: 63, test: 325 }
+const CEILINGS: Record<string, number> = { src: 63, test: 319 }
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })

@@ -66,7 +66,7 @@ export async function contentRowCounts(ctx: TestContext): Promise<Record<string,
 }
 
 /** A create through some API (an app, another process): returns the envelope's `data`. */
-export type ContentWrite = (method: 'POST', url: string, payload: unknown) => Promise<Record<string, unknown>>
+export type ContentWrite = (method: 'POST', url: string, payload: object) => Promise<{ id?: unknown }>
 
 /**
  * The content the read tests watch: two experts, a published post tagging both, and a published
