@@ -1,13 +1,13 @@
 /**
  * Import rules of src/ (`npm run lint`): no circular imports; the shared layers (http, db, validation,
- * storage: where media files live)
+ * storage: where media files live; limits: the counter store under every lock-out and limit)
  * import no feature folder; a feature folder imports only folders of a lower layer, so no two folders
- * ever import each other. A new folder goes into the layer list below. Files at the root of src/ are
+ * ever import each other; a folder's route files sit above all that (see routeFiles below). A new folder goes into the layer list below. Files at the root of src/ are
  * either composition roots (COMPOSITION: they assemble the features, and only cli/ above them may
  * import them) or foundations every folder may import (config.ts and any new root file), which import
  * no feature folder.
  */
-const SHARED = ['http', 'db', 'validation', 'storage']
+const SHARED = ['http', 'db', 'validation', 'storage', 'limits']
 /**
  * Lowest first. A folder may import the shared layers and the folders of the layers before its own.
  * derived/ (read documents, the search index, the change hub every write and delete goes through) is
@@ -35,6 +35,15 @@ const LAYERS = [
 ]
 const FEATURES = LAYERS.flat()
 const folders = (names) => `^src/(${names.join('|')})/`
+/**
+ * A folder's route files (routes.ts, *-routes.ts, *-route.ts) bind its URLs to their handlers. They sit
+ * above the code of every folder, so that a URL's routes live in the folder named after its resource
+ * even where their handlers call the services of a folder above it (an expert's sections and photo,
+ * in src/experts, call src/profiles and src/media, which find experts through src/experts/repository.ts).
+ * No other code imports a route file; among themselves, route files keep the layers.
+ */
+const routeFiles = (names) => `^src/(${names.join('|')})/[^/]*routes?\\.ts$`
+const ROUTE_FILES = '^src/[^/]+/[^/]*routes?\\.ts$'
 /** Root files that build the app and the processes: they may import every folder but cli/. */
 const COMPOSITION = ['app', 'server', 'cluster']
 const rootFiles = (names) => `^src/(${names.join('|')})\\.ts$`
@@ -52,7 +61,7 @@ module.exports = {
       name: 'shared-imports-no-feature',
       severity: 'error',
       comment:
-        'src/http, src/db, src/validation and src/storage are below every feature folder (migrations included: derived data is rebuilt by src/system/migrate.ts).',
+        'src/http, src/db, src/validation, src/storage and src/limits are below every feature folder (migrations included: derived data is rebuilt by src/system/migrate.ts).',
       from: { path: folders(SHARED) },
       to: { path: folders(FEATURES) },
     },
@@ -89,11 +98,27 @@ module.exports = {
       layer.map((folder) => ({
         name: `layers-${folder}`,
         severity: 'error',
-        comment: `src/${folder} may import only folders of lower layers (see LAYERS in .dependency-cruiser.cjs).`,
-        from: { path: `^src/${folder}/` },
+        comment: `src/${folder} (but its route files) may import only folders of lower layers (see LAYERS in .dependency-cruiser.cjs).`,
+        from: { path: `^src/${folder}/`, pathNot: ROUTE_FILES },
         to: { path: folders(LAYERS.slice(index).flat().filter((other) => other !== folder)) },
       })),
     ),
+    ...LAYERS.flatMap((layer, index) =>
+      layer.map((folder) => ({
+        name: `route-layers-${folder}`,
+        severity: 'error',
+        comment: `The route files of src/${folder} may import the code of any folder but src/cli, and only the route files of lower layers (see routeFiles in .dependency-cruiser.cjs).`,
+        from: { path: routeFiles([folder]) },
+        to: { path: [routeFiles(LAYERS.slice(index).flat().filter((other) => other !== folder)), '^src/cli/'] },
+      })),
+    ),
+    {
+      name: 'only-routes-import-routes',
+      severity: 'error',
+      comment: 'Route files are the top of their folder: only other route files and the composition roots import them.',
+      from: { path: folders(FEATURES), pathNot: ROUTE_FILES },
+      to: { path: ROUTE_FILES },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

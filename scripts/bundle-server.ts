@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs'
 import { build, type Plugin } from 'esbuild'
+import * as directoryFiles from '../src/directory/files.js'
 
 /**
  * `npm run build` (last step): the server as a few ES module files in `dist/bundle/` (`expertdir.js`, what
@@ -57,6 +58,23 @@ const keepInstalled: Plugin = {
   },
 }
 
+/**
+ * `src/directory/files.ts` as its values: the directory's built browser scripts, stylesheet and
+ * templates, evaluated here (the same code as a run from the sources), so the bundle holds them and
+ * neither reads `src/` nor loads esbuild.
+ */
+const embedDirectoryFiles: Plugin = {
+  name: 'embed-directory-files',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]src[\\/]directory[\\/]files\.ts$/ }, () => ({
+      contents: Object.entries(directoryFiles)
+        .map(([name, value]) => `export const ${name} = ${JSON.stringify(value)}`)
+        .join('\n'),
+      loader: 'js',
+    }))
+  },
+}
+
 const outdir = process.argv[2] ?? 'dist/bundle'
 rmSync(outdir, { recursive: true, force: true })
 const result = await build({
@@ -72,7 +90,7 @@ const result = await build({
   keepNames: true,
   sourcemap: true,
   tsconfig: 'tsconfig.build.json',
-  plugins: [keepInstalled],
+  plugins: [keepInstalled, embedDirectoryFiles],
   logLevel: 'warning',
   // CommonJS packages inside the bundle still call `require`, and a few read `__dirname`.
   banner: {

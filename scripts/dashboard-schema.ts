@@ -14,14 +14,12 @@ import { notificationDisplay } from '../src/inquiries/notification-schemas.js'
 import { inquiryDisplay } from '../src/inquiries/schemas.js'
 import { OrganizationUpdate } from '../src/profiles/organization.js'
 import {
-  markupFields,
   NAME_SECTIONS,
   SINGLE_SECTIONS,
   STORED_SECTIONS,
   sectionBody,
 } from '../src/profiles/section-fields.js'
 import { SsoSettingsUpdate } from '../src/sso/schemas.js'
-import { sanitizeHtml } from '../src/validation/html.js'
 
 /**
  * `npm run client:generate` (with `--check`: `npm run client:check`): writes the dashboard's form
@@ -54,24 +52,17 @@ const document = {
   // Who is emailed about each kind (\`PUT .../notifications\`).
   notifications: notificationDisplay(),
   person: { create: PersonCreate, update: PersonUpdate },
-  // Posts, Q&A items and answers: their HTML fields are sanitized on write as a biography is.
+  // Posts, Q&A items and answers (their HTML fields say so: `x-input: html`).
   content: {
-    post: { create: PostCreate, update: PostUpdate, markup: { html: 'html' } },
-    question: { create: QuestionCreate, update: QuestionUpdate, markup: { details: 'html' } },
-    answer: { create: AnswerCreate, update: AnswerUpdate, markup: { answer: 'html' } },
+    post: { create: PostCreate, update: PostUpdate },
+    question: { create: QuestionCreate, update: QuestionUpdate },
+    answer: { create: AnswerCreate, update: AnswerUpdate },
   },
   sections: STORED_SECTIONS.map((name) => {
     const shape = shapeOf(name)
-    const markup = Object.fromEntries(
-      [...markupFields(name)].map(([field, sanitize]) => [
-        field,
-        sanitize === sanitizeHtml ? 'html' : 'embed',
-      ]),
-    )
     return {
       name,
       shape,
-      markup,
       create: sectionBody(name, shape === 'single' ? 'patch' : 'create'),
       update: sectionBody(name, 'patch'),
     }

@@ -4,10 +4,10 @@ import { adminRoutes } from './admin/routes.js'
 import type { AppContext } from './app-context.js'
 import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
-import { memoryFailureLimit, redisFailureLimit } from './auth/failure-limit.js'
+import { createFailureLimit } from './auth/failure-limit.js'
 import { KeptReadLane, type RequestListener } from './auth/kept-read-lane.js'
 import { KeptRoutes, registerKeptReads } from './auth/kept-reads.js'
-import { memoryLockout, redisLockout } from './auth/lockout.js'
+import { createLockout } from './auth/lockout.js'
 import { metadataRoutes } from './auth/metadata-route.js'
 import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
@@ -16,8 +16,9 @@ import { contentRoutes } from './content/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
 import { KeptBodies } from './derived/kept-bodies.js'
-import { memoryContactLimit, redisContactLimit } from './directory/contact-limit.js'
+import { createContactLimit } from './directory/contact-limit.js'
 import { directoryRoutes } from './directory/routes.js'
+import { expertAvatarRoutes } from './experts/avatar-routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -33,16 +34,18 @@ import { serializerCompiler } from './http/serialization.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
 import { inquiryRoutes } from './inquiries/routes.js'
+import { memoryCounters } from './limits/memory-counters.js'
+import { redisCounters } from './limits/redis-counters.js'
 import { mcpRoutes } from './mcp/routes.js'
 import { registerMediaBase } from './media/base.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
+import { createUploads } from './media/uploads.js'
+import { organizationRoutes } from './organizations/routes.js'
 import { createLinkMailer, createNoticeMailer } from './people/mail.js'
 import { usePasswordMemoryCost } from './people/passwords.js'
-import { profileCondition } from './profiles/preconditions.js'
-import { profileReadRoutes, profileRoutes } from './profiles/routes.js'
 import { searchRoutes } from './search/routes.js'
 import { withPersonTokens } from './sessions/principals.js'
-import { memoryResetLimit, redisResetLimit } from './sessions/reset-limit.js'
+import { createResetLimit } from './sessions/reset-limit.js'
 import { ADDRESS_SIGN_IN_FAILURES, type SessionContext, sessionRoutes } from './sessions/routes.js'
 import { txtResolver } from './sso/domains.js'
 import { passwordsAllowed } from './sso/repository.js'
@@ -136,6 +139,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { onRoute } = options
   if (onRoute) app.addHook('onRoute', (route) => onRoute(route))
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined
+  // The counts under every lock-out and limit but the API's rate limits (@fastify/rate-limit's own store).
+  const counters = redis
+    ? redisCounters(redis, config.redisPrefix, (error, name) =>
+        app.log.warn({ err: error, counters: name }, 'counter store error'),
+      )
+    : memoryCounters(now)
   const storage = options.storage ?? openStorage(config)
   if (!options.storage) app.addHook('onClose', () => storage.close())
   const context: AppContext = { config, database, db: database.db, now, storage }
@@ -147,41 +156,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       lifetimes: { idleMs: config.sessionIdleSeconds * 1000, maxMs: config.sessionMaxSeconds * 1000 },
     }),
     inquiryRecipient: databaseInquiryRecipient(database),
-    lockout: redis
-      ? redisLockout(redis, config.redisPrefix, (error) =>
-          app.log.warn({ err: error }, 'lock-out store error'),
-        )
-      : memoryLockout(now),
-    authFailures: redis
-      ? redisFailureLimit(redis, config.rateLimitTokenFailures, config.redisPrefix, (error) =>
-          app.log.warn({ err: error }, 'failure limit store error'),
-        )
-      : memoryFailureLimit(config.rateLimitTokenFailures, now),
+    lockout: createLockout(counters),
+    authFailures: createFailureLimit(counters, config.rateLimitTokenFailures),
   }
 
   const sessions: SessionContext = {
     ...context,
-    accountLockout: redis
-      ? redisLockout(redis, config.redisPrefix, (error) =>
-          app.log.warn({ err: error }, 'lock-out store error'),
-        )
-      : memoryLockout(now),
-    addressLockout: redis
-      ? redisLockout(
-          redis,
-          config.redisPrefix,
-          (error) => app.log.warn({ err: error }, 'lock-out store error'),
-          ADDRESS_SIGN_IN_FAILURES,
-        )
-      : memoryLockout(now, undefined, ADDRESS_SIGN_IN_FAILURES),
+    accountLockout: createLockout(counters),
+    addressLockout: createLockout(counters, ADDRESS_SIGN_IN_FAILURES),
     mailer: createLinkMailer(config.smtpUrl, config.mailFrom, (error) =>
       app.log.warn({ err: error }, 'sign-in link email failed'),
     ),
-    resetLimit: redis
-      ? redisResetLimit(redis, config.redisPrefix, (error) =>
-          app.log.warn({ err: error }, 'password reset limit store error'),
-        )
-      : memoryResetLimit(now),
+    resetLimit: createResetLimit(counters),
     passwordsAllowed: (orgId) => passwordsAllowed(database.db, orgId),
   }
   app.addHook('onClose', async () => sessions.mailer.close())
@@ -227,11 +213,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (assistants) => mcpRoutes(assistants, auth, tokenLimit))
   await app.register(async (directory) =>
     directoryRoutes(directory, context, {
-      contactLimit: redis
-        ? redisContactLimit(redis, config.directoryContactLimit, config.redisPrefix, (error) =>
-            app.log.warn({ err: error }, 'contact limit store error'),
-          )
-        : memoryContactLimit(config.directoryContactLimit, now),
+      contactLimit: createContactLimit(counters, config.directoryContactLimit),
     }),
   )
   const keptBodies = new KeptBodies(config.readCacheBytes)
@@ -243,15 +225,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     registerReadEtags(protectedScope)
     registerMediaBase(protectedScope, config.publicUrl)
     redirectRenamedExperts(protectedScope, context)
-    await profileReadRoutes(protectedScope, context)
-    await expertRoutes(protectedScope, context, profileCondition)
-    await profileRoutes(protectedScope, context)
+    await expertRoutes(protectedScope, context)
+    await organizationRoutes(protectedScope, context)
     await contentRoutes(protectedScope, context)
     await publishingRoutes(protectedScope, context)
     await inquiryRoutes(protectedScope, context)
     await searchRoutes(protectedScope, context)
     await staffRoutes(protectedScope, context)
-    await uploadRoutes(protectedScope, context)
+    // The photo and the document uploads share one image queue and one allowance per token.
+    const uploads = createUploads(context, protectedScope.log)
+    await expertAvatarRoutes(protectedScope, uploads)
+    await uploadRoutes(protectedScope, context, uploads)
     await ssoSettingsRoutes(protectedScope, sso)
     await adminRoutes(protectedScope, { ...context, mailer: sessions.mailer })
   })

@@ -5,11 +5,18 @@ import { type Static, Type } from 'typebox'
 /** OWASP's minimum memory cost for argon2id (19 MiB, with t=2, p=1). */
 export const DEFAULT_PASSWORD_MEMORY_KIB = 19_456
 
-/** Runtime configuration, read from the environment (see README "Configuration"). */
+/**
+ * Runtime configuration, read from the environment. Each setting's `description` (and `x-default-note`,
+ * words after its default) is the one operators read: `scripts/config-doc.ts` writes the table of
+ * docs/configuration.md from this schema and `ENV_NAMES`, and `npm run lint` fails when that table is stale.
+ */
 export const ConfigSchema = Type.Object({
-  host: Type.String({ default: '127.0.0.1' }),
-  port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  databaseUrl: Type.String({ default: './data/expertdir.sqlite' }),
+  host: Type.String({ default: '127.0.0.1', description: 'address to listen on' }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'port to listen on' }),
+  databaseUrl: Type.String({
+    default: './data/expertdir.sqlite',
+    description: 'SQLite file path, or a `postgres://` URL',
+  }),
   logLevel: Type.Union(
     [
       Type.Literal('fatal'),
@@ -20,138 +27,249 @@ export const ConfigSchema = Type.Object({
       Type.Literal('trace'),
       Type.Literal('silent'),
     ],
-    { default: 'info' },
+    { default: 'info', description: 'pino level (`silent` turns logs off)' },
   ),
-  /** Access token lifetime in seconds (seed: 30 days). */
-  tokenTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
-  /** PostgreSQL connection pool size. */
-  pgPoolSize: Type.Integer({ minimum: 1, default: 10 }),
-  /** PostgreSQL: how long to wait for a new connection before answering 503, in milliseconds. */
-  pgConnectTimeoutMs: Type.Integer({ minimum: 1, default: 5000 }),
-  /** SQLite: how long a write waits for another connection's lock before answering 503, in milliseconds. */
-  sqliteBusyTimeoutMs: Type.Integer({ minimum: 0, default: 5000 }),
-  /** Most inquiries one group commit (one transaction, one fsync) takes; 1 commits each on its own. */
-  commitBatchMax: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
-  /** Request body limit in bytes (1 MiB by default). */
-  bodyLimit: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
-  /** Token requests per minute per client id and IP; 0 turns the limit off. */
-  rateLimitToken: Type.Integer({ minimum: 0, default: 60 }),
-  /**
-   * Failed client authentications per minute per address (IPv6: per /64), whatever the client id:
-   * each costs one scrypt check, so this bounds the CPU an address can spend; 0 turns the limit off.
-   */
-  rateLimitTokenFailures: Type.Integer({ minimum: 0, default: 20 }),
-  /** API requests per minute per access token; 0 turns the limit off. */
-  rateLimitApi: Type.Integer({ minimum: 0, default: 1200 }),
-  /** Redis for limits and lock-outs shared by several server processes; unset: in-process. */
-  redisUrl: Type.Optional(Type.String()),
-  /** Prefix of every Redis key this service writes. */
-  redisPrefix: Type.String({ default: 'expertdir:' }),
-  /** Longest time a client may take to send a whole request, in milliseconds. */
-  requestTimeoutMs: Type.Integer({ minimum: 100, default: 30_000 }),
-  /** SMTP server for inquiry emails (`smtp://user:pass@host:587`, `smtps://...`); "" means no email channel. */
-  smtpUrl: Type.String({ default: '' }),
-  /** Sender of inquiry emails. */
-  mailFrom: Type.String({ default: 'Expert Directory <no-reply@localhost>' }),
-  /**
-   * Webhooks may reach every address, private networks and this machine included
-   * (EXPERTDIR_WEBHOOK_ALLOW_PRIVATE=1); off: only public addresses (docs/webhooks.md, "Where a webhook may point").
-   */
-  webhookAllowPrivate: Type.Boolean({ default: false }),
-  /** Non-public ranges webhooks may reach nonetheless, as `address/prefix` (`10.20.0.0/16,fd00:1::/64`). */
-  webhookAllowNetworks: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.]+/[0-9]{1,3}$' }), { default: [] }),
-  /** Delivery attempts per inquiry and channel before the delivery is marked failed. */
-  deliveryMaxAttempts: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
-  /** First retry delay in milliseconds; doubles on every attempt (with jitter), capped at 1 hour. */
-  deliveryBackoffMs: Type.Integer({ minimum: 1, default: 30_000 }),
-  /** How often the outbox worker looks for due deliveries, in milliseconds. */
-  deliveryPollMs: Type.Integer({ minimum: 10, default: 1000 }),
-  /**
-   * How long a worker's claim on a delivery lasts unless renewed, in milliseconds: a process that dies
-   * mid-delivery delays that delivery by at most this much.
-   */
-  deliveryLeaseMs: Type.Integer({ minimum: 1000, default: 100_000 }),
-  /**
-   * Days an inquiry keeps its sender's personal data; housekeeping then removes it and keeps the
-   * record (kind, expert, date). Unset: kept until erased (docs/privacy.md).
-   */
-  inquiryRetentionDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
-  /**
-   * The service's public base URL (`https://api.example.org`), for the URLs it publishes (OAuth
-   * metadata, OpenAPI `servers` and token URL); unset: taken from the request or the listening
-   * address. Set it behind a proxy.
-   */
-  publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
-  /**
-   * Proxies whose `X-Forwarded-For` / `-Proto` / `-Host` are believed (Fastify's `trustProxy`): a
-   * comma-separated list of addresses or CIDR ranges; "" (default) believes none, so behind a proxy
-   * every client would look like the proxy to the rate limits and lock-outs.
-   */
-  trustProxy: Type.String({ default: '' }),
-  /** Serve Prometheus metrics at `/metrics` (EXPERTDIR_METRICS=1); off by default. */
-  metrics: Type.Boolean({ default: false }),
-  /** A signed-in person's session ends after this many seconds without use (CONTRACT §14). */
-  sessionIdleSeconds: Type.Integer({ minimum: 60, default: 2 * 3600 }),
-  /** A session ends this many seconds after sign-in, however it is used. */
-  sessionMaxSeconds: Type.Integer({ minimum: 60, default: 12 * 3600 }),
-  /**
-   * Memory cost of a person's argon2id password hash in KiB (t=2, p=1): OWASP's minimum of 19 MiB by
-   * default; a higher value makes a stolen hash dearer to guess. Lower values are for test runs.
-   */
+  tokenTtlSeconds: Type.Integer({
+    minimum: 1,
+    default: 30 * 24 * 3600,
+    'x-default-note': '30 days',
+    description: 'access token lifetime, in seconds',
+  }),
+  pgPoolSize: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description:
+      "PostgreSQL connections per server process (each `--workers` process has its own pool); keep processes × pool size below the server's `max_connections`",
+  }),
+  pgConnectTimeoutMs: Type.Integer({
+    minimum: 1,
+    default: 5000,
+    description: 'how long to wait for a PostgreSQL connection before answering 503, in milliseconds',
+  }),
+  sqliteBusyTimeoutMs: Type.Integer({
+    minimum: 0,
+    default: 5000,
+    description:
+      "how long a write waits for SQLite's write lock (held by another process's write) before answering 503 with `Retry-After`, in milliseconds",
+  }),
+  commitBatchMax: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 64,
+    description:
+      "most inquiries one group commit (one transaction, one disk flush) takes; PostgreSQL takes at most 8 per batch, on up to half the pool's connections at once; `1`: each inquiry commits alone ([performance.md](performance.md#group-commit))",
+  }),
+  bodyLimit: Type.Integer({
+    minimum: 1024,
+    default: 1024 * 1024,
+    'x-default-note': '1 MiB',
+    description: 'largest accepted request body, in bytes',
+  }),
+  rateLimitToken: Type.Integer({
+    minimum: 0,
+    default: 60,
+    description: 'token requests per minute per client id and IP (`0`: off)',
+  }),
+  rateLimitTokenFailures: Type.Integer({
+    minimum: 0,
+    default: 20,
+    description:
+      'failed client authentications (token and revocation endpoints) per minute per address, whatever the client id (IPv6: per /64); each costs one scrypt check, so this bounds the CPU an address can spend on them (`0`: off; [security.md](security.md))',
+  }),
+  rateLimitApi: Type.Integer({
+    minimum: 0,
+    default: 1200,
+    description:
+      "API requests per minute per access token (`0`: off). Off (with no `EXPERTDIR_CORS_ORIGINS` and a log level above `info`), a kept read is answered before Fastify, at close to a bare server's cost ([performance.md](performance.md#the-kept-read-lane)): for a site's own server reading profiles on every page view",
+  }),
+  redisUrl: Type.Optional(
+    Type.String({
+      description:
+        '`redis://...`: rate limits and lock-outs shared by every server process; unset: in-process',
+    }),
+  ),
+  redisPrefix: Type.String({ default: 'expertdir:', description: 'prefix of every Redis key written' }),
+  requestTimeoutMs: Type.Integer({
+    minimum: 100,
+    default: 30_000,
+    description: 'a client slower than this (milliseconds) to send its whole request gets 408',
+  }),
+  smtpUrl: Type.String({
+    default: '',
+    description:
+      "`smtp://user:pass@host:587` or `smtps://...`: the emails the service sends (inquiries to experts, invitation and reset links, notices); unset: none is sent, and an inquiry's email channel is recorded as skipped",
+  }),
+  mailFrom: Type.String({
+    default: 'Expert Directory <no-reply@localhost>',
+    description: 'sender of the emails',
+  }),
+  webhookAllowPrivate: Type.Boolean({
+    default: false,
+    description:
+      '`1`: webhooks may reach every address, this machine and private networks included; off, only public addresses ([webhooks.md](webhooks.md#where-a-webhook-may-point))',
+  }),
+  webhookAllowNetworks: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.]+/[0-9]{1,3}$' }), {
+    default: [],
+    'x-default-note': 'none',
+    description:
+      'comma-separated `address/prefix` ranges webhooks may reach although they are not public (`10.20.0.0/16,fd00:1::/64`)',
+  }),
+  deliveryMaxAttempts: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 10,
+    description: 'attempts per inquiry and channel before a delivery is `failed`',
+  }),
+  deliveryBackoffMs: Type.Integer({
+    minimum: 1,
+    default: 30_000,
+    description: 'first retry delay, in milliseconds; doubles each attempt, with jitter, capped at 1 hour',
+  }),
+  deliveryPollMs: Type.Integer({
+    minimum: 10,
+    default: 1000,
+    description: 'how often the delivery worker looks for due deliveries, in milliseconds',
+  }),
+  deliveryLeaseMs: Type.Integer({
+    minimum: 1000,
+    default: 100_000,
+    description:
+      "how long a process's claim on a delivery lasts unless it renews it (it does while sending), in milliseconds: a process that dies mid-delivery delays that delivery by at most this much",
+  }),
+  inquiryRetentionDays: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 36_500,
+      'x-default-note': 'keep',
+      description:
+        "days an inquiry keeps its sender's personal data; housekeeping then empties the sender's fields and keeps the record (kind, expert, date, status), so counts stay ([privacy.md](privacy.md))",
+    }),
+  ),
+  publicUrl: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$',
+      description:
+        "the service's public base URL (`https://experts.example.org`, no final slash needed): one setting for every URL the service publishes, the OpenAPI document's `servers` and token URL and the OAuth server metadata (`issuer`, endpoints), emailed links, the directory's canonical URLs. Unset, the OpenAPI document names the address the server listens on and the metadata is built from each request's scheme and `Host`. Set it behind a proxy",
+    }),
+  ),
+  trustProxy: Type.String({
+    default: '',
+    'x-default-note': 'none',
+    description:
+      "comma-separated addresses or CIDR ranges of the proxies whose `X-Forwarded-For`/`-Proto`/`-Host` are believed; set it behind a load balancer so that limits and lock-outs see the client's address ([deploy.md](deploy.md))",
+  }),
+  metrics: Type.Boolean({
+    default: false,
+    description:
+      '`1`: serve Prometheus metrics at `GET /metrics` (see [Metrics](workers-and-metrics.md#metrics))',
+  }),
+  sessionIdleSeconds: Type.Integer({
+    minimum: 60,
+    default: 2 * 3600,
+    'x-default-note': '2 h',
+    description: "a signed-in person's session ends after this many seconds unused",
+  }),
+  sessionMaxSeconds: Type.Integer({
+    minimum: 60,
+    default: 12 * 3600,
+    'x-default-note': '12 h',
+    description: 'a session ends this many seconds after sign-in, however used',
+  }),
   passwordMemoryKib: Type.Integer({
     minimum: 1024,
     maximum: 4 * 1024 * 1024,
     default: DEFAULT_PASSWORD_MEMORY_KIB,
+    'x-default-note': '19 MiB',
+    description:
+      "memory cost in KiB of a person's argon2id password hash (t=2, p=1; OWASP's minimum by default): raise it if the machines allow; the test suite lowers it to 1024",
   }),
-  /** Lifetime of the bearer tokens a session mints for the dashboard (POST /auth/token). */
-  personTokenTtlSeconds: Type.Integer({ minimum: 10, maximum: 3600, default: 600 }),
-  /** Browser origins allowed to call the API (CORS), each `scheme://host[:port]`; none by default. */
-  corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), { default: [] }),
-  /** The folder photos and documents are stored in (created on start) when no S3 bucket is set. */
-  mediaDir: Type.String({ default: './data/media' }),
-  /**
-   * An S3-compatible bucket for photos and documents instead of the folder (several machines):
-   * `s3://bucket[/prefix]` (AWS, credentials and region from the SDK's environment) or
-   * `http(s)://[key:secret@]host[:port]/bucket[/prefix]` (another S3-compatible server, path-style).
-   */
-  mediaS3Url: Type.Optional(Type.String({ pattern: '^(s3|https?)://' })),
-  /**
-   * Bytes of read responses kept in each process (profiles, sections, posts, Q&A, searches), keyed by
-   * the versions they were built from (docs/performance.md, "Kept reads"); 0 keeps none.
-   */
-  readCacheBytes: Type.Integer({ minimum: 0, default: 32 * 1024 * 1024 }),
-  /** Largest accepted upload (photo or document) in bytes (4 MiB by default). */
-  uploadMaxBytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024 }),
-  /** Uploaded images each process decodes and encodes at once; more wait in line. */
-  imageConcurrency: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
-  /** Uploads that may wait for their turn in each process; one more is refused (503, `Retry-After`). */
-  imageQueueMax: Type.Integer({ minimum: 0, default: 4 }),
-  /** Uploads (photos and documents) per minute per access token, in each process; 0 turns the limit off. */
-  rateLimitUploads: Type.Integer({ minimum: 0, default: 30 }),
-  /**
-   * A 256-bit key (64 hex digits, or 32 bytes in base64) that encrypts the secrets the service must
-   * use later, such as an organization's OpenID Connect client secret; unset: none can be stored.
-   */
+  personTokenTtlSeconds: Type.Integer({
+    minimum: 10,
+    maximum: 3600,
+    default: 600,
+    description:
+      'lifetime in seconds of the bearer tokens `POST /auth/token` mints for the dashboard (they also end with their session)',
+  }),
+  corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^\\s/?#]+$' }), {
+    default: [],
+    'x-default-note': 'none',
+    description:
+      'comma-separated browser origins allowed to call the API (`https://www.example.edu,http://localhost:5173`); each `scheme://host[:port]`',
+  }),
+  mediaDir: Type.String({
+    default: './data/media',
+    description:
+      'the folder uploaded photos and documents are stored in (created on start), when no bucket is set',
+  }),
+  mediaS3Url: Type.Optional(
+    Type.String({
+      pattern: '^(s3|https?)://',
+      description:
+        "an S3-compatible bucket instead of the folder (needed by several machines): `s3://bucket[/prefix]` (AWS; credentials and region from the SDK's environment) or `http(s)://[KEY:SECRET@]host[:port]/bucket[/prefix]` (MinIO and others, path-style) ([deploy.md](deploy.md#photos-and-documents))",
+    }),
+  ),
+  readCacheBytes: Type.Integer({
+    minimum: 0,
+    default: 32 * 1024 * 1024,
+    'x-default-note': '32 MiB',
+    description:
+      'bytes of read responses (profiles, sections, posts, Q&A items, searches) each process keeps, keyed by the versions they were built from, so a write anywhere is seen by the next read ([performance.md](performance.md#kept-reads)); `0` keeps none',
+  }),
+  uploadMaxBytes: Type.Integer({
+    minimum: 1024,
+    default: 4 * 1024 * 1024,
+    'x-default-note': '4 MiB',
+    description: 'largest accepted photo or document upload, in bytes (413 beyond)',
+  }),
+  imageConcurrency: Type.Integer({
+    minimum: 1,
+    maximum: 16,
+    default: 1,
+    description: 'uploaded images each process decodes and encodes at once; more wait in line',
+  }),
+  imageQueueMax: Type.Integer({
+    minimum: 0,
+    default: 4,
+    description: 'uploads waiting for their turn in each process (503 with `Retry-After` beyond)',
+  }),
+  rateLimitUploads: Type.Integer({
+    minimum: 0,
+    default: 30,
+    description: 'uploads per minute per access token in each process (429 beyond; `0`: off)',
+  }),
   secretKey: Type.Optional(
     Type.String({
       pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$',
       'x-message': 'must be 64 hex digits or 32 bytes in base64 (openssl rand -hex 32)',
+      description:
+        "64 hex digits (`openssl rand -hex 32`) or 32 bytes in base64: the key that encrypts (AES-256-GCM) the secrets the service must use later, an organization's OpenID Connect client secret; unset, none can be stored. Keep it with the database's backups; changing it makes the stored secrets unreadable (set them again)",
     }),
   ),
-  /**
-   * DNS servers that verify single sign-on domains' TXT records, each `address` or `address:port`;
-   * none: the system's resolver.
-   */
-  dnsServers: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.\\[\\]]+$' }), { default: [] }),
-  /** Contact-form inquiries the public directory accepts per sender address and hour (0: no limit). */
-  directoryContactLimit: Type.Integer({ minimum: 0, default: 10 }),
-  /** URLs per directory sitemap file; past it the sitemap becomes an index (the protocol's limit is 50,000). */
-  directorySitemapUrls: Type.Integer({ minimum: 1, maximum: 50_000, default: 50_000 }),
+  dnsServers: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.\\[\\]]+$' }), {
+    default: [],
+    'x-default-note': "the system's resolver",
+    description:
+      "comma-separated DNS servers (`address` or `address:port`) that look up single sign-on domains' TXT records",
+  }),
+  directoryContactLimit: Type.Integer({
+    minimum: 0,
+    default: 10,
+    description:
+      'public directory contact-form submissions per sender address and hour (`0`: no limit; [directory.md](directory.md))',
+  }),
+  directorySitemapUrls: Type.Integer({
+    minimum: 1,
+    maximum: 50_000,
+    default: 50_000,
+    description:
+      "URLs per directory sitemap file; past it `sitemap.xml` is a sitemap index (the protocol's limit is 50,000)",
+  }),
 })
 
 export type Config = Static<typeof ConfigSchema>
 
-const ENV_KEYS: Record<keyof Config, string> = {
+/** The environment variable of each setting. */
+export const ENV_NAMES: Record<keyof Config, string> = {
   host: 'HOST',
   port: 'PORT',
   databaseUrl: 'DATABASE_URL',
@@ -225,12 +343,12 @@ function fromEnvironment(key: keyof Config, value: string): unknown {
   return value
 }
 
-const isConfigKey = (key: string): key is keyof Config => Object.hasOwn(ENV_KEYS, key)
+const isConfigKey = (key: string): key is keyof Config => Object.hasOwn(ENV_NAMES, key)
 
 /** Builds a config from defaults, the environment, then explicit overrides; throws a readable error. */
 export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {}
-  for (const [key, name] of Object.entries(ENV_KEYS)) {
+  for (const [key, name] of Object.entries(ENV_NAMES)) {
     const value = env[name]
     if (value !== undefined && value !== '' && isConfigKey(key)) raw[key] = fromEnvironment(key, value)
   }
@@ -245,7 +363,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const badRange = config.webhookAllowNetworks.find((range) => parseCidr(range) === undefined)
   if (badRange !== undefined) {
     throw new Error(
-      `Invalid configuration: ${ENV_KEYS.webhookAllowNetworks} has "${badRange}", which is no address/prefix range`,
+      `Invalid configuration: ${ENV_NAMES.webhookAllowNetworks} has "${badRange}", which is no address/prefix range`,
     )
   }
   return config
@@ -266,7 +384,7 @@ function describeProblems(errors: ErrorObject[]): string[] {
   const bySetting = new Map<string, { allowed: unknown[]; messages: string[] }>()
   for (const error of errors) {
     const key = error.instancePath.split('/')[1] ?? ''
-    const name = isConfigKey(key) ? ENV_KEYS[key] : key
+    const name = isConfigKey(key) ? ENV_NAMES[key] : key
     const problem = bySetting.get(name) ?? { allowed: [], messages: [] }
     bySetting.set(name, problem)
     if (error.keyword === 'const') problem.allowed.push(error.params.allowedValue)

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { SCRIPT_ASSET, STYLESHEET_ASSET, WIDGET_ASSET } from '../src/directory/assets.js'
 import { startServerProcess } from './helpers/cli.js'
 import { eventually } from './helpers/eventually.js'
 import { assertNothingLoadedEarly, packagesOf, recordedStart } from './helpers/lazy-packages.js'
@@ -126,7 +127,17 @@ describe('the bundled server', () => {
       const directory = await fetch(`${server.base}/directory/1/?q=law`)
       assert.equal(directory.status, 200)
       assert.match(await directory.text(), /<html/)
-      assert.equal((await fetch(`${server.base}/directory/widget.js`)).status, 200)
+      // The directory's built browser scripts and stylesheet are in the bundle, as built from the sources.
+      for (const [path, asset] of [
+        ['/directory/widget.js', WIDGET_ASSET],
+        ['/directory/assets/directory.js', SCRIPT_ASSET],
+        ['/directory/assets/directory.css', STYLESHEET_ASSET],
+      ] as const) {
+        const served = await fetch(`${server.base}${path}`)
+        assert.equal(served.status, 200, path)
+        assert.equal(served.headers.get('etag'), asset.etag, path)
+        assert.equal(await served.text(), asset.body, path)
+      }
 
       // A password check loads argon2 (a native addon, kept installed) on first use.
       const signIn = await fetch(`${server.base}/auth/sign-in`, {

@@ -269,6 +269,26 @@ describeEachDialect(
       })
     })
 
+    test('a profile section saved after the person was removed shows the sign-in screen, not an error', {
+      skip,
+    }, async () => {
+      const editor = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
+      await withPage(browser, async (removed) => {
+        await signIn(removed, `/experts/${franklin}`, editor)
+        await removed.getByRole('textbox', { name: 'Tagline' }).fill('Structures of life')
+        await withPage(browser, async (page) => {
+          await signIn(page, '/people')
+          const editorRow = await editorOf(page, editor.email)
+          const question = confirmNext(page)
+          await editorRow.getByRole('button', { name: /^Remove / }).click()
+          await question
+          await row(page, editor.email).waitFor({ state: 'detached' })
+        })
+        await removed.getByRole('button', { name: 'Save tagline' }).click()
+        await removed.getByRole('heading', { name: 'Sign in' }).waitFor()
+      })
+    })
+
     test('an editor and an expert person have no People menu, and its address sends them away', {
       skip,
     }, async () => {

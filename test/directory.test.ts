@@ -541,7 +541,7 @@ describeEachDialect(
       assert.equal(script.headers['access-control-allow-origin'], '*')
       assert.equal(script.headers['access-control-allow-credentials'], undefined)
       assert.equal(script.headers['cross-origin-resource-policy'], 'cross-origin')
-      assert.match(script.body, /customElements\.define\('expert-directory'/)
+      assert.match(script.body, /customElements\.define\("expert-directory"/)
       const search = await ctx.inject({
         method: 'GET',
         url: `${root()}/api/experts?topics=Topic%20of%20Ada`,

@@ -88,6 +88,31 @@ describeEachDialect('writing profile sections, posts and Q&A through the API', (
     )
   })
 
+  test('a named choice takes its values only, and a refused one is named with the values allowed', async () => {
+    const refused = { title: 'Prize', type: 72 }
+    assert.deepEqual(detailsOf(await client().send('POST', `${base()}/accomplishment`, refused)), {
+      type: 'must be one of: 71, 73',
+    })
+    const medium = { title: 'Radio talk', type: 'podcast' }
+    assert.deepEqual(detailsOf(await client().send('POST', `${base()}/mediaappearance`, medium)), {
+      type: 'must be one of: print, online, tv, radio',
+    })
+    const made = expectOk(
+      await client().post('/v2/organization/{corporation}/expert/{username}/accomplishment', {
+        params: expert(),
+        body: { title: 'Prize', type: 73 },
+      }),
+    )
+    const stored = expectOk(
+      await client().get('/v2/organization/{corporation}/expert/{username}/accomplishment/{id}', {
+        params: { ...expert(), id: made.id },
+      }),
+    )
+    assert.deepEqual(stored, {
+      accomplishment: [{ id: made.id, title: 'Prize', description: null, type: 73, start: null, end: null }],
+    })
+  })
+
   test('an id of another section, another expert or another organization is a 404', async () => {
     const other = await createExpert(ctx, ctx.tenant)
     const otherExpert = { ...org(), username: other }

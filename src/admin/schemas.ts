@@ -56,6 +56,7 @@ export const ClientCreate = Type.Object(
         minLength: 1,
         maxLength: 500,
         pattern: '^[a-z:]+( [a-z:]+)*$',
+        title: 'What the client may do',
         description: `What the client may do, space-separated, of: ${SCOPES.join(', ')} (default: read write inquiries:create inquiries:read)`,
         'x-message': `must be scopes separated by single spaces, of: ${SCOPES.join(', ')}`,
       }),
@@ -127,9 +128,15 @@ export const WebhookView = Type.Object(
 
 export const WebhookSet = Type.Object(
   {
-    url: Url('Where each inquiry is POSTed, signed (docs/webhooks.md)'),
+    url: Url({
+      title: 'Webhook URL',
+      description: 'Where each inquiry is POSTed, signed (docs/webhooks.md)',
+    }),
     keep_secret: Type.Optional(
-      Flag('1: change only the URL and keep the signing secret (default 0: a new one)'),
+      Flag({
+        title: 'Keep the signing secret',
+        description: '1: change only the URL and keep the signing secret (default 0: a new one)',
+      }),
     ),
   },
   {
@@ -200,13 +207,19 @@ export const PersonParams = Type.Object({
   id: Id('The person id'),
 })
 
-const Role = Type.Enum(ROLES, { description: 'owner, admin, editor, inquiries or expert (CONTRACT §14)' })
+const Role = Type.Enum(ROLES, {
+  title: 'Role',
+  description: 'owner, admin, editor, inquiries or expert (CONTRACT §14)',
+})
 const PersonName = Text({ max: 200, min: 1, description: 'Display name' })
 const ExpertUsername = ExpertParams.properties.username
 
 export const PersonCreate = Type.Object(
   {
-    email: Email('Sign-in email, unique across the service; the invitation goes there'),
+    email: Email({
+      title: 'Sign-in email',
+      description: 'Sign-in email, unique across the service; the invitation goes there',
+    }),
     role: Role,
     name: Type.Optional(PersonName),
     expert: Type.Optional(ExpertUsername),

@@ -1,9 +1,9 @@
 import { isIPv6 } from 'node:net'
-import type { Redis } from 'ioredis'
-import { boundedEntries } from './bounded-entries.js'
+import type { CounterStore, Window } from '../limits/counter-store.js'
 
 /** The window of the per-address limit on failed client authentications. */
 export const FAILURE_WINDOW_MS = 60_000
+const WINDOW: Window = { windowMs: FAILURE_WINDOW_MS, ends: 'fixed' }
 
 /**
  * Failed client authentications per address and minute, whatever client id they name. Each check of a
@@ -25,56 +25,21 @@ export const noFailureLimit: FailureLimit = {
   async recordFailure() {},
 }
 
-/** In-process counts (one server process), in fixed one-minute windows. Bounded: the oldest go first. */
-export function memoryFailureLimit(max: number, now: () => number, maxEntries = 100_000): FailureLimit {
-  if (max === 0) return noFailureLimit
-  const windows = boundedEntries<{ count: number; resetAt: number }>(maxEntries)
-  const live = (address: string) => {
-    const window = windows.get(address)
-    if (window && window.resetAt > now()) return window
-    return undefined
-  }
-  return {
-    async blocked(address) {
-      const window = live(address)
-      return window && window.count >= max ? window.resetAt - now() : undefined
-    },
-    async recordFailure(address) {
-      const window = live(address) ?? { count: 0, resetAt: now() + FAILURE_WINDOW_MS }
-      window.count += 1
-      windows.set(address, window)
-    },
-  }
-}
-
 /**
- * Counts shared by every server process through Redis: one key per address, created with the
- * window's expiry. A failing Redis lets the attempt through (logged), as the rate limits do.
+ * At most `max` failures per address in fixed one-minute windows (`auth-failures:<address>`). A store
+ * that cannot count lets the attempt through, as the rate limits do.
  */
-export function redisFailureLimit(
-  redis: Redis,
-  max: number,
-  prefix: string,
-  onError: (error: unknown) => void,
-): FailureLimit {
+export function createFailureLimit(store: CounterStore, max: number): FailureLimit {
   if (max === 0) return noFailureLimit
-  const keyOf = (address: string) => `${prefix}auth-failures:${address}`
+  const failures = store.counters('auth-failures')
   return {
     async blocked(address) {
-      try {
-        const results = await redis.multi().get(keyOf(address)).pttl(keyOf(address)).exec()
-        const count = Number(results?.[0]?.[1] ?? 0)
-        const ttl = Number(results?.[1]?.[1])
-        if (count < max) return undefined
-        return ttl > 0 ? ttl : FAILURE_WINDOW_MS
-      } catch (error) {
-        onError(error)
-        return undefined
-      }
+      const counted = await failures.read(address)
+      if (!counted || counted.count < max) return undefined
+      return counted.remainingMs > 0 ? counted.remainingMs : FAILURE_WINDOW_MS
     },
     async recordFailure(address) {
-      const key = keyOf(address)
-      await redis.multi().set(key, 0, 'PX', FAILURE_WINDOW_MS, 'NX').incr(key).exec().catch(onError)
+      await failures.increment(address, WINDOW)
     },
   }
 }

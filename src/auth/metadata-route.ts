@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { baseUrl } from './base-url.js'
 import { SCOPES } from './scopes.js'
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post']
@@ -23,11 +24,6 @@ const AuthorizationServerMetadata = Type.Object(
   },
   { title: 'AuthorizationServerMetadata' },
 )
-
-/** Where the service is reached from outside: the configured public URL, else the request's own. */
-export function baseUrl(context: Pick<AppContext, 'config'>, request: FastifyRequest): string {
-  return context.config.publicUrl ?? `${request.protocol}://${request.host}`
-}
 
 /** `GET /.well-known/oauth-authorization-server`: OAuth 2.0 Authorization Server Metadata (RFC 8414). */
 export async function metadataRoutes(app: FastifyInstance, context: AppContext): Promise<void> {

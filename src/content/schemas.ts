@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
-import { Clearable, LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
+import { Clearable, Html, LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
 import { Flag, Id } from '../validation/text.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
@@ -119,7 +119,7 @@ export const SeoInput = Type.Object(
   {
     title: Clearable(ShortText('Page title', 500)),
     description: Clearable(LongText('Meta description', 1000)),
-    keywords: Clearable(ShortText('Keywords, comma-separated', 1000)),
+    keywords: Clearable(ShortText({ title: 'Keywords', description: 'Keywords, comma-separated' }, 1000)),
     image: Clearable(Url('Share image')),
     canonical_url: Clearable(Url('Canonical URL')),
   },
@@ -146,7 +146,7 @@ const publication = {
 
 const postFields = {
   title: ShortText('Title', 500),
-  html: LongText('Body (HTML, sanitized on write)', 1_000_000),
+  html: Html('Body', 1_000_000),
   featured_image: Clearable(Url('Featured image')),
   tagged: Type.Optional(
     Type.Array(Username, { maxItems: 1000, description: 'Usernames of the experts the post tags' }),
@@ -164,7 +164,7 @@ export const PostUpdate = Type.Object(Type.Partial(Type.Object(postFields)).prop
 
 const questionFields = {
   question: ShortText('Question', 1000),
-  details: Clearable(LongText('Details (HTML, sanitized on write)', 100_000)),
+  details: Clearable(Html('Details', 100_000)),
   ...publication,
 }
 
@@ -181,7 +181,7 @@ export const QuestionUpdate = Type.Object(Type.Partial(Type.Object(questionField
 
 const answerFields = {
   username: Username,
-  answer: LongText('Answer (HTML, sanitized on write)', 1_000_000),
+  answer: Html('Answer', 1_000_000),
 }
 export const AnswerCreate = Type.Object(answerFields, { additionalProperties: false, title: 'AnswerCreate' })
 export const AnswerUpdate = Type.Object(Type.Partial(Type.Object(answerFields)).properties, {

@@ -11,7 +11,7 @@ import { parseQueryString } from '../search/query-string.js'
 import { VersionedCache } from '../search/result-cache.js'
 import { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
 import { propertyOf } from '../validation/guards.js'
-import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet } from './assets.js'
+import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet, WIDGET_ASSET } from './assets.js'
 import { type ContactHandler, contactHandler } from './contact.js'
 import type { ContactLimit } from './contact-limit.js'
 import { readPost, readPublicProfile, readQuestion } from './documents.js'
@@ -33,7 +33,6 @@ import { WidgetProfile, WidgetSearch, widgetProfile, widgetSearch } from './publ
 import { type DirectorySite, listDirectoryIds } from './site.js'
 import { sitemapXml } from './sitemap.js'
 import { addVary, baseUrlOf, directoryUrls, hostVary } from './urls.js'
-import { WIDGET_ASSET } from './widget.js'
 
 /**
  * The public directory (CONTRACT §18): server-rendered pages under `/directory/:corporation/`, their

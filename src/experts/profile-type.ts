@@ -2,14 +2,14 @@ import type { ProfileType } from '../db/schema.js'
 import { type ApiError, notFound } from '../errors.js'
 
 /**
- * The two kinds of profile and where their routes live. An expert and a staff member are the same
- * record on the same engine (account, sections, read documents, deletes); the kind decides the URL,
- * the names in the OpenAPI document, and which lookups find it. Both are read with `read:public`,
+ * The two kinds of profile. An expert and a staff member are the same record on the same engine
+ * (account, sections, read documents, deletes); the kind decides the URL (each registered in its own
+ * folder: ./routes.ts, src/staff/routes.ts), the names in the OpenAPI document, and which lookups find it. Both are read with `read:public`,
  * narrowed to published, non-private profiles (src/derived/audience.ts).
  */
 export interface ProfileKind {
   type: ProfileType
-  /** The collection path: `/v2/organization/:corporation/<segment>`. */
+  /** The collection path, `/v2/organization/:corporation/<segment>` (the rename redirect reads it). */
   path: string
   /** The operationId word: `getExpert`, `getStaff`, ... */
   operation: string

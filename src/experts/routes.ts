@@ -1,140 +1,89 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
-import type { ProfileType } from '../db/schema.js'
+import { audienceOf } from '../derived/audience.js'
+import { searchTarget } from '../derived/read-targets.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import { CorporationParams, ExpertParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
-import { discardFiles } from '../storage/records.js'
-import { EXPERT_KIND, type ProfileKind } from './profile-type.js'
+import { STORED_SECTIONS } from '../profiles/section-fields.js'
+import { parseSearchQuery } from '../search/query-string.js'
+import { ExpertSearchQuery, ExpertSearchResult, SearchParams } from '../search/schemas.js'
+import { searchExperts } from '../search/service.js'
 import {
-  ExpertCreate,
-  ExpertCreated,
-  ExpertDeleted,
-  ExpertUpdate,
-  ExpertUpdated,
-  IfMatchHeaders,
-} from './schemas.js'
-import { createExpert, deleteExpert, updateExpert, type WriteCondition } from './service.js'
+  createProfileRoute,
+  deleteProfileRoute,
+  readProfileRoute,
+  updateProfileRoute,
+} from './account-routes.js'
+import { EXPERT_KIND } from './profile-type.js'
+import { READ_ONLY_SECTIONS, readOnlySectionRoute, sectionRoutes } from './section-routes.js'
 
 const errors = { '4xx': ErrorEnvelope }
 
 /**
- * The `If-Match` check of a request's write to a profile, made by src/profiles/preconditions.ts (a
- * layer above this one, so the app hands it in).
+ * The experts' collection and each expert's profile: its read, create (POST), search (GET), update,
+ * delete, and its sections. The photo's routes are in ./avatar-routes.ts. The order of registration is
+ * the order of the OpenAPI document.
  */
-export type ConditionOf = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  orgId: number,
-  type: ProfileType,
-  username: string,
-) => WriteCondition | undefined
-
-/** The expert (account) routes: create, update, delete. The profile read is in src/profiles/routes.ts. */
-export async function expertRoutes(
-  app: FastifyInstance,
-  context: AppContext,
-  conditionOf: ConditionOf,
-): Promise<void> {
-  accountRoutes(app, context, EXPERT_KIND, conditionOf)
-}
-
-/** Create, update and delete of one kind of profile (experts here; staff members in src/staff). */
-export function accountRoutes(
-  untyped: FastifyInstance,
-  context: AppContext,
-  kind: ProfileKind,
-  conditionOf: ConditionOf,
-): void {
+export async function expertRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
   const app = typedRoutes(untyped)
-  const { db } = context
-  const { type, path, operation, noun, tag } = kind
+  const target = { db: context.db, dialect: context.database.dialect }
 
-  app.post(
-    path,
-    {
-      schema: {
-        operationId: `create${operation}`,
-        tags: [tag],
-        summary: `Create ${noun}`,
-        params: CorporationParams,
-        body: ExpertCreate,
-        response: { 200: Success(ExpertCreated), ...errors },
-      },
-      config: { scope: 'write' },
-    },
-    async (request) => {
-      const username = await createExpert(
-        db,
-        request.params.corporation,
-        request.body,
-        context.now(),
-        requestTrail(request),
-        type,
-      )
-      return ok({ username, inserted: true })
-    },
+  app.get(
+    '/v2/organization/:corporation/expert/:username',
+    readProfileRoute(context, EXPERT_KIND, 'getExpert'),
   )
-
-  app.put(
-    `${path}/:username`,
+  app.post('/v2/organization/:corporation/expert', createProfileRoute(context, EXPERT_KIND, 'createExpert'))
+  app.get(
+    '/v2/organization/:corporation/expert',
     {
       schema: {
-        operationId: `update${operation}`,
-        tags: [tag],
-        summary: `Update ${noun} (partial)`,
-        params: ExpertParams,
-        headers: IfMatchHeaders,
-        body: ExpertUpdate,
-        response: { 200: Success(ExpertUpdated), ...errors },
+        operationId: 'searchExperts',
+        tags: ['search'],
+        summary: "Search and list the organization's experts, with facet counts",
+        params: SearchParams,
+        querystring: ExpertSearchQuery,
+        response: { 200: Success(ExpertSearchResult), ...errors },
       },
-      config: { scope: 'write' },
+      config: { scope: 'read:public', readTarget: searchTarget },
+      preValidation: parseSearchQuery,
     },
-    async (request, reply) => {
-      const { corporation, username } = request.params
-      return ok(
-        await updateExpert(
-          db,
-          corporation,
-          username,
-          request.body,
-          context.now(),
-          requestTrail(request),
-          type,
-          conditionOf(request, reply, corporation, type, username),
+    async (request) =>
+      ok(
+        await searchExperts(
+          target,
+          request.params.corporation,
+          request.query,
+          audienceOf(request.principal.scopes),
         ),
-      )
-    },
+      ),
+  )
+  app.put(
+    '/v2/organization/:corporation/expert/:username',
+    updateProfileRoute(context, EXPERT_KIND, 'updateExpert'),
+  )
+  app.delete(
+    '/v2/organization/:corporation/expert/:username',
+    deleteProfileRoute(context, EXPERT_KIND, 'deleteExpert'),
   )
 
-  app.delete(
-    `${path}/:username`,
-    {
-      schema: {
-        operationId: `delete${operation}`,
-        tags: [tag],
-        summary: `Delete ${noun} and its profile sections`,
-        params: ExpertParams,
-        response: { 200: Success(ExpertDeleted), ...errors },
-      },
-      config: { scope: 'write', expertReach: false },
-    },
-    async (request) => {
-      const { corporation, username } = request.params
-      await deleteExpert(
-        db,
-        corporation,
-        username,
-        context.now(),
-        (keys) =>
-          discardFiles(context.storage, keys, (error) =>
-            request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
-          ),
-        requestTrail(request),
-        type,
-      )
-      return ok({ deleted: true, username })
-    },
-  )
+  for (const section of STORED_SECTIONS) {
+    const routes = sectionRoutes(context, EXPERT_KIND, section)
+    app.get(`/v2/organization/:corporation/expert/:username/${section}`, routes.list)
+    if (routes.single) {
+      app.post(`/v2/organization/:corporation/expert/:username/${section}`, routes.set)
+      app.delete(`/v2/organization/:corporation/expert/:username/${section}`, routes.clear)
+      continue
+    }
+    app.get(`/v2/organization/:corporation/expert/:username/${section}/:id`, routes.get)
+    app.post(`/v2/organization/:corporation/expert/:username/${section}`, routes.create)
+    if (routes.update) app.put(`/v2/organization/:corporation/expert/:username/${section}/:id`, routes.update)
+    if (routes.reorder)
+      app.put(`/v2/organization/:corporation/expert/:username/${section}/order`, routes.reorder)
+    app.delete(`/v2/organization/:corporation/expert/:username/${section}/:id`, routes.delete)
+  }
+  for (const section of READ_ONLY_SECTIONS)
+    app.get(
+      `/v2/organization/:corporation/expert/:username/${section}`,
+      readOnlySectionRoute(context, section),
+    )
 }

@@ -42,7 +42,10 @@ const requiredFields = {
   firstname: Text({ min: 1, max: 255, description: 'First name' }),
   lastname: Text({ min: 1, max: 255, description: 'Last name' }),
   job_title: Text({ min: 1, max: 255, description: 'Job title' }),
-  email: Email('Email address, unique within the organization (case-insensitive)'),
+  email: Email({
+    title: 'Email address',
+    description: 'Email address, unique within the organization (case-insensitive)',
+  }),
   company: Text({ min: 1, max: 255, description: 'Company' }),
 }
 
@@ -68,6 +71,7 @@ export const Username = Type.String({
   minLength: 3,
   maxLength: 64,
   pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  title: 'Username',
   description:
     'A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on',
   'x-message': 'must be 3 to 64 lower-case letters a-z, digits and single hyphens, not at either end',

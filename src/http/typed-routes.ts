@@ -1,10 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type {
+  ContextConfigDefault,
   FastifyBaseLogger,
   FastifyInstance,
+  FastifySchema,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
+  RouteGenericInterface,
+  RouteShorthandOptionsWithHandler,
 } from 'fastify'
 
 /**
@@ -20,3 +24,22 @@ export type TypedApp = FastifyInstance<
 >
 
 export const typedRoutes = (app: FastifyInstance): TypedApp => app.withTypeProvider<TypeBoxTypeProvider>()
+
+/**
+ * One route's options (schemas, config, handler) with its request and reply types taken from its
+ * schemas, for a route that several resources register under their own paths (experts and staff
+ * share the profile routes): `app.put('/v2/.../expert/:username', updateProfileRoute(...))`.
+ */
+export type RouteOf<S extends FastifySchema> = RouteShorthandOptionsWithHandler<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  RouteGenericInterface,
+  ContextConfigDefault,
+  S,
+  TypeBoxTypeProvider,
+  FastifyBaseLogger
+>
+
+/** Types a route's options by its schemas (see RouteOf); returns them unchanged. */
+export const route = <const S extends FastifySchema>(options: RouteOf<S>): RouteOf<S> => options

@@ -184,6 +184,8 @@ function messageOf(error: ErrorObject): string {
 export function toDetails(errors: ErrorObject[], part: string): ErrorDetail[] {
   const details = new Map<string, ErrorDetail>()
   for (const error of errors) {
+    // A named choice's branches (`oneOf` of `const`) each fail; the `oneOf` error after them carries the message.
+    if (error.keyword === 'const' && /\/oneOf\/\d+\/const$/.test(error.schemaPath)) continue
     const field = fieldOf(error, part)
     if (!details.has(field)) details.set(field, { field, message: messageOf(error) })
   }

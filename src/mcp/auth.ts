@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
+import { baseUrl } from '../auth/base-url.js'
 import { authenticate } from '../auth/bearer.js'
 import type { AuthContext } from '../auth/context.js'
-import { baseUrl } from '../auth/metadata-route.js'
 import type { Scope } from '../auth/scopes.js'
 import type { Principal } from '../auth/tokens.js'
 import { ApiError } from '../errors.js'

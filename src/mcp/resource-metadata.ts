@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { baseUrl } from '../auth/metadata-route.js'
+import { baseUrl } from '../auth/base-url.js'
 import { SCOPES } from '../auth/scopes.js'
 import { MCP_PATH, MCP_SCOPES } from './auth.js'
 

@@ -1,5 +1,5 @@
-import { boundedEntries } from '../auth/bounded-entries.js'
 import { ApiError } from '../errors.js'
+import type { CounterStore, Window } from '../limits/counter-store.js'
 
 /** What a full queue tells the client to wait before trying again, in seconds. */
 const BUSY_RETRY_SECONDS = 10
@@ -45,26 +45,23 @@ export class ImageQueue {
   }
 }
 
-const MINUTE_MS = 60_000
+const UPLOAD_WINDOW: Window = { windowMs: 60_000, ends: 'fixed' }
 
 /**
- * Uploads per minute per access token, in this process (like the image queue it protects): the
- * `max + 1`-th upload of a minute is 429 with `Retry-After`, before its body is read. `max` 0: no limit.
+ * Uploads per minute per access token, counted in `store`: the `max + 1`-th upload of a minute is 429
+ * with `Retry-After`, before its body is read. `max` 0: no limit. A store that cannot count lets the
+ * upload through.
  */
 export function uploadRateLimit(
+  store: CounterStore,
   max: number,
-  now: () => number,
-  maxEntries = 100_000,
-): ((tokenHash: string) => void) | undefined {
+): ((tokenHash: string) => Promise<void>) | undefined {
   if (max === 0) return undefined
-  const windows = boundedEntries<{ count: number; resetAt: number }>(maxEntries)
-  return (tokenHash) => {
-    const current = windows.get(tokenHash)
-    const window = current && current.resetAt > now() ? current : { count: 0, resetAt: now() + MINUTE_MS }
-    window.count += 1
-    windows.set(tokenHash, window)
-    if (window.count > max) {
-      const seconds = Math.max(1, Math.ceil((window.resetAt - now()) / 1000))
+  const uploads = store.counters('uploads')
+  return async (tokenHash) => {
+    const counted = await uploads.increment(tokenHash, UPLOAD_WINDOW)
+    if (counted && counted.count > max) {
+      const seconds = Math.max(1, Math.ceil(counted.remainingMs / 1000))
       throw new ApiError('rate_limited', `Too many uploads: retry in ${seconds} seconds.`, {
         headers: { 'retry-after': String(seconds) },
       })

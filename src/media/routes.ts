@@ -1,76 +1,18 @@
-import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type Static, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { requestTrail } from '../audit/request.js'
 import { notFound } from '../errors.js'
-import { IfMatchHeaders } from '../experts/schemas.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
-import { CorporationParams, ExpertParams } from '../http/params.js'
-import { validatorCompiler } from '../http/validation.js'
-import { profileCondition } from '../profiles/preconditions.js'
-import { AvatarOutput } from '../profiles/read-sections.js'
+import { CorporationParams } from '../http/params.js'
 import { isMediaExtension, MEDIA_KEY, MEDIA_TYPES, type MediaExtension } from '../storage/keys.js'
 import type { MediaStorage } from '../storage/storage.js'
-import { deleteAvatar, type MediaContext, setAvatar } from './avatar.js'
 import { storeDocument } from './documents.js'
-import { ImageQueue, uploadRateLimit } from './queue.js'
-import { readUpload, registerUploadParsers } from './upload.js'
+import { readUpload } from './upload.js'
+import { registerUploadScope, type Uploads, uploadBody } from './uploads.js'
 
 const errors = { '4xx': ErrorEnvelope }
-const EXPERT = '/v2/organization/:corporation/expert/:username'
 
-type ExpertPath = Static<typeof ExpertParams>
-
-const Binary = (description: string) => Type.String({ format: 'binary', description })
-
-/** The request bodies an upload route documents: a multipart form with `file`, or the raw file. */
-function uploadBody(title: string, rawTypes: readonly string[], what: string) {
-  const multipartForm = Type.Object(
-    { file: Binary(what) },
-    {
-      required: ['file'],
-      title,
-      description: `multipart/form-data with the field file: ${what}`,
-    },
-  )
-  return {
-    content: {
-      'multipart/form-data': { schema: multipartForm },
-      ...Object.fromEntries(rawTypes.map((type) => [type, { schema: Binary(what) }])),
-    },
-  }
-}
-
-/**
- * Upload bodies are read by their own parsers (upload.ts), which give every bad body its 4xx; the body
- * schemas above only describe them in the OpenAPI document. Parameters are validated as everywhere.
- */
-const uploadValidator: FastifySchemaCompiler<Parameters<typeof validatorCompiler>[0]['schema']> = (route) =>
-  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route)
-
-const FocusQuery = Type.Object(
-  {
-    focus_x: Type.Optional(
-      Type.Number({
-        minimum: 0,
-        maximum: 1,
-        description: 'Crop centre, as a fraction of the width (0 left, 1 right)',
-        'x-message': 'must be a number from 0 to 1',
-      }),
-    ),
-    focus_y: Type.Optional(
-      Type.Number({
-        minimum: 0,
-        maximum: 1,
-        description: 'Crop centre, as a fraction of the height (0 top, 1 bottom)',
-        'x-message': 'must be a number from 0 to 1',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
-
-const AvatarAnswer = Type.Object({ avatar: AvatarOutput }, { title: 'AvatarStored' })
 const FileAnswer = Type.Object(
   { url: Type.String({ description: "The stored file, for a section's url field" }) },
   { title: 'FileStored' },
@@ -81,62 +23,18 @@ function baseUrlOf(context: AppContext, request: FastifyRequest): string {
   return context.config.publicUrl ?? `${request.protocol}://${request.host}`
 }
 
-/** The photo and document upload routes (CONTRACT §16), in their own scope with their own body parsers. */
-export async function uploadRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
-  const limit = context.config.uploadMaxBytes
-  const media: MediaContext = {
-    db: context.db,
-    storage: context.storage,
-    now: context.now,
-    report: (error) =>
-      app.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
-    images: new ImageQueue(context.config.imageConcurrency, context.config.imageQueueMax),
-  }
-  const takeUpload = uploadRateLimit(context.config.rateLimitUploads, context.now)
-
+/**
+ * The document upload route (CONTRACT §16), in its own scope with the upload body parsers
+ * (./uploads.ts); an expert's photo is uploaded by src/experts/avatar-routes.ts.
+ */
+export async function uploadRoutes(
+  app: FastifyInstance,
+  context: AppContext,
+  uploads: Uploads,
+): Promise<void> {
+  const { limit, media } = uploads
   await app.register(async (scope) => {
-    await registerUploadParsers(scope, limit, 'image/jpeg, image/png, image/webp or application/pdf')
-    scope.setValidatorCompiler(uploadValidator)
-    // Counted before the body is read: a client over its allowance costs no upload bytes.
-    if (takeUpload) scope.addHook('onRequest', async (request) => takeUpload(request.principal.tokenHash))
-    scope.put<{ Params: ExpertPath; Querystring: Static<typeof FocusQuery> }>(
-      `${EXPERT}/avatar`,
-      {
-        schema: {
-          operationId: 'setExpertAvatar',
-          tags: ['photos and files'],
-          summary: "Upload an expert's photo: a JPEG, PNG or WebP of at least 200x200 pixels",
-          params: ExpertParams,
-          headers: IfMatchHeaders,
-          querystring: FocusQuery,
-          body: uploadBody(
-            'PhotoUpload',
-            ['image/jpeg', 'image/png', 'image/webp'],
-            'the photo (JPEG, PNG or WebP)',
-          ),
-          response: { 200: Success(AvatarAnswer), ...errors },
-        },
-        config: { scope: 'write' },
-      },
-      async (request, reply) => {
-        const upload = await readUpload(request, limit, ['jpeg', 'png', 'webp'], 'a JPEG, PNG or WebP image')
-        const { focus_x: x, focus_y: y } = request.query
-        const focus = x === undefined && y === undefined ? undefined : { x: x ?? 0.5, y: y ?? 0.5 }
-        const { corporation, username } = request.params
-        return ok({
-          avatar: await setAvatar(
-            media,
-            corporation,
-            username,
-            upload.bytes,
-            requestTrail(request),
-            focus,
-            profileCondition(request, reply, corporation, 'expert', username),
-          ),
-        })
-      },
-    )
-
+    await registerUploadScope(scope, uploads)
     scope.post<{ Params: Static<typeof CorporationParams> }>(
       '/v2/organization/:corporation/file',
       {
@@ -173,32 +71,6 @@ export async function uploadRoutes(app: FastifyInstance, context: AppContext): P
       },
     )
   })
-
-  app.delete<{ Params: ExpertPath }>(
-    `${EXPERT}/avatar`,
-    {
-      schema: {
-        operationId: 'deleteExpertAvatar',
-        tags: ['photos and files'],
-        summary: "Delete an expert's photo and its files",
-        params: ExpertParams,
-        headers: IfMatchHeaders,
-        response: { 200: Success(AvatarAnswer), ...errors },
-      },
-      config: { scope: 'write' },
-    },
-    async (request, reply) => {
-      const { corporation, username } = request.params
-      await deleteAvatar(
-        media,
-        corporation,
-        username,
-        requestTrail(request),
-        profileCondition(request, reply, corporation, 'expert', username),
-      )
-      return ok({ avatar: { s: {}, m: {}, o: {}, l: {} } })
-    },
-  )
 }
 
 /** `image/webp` with a non-zero quality in `Accept`: browsers that take WebP say so explicitly. */

@@ -42,6 +42,7 @@ export const ORGANIZATION_FIELDS: Record<(typeof ORGANIZATION_PROFILE_COLUMNS)[n
 const Color = (description: string) =>
   Type.String({
     pattern: '^#[0-9a-fA-F]{6}$',
+    title: description,
     description: `${description}: a hex colour such as #1d4ed8`,
     'x-message': 'must be a hex colour such as #1d4ed8',
   })

@@ -5,6 +5,7 @@ import {
   Currency,
   Email,
   EmbedCode,
+  Html,
   Key,
   LongText,
   NonNegative,
@@ -40,7 +41,15 @@ export const SECTION_FIELDS = {
   accomplishment: {
     title: req(ShortText('Title')),
     description: opt(LongText('Description')),
-    type: opt(Choice([71, 73] as const, 'Kind: 71 professional, 73 personal')),
+    type: opt(
+      Choice(
+        [
+          { const: 71, title: 'Professional' },
+          { const: 73, title: 'Personal' },
+        ],
+        'Kind',
+      ),
+    ),
     start: opt(UnixSeconds('Start')),
     end: opt(UnixSeconds('End')),
   },
@@ -74,7 +83,7 @@ export const SECTION_FIELDS = {
     availability_corptraining: flag('corporate trainer'),
     availability_open: flag('anything else'),
   },
-  biography: { biography: { ...req(LongText('Biography (HTML)', 50_000)), sanitize: sanitizeHtml } },
+  biography: { biography: { ...req(Html('Biography', 50_000)), sanitize: sanitizeHtml } },
   book: {
     title: req(ShortText('Title', 500)),
     publisher: opt(ShortText('Publisher')),
@@ -106,7 +115,9 @@ export const SECTION_FIELDS = {
     event_name: opt(ShortText('Event name')),
     location: opt(ShortText('Location')),
     date: opt(UnixSeconds('Date')),
-    time_zone: opt(ShortText('IANA time zone, such as America/Toronto', 64)),
+    time_zone: opt(
+      ShortText({ title: 'IANA time zone', description: 'IANA time zone, such as America/Toronto' }, 64),
+    ),
     time: opt(
       Type.String({
         pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
@@ -126,7 +137,17 @@ export const SECTION_FIELDS = {
   mediaappearance: {
     title: req(ShortText('Title', 500)),
     organization: opt(ShortText('Media organization')),
-    type: opt(Choice(['print', 'online', 'tv', 'radio'] as const, 'Medium')),
+    type: opt(
+      Choice(
+        [
+          { const: 'print', title: 'Print' },
+          { const: 'online', title: 'Online' },
+          { const: 'tv', title: 'TV' },
+          { const: 'radio', title: 'Radio' },
+        ],
+        'Medium',
+      ),
+    ),
     url: opt(Url('URL')),
     details: opt(LongText('Details')),
     date: opt(UnixSeconds('Date')),
@@ -181,7 +202,7 @@ export const SECTION_FIELDS = {
   seo: {
     title: opt(ShortText('Page title', 500)),
     description: opt(LongText('Meta description', 1000)),
-    keywords: opt(ShortText('Keywords, comma-separated', 1000)),
+    keywords: opt(ShortText({ title: 'Keywords', description: 'Keywords, comma-separated' }, 1000)),
     image: opt(Url('Share image')),
     canonical_url: opt(Url('Canonical URL of the profile page')),
   },
@@ -201,7 +222,11 @@ export const SECTION_FIELDS = {
     embed: {
       ...opt(
         EmbedCode(
-          'Embed code (HTML, sanitized: of iframes only the SlideShare, YouTube and Vimeo players over https are kept) or an http(s) URL',
+          {
+            title: 'Embed code or an http(s) URL',
+            description:
+              'Embed code (HTML, sanitized: of iframes only the SlideShare, YouTube and Vimeo players over https are kept) or an http(s) URL',
+          },
           5000,
         ),
       ),
@@ -323,7 +348,8 @@ export function sectionTitle(section: string): string {
 function plainType(schema: TSchema): TSchema {
   const type = propertyOf(schema, 'type')
   const description = propertyOf(schema, 'description')
-  const values = propertyOf(schema, 'enum')
+  const choices = propertyOf(schema, 'oneOf')
+  const values = Array.isArray(choices) ? choices.map((choice) => propertyOf(choice, 'const')) : undefined
   const options = {
     ...(typeof description === 'string' && description ? { description } : {}),
     ...(Array.isArray(values) ? { enum: values } : {}),
@@ -379,7 +405,9 @@ export function sectionBody(section: StoredSection, mode: 'create' | 'patch'): T
   const title = `${pascal(section)}${mode === 'create' ? 'Create' : 'Update'}`
   if (NAME_SECTIONS.has(section)) {
     const schema =
-      section === 'tag' ? ShortText('Tag: an organization tag, created on first use', 100) : ShortText('Name')
+      section === 'tag'
+        ? ShortText({ title: 'Tag', description: 'Tag: an organization tag, created on first use' }, 100)
+        : ShortText('Name')
     return Type.Object({ name: schema }, { additionalProperties: false, title })
   }
   const properties: Record<string, TSchema> = {}

@@ -1,5 +1,22 @@
-import type { ErrorDetail } from '../errors.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { type ErrorDetail, validationError } from '../errors.js'
 import { badEncoding, decodePairs } from '../http/url-encoding.js'
+import { ARRAY_PARAMETERS } from './schemas.js'
+
+/** The search routes' preValidation: replaces Fastify's parsed query with ours (arrays in three forms). */
+export function parseSearchQuery(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  const { query, errors: problems } = parseQueryString(request.raw.url ?? '', ARRAY_PARAMETERS)
+  if (problems.length > 0) {
+    done(validationError(problems))
+    return
+  }
+  request.query = query
+  done()
+}
 
 /**
  * Reads a raw query string the way the search endpoints accept arrays: `k=a&k=b`, `k[]=a&k[]=b` and

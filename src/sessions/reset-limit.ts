@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis'
-import { boundedEntries } from '../auth/bounded-entries.js'
+import type { CounterStore, Window } from '../limits/counter-store.js'
 
 /** The window of the password-reset allowances. */
 export const RESET_WINDOW_MS = 60 * 60 * 1000
+const WINDOW: Window = { windowMs: RESET_WINDOW_MS, ends: 'fixed' }
 /** Reset emails one account receives per hour at most. */
 export const RESET_MAILS_PER_ACCOUNT = 3
 /**
@@ -20,36 +20,16 @@ export interface ResetLimit {
   take(key: string, max: number): Promise<boolean>
 }
 
-/** In-process counts (one server process). Bounded: the oldest keys go first. */
-export function memoryResetLimit(now: () => number, maxEntries = 100_000): ResetLimit {
-  const windows = boundedEntries<{ count: number; resetAt: number }>(maxEntries)
-  return {
-    async take(key, max) {
-      const current = windows.get(key)
-      const window =
-        current && current.resetAt > now() ? current : { count: 0, resetAt: now() + RESET_WINDOW_MS }
-      window.count += 1
-      windows.set(key, window)
-      return window.count <= max
-    },
-  }
-}
-
 /**
- * Counts shared by every server process through Redis. A failing Redis refuses the email (logged):
- * a reset can be asked for again, an unbounded stream of emails cannot be taken back.
+ * The allowances (`password-reset:<key>`). Unlike the other limits, a store that cannot count refuses
+ * the email: a reset can be asked for again, an unbounded stream of emails cannot be taken back.
  */
-export function redisResetLimit(redis: Redis, prefix: string, onError: (error: unknown) => void): ResetLimit {
+export function createResetLimit(store: CounterStore): ResetLimit {
+  const uses = store.counters('password-reset')
   return {
     async take(key, max) {
-      const stored = `${prefix}password-reset:${key}`
-      try {
-        const results = await redis.multi().set(stored, 0, 'PX', RESET_WINDOW_MS, 'NX').incr(stored).exec()
-        return Number(results?.[1]?.[1] ?? Number.POSITIVE_INFINITY) <= max
-      } catch (error) {
-        onError(error)
-        return false
-      }
+      const counted = await uses.increment(key, WINDOW)
+      return counted !== undefined && counted.count <= max
     },
   }
 }

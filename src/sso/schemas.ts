@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
-import { Email, Flag, Url } from '../validation/text.js'
+import { type Described, Email, Flag, Url, wordsOf } from '../validation/text.js'
 import { SSO_ROLES } from './roles.js'
 
 export const PROTOCOLS = ['oidc', 'saml'] as const
@@ -14,17 +14,17 @@ export function isProtocol(value: string): value is Protocol {
 export const MAX_MAPPINGS = 100
 export const MAX_DOMAINS = 50
 
-const SsoRole = (description: string) =>
+const SsoRole = (described: Described) =>
   Type.Enum(SSO_ROLES, {
-    description: `${description}; never owner (owners are made by an owner, not by the identity provider)`,
+    ...wordsOf(described, '; never owner (owners are made by an owner, not by the identity provider)'),
     'x-message': `must be one of: ${SSO_ROLES.join(', ')}`,
   })
 
-const Text = (maxLength: number, description: string) =>
+const Text = (maxLength: number, described: Described) =>
   Type.String({
     minLength: 1,
     maxLength,
-    description,
+    ...wordsOf(described),
     'x-message': `must be a text of 1 to ${maxLength} characters`,
   })
 
@@ -45,41 +45,69 @@ export const RoleMapping = Type.Object(
 const DOMAIN = '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$'
 
 const settingsFields = {
-  protocol: Type.Enum(PROTOCOLS, {
-    description: '`oidc` (OpenID Connect) or `saml` (SAML 2.0)',
+  protocol: Type.Unsafe<Protocol>({
+    type: 'string',
+    oneOf: [
+      { const: 'oidc', title: 'OpenID Connect' },
+      { const: 'saml', title: 'SAML 2.0' },
+    ],
+    description: 'Protocol',
     'x-message': 'must be oidc or saml',
   }),
-  issuer: Url('OIDC: the identity provider’s issuer (its discovery document is read from it); https'),
-  client_id: Text(255, 'OIDC: this service’s client id at the identity provider'),
-  client_secret: Text(
-    1000,
-    'OIDC: the client secret (write-only: stored encrypted under EXPERTDIR_SECRET_KEY, never answered); null or never set: a public client (PKCE only)',
-  ),
+  issuer: Url({
+    title: 'Issuer (OIDC)',
+    description: 'OIDC: the identity provider’s issuer (its discovery document is read from it); https',
+  }),
+  client_id: Text(255, {
+    title: 'Client id (OIDC)',
+    description: 'OIDC: this service’s client id at the identity provider',
+  }),
+  client_secret: Text(1000, {
+    title: 'Client secret (OIDC)',
+    description:
+      'OIDC: the client secret (write-only: stored encrypted under EXPERTDIR_SECRET_KEY, never answered); null or never set: a public client (PKCE only)',
+  }),
   scope: Type.String({
     pattern: '^([\\x21\\x23-\\x5B\\x5D-\\x7E]+ )*[\\x21\\x23-\\x5B\\x5D-\\x7E]+$',
     maxLength: 500,
+    title: 'Scopes (OIDC)',
     description: 'OIDC: the scopes asked for, space-separated, with openid (default `openid email profile`)',
     'x-message': 'must be scopes separated by single spaces',
   }),
-  groups_claim: Text(100, 'OIDC: the claim that lists the person’s groups (default `groups`)'),
-  entry_point: Url('SAML: the identity provider’s single sign-on URL (HTTP-Redirect binding); https'),
+  groups_claim: Text(100, {
+    title: 'Groups claim (OIDC)',
+    description: 'OIDC: the claim that lists the person’s groups (default `groups`)',
+  }),
+  entry_point: Url({
+    title: 'Sign-on URL (SAML)',
+    description: 'SAML: the identity provider’s single sign-on URL (HTTP-Redirect binding); https',
+  }),
   idp_certificate: Type.String({
     minLength: 1,
     maxLength: 20_000,
+    title: 'Signing certificate (SAML)',
+    'x-input': 'longtext',
     description: 'SAML: the identity provider’s signing certificate, PEM (or its base64 body)',
     'x-message': 'must be an X.509 certificate in PEM',
   }),
-  sp_entity_id: Text(
-    1000,
-    'SAML: this service’s entity id, the audience assertions must name (default: the metadata URL)',
-  ),
+  sp_entity_id: Text(1000, {
+    title: 'Entity id of this service (SAML)',
+    description:
+      'SAML: this service’s entity id, the audience assertions must name (default: the metadata URL)',
+  }),
   role_mapping: Type.Array(RoleMapping, {
     maxItems: MAX_MAPPINGS,
     description: `Groups to roles, at most ${MAX_MAPPINGS}; a person in several groups gets the highest role`,
     'x-message': `must be a list of at most ${MAX_MAPPINGS} {group, role} pairs`,
   }),
-  default_role: SsoRole('The role of people created on first sign-in whom no group maps; null: refuse them'),
-  allow_create: Flag('1: a person with no account is created on first sign-in'),
+  default_role: SsoRole({
+    title: 'Role of new people',
+    description: 'The role of people created on first sign-in whom no group maps; null: refuse them',
+  }),
+  allow_create: Flag({
+    title: 'Create people on first sign-in',
+    description: '1: a person with no account is created on first sign-in',
+  }),
   allowed_domains: Type.Array(
     Type.String({ pattern: DOMAIN, description: 'An email domain', 'x-message': 'must be a domain name' }),
     {
@@ -88,9 +116,11 @@ const settingsFields = {
       'x-message': `must be a list of at most ${MAX_DOMAINS} domain names`,
     },
   ),
-  passwords_off: Flag(
-    '1: passwords are off for the organization: password sign-in and resets are refused for its people',
-  ),
+  passwords_off: Flag({
+    title: 'Passwords off',
+    description:
+      '1: passwords are off for the organization: password sign-in and resets are refused for its people',
+  }),
 }
 
 /**

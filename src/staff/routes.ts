@@ -1,12 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { audienceOf } from '../derived/audience.js'
+import {
+  createProfileRoute,
+  deleteProfileRoute,
+  readProfileRoute,
+  updateProfileRoute,
+} from '../experts/account-routes.js'
 import { STAFF_KIND } from '../experts/profile-type.js'
-import { accountRoutes } from '../experts/routes.js'
+import { sectionRoutes } from '../experts/section-routes.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
-import { profileCondition } from '../profiles/preconditions.js'
-import { profileReadRoute, profileSectionRoutes } from '../profiles/routes.js'
+import { typedRoutes } from '../http/typed-routes.js'
 import { STAFF_SECTIONS } from '../profiles/section-fields.js'
 import { EmployeeList, type ProfileListInput, ProfileListQuery, StaffList } from './schemas.js'
 import { listPeople } from './service.js'
@@ -19,11 +24,12 @@ const errors = { '4xx': ErrorEnvelope }
  * both lists take the expert search's `q` (ranked by relevance; by name without it).
  * All reads take `read:public`, which sees only published, non-private profiles.
  */
-export async function staffRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function staffRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
+  const app = typedRoutes(untyped)
   const target = { db: context.db, dialect: context.database.dialect }
 
   app.get<{ Params: { corporation: number }; Querystring: ProfileListInput }>(
-    STAFF_KIND.path,
+    '/v2/organization/:corporation/staff',
     {
       schema: {
         operationId: 'listStaff',
@@ -47,9 +53,31 @@ export async function staffRoutes(app: FastifyInstance, context: AppContext): Pr
     },
   )
 
-  profileReadRoute(app, context, STAFF_KIND)
-  accountRoutes(app, context, STAFF_KIND, profileCondition)
-  profileSectionRoutes(app, context, STAFF_KIND, STAFF_SECTIONS)
+  app.get('/v2/organization/:corporation/staff/:username', readProfileRoute(context, STAFF_KIND, 'getStaff'))
+  app.post('/v2/organization/:corporation/staff', createProfileRoute(context, STAFF_KIND, 'createStaff'))
+  app.put(
+    '/v2/organization/:corporation/staff/:username',
+    updateProfileRoute(context, STAFF_KIND, 'updateStaff'),
+  )
+  app.delete(
+    '/v2/organization/:corporation/staff/:username',
+    deleteProfileRoute(context, STAFF_KIND, 'deleteStaff'),
+  )
+  for (const section of STAFF_SECTIONS) {
+    const routes = sectionRoutes(context, STAFF_KIND, section)
+    app.get(`/v2/organization/:corporation/staff/:username/${section}`, routes.list)
+    if (routes.single) {
+      app.post(`/v2/organization/:corporation/staff/:username/${section}`, routes.set)
+      app.delete(`/v2/organization/:corporation/staff/:username/${section}`, routes.clear)
+      continue
+    }
+    app.get(`/v2/organization/:corporation/staff/:username/${section}/:id`, routes.get)
+    app.post(`/v2/organization/:corporation/staff/:username/${section}`, routes.create)
+    if (routes.update) app.put(`/v2/organization/:corporation/staff/:username/${section}/:id`, routes.update)
+    if (routes.reorder)
+      app.put(`/v2/organization/:corporation/staff/:username/${section}/order`, routes.reorder)
+    app.delete(`/v2/organization/:corporation/staff/:username/${section}/:id`, routes.delete)
+  }
 
   app.get<{ Params: { corporation: number }; Querystring: ProfileListInput }>(
     '/v2/organization/:corporation/employee',

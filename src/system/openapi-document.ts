@@ -19,8 +19,9 @@ export function componentName(title: string): string {
 }
 
 /**
- * Replaces every schema that carries a `title` by a `$ref` to `#/components/schemas/<title>`, innermost
- * first. Two different schemas with one title are a programming error: they would silently merge.
+ * Replaces every object schema that carries a `title` by a `$ref` to `#/components/schemas/<title>`,
+ * innermost first. Two different objects with one title are a programming error: they would silently
+ * merge. The title of a field or of a named choice is its label and stays where it is.
  */
 export function hoistTitledSchemas(document: Json): void {
   const schemas = objectAt(objectAt(document, 'components'), 'schemas')
@@ -36,7 +37,7 @@ export function hoistTitledSchemas(document: Json): void {
       const map = schema[key]
       if (isObject(map)) for (const name of Object.keys(map)) map[name] = visit(map[name])
     }
-    if (typeof schema.title !== 'string') return schema
+    if (typeof schema.title !== 'string' || schema.type !== 'object') return schema
     const name = componentName(schema.title)
     const existing = schemas[name]
     if (existing !== undefined && !isDeepStrictEqual(existing, schema)) {

@@ -1,21 +1,28 @@
 import { type TSchema, Type } from 'typebox'
-import { Email, MULTI_LINE_CHAR, Text, Url } from './text.js'
+import { type Described, Email, MULTI_LINE_CHAR, Text, Url, wordsOf } from './text.js'
 
 /** Field builders for the write schemas (posts, Q&A, profile sections, the organization profile, the import): each returns the input schema of one field. */
 
-export const ShortText = (description: string, max = 255) => Text({ max, min: 1, description })
-export const LongText = (description: string, max = 20_000) =>
+export const ShortText = (description: Described, max = 255) => Text({ max, min: 1, description })
+export const LongText = (description: Described, max = 20_000) =>
   Text({ max, min: 1, multiline: true, description })
+
+/** Rich text: HTML, sanitized on write to what src/validation/html.ts keeps; forms give it an editor. */
+export function Html(label: string, max: number) {
+  const description = { title: label, description: `${label} (HTML, sanitized on write)` }
+  return Text({ max, min: 1, multiline: true, input: 'html', description })
+}
 
 /**
  * Embeddable markup or its URL: a value that starts with `<` is an embed code (sanitized on write, see
  * src/validation/html.ts `sanitizeEmbed`); anything else must be an http(s) URL.
  */
-export function EmbedCode(description: string, max: number) {
+export function EmbedCode(description: Described, max: number) {
   return Text({
     max,
     min: 1,
     multiline: true,
+    input: 'embed',
     pattern: `^(?:<|https?://)${MULTI_LINE_CHAR}*$`,
     message: "must be an embed code (the player's <iframe ...>) or an http(s) URL",
     description,
@@ -32,10 +39,11 @@ const EARLIEST_UNIX_SECONDS = -62_135_596_800
  * An integer unix time in seconds, from `earliest` (default: the year 1) to the year 5138; a value that
  * only fits milliseconds gets a message saying so.
  */
-export function UnixSeconds(description: string, earliest = EARLIEST_UNIX_SECONDS) {
+export function UnixSeconds(described: Described, earliest = EARLIEST_UNIX_SECONDS) {
   return Type.Integer({
     minimum: earliest,
-    description: `${description}: unix time in seconds (not milliseconds)`,
+    ...wordsOf(described, ': unix time in seconds (not milliseconds)'),
+    'x-input': 'date',
     'x-message': 'must be an integer unix time in seconds, such as 1767225600',
     // A nested schema so that a too-large value gets its own message.
     allOf: [
@@ -47,31 +55,46 @@ export function UnixSeconds(description: string, earliest = EARLIEST_UNIX_SECOND
   })
 }
 
-export function Year(description: string) {
-  return Type.Integer({ minimum: 1000, maximum: 9999, description, 'x-message': 'must be a four-digit year' })
+export function Year(described: Described) {
+  return Type.Integer({
+    minimum: 1000,
+    maximum: 9999,
+    ...wordsOf(described),
+    'x-input': 'year',
+    'x-message': 'must be a four-digit year',
+  })
 }
 
-export function NonNegative(description: string, integer = false) {
-  const options = { minimum: 0, maximum: 1e12, description, 'x-message': 'must be a number of at least 0' }
+export function NonNegative(described: Described, integer = false) {
+  const options = {
+    minimum: 0,
+    maximum: 1e12,
+    ...wordsOf(described),
+    'x-message': 'must be a number of at least 0',
+  }
   return integer ? Type.Integer(options) : Type.Number(options)
 }
 
-export function Currency(description: string) {
+export function Currency(described: Described) {
   return Type.String({
     pattern: '^[A-Za-z]{3}$',
-    description: `${description}: ISO 4217 code such as USD`,
+    ...wordsOf(described, ': ISO 4217 code such as USD'),
     'x-message': 'must be a three-letter ISO 4217 currency code, such as USD',
   })
 }
 
-export function Choice<T extends string | number>(values: readonly T[], description: string) {
-  const first = values[0]
+/** One of a few values, each with its name: `oneOf` of `const` and `title`, which forms offer by name. */
+export function Choice<T extends string | number>(
+  choices: readonly { const: T; title: string }[],
+  described: Described,
+) {
+  const values = choices.map((choice) => choice.const)
   const options = {
-    enum: [...values],
-    description,
+    oneOf: choices.map((choice) => ({ const: choice.const, title: choice.title })),
+    ...wordsOf(described),
     'x-message': `must be one of: ${values.join(', ')}`,
   }
-  return typeof first === 'number' ? Type.Integer(options) : Type.String(options)
+  return typeof values[0] === 'number' ? Type.Integer(options) : Type.String(options)
 }
 
 export { Email, Url }

@@ -7,16 +7,35 @@ const SINGLE_LINE = `^${scalarExcept(CONTROLS)}*$`
 export const MULTI_LINE_CHAR = scalarExcept(controlsExcept(LINE_CONTROLS))
 const MULTI_LINE = `^${MULTI_LINE_CHAR}*$`
 
+/**
+ * A field's words: its label alone (a string), or the label (`title`, what a form shows) and the longer
+ * text the API reference gives (`description`).
+ */
+export type Described = string | { title: string; description: string }
+
+/**
+ * The schema keywords of a field's words: `description` always; `title` (the form's label) when the
+ * description says more than the label, as when a builder adds its format (`suffix`).
+ */
+export function wordsOf(described: Described, suffix = ''): { title?: string; description: string } {
+  const { title, description } =
+    typeof described === 'string' ? { title: described, description: described } : described
+  const full = `${description}${suffix}`
+  return full === title ? { description: full } : { title, description: full }
+}
+
 interface TextOptions {
   /** Longest value in code points. */
   max: number
   /** Shortest value; 1 for required fields (after trimming). */
   min?: number
   multiline?: boolean
-  description?: string
+  description?: Described
   /** Replaces the default message of the pattern check. */
   pattern?: string
   message?: string
+  /** The widget a form gives a multi-line field (default: a text area). */
+  input?: 'html' | 'embed'
 }
 
 /** A trimmed text field: well-formed Unicode, no control characters, length in code points. */
@@ -30,20 +49,21 @@ export function Text(options: TextOptions) {
       (options.multiline
         ? 'must be well-formed text without control characters other than line breaks and tabs'
         : 'must be well-formed text on one line, without control characters'),
-    ...(options.description ? { description: options.description } : {}),
+    ...(options.multiline ? { 'x-input': options.input ?? 'longtext' } : {}),
+    ...(options.description ? wordsOf(options.description) : {}),
   })
 }
 
-/** A 1 or 0 flag. */
-export function Flag(description: string) {
-  return Type.Integer({ minimum: 0, maximum: 1, description, 'x-message': 'must be 1 or 0' })
+/** A 1 or 0 flag; a switch's description says what 1 means (`1: ...`). */
+export function Flag(described: Described) {
+  return Type.Integer({ minimum: 0, maximum: 1, ...wordsOf(described), 'x-message': 'must be 1 or 0' })
 }
 
-export function Email(description: string) {
+export function Email(described: Described) {
   return Type.String({
     format: 'email',
     maxLength: 254,
-    description,
+    ...wordsOf(described),
     'x-message': 'must be a valid email address',
   })
 }
@@ -53,29 +73,29 @@ export function Email(description: string) {
  * an RFC 3986 URI (so no spaces, quotes or angle brackets) with a lower-case scheme and a host, and no
  * user name before it (`https://trusted.example@evil.example`).
  */
-export function Url(description: string) {
+export function Url(described: Described) {
   return Type.String({
     format: 'uri',
     pattern: '^https?://[^/?#@]+(?:[/?#]|$)',
     maxLength: 2048,
-    description: `${description}: an http(s) URL`,
+    ...wordsOf(described, ': an http(s) URL'),
     'x-message': 'must be an http(s) URL',
   })
 }
 
-export function CountryCode(description: string) {
+export function CountryCode(described: Described) {
   return Type.String({
     format: 'iso3166-alpha2',
-    description: `${description}: ISO 3166-1 alpha-2, case-insensitive ("" clears it)`,
+    ...wordsOf(described, ': ISO 3166-1 alpha-2, case-insensitive ("" clears it)'),
     'x-message': 'must be an ISO 3166-1 alpha-2 country code, such as CA or US',
   })
 }
 
-export function StateCode(description: string) {
+export function StateCode(described: Described) {
   return Type.String({
     maxLength: 10,
     pattern: '^([A-Za-z0-9]{1,3}(-[A-Za-z0-9]{1,3})?)?$',
-    description: `${description}: ISO 3166-2 subdivision of the country, as ON or CA-ON`,
+    ...wordsOf(described, ': ISO 3166-2 subdivision of the country, as ON or CA-ON'),
     // Forms offer the subdivisions of the country chosen in the same form.
     'x-input': 'subdivision',
     'x-message': 'must be an ISO 3166-2 subdivision code of the country, such as ON or CA-ON',

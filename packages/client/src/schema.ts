@@ -3275,7 +3275,7 @@ export interface components {
             /** @description Title */
             title: string;
             description?: string | "" | null;
-            type?: (71 | 73) | "" | null;
+            type?: (number & (71 | 73)) | "" | null;
             start?: (number & unknown) | "" | null;
             end?: (number & unknown) | "" | null;
         };
@@ -3284,7 +3284,7 @@ export interface components {
             /** @description Title */
             title?: string;
             description?: string | "" | null;
-            type?: (71 | 73) | "" | null;
+            type?: (number & (71 | 73)) | "" | null;
             start?: (number & unknown) | "" | null;
             end?: (number & unknown) | "" | null;
         };
@@ -3312,9 +3312,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -3360,14 +3364,20 @@ export interface components {
         AnswerCreate: {
             /** @description Expert username */
             username: string;
-            /** @description Answer (HTML, sanitized on write) */
+            /**
+             * Answer
+             * @description Answer (HTML, sanitized on write)
+             */
             answer: string;
         };
         /** AnswerUpdate */
         AnswerUpdate: {
             /** @description Expert username */
             username?: string;
-            /** @description Answer (HTML, sanitized on write) */
+            /**
+             * Answer
+             * @description Answer (HTML, sanitized on write)
+             */
             answer?: string;
         };
         /** ArticleCreate */
@@ -3410,6 +3420,7 @@ export interface components {
             title: string;
             description?: string | "" | null;
             /**
+             * Audio URL
              * Format: uri
              * @description Audio URL: an http(s) URL
              */
@@ -3422,6 +3433,7 @@ export interface components {
             title?: string;
             description?: string | "" | null;
             /**
+             * Audio URL
              * Format: uri
              * @description Audio URL: an http(s) URL
              */
@@ -3556,7 +3568,10 @@ export interface components {
         };
         /** BiographyUpdate */
         BiographyUpdate: {
-            /** @description Biography (HTML) */
+            /**
+             * Biography
+             * @description Biography (HTML, sanitized on write)
+             */
             biography?: string;
         };
         /** BookCreate */
@@ -3605,9 +3620,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -3641,7 +3660,10 @@ export interface components {
         ClientCreate: {
             /** @description A note on what the client is for */
             label?: string;
-            /** @description What the client may do, space-separated, of: read, read:public, write, inquiries:create, inquiries:read, inquiries:handle, admin (default: read write inquiries:create inquiries:read) */
+            /**
+             * What the client may do
+             * @description What the client may do, space-separated, of: read, read:public, write, inquiries:create, inquiries:read, inquiries:handle, admin (default: read write inquiries:create inquiries:read)
+             */
             scope?: string;
         };
         /**
@@ -3703,6 +3725,7 @@ export interface components {
         /** CvUpdate */
         CvUpdate: {
             /**
+             * CV page
              * Format: uri
              * @description CV page: an http(s) URL
              */
@@ -3730,6 +3753,7 @@ export interface components {
             /** @description Title */
             title: string;
             /**
+             * Document URL
              * Format: uri
              * @description Document URL: an http(s) URL
              */
@@ -3740,6 +3764,7 @@ export interface components {
             /** @description Title */
             title?: string;
             /**
+             * Document URL
              * Format: uri
              * @description Document URL: an http(s) URL
              */
@@ -3785,9 +3810,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -3922,9 +3951,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -3935,7 +3968,10 @@ export interface components {
             event_name: string;
             /** @description Event location */
             event_location: string;
-            /** @description Event date: unix time in seconds (not milliseconds) */
+            /**
+             * Event date
+             * @description Event date: unix time in seconds (not milliseconds)
+             */
             event_date: number & unknown;
             /** @description Event description (line breaks allowed) */
             event_description: string;
@@ -3969,6 +4005,7 @@ export interface components {
             /** @description Job title */
             job_title: string;
             /**
+             * Email address
              * Format: email
              * @description Email address, unique within the organization (case-insensitive)
              */
@@ -3983,9 +4020,13 @@ export interface components {
             phone_number_extension?: string;
             /** @description City */
             location_city?: string;
-            /** @description State/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * State/province
+             * @description State/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Country
              * Format: iso3166-alpha2
              * @description Country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -4068,7 +4109,10 @@ export interface components {
         };
         /** ExpertUpdate */
         ExpertUpdate: {
-            /** @description A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on */
+            /**
+             * Username
+             * @description A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on
+             */
             username?: string;
             /** @description First name */
             firstname?: string;
@@ -4077,6 +4121,7 @@ export interface components {
             /** @description Job title */
             job_title?: string;
             /**
+             * Email address
              * Format: email
              * @description Email address, unique within the organization (case-insensitive)
              */
@@ -4091,9 +4136,13 @@ export interface components {
             phone_number_extension?: string;
             /** @description City */
             location_city?: string;
-            /** @description State/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * State/province
+             * @description State/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Country
              * Format: iso3166-alpha2
              * @description Country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -4142,9 +4191,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -4172,7 +4225,10 @@ export interface components {
             /** @description Lowest fee */
             fee_min?: number;
             fee_max?: number | "" | null;
-            /** @description Currency: ISO 4217 code such as USD */
+            /**
+             * Currency
+             * @description Currency: ISO 4217 code such as USD
+             */
             currency?: string;
         };
         /** FileStored */
@@ -4204,9 +4260,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -4386,6 +4446,7 @@ export interface components {
             /** @description Name */
             name: string;
             /**
+             * URL
              * Format: uri
              * @description URL: an http(s) URL
              */
@@ -4396,6 +4457,7 @@ export interface components {
             /** @description Name */
             name?: string;
             /**
+             * URL
              * Format: uri
              * @description URL: an http(s) URL
              */
@@ -4432,9 +4494,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -4451,7 +4517,10 @@ export interface components {
              * @enum {unknown}
              */
             media_type: "print" | "online" | "tv" | "radio";
-            /** @description Deadline of the story: unix time in seconds (not milliseconds) */
+            /**
+             * Deadline of the story
+             * @description Deadline of the story: unix time in seconds (not milliseconds)
+             */
             media_deadline: number & unknown;
         };
         /** MediaappearanceCreate */
@@ -4459,7 +4528,7 @@ export interface components {
             /** @description Title */
             title: string;
             organization?: string | "" | null;
-            type?: ("print" | "online" | "tv" | "radio") | "" | null;
+            type?: (string & ("print" | "online" | "tv" | "radio")) | "" | null;
             url?: string | "" | null;
             details?: string | "" | null;
             date?: (number & unknown) | "" | null;
@@ -4470,7 +4539,7 @@ export interface components {
             /** @description Title */
             title?: string;
             organization?: string | "" | null;
-            type?: ("print" | "online" | "tv" | "radio") | "" | null;
+            type?: (string & ("print" | "online" | "tv" | "radio")) | "" | null;
             url?: string | "" | null;
             details?: string | "" | null;
             date?: (number & unknown) | "" | null;
@@ -4709,9 +4778,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -4778,6 +4851,7 @@ export interface components {
             email: string;
             name: string;
             /**
+             * Role
              * @description owner, admin, editor, inquiries or expert (CONTRACT §14)
              * @enum {unknown}
              */
@@ -4794,11 +4868,13 @@ export interface components {
         /** PersonCreate */
         PersonCreate: {
             /**
+             * Sign-in email
              * Format: email
              * @description Sign-in email, unique across the service; the invitation goes there
              */
             email: string;
             /**
+             * Role
              * @description owner, admin, editor, inquiries or expert (CONTRACT §14)
              * @enum {unknown}
              */
@@ -4832,6 +4908,7 @@ export interface components {
             /** @description Display name */
             name?: string;
             /**
+             * Role
              * @description owner, admin, editor, inquiries or expert (CONTRACT §14)
              * @enum {unknown}
              */
@@ -4842,6 +4919,7 @@ export interface components {
         PhotoCreate: {
             title?: string | "" | null;
             /**
+             * Image URL
              * Format: uri
              * @description Image URL: an http(s) URL
              */
@@ -4853,6 +4931,7 @@ export interface components {
         PhotoUpdate: {
             title?: string | "" | null;
             /**
+             * Image URL
              * Format: uri
              * @description Image URL: an http(s) URL
              */
@@ -4877,6 +4956,7 @@ export interface components {
             title: string;
             description?: string | "" | null;
             /**
+             * Episode URL
              * Format: uri
              * @description Episode URL: an http(s) URL
              */
@@ -4889,6 +4969,7 @@ export interface components {
             title?: string;
             description?: string | "" | null;
             /**
+             * Episode URL
              * Format: uri
              * @description Episode URL: an http(s) URL
              */
@@ -4899,7 +4980,10 @@ export interface components {
         PostCreate: {
             /** @description Title */
             title: string;
-            /** @description Body (HTML, sanitized on write) */
+            /**
+             * Body
+             * @description Body (HTML, sanitized on write)
+             */
             html: string;
             featured_image?: string | "" | null;
             /** @description Usernames of the experts the post tags */
@@ -4915,7 +4999,10 @@ export interface components {
         PostUpdate: {
             /** @description Title */
             title?: string;
-            /** @description Body (HTML, sanitized on write) */
+            /**
+             * Body
+             * @description Body (HTML, sanitized on write)
+             */
             html?: string;
             featured_image?: string | "" | null;
             /** @description Usernames of the experts the post tags */
@@ -5081,7 +5168,7 @@ export interface components {
         ProfileBiography: {
             /** @description Element id */
             id: number;
-            /** @description Biography (HTML) */
+            /** @description Biography (HTML, sanitized on write) */
             biography: string;
         };
         /** ProfileBook */
@@ -5554,9 +5641,13 @@ export interface components {
             message: string;
             /** @description Sender city */
             location_city?: string;
-            /** @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON */
+            /**
+             * Sender state/province
+             * @description Sender state/province: ISO 3166-2 subdivision of the country, as ON or CA-ON
+             */
             location_state?: string;
             /**
+             * Sender country
              * Format: iso3166-alpha2
              * @description Sender country: ISO 3166-1 alpha-2, case-insensitive ("" clears it)
              */
@@ -5570,7 +5661,10 @@ export interface components {
              * @enum {unknown}
              */
             research_stage_in_process: "collaboration" | "funding" | "partnership" | "other";
-            /** @description Deadline, if any: unix time in seconds (not milliseconds) */
+            /**
+             * Deadline, if any
+             * @description Deadline, if any: unix time in seconds (not milliseconds)
+             */
             research_deadline?: number & unknown;
         };
         /** ResearchfocusCreate */
@@ -5706,6 +5800,7 @@ export interface components {
             title: string;
             description?: string | "" | null;
             /**
+             * URL
              * Format: uri
              * @description URL: an http(s) URL
              */
@@ -5719,6 +5814,7 @@ export interface components {
             title?: string;
             description?: string | "" | null;
             /**
+             * URL
              * Format: uri
              * @description URL: an http(s) URL
              */
@@ -5842,6 +5938,7 @@ export interface components {
             /** @description A value of the group claim (OIDC) or of a group attribute (SAML: eduPersonAffiliation, eduPersonEntitlement, isMemberOf, ...), matched exactly */
             group: string;
             /**
+             * The role people of that group get
              * @description The role people of that group get; never owner (owners are made by an owner, not by the identity provider)
              * @enum {unknown}
              */
@@ -5885,37 +5982,48 @@ export interface components {
         };
         /** SsoSettingsUpdate */
         SsoSettingsUpdate: {
+            /** @description Protocol */
+            protocol?: string & ("oidc" | "saml");
             /**
-             * @description `oidc` (OpenID Connect) or `saml` (SAML 2.0)
-             * @enum {unknown}
-             */
-            protocol?: "oidc" | "saml";
-            /**
+             * Issuer (OIDC)
              * Format: uri
              * @description OIDC: the identity provider’s issuer (its discovery document is read from it); https: an http(s) URL
              */
             issuer?: string;
-            /** @description OIDC: this service’s client id at the identity provider */
+            /**
+             * Client id (OIDC)
+             * @description OIDC: this service’s client id at the identity provider
+             */
             client_id?: string;
             client_secret?: string | null;
             scope?: string | null;
             groups_claim?: string | null;
             /**
+             * Sign-on URL (SAML)
              * Format: uri
              * @description SAML: the identity provider’s single sign-on URL (HTTP-Redirect binding); https: an http(s) URL
              */
             entry_point?: string;
-            /** @description SAML: the identity provider’s signing certificate, PEM (or its base64 body) */
+            /**
+             * Signing certificate (SAML)
+             * @description SAML: the identity provider’s signing certificate, PEM (or its base64 body)
+             */
             idp_certificate?: string;
             sp_entity_id?: string | null;
             /** @description Groups to roles, at most 100; a person in several groups gets the highest role */
             role_mapping?: components["schemas"]["SsoRoleMapping"][];
             default_role?: ("admin" | "editor" | "inquiries" | "expert") | null;
-            /** @description 1: a person with no account is created on first sign-in */
+            /**
+             * Create people on first sign-in
+             * @description 1: a person with no account is created on first sign-in
+             */
             allow_create?: number;
             /** @description Email domains that may sign in (exact match, at most 50); empty: any. A domain belongs to one organization (409 when another lists it); once verified (a DNS TXT record, or the operator's approval) the sign-in page finds the organization by it (GET /auth/sso?email=) */
             allowed_domains?: string[];
-            /** @description 1: passwords are off for the organization: password sign-in and resets are refused for its people */
+            /**
+             * Passwords off
+             * @description 1: passwords are off for the organization: password sign-in and resets are refused for its people
+             */
             passwords_off?: number;
         };
         /** StaffList */
@@ -5926,7 +6034,10 @@ export interface components {
         };
         /** TagCreate */
         TagCreate: {
-            /** @description Tag: an organization tag, created on first use */
+            /**
+             * Tag
+             * @description Tag: an organization tag, created on first use
+             */
             name: string;
         };
         /** TaggedExpert */
@@ -6017,6 +6128,7 @@ export interface components {
             /** @description Title */
             title: string;
             /**
+             * Video URL
              * Format: uri
              * @description Video URL: an http(s) URL
              */
@@ -6027,6 +6139,7 @@ export interface components {
             /** @description Title */
             title?: string;
             /**
+             * Video URL
              * Format: uri
              * @description Video URL: an http(s) URL
              */
@@ -6038,6 +6151,7 @@ export interface components {
             title: string;
             description?: string | "" | null;
             /**
+             * Vimeo URL
              * Format: uri
              * @description Vimeo URL: an http(s) URL
              */
@@ -6051,6 +6165,7 @@ export interface components {
             title?: string;
             description?: string | "" | null;
             /**
+             * Vimeo URL
              * Format: uri
              * @description Vimeo URL: an http(s) URL
              */
@@ -6116,11 +6231,15 @@ export interface components {
         /** WebhookSet */
         WebhookSet: {
             /**
+             * Webhook URL
              * Format: uri
              * @description Where each inquiry is POSTed, signed (docs/webhooks.md): an http(s) URL
              */
             url: string;
-            /** @description 1: change only the URL and keep the signing secret (default 0: a new one) */
+            /**
+             * Keep the signing secret
+             * @description 1: change only the URL and keep the signing secret (default 0: a new one)
+             */
             keep_secret?: number;
         };
         /**
@@ -6147,6 +6266,7 @@ export interface components {
             title: string;
             description?: string | "" | null;
             /**
+             * Watch page
              * Format: uri
              * @description Watch page: an http(s) URL
              */
@@ -6160,6 +6280,7 @@ export interface components {
             title?: string;
             description?: string | "" | null;
             /**
+             * Watch page
              * Format: uri
              * @description Watch page: an http(s) URL
              */

@@ -1,4 +1,4 @@
-import type { JsonSchema, Markup } from './forms/model.ts'
+import type { JsonSchema } from './forms/model.ts'
 import generated from './generated/schemas.json'
 
 /** How a section holds its elements: one element, a set of names, or an ordered list. */
@@ -7,7 +7,6 @@ export type SectionShape = 'single' | 'names' | 'list'
 export interface SectionSchema {
   name: string
   shape: SectionShape
-  markup: Readonly<Record<string, Markup>>
   create: JsonSchema
   update: JsonSchema
 }
@@ -42,28 +41,17 @@ export const PERSON_SCHEMAS: { create: JsonSchema; update: JsonSchema } = genera
 
 export const EXPERT_SCHEMAS: { create: JsonSchema; update: JsonSchema } = generated.expert
 export interface ContentSchema {
-  markup: Readonly<Record<string, Markup>>
   create: JsonSchema
   update: JsonSchema
 }
-const contentOf = (schema: { markup: Record<string, string>; create: JsonSchema; update: JsonSchema }) => ({
-  ...schema,
-  markup: Object.fromEntries(Object.keys(schema.markup).map((field): [string, Markup] => [field, 'html'])),
-})
 
 /** Posts, Q&A items and answers: the same generated write schemas. */
-export const CONTENT_SCHEMAS: Readonly<Record<'post' | 'question' | 'answer', ContentSchema>> = {
-  post: contentOf(generated.content.post),
-  question: contentOf(generated.content.question),
-  answer: contentOf(generated.content.answer),
-}
+export const CONTENT_SCHEMAS: Readonly<Record<'post' | 'question' | 'answer', ContentSchema>> =
+  generated.content
 
 export const SECTION_SCHEMAS: readonly SectionSchema[] = generated.sections.map((section) => ({
   ...section,
   shape: section.shape === 'single' || section.shape === 'names' ? section.shape : 'list',
-  markup: Object.fromEntries(
-    Object.entries(section.markup).map(([field, kind]) => [field, kind === 'html' ? 'html' : 'embed']),
-  ),
 }))
 
 /** Headings of the sections, where the API's name is not already a word. */

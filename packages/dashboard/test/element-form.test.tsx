@@ -8,7 +8,7 @@ import { SECTION_SCHEMAS } from '../src/schemas.ts'
 
 const article = SECTION_SCHEMAS.find((section) => section.name === 'article')
 assert.ok(article)
-const fields = fieldsOf(article.update, article.markup)
+const fields = fieldsOf(article.update)
 const stored = { id: 7, title: 'Rain', publisher: null, authors: null, details: null, date: null, url: null }
 
 describe('an element’s form across new reads of its element', () => {

@@ -14,14 +14,13 @@ const section = (name: string) => {
   assert.ok(found, name)
   return found
 }
-const fieldsOfSection = (name: string, mode: 'create' | 'update' = 'create') =>
-  fieldsOf(section(name)[mode], section(name).markup)
+const fieldsOfSection = (name: string, mode: 'create' | 'update' = 'create') => fieldsOf(section(name)[mode])
 
 describe('the form generator: fields from the API’s write schemas', () => {
   test('every writable section gets a form, each field with a label, in the schema’s order', () => {
     assert.equal(SECTION_SCHEMAS.length, 37)
     for (const schema of SECTION_SCHEMAS) {
-      const fields = fieldsOf(schema.create, schema.markup)
+      const fields = fieldsOf(schema.create)
       assert.ok(fields.length > 0, schema.name)
       assert.deepEqual(
         fields.map((field) => field.name),
@@ -46,11 +45,38 @@ describe('the form generator: fields from the API’s write schemas', () => {
     assert.equal(kinds('testimonial').email, 'email')
     const type = fieldsOfSection('accomplishment').find((field) => field.name === 'type')
     assert.deepEqual(type?.options, [
-      { value: '71', label: 'professional' },
-      { value: '73', label: 'personal' },
+      { value: '71', label: 'Professional' },
+      { value: '73', label: 'Personal' },
     ])
     const start = fieldsOfSection('accomplishment').find((field) => field.name === 'start')
     assert.deepEqual([start?.label, start?.required], ['Start', false])
+  })
+
+  test('only schema keywords decide: the title labels, the description hints, `x-input` picks the widget', () => {
+    const [prose, date, named] = fieldsOf({
+      type: 'object',
+      properties: {
+        prose: { type: 'integer', description: 'Start: unix time in seconds (not milliseconds)' },
+        date: { type: 'integer', title: 'Start', description: 'When it starts', 'x-input': 'date' },
+        named: {
+          type: 'string',
+          description: 'Kind: a professional, b personal',
+          oneOf: [
+            { const: 'a', title: 'Professional' },
+            { const: 'b', title: 'Personal' },
+          ],
+        },
+      },
+    })
+    assert.deepEqual(
+      [prose?.kind, prose?.label],
+      ['integer', 'Start: unix time in seconds (not milliseconds)'],
+    )
+    assert.deepEqual([date?.kind, date?.label, date?.hint], ['date', 'Start', 'When it starts'])
+    assert.deepEqual(named?.options, [
+      { value: 'a', label: 'Professional' },
+      { value: 'b', label: 'Personal' },
+    ])
   })
 
   test('required fields are those the create schema requires; the create-expert form leaves out what create refuses', () => {
@@ -80,7 +106,7 @@ describe('the form generator: fields from the API’s write schemas', () => {
   })
 
   test('posts, questions, answers and the organization: scalar fields generated, lists and objects left to their screens', () => {
-    const post = fieldsOf(CONTENT_SCHEMAS.post.create, CONTENT_SCHEMAS.post.markup)
+    const post = fieldsOf(CONTENT_SCHEMAS.post.create)
     assert.deepEqual(
       post.map((field) => [field.name, field.kind, field.label]),
       [
@@ -91,7 +117,7 @@ describe('the form generator: fields from the API’s write schemas', () => {
         ['published_date', 'date', 'Publication time'],
       ],
     )
-    const answer = fieldsOf(CONTENT_SCHEMAS.answer.create, CONTENT_SCHEMAS.answer.markup)
+    const answer = fieldsOf(CONTENT_SCHEMAS.answer.create)
     assert.deepEqual(
       answer.map((field) => [field.name, field.kind, field.required]),
       [
@@ -156,7 +182,7 @@ describe('the generated inputs', () => {
     assert.equal(kind.tagName, 'SELECT')
     assert.deepEqual(
       [...kind.querySelectorAll('option')].map((option) => option.textContent),
-      ['—', 'professional', 'personal'],
+      ['—', 'Professional', 'Personal'],
     )
     assert.equal(screen.getByLabelText(/^Available as keynote speaker/).getAttribute('type'), 'checkbox')
     cleanup()

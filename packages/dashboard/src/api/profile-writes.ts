@@ -1,4 +1,4 @@
-import { tokens } from './client.ts'
+import { authorizedFetch } from './client.ts'
 import { failureOf } from './failure.ts'
 
 /** Where a section write goes: the section, and an element id or `order` below it. */
@@ -39,15 +39,12 @@ async function send(
   ifMatch: string,
   content?: { type: string; body: BodyInit },
 ): Promise<unknown> {
-  const response = await fetch(url, {
+  const request = new Request(new URL(url, window.location.origin), {
     method,
-    headers: {
-      authorization: `Bearer ${await tokens.token()}`,
-      'if-match': ifMatch,
-      ...(content ? { 'content-type': content.type } : {}),
-    },
+    headers: { 'if-match': ifMatch, ...(content ? { 'content-type': content.type } : {}) },
     ...(content ? { body: content.body } : {}),
   })
+  const response = await authorizedFetch(request)
   const payload: unknown = await response.json().catch(() => undefined)
   if (!response.ok) throw failureOf(payload, response.status)
   return payload

@@ -6,8 +6,13 @@
 
 export interface JsonSchema {
   type?: string
+  /** A form's label for the field, when its description says more. */
+  title?: string
+  const?: string | number
   enum?: readonly (string | number)[]
   anyOf?: readonly JsonSchema[]
+  /** Named choices: each a `const` with its `title`. */
+  oneOf?: readonly JsonSchema[]
   not?: JsonSchema
   format?: string
   pattern?: string
@@ -19,11 +24,9 @@ export interface JsonSchema {
   items?: JsonSchema
   required?: readonly string[]
   'x-message'?: string
-  /** An explicit widget for a string the type alone does not tell (a subdivision of the form's country). */
+  /** The widget of a field its type alone does not tell (a date, rich text, a subdivision of the form's country). */
   'x-input'?: string
 }
-
-export type Markup = 'html' | 'embed'
 
 export type FieldKind =
   | 'text'
@@ -60,68 +63,54 @@ export interface FieldSpec {
 /** Form values are what inputs hold: text, or a checkbox's state. */
 export type FormValues = Record<string, string | boolean>
 
-const MULTI_LINE = '\\u0009-\\u000a'
-
 /** The base schema of a field that may also be "" or null (a clearable optional field). */
 function baseOf(schema: JsonSchema): JsonSchema {
   if (!schema.anyOf) return schema
-  return (
-    schema.anyOf.find(
-      (branch) => branch.type !== 'null' && !(branch.enum?.length === 1 && branch.enum[0] === ''),
-    ) ?? schema
-  )
-}
-
-/** Where a description's label ends: its first ": " or ", " outside parentheses. */
-function labelEnd(description: string): number {
-  let depth = 0
-  for (let index = 0; index < description.length - 1; index++) {
-    const char = description[index]
-    if (char === '(') depth++
-    else if (char === ')') depth--
-    else if (depth === 0 && (char === ':' || char === ',') && description[index + 1] === ' ') return index
-  }
-  return -1
+  return schema.anyOf.find((branch) => branch.type !== 'null' && branch.const !== '') ?? schema
 }
 
 /**
- * "Start: unix time in seconds (not milliseconds)" -> label "Start", hint the rest; "Email address,
- * unique within the organization" -> "Email address" and "unique within the organization".
+ * The label is the schema's `title`, else its description, else the field's name; the hint is what the
+ * description adds to the title (all of it when it does not start with the title). A switch's description
+ * says what 1 means ("1: publish ...").
  */
-function labelAndHint(name: string, description: string | undefined): { label: string; hint: string } {
+function labelAndHint(name: string, schema: JsonSchema): { label: string; hint: string } {
+  const { title, description = '' } = schema
   const named = name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase())
-  if (!description) return { label: named, hint: '' }
-  // A switch's description says what 1 means ("1: publish the directory pages"): the name is the label.
-  if (description.startsWith('1: ')) return { label: named, hint: `On: ${description.slice(3)}` }
-  const cleaned = description.replace(/\s*\(HTML[^)]*\)/, '')
-  const end = labelEnd(cleaned)
-  if (end < 0) return { label: cleaned, hint: '' }
-  return { label: cleaned.slice(0, end), hint: cleaned.slice(end + 2) }
+  if (description.startsWith('1: ')) return { label: title ?? named, hint: `On: ${description.slice(3)}` }
+  if (!title || title === description) return { label: description || named, hint: '' }
+  if (!description.startsWith(title)) return { label: title, hint: description }
+  return { label: title, hint: description.slice(title.length).replace(/^[:,]?\s*/, '') }
 }
 
-/** Options of an enum, named by the description when it lists them ("71 professional, 73 personal"). */
-function optionsOf(values: readonly (string | number)[], hint: string): ChoiceOption[] {
-  return values.map((value) => {
-    const named = hint.match(new RegExp(`(?:^|, )${String(value)} ([^,]+)`))
-    return { value: String(value), label: named?.[1] ?? String(value) }
-  })
+/** A choice's options: named ones (`oneOf` of `const` + `title`), else the values of an `enum`. */
+function optionsOf(base: JsonSchema): ChoiceOption[] {
+  if (base.oneOf)
+    return base.oneOf.map((choice) => ({
+      value: String(choice.const),
+      label: choice.title ?? String(choice.const),
+    }))
+  return (base.enum ?? []).map((value) => ({ value: String(value), label: String(value) }))
 }
 
-function kindOf(base: JsonSchema, markup: Markup | undefined): FieldKind {
-  if (markup) return markup
-  if (base.enum) return 'choice'
-  if (base.type === 'integer') {
-    if (base.minimum === 0 && base.maximum === 1) return 'flag'
-    if (base.description?.includes('unix time in seconds')) return 'date'
-    if (base.minimum === 1000 && base.maximum === 9999) return 'year'
-    return 'integer'
-  }
+const INPUTS: ReadonlySet<string> = new Set<FieldKind>([
+  'longtext',
+  'html',
+  'embed',
+  'date',
+  'year',
+  'subdivision',
+])
+
+function kindOf(base: JsonSchema): FieldKind {
+  const input = base['x-input']
+  if (input && INPUTS.has(input)) return input as FieldKind
+  if (base.oneOf || base.enum) return 'choice'
+  if (base.type === 'integer') return base.minimum === 0 && base.maximum === 1 ? 'flag' : 'integer'
   if (base.type === 'number') return 'number'
   if (base.format === 'iso3166-alpha2') return 'country'
-  if (base['x-input'] === 'subdivision') return 'subdivision'
   if (base.format === 'email') return 'email'
   if (base.format === 'uri') return 'url'
-  if (base.pattern?.includes(MULTI_LINE) || (base.maxLength ?? 0) > 1000) return 'longtext'
   return 'text'
 }
 
@@ -129,8 +118,8 @@ function kindOf(base: JsonSchema, markup: Markup | undefined): FieldKind {
  * The fields of a write's schema, in its order; fields a write never accepts (`not: {}`) are left out,
  * and so are lists and nested objects (a post's tags), which a screen offers with controls of their own.
  */
-export function fieldsOf(schema: JsonSchema, markup: Readonly<Record<string, Markup>> = {}): FieldSpec[] {
-  return countryBeforeSubdivision(fieldsInOrder(schema, markup))
+export function fieldsOf(schema: JsonSchema): FieldSpec[] {
+  return countryBeforeSubdivision(fieldsInOrder(schema))
 }
 
 /** A subdivision is chosen from its country's list: the country comes first, the subdivision right after it. */
@@ -144,7 +133,7 @@ function countryBeforeSubdivision(fields: FieldSpec[]): FieldSpec[] {
   return fields
 }
 
-function fieldsInOrder(schema: JsonSchema, markup: Readonly<Record<string, Markup>>): FieldSpec[] {
+function fieldsInOrder(schema: JsonSchema): FieldSpec[] {
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties ?? {})
     .flatMap(([name, property]) =>
@@ -154,17 +143,17 @@ function fieldsInOrder(schema: JsonSchema, markup: Readonly<Record<string, Marku
     )
     .map(({ name, property }) => {
       const base = baseOf(property)
-      const { label, hint } = labelAndHint(name, base.description ?? property.description)
-      const kind = kindOf(base, markup[name])
+      const { label, hint } = labelAndHint(name, base.description ? base : property)
+      const kind = kindOf(base)
       return {
         name,
         label,
-        // A picker of names needs no word on code formats.
-        hint: kind === 'country' || kind === 'subdivision' ? '' : hint,
+        // A picker of names needs no word on code formats, nor an editor on HTML.
+        hint: kind === 'country' || kind === 'subdivision' || kind === 'html' ? '' : hint,
         kind,
         required: required.has(name),
         ...(base.maxLength ? { maxLength: base.maxLength } : {}),
-        options: base.enum ? optionsOf(base.enum, hint) : [],
+        options: kind === 'choice' ? optionsOf(base) : [],
       }
     })
 }

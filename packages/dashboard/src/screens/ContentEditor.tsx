@@ -48,7 +48,7 @@ function CreateItem({ kind }: { kind: ContentKind }) {
   const me = useSignedIn()
   const navigate = useNavigate()
   const queries = useQueryClient()
-  const fields = fieldsOf(kind.schema.create, kind.schema.markup)
+  const fields = fieldsOf(kind.schema.create)
   return (
     <div className="content-editor">
       <h1>New {kind.singular}</h1>
@@ -117,7 +117,7 @@ function ItemEditor({ kind, id, item }: { kind: ContentKind; id: number; item: C
   }
   // Stable across renders: a new read of the chips must not reset what is being typed in the form.
   const fields = useMemo(
-    () => fieldsOf(kind.schema.update, kind.schema.markup).filter((field) => field.name !== 'published'),
+    () => fieldsOf(kind.schema.update).filter((field) => field.name !== 'published'),
     [kind],
   )
   const published = item.element.published === 1
@@ -250,10 +250,8 @@ function SearchEngines({
 }
 
 const answerSchema = CONTENT_SCHEMAS.answer
-const answerCreateFields = fieldsOf(answerSchema.create, answerSchema.markup)
-const answerUpdateFields = fieldsOf(answerSchema.update, answerSchema.markup).filter(
-  (field) => field.name !== 'username',
-)
+const answerCreateFields = fieldsOf(answerSchema.create)
+const answerUpdateFields = fieldsOf(answerSchema.update).filter((field) => field.name !== 'username')
 
 /** A question's answers, each written by one of the organization's experts. */
 function Answers({

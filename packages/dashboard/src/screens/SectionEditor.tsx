@@ -25,8 +25,8 @@ export function SectionEditor({ section, organization, username, elements, save,
   const path = { organization, username, section: section.name }
   const write = (method: 'POST' | 'PUT' | 'DELETE', id?: SectionPath['id'], body?: Record<string, unknown>) =>
     save((ifMatch) => sectionWrite(method, { ...path, ...(id === undefined ? {} : { id }) }, ifMatch, body))
-  const createFields = fieldsOf(section.create, section.markup)
-  const updateFields = fieldsOf(section.update, section.markup)
+  const createFields = fieldsOf(section.create)
+  const updateFields = fieldsOf(section.update)
   const ids = elements.map((element) => Number(element.id))
   const reorder = useReorder(ids, (order) => write('PUT', 'order', { ids: order }))
 

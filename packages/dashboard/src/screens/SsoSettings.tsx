@@ -14,41 +14,11 @@ import { RoleMappings } from './RoleMappings.tsx'
 
 type Settings = components['schemas']['SsoSettings']
 type Domain = components['schemas']['SsoDomain']
-/**
- * Short labels: the schema's descriptions start with the protocol a field belongs to ("OIDC: the
- * client secret..."), which the generator would take for the label; the description stays as the hint.
- */
-const LABELS: Readonly<Record<string, string>> = {
-  protocol: 'Protocol',
-  issuer: 'Issuer (OIDC)',
-  client_id: 'Client id (OIDC)',
-  client_secret: 'Client secret (OIDC)',
-  scope: 'Scopes (OIDC)',
-  groups_claim: 'Groups claim (OIDC)',
-  entry_point: 'Sign-on URL (SAML)',
-  idp_certificate: 'Signing certificate (SAML)',
-  sp_entity_id: 'Entity id of this service (SAML)',
-  default_role: 'Role of new people',
-  allow_create: 'Create people on first sign-in',
-  passwords_off: 'Passwords off',
-}
-const PROTOCOL_NAMES: Readonly<Record<string, string>> = { oidc: 'OpenID Connect', saml: 'SAML 2.0' }
-
-/** The generated fields of `SsoSettingsUpdate`; the client secret is write-only, so its field starts empty. */
-const fields = fieldsOf(SSO_SCHEMA).map((field) => {
-  const label = LABELS[field.name]
-  if (!label) return field
-  const hint = field.hint || (field.label.includes(': ') ? field.label.split(': ').slice(1).join(': ') : '')
-  return {
-    ...field,
-    label,
-    hint: field.name === 'protocol' ? '' : hint,
-    options: field.options.map((option) => ({
-      ...option,
-      label: PROTOCOL_NAMES[option.value] ?? option.label,
-    })),
-  }
-})
+/** The generated fields of `SsoSettingsUpdate`, labelled by the schema's titles; the client secret is write-only, so its field starts empty. */
+const fields = fieldsOf(SSO_SCHEMA)
+const protocolNames = new Map(
+  fields.find((field) => field.name === 'protocol')?.options.map((option) => [option.value, option.label]),
+)
 
 /**
  * The organization's single sign-on (CONTRACT §14) over `.../sso`: an owner changes it, an admin reads
@@ -163,7 +133,7 @@ function SsoReadOnly({ settings }: { settings: Settings }) {
         <h2 id="sso-current-title">Settings</h2>
         <dl className="facts">
           <dt>Protocol</dt>
-          <dd>{PROTOCOL_NAMES[settings.protocol] ?? settings.protocol}</dd>
+          <dd>{protocolNames.get(settings.protocol) ?? settings.protocol}</dd>
           <dt>Identity provider</dt>
           <dd>{settings.protocol === 'oidc' ? settings.issuer : settings.entry_point}</dd>
           <dt>Create people on first sign-in</dt>
