@@ -12,6 +12,7 @@ import { insertInquiry } from '../src/inquiries/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { runCli, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
+import { eventually } from './helpers/eventually.js'
 import { inquiryBody } from './helpers/harness.js'
 
 /** Inquiries stored before the server starts, so that the copy takes many steps. */
@@ -98,7 +99,11 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
       }
     }
     const writing = Array.from({ length: WRITERS }, (_, w) => writer(w))
-    while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 20))
+    await eventually(() => acknowledged.length >= 20 || failures > 0, {
+      what: 'the writers have 20 inquiries acknowledged',
+      timeoutMs: 60_000,
+      intervalMs: 20,
+    })
 
     const before = [...acknowledged]
     const file = join(dir, 'copy.sqlite')

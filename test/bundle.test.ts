@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { SCRIPT_ASSET, STYLESHEET_ASSET, WIDGET_ASSET } from '../src/directory/assets.js'
 import { startServerProcess } from './helpers/cli.js'
+import { eventually } from './helpers/eventually.js'
 import { assertNothingLoadedEarly, packagesOf, recordedStart } from './helpers/lazy-packages.js'
 import { initializeRequest } from './helpers/mcp.js'
 
@@ -22,12 +23,12 @@ function bundledPackagesOf(file: string): Set<string> {
 }
 
 /** What a process has printed once it matches `pattern` (the demo prints its credentials after `/readyz`). */
-async function printedOnce(output: () => string, pattern: RegExp): Promise<string> {
-  for (let waited = 0; !pattern.test(output()); waited += 50) {
-    if (waited > 60_000) throw new Error(`never printed ${pattern}: ${output()}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return output()
+function printedOnce(output: () => string, pattern: RegExp): Promise<string> {
+  return eventually(() => pattern.test(output()) && output(), {
+    what: `it printed ${pattern}`,
+    timeoutMs: 60_000,
+    detail: output,
+  })
 }
 
 /**

@@ -4,9 +4,9 @@ import { createClient } from '../src/auth/clients.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
+import { eventually } from './helpers/eventually.js'
 
 const DIALECTS = await testDialects()
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface LogLine {
   msg?: string
@@ -31,11 +31,12 @@ function logLines(output: string): LogLine[] {
 
 /** Waits (bounded, not timed) until `predicate` holds for the process output. */
 async function waitFor(output: () => string, predicate: (lines: LogLine[]) => boolean, what: string) {
-  const giveUp = Date.now() + 120_000
-  while (!predicate(logLines(output()))) {
-    if (Date.now() > giveUp) assert.fail(`gave up waiting for ${what}: ${output()}`)
-    await sleep(100)
-  }
+  await eventually(() => predicate(logLines(output())), {
+    what,
+    timeoutMs: 120_000,
+    intervalMs: 100,
+    detail: output,
+  })
 }
 
 /** The sum of a metric's samples whose labels include `label`. */

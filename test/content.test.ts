@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
+import { api, expectOk } from './helpers/api.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, envelope } from './helpers/harness.js'
 import { deref } from './helpers/openapi.js'
@@ -70,6 +71,11 @@ describeEachDialect('posts and Q&A items', (ctx) => {
   const get = (path: string, tenant = ctx.tenant) =>
     ctx.inject({ method: 'GET', url: path, headers: tenant.auth })
   const seconds = () => Math.floor(ctx.clock.now() / 1000)
+  const params = (id: number | undefined) => ({ params: { corporation: ctx.tenant.orgId, id: Number(id) } })
+  const readPost = async (id: number | undefined) =>
+    expectOk(await api(ctx.app, ctx.tenant).get('/v2/spotlight/{corporation}/{id}', params(id)))
+  const readQuestion = async (id: number | undefined) =>
+    expectOk(await api(ctx.app, ctx.tenant).get('/v2/qanda/{corporation}/{id}', params(id)))
 
   before(async () => {
     const result = await importDocument(ctx, ctx.tenant.orgId, document)
@@ -78,13 +84,10 @@ describeEachDialect('posts and Q&A items', (ctx) => {
   })
 
   test('reads a post with its tagged experts, tags and SEO record', async () => {
-    const id = ids.spotlights[0] as number
-    const response = await get(`/v2/spotlight/${ctx.tenant.orgId}/${id}`)
-    assert.equal(response.statusCode, 200)
-    const body = envelope(response) as { success: boolean; data: Record<string, { id: number }[]> }
-    assert.equal(body.success, true)
-    const tags = body.data.tags as { id: number; content_tag_id: number; tag: string }[]
-    assert.deepEqual(body.data, {
+    const [id] = ids.spotlights
+    const data = await readPost(id)
+    const { tags } = data
+    assert.deepEqual(data, {
       spotlight: [
         {
           id,
@@ -120,16 +123,8 @@ describeEachDialect('posts and Q&A items', (ctx) => {
   })
 
   test('a post without SEO falls back to its title, text, tags and featured image; reading time counts words', async () => {
-    const first = envelope(await get(`/v2/spotlight/${ctx.tenant.orgId}/${ids.spotlights[0]}`)).data as {
-      tags: { content_tag_id: number }[]
-    }
-    const response = await get(`/v2/spotlight/${ctx.tenant.orgId}/${ids.spotlights[1]}`)
-    assert.equal(response.statusCode, 200)
-    const data = envelope(response).data as {
-      spotlight: Record<string, unknown>[]
-      tags: { content_tag_id: number; tag: string }[]
-      seo: Record<string, unknown>[]
-    }
+    const first = await readPost(ids.spotlights[0])
+    const data = await readPost(ids.spotlights[1])
     assert.equal(data.spotlight[0]?.reading_time, 3)
     assert.equal(data.spotlight[0]?.published, 0)
     assert.equal(data.spotlight[0]?.published_date, null)
@@ -139,7 +134,7 @@ describeEachDialect('posts and Q&A items', (ctx) => {
       data.tags.map((tag) => [tag.content_tag_id, tag.tag]),
       [[first.tags[0]?.content_tag_id, 'Science']],
     )
-    const description = data.seo[0]?.description as string
+    const description = String(data.seo[0]?.description)
     assert.ok(description.startsWith('Title word word'), description)
     assert.ok([...description].length <= 160 && description.endsWith('…'), description)
     assert.deepEqual(data.seo[0], {
@@ -152,13 +147,10 @@ describeEachDialect('posts and Q&A items', (ctx) => {
   })
 
   test('reads a question with its answers, tags and SEO record', async () => {
-    const id = ids.questions[0] as number
-    const response = await get(`/v2/qanda/${ctx.tenant.orgId}/${id}`)
-    assert.equal(response.statusCode, 200)
-    const body = envelope(response) as { success: boolean; data: Record<string, Record<string, unknown>[]> }
-    assert.equal(body.success, true)
-    const [question] = body.data.question ?? []
-    const answers = question?.answers as { id: number }[]
+    const [id] = ids.questions
+    const data = await readQuestion(id)
+    const [question] = data.question
+    const answers = question?.answers ?? []
     assert.deepEqual(question, {
       id,
       corporation_id: ctx.tenant.orgId,
@@ -188,10 +180,10 @@ describeEachDialect('posts and Q&A items', (ctx) => {
       ],
     })
     assert.deepEqual(
-      body.data.tags?.map((tag) => tag.tag),
+      data.tags.map((tag) => tag.tag),
       ['Science'],
     )
-    assert.deepEqual(body.data.seo, [
+    assert.deepEqual(data.seo, [
       {
         title: 'Why is the sky blue?',
         description: 'Asked by a child.',
@@ -203,13 +195,7 @@ describeEachDialect('posts and Q&A items', (ctx) => {
   })
 
   test('a question without details takes its SEO description from the first answer', async () => {
-    const response = await get(`/v2/qanda/${ctx.tenant.orgId}/${ids.questions[1]}`)
-    assert.equal(response.statusCode, 200)
-    const data = envelope(response).data as {
-      question: Record<string, unknown>[]
-      tags: unknown[]
-      seo: Record<string, unknown>[]
-    }
+    const data = await readQuestion(ids.questions[1])
     assert.equal(data.question[0]?.details, null)
     assert.deepEqual(data.tags, [])
     assert.deepEqual(data.seo[0], {

@@ -199,9 +199,7 @@ describeEachDialect('experts: create', (ctx) => {
   })
 
   test('accepts a form-encoded body', async () => {
-    const body = new URLSearchParams(
-      expertBody({ firstname: 'Form', lastname: 'Body' }) as Record<string, string>,
-    )
+    const body = new URLSearchParams({ ...expertBody({ firstname: 'Form', lastname: 'Body' }) })
     const response = await post(ctx, body.toString(), FORM)
     assert.equal(response.statusCode, 200, response.body)
     assert.equal(envelope(response).data?.username, 'form-body')

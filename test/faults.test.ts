@@ -15,6 +15,7 @@ import { findInquiry } from '../src/inquiries/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
+import { eventually } from './helpers/eventually.js'
 import { expertBody, inquiryBody, requestToken } from './helpers/harness.js'
 import { TcpProxy } from './helpers/tcp-proxy.js'
 
@@ -159,12 +160,10 @@ describe('Database faults', () => {
 
       /** The service comes back by itself: no restart, only retries of a client. */
       async function waitUntilReady() {
-        for (let attempt = 0; attempt < 50; attempt++) {
-          const ready = await app.inject({ method: 'GET', url: '/readyz' })
-          if (ready.statusCode === 200) return
-          await sleep(100)
-        }
-        assert.fail('the service did not become ready again')
+        await eventually(
+          async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200,
+          { what: 'the service is ready again', timeoutMs: 5000, intervalMs: 100 },
+        )
       }
 
       if (dialect === 'postgres') {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
+import type { operations } from '../packages/client/src/schema.js'
 import { createOutbox } from '../src/delivery/outbox.js'
 import { inboxCursor } from '../src/inquiries/inbox.js'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
+import { api, expectOk } from './helpers/api.js'
 import { runCli } from './helpers/cli.js'
 import {
   createExpert,
@@ -14,14 +16,8 @@ import {
   type Tenant,
 } from './helpers/harness.js'
 
-interface Listed {
-  id: number
-  kind: string
-  username: string
-  created_at: number
-  fields: Record<string, unknown>
-  delivery: { channel: string; status: string; attempts: number; last_error: string | null }[]
-}
+const INBOX = '/v2/organization/{corporation}/inquiry'
+type InboxQuery = NonNullable<operations['listInquiries']['parameters']['query']>
 
 describeEachDialect(
   'inquiry inbox',
@@ -33,15 +29,13 @@ describeEachDialect(
     const sent: { id: number; kind: InquiryKind; username: string; at: number }[] = []
     const T0 = 1_900_000_000
 
-    const list = (query: string, tenant: Tenant = inbox, corporation = tenant.orgId) =>
-      ctx.inject({
-        method: 'GET',
-        url: `/v2/organization/${corporation}/inquiry${query}`,
-        headers: tenant.auth,
-      })
+    const list = (query: InboxQuery = {}, tenant: Tenant = inbox, corporation = tenant.orgId) =>
+      api(ctx.app, tenant).get(INBOX, { params: { corporation }, query })
 
-    const ids = (response: { json(): { data: { inquiries: Listed[] } } }) =>
-      response.json().data.inquiries.map((inquiry) => inquiry.id)
+    const page = async (query: InboxQuery, tenant: Tenant = inbox) => expectOk(await list(query, tenant))
+
+    const ids = async (response: ReturnType<typeof list>) =>
+      expectOk(await response).inquiries.map((inquiry) => inquiry.id)
 
     /** Stores an inquiry through the same service the route uses, at `at` unix seconds. */
     async function store(tenant: Tenant, kind: InquiryKind, username: string, at: number, message = 'Hi') {
@@ -65,15 +59,14 @@ describeEachDialect(
     })
 
     test('lists the inquiries newest first with their fields and delivery status', async () => {
-      const response = await list('')
-      assert.equal(response.statusCode, 200, response.body)
-      const { inquiries, next_cursor } = response.json().data as { inquiries: Listed[]; next_cursor: null }
+      const { inquiries, next_cursor } = expectOk(await list())
       assert.deepEqual(
         inquiries.map((inquiry) => inquiry.id),
         sent.map((inquiry) => inquiry.id).reverse(),
       )
       assert.equal(next_cursor, null)
-      const event = inquiries[0] as Listed
+      const [event] = inquiries
+      assert.ok(event)
       assert.equal(event.kind, 'event')
       assert.equal(event.username, grace)
       assert.equal(event.created_at, T0 + 300)
@@ -94,27 +87,27 @@ describeEachDialect(
           .map((s) => s.id)
           .reverse()
       assert.deepEqual(
-        ids(await list('?kind=media')),
+        await ids(list({ kind: 'media' })),
         expect((s) => s.kind === 'media'),
       )
       assert.deepEqual(
-        ids(await list(`?username=${grace}`)),
+        await ids(list({ username: grace })),
         expect((s) => s.username === grace),
       )
       assert.deepEqual(
-        ids(await list(`?since=${T0 + 120}`)),
+        await ids(list({ since: T0 + 120 })),
         expect((s) => s.at >= T0 + 120),
       )
       assert.deepEqual(
-        ids(await list(`?until=${T0 + 120}`)),
+        await ids(list({ until: T0 + 120 })),
         expect((s) => s.at < T0 + 120),
       )
       assert.deepEqual(
-        ids(await list(`?kind=media&username=${ada}&since=${T0}&until=${T0 + 300}`)),
+        await ids(list({ kind: 'media', username: ada, since: T0, until: T0 + 300 })),
         expect((s) => s.kind === 'media' && s.username === ada && s.at < T0 + 300),
       )
-      assert.deepEqual(ids(await list('?kind=business')), [])
-      assert.deepEqual(ids(await list('?username=nobody-here')), [])
+      assert.deepEqual(await ids(list({ kind: 'business' })), [])
+      assert.deepEqual(await ids(list({ username: 'nobody-here' })), [])
     })
 
     test('pages with page_size and a cursor until next_cursor is null', async () => {
@@ -122,9 +115,7 @@ describeEachDialect(
       let cursor: string | null = null
       let pages = 0
       do {
-        const response = await list(`?page_size=4${cursor ? `&cursor=${cursor}` : ''}`)
-        assert.equal(response.statusCode, 200, response.body)
-        const data = response.json().data as { inquiries: Listed[]; next_cursor: string | null }
+        const data = await page({ page_size: 4, ...(cursor ? { cursor } : {}) })
         assert.ok(data.inquiries.length <= 4)
         seen.push(...data.inquiries.map((inquiry) => inquiry.id))
         cursor = data.next_cursor
@@ -133,11 +124,11 @@ describeEachDialect(
       assert.equal(pages, 2)
       assert.deepEqual(seen, sent.map((s) => s.id).reverse())
       // A cursor carries on with the filters it is given.
-      const first = (await list('?kind=media&page_size=1')).json().data
+      const first = expectOk(await list({ kind: 'media', page_size: 1 }))
       assert.equal(first.inquiries.length, 1)
-      const second = (await list(`?kind=media&page_size=1&cursor=${first.next_cursor}`)).json().data
+      const second = expectOk(await list({ kind: 'media', page_size: 1, cursor: String(first.next_cursor) }))
       assert.deepEqual(
-        [first.inquiries[0].id, second.inquiries[0].id],
+        [first.inquiries[0]?.id, second.inquiries[0]?.id],
         sent
           .filter((s) => s.kind === 'media')
           .map((s) => s.id)
@@ -155,9 +146,7 @@ describeEachDialect(
       let cursor: string | null = null
       let arrived = 0
       do {
-        const response = await list(`?page_size=37${cursor ? `&cursor=${cursor}` : ''}`, walker)
-        assert.equal(response.statusCode, 200, response.body)
-        const data = response.json().data as { inquiries: Listed[]; next_cursor: string | null }
+        const data = await page({ page_size: 37, ...(cursor ? { cursor } : {}) }, walker)
         seen.push(...data.inquiries.map((inquiry) => inquiry.id))
         cursor = data.next_cursor
         // New inquiries arrive between pages, through the API as a website would send them.
@@ -180,7 +169,7 @@ describeEachDialect(
         'newest first across pages',
       )
       assert.ok(arrived >= 27)
-      const fresh = (await list('?page_size=100', walker)).json().data.inquiries as Listed[]
+      const fresh = expectOk(await list({ page_size: 100 }, walker)).inquiries
       assert.equal(fresh.filter((inquiry) => inquiry.kind === 'media').length, arrived)
     })
 
@@ -205,8 +194,10 @@ describeEachDialect(
         ['?offset=10', 'offset'],
         ['?page_size=5&page_size=6', 'page_size'],
       ]
+      const listWith = (query: string) =>
+        api(ctx.app, inbox).send('GET', `/v2/organization/${inbox.orgId}/inquiry${query}`)
       for (const [query, field] of cases) {
-        const response = await list(query)
+        const response = await listWith(query)
         assert.equal(response.statusCode, 400, `${query}: ${response.body}`)
         const body = envelope(response)
         assert.equal(body.error?.code, 'validation_failed')
@@ -216,19 +207,18 @@ describeEachDialect(
           query,
         )
       }
-      const millis = await list('?since=1900000000000')
+      const millis = await listWith('?since=1900000000000')
       assert.match(envelope(millis).error?.details?.[0]?.message ?? '', /milliseconds/)
     })
 
     test('reads one inquiry; another organization\u2019s inquiry is a 404, another inbox a 403', async () => {
-      const mine = sent[0] as (typeof sent)[number]
-      const one = await ctx.inject({
-        method: 'GET',
-        url: `/v2/organization/${inbox.orgId}/inquiry/${mine.id}`,
-        headers: inbox.auth,
-      })
-      assert.equal(one.statusCode, 200, one.body)
-      const data = one.json().data as Listed
+      const [mine] = sent
+      assert.ok(mine)
+      const data = expectOk(
+        await api(ctx.app, inbox).get('/v2/organization/{corporation}/inquiry/{id}', {
+          params: { corporation: inbox.orgId, id: mine.id },
+        }),
+      )
       assert.equal(data.id, mine.id)
       assert.equal(data.kind, 'media')
       assert.equal(data.fields.media_type, 'tv')
@@ -241,11 +231,11 @@ describeEachDialect(
       })
       assert.equal(fromOther.statusCode, 404)
       assert.equal(envelope(fromOther).error?.code, 'not_found')
-      const otherList = (await list('', ctx.other)).json().data.inquiries as Listed[]
+      const otherList = expectOk(await list({}, ctx.other)).inquiries
       assert.ok(!otherList.some((inquiry) => sent.some((s) => s.id === inquiry.id)))
       for (const inquiry of otherList) assert.notEqual(inquiry.username, ada)
 
-      const foreignInbox = await list('', ctx.other, inbox.orgId)
+      const foreignInbox = await list({}, ctx.other, inbox.orgId)
       assert.equal(foreignInbox.statusCode, 403)
       const foreignOne = await ctx.inject({
         method: 'GET',
@@ -280,12 +270,11 @@ describeEachDialect(
       })
       while ((await outbox.processOnce()).claimed > 0) {}
       await outbox.stop()
-      const response = await ctx.inject({
-        method: 'GET',
-        url: `/v2/organization/${inbox.orgId}/inquiry/${target}`,
-        headers: inbox.auth,
-      })
-      const { delivery } = response.json().data as Listed
+      const { delivery } = expectOk(
+        await api(ctx.app, inbox).get('/v2/organization/{corporation}/inquiry/{id}', {
+          params: { corporation: inbox.orgId, id: target },
+        }),
+      )
       assert.deepEqual(
         delivery.map((d) => [d.channel, d.status, d.attempts]),
         [
@@ -305,7 +294,7 @@ describeEachDialect(
         headers: inbox.auth,
       })
       assert.equal(deleted.statusCode, 200)
-      assert.deepEqual(ids(await list(`?username=${leaving}`)), [id])
+      assert.deepEqual(await ids(list({ username: leaving })), [id])
     })
 
     test("filtered by an expert's current or old username, the inbox finds what it received under either name", async () => {
@@ -322,12 +311,8 @@ describeEachDialect(
       assert.equal((await rename(oldName, newName)).statusCode, 200)
       const afterRename = await store(inbox, 'general', newName, T0 + 3001)
       const both = [afterRename, beforeRename]
-      assert.deepEqual(ids(await list(`?username=${newName}`)), both)
-      assert.deepEqual(
-        ids(await list(`?username=${oldName}`)),
-        both,
-        'the old name still leads to the expert',
-      )
+      assert.deepEqual(await ids(list({ username: newName })), both)
+      assert.deepEqual(await ids(list({ username: oldName })), both, 'the old name still leads to the expert')
       const cli = await runCli([
         'inquiries',
         'list',
@@ -347,8 +332,8 @@ describeEachDialect(
 
       const other = await createExpert(ctx, inbox, { firstname: 'Otto', lastname: 'Inbox' })
       assert.equal((await rename(other, oldName)).statusCode, 200)
-      assert.deepEqual(ids(await list(`?username=${oldName}`)), [], "the name is another expert's now")
-      assert.deepEqual(ids(await list(`?username=${newName}`)), both)
+      assert.deepEqual(await ids(list({ username: oldName })), [], "the name is another expert's now")
+      assert.deepEqual(await ids(list({ username: newName })), both)
     })
 
     test('the CLI pages the same way and always says when there is more', async () => {

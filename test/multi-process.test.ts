@@ -8,6 +8,7 @@ import { saveWebhook } from '../src/delivery/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
+import { eventually } from './helpers/eventually.js'
 import { expertBody, inquiryBody } from './helpers/harness.js'
 import { WebhookReceiver } from './helpers/receivers.js'
 
@@ -125,13 +126,8 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
     assert.equal(created.status, 200, created.text)
     return created.json().data.username as string
   }
-  const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
+  const until = (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) =>
+    eventually(check, { what, timeoutMs, intervalMs: 100 })
   const webhookDeliveryOf = (inquiryId: number) =>
     db()
       .selectFrom('inquiry_deliveries')

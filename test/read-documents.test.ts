@@ -10,6 +10,7 @@ import { findExpertDocument } from '../src/derived/read-documents.js'
 import { ok, Success } from '../src/http/envelope.js'
 import { Profile, readProfile } from '../src/profiles/read.js'
 import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../src/profiles/section-fields.js'
+import { api, expectOk } from './helpers/api.js'
 import { createRainContent, exampleFile, importDocument } from './helpers/content.js'
 import {
   describeEachDialect,
@@ -79,17 +80,10 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
   })
 
   /** Writes alternate between the two app instances. */
-  async function write(method: InjectOptions['method'], url: string, payload?: unknown) {
+  async function write(method: InjectOptions['method'], url: string, payload?: object) {
     const app = writes++ % 2 === 0 ? ctx.app : second
     ctx.clock.advance(1000)
-    const response = await app.inject({
-      method,
-      url,
-      headers: ctx.tenant.auth,
-      ...(payload !== undefined ? { payload: payload as InjectOptions['payload'] } : {}),
-    })
-    assert.equal(response.statusCode, 200, `${method} ${url}: ${response.body}`)
-    return response.json().data as Element
+    return expectOk(await api(app, ctx.tenant).send<{ id?: number }>(method, url, payload))
   }
 
   /** Every watched read, through both instances, equals the read built from scratch. */
@@ -183,14 +177,20 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
   })
 
   test('every section write, of every kind, is in the next read through either instance', async () => {
-    const full = exampleFile().experts[0] as { sections: Record<string, Element | Element[]> }
+    const [full] = exampleFile().experts
+    assert.ok(full)
+    const elementOf = (value: unknown): Element => {
+      const element = Array.isArray(value) ? value[0] : value
+      if (!isRecord(element)) throw new Error('a section element is not an object')
+      return element
+    }
     const base = profileUrl(expertX)
     for (const section of STORED_SECTIONS) {
       const value = full.sections[section]
       if (value === undefined) continue
       const ids: number[] = []
-      for (const element of Array.isArray(value) ? value : [value]) {
-        const { key: _key, ...body } = element
+      for (const element of [value].flat()) {
+        const { key: _key, ...body } = elementOf(element)
         const payload = NAME_SECTIONS.has(section) ? { name: body.name ?? body.tag } : body
         ids.push(Number((await write('POST', `${base}/${section}`, payload)).id))
         await assertFresh(`POST ${section}`)
@@ -198,12 +198,12 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
       if (SINGLE_SECTIONS.has(section)) {
         await write('DELETE', `${base}/${section}`)
         await assertFresh(`DELETE ${section}`)
-        const { key: _key, ...body } = (Array.isArray(value) ? value[0] : value) as Element
+        const { key: _key, ...body } = elementOf(value)
         await write('POST', `${base}/${section}`, body)
       } else {
-        const [first] = ids as [number]
+        const [first] = ids
         if (!NAME_SECTIONS.has(section)) {
-          const { key: _key, ...body } = (Array.isArray(value) ? value[0] : value) as Element
+          const { key: _key, ...body } = elementOf(value)
           await write('PUT', `${base}/${section}/${first}`, body)
           await assertFresh(`PUT ${section}`)
         }
@@ -383,3 +383,6 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
     }
   })
 })
+
+const isRecord = (value: unknown): value is Element =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { runCli as runProgram } from '../../src/cli/program.js'
+import { eventually } from './eventually.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const ENTRY = 'src/cli/main.ts'
@@ -106,7 +107,18 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 
   })
 }
 
-/** A free TCP port on 127.0.0.1. */
+export interface ServerProcess {
+  child: ChildProcess
+  base: string
+  exited: Promise<number | null>
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string
+}
+
+/** What `serve` prints once it listens, with the address the system chose for `PORT=0`. */
+const LISTENING = /^Listening on (http:\/\/\S+)$/m
+
+/** A free TCP port on 127.0.0.1, for `serve --demo` only (see `startServerProcess`). */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net')
   return new Promise((resolve, reject) => {
@@ -120,27 +132,22 @@ export async function freePort(): Promise<number> {
   })
 }
 
-export interface ServerProcess {
-  child: ChildProcess
-  base: string
-  exited: Promise<number | null>
-  /** Everything the process printed so far (stdout and stderr). */
-  output(): string
-}
-
 /**
- * Starts the real `expertdir serve` on a free port of 127.0.0.1 (no SMTP, rate limits off unless
- * `env` says otherwise) and resolves once `/readyz` answers.
+ * Starts the real `expertdir serve` on 127.0.0.1 (no SMTP, rate limits off unless `env` says
+ * otherwise) and resolves once it listens. It binds port 0 and reports the port it got, so servers
+ * started by test files running side by side can never be handed the same port. The demo is the
+ * exception: it stores its pictures' addresses before it listens, so it is given a free port first.
  */
 export async function startServerProcess(
   databaseUrl: string,
   extra: { args?: string[]; env?: Record<string, string>; preload?: string[]; entry?: string } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort()
+  const port = extra.args?.includes('--demo') ? await freePort() : 0
   const child = spawnCli(
-    ['--db', databaseUrl, 'serve', '--port', String(port), ...(extra.args ?? [])],
+    ['--db', databaseUrl, 'serve', ...(extra.args ?? [])],
     {
       HOST: '127.0.0.1',
+      PORT: String(port),
       EXPERTDIR_SMTP_URL: '',
       EXPERTDIR_RATE_LIMIT_TOKEN: '0',
       EXPERTDIR_RATE_LIMIT_API: '0',
@@ -155,15 +162,12 @@ export async function startServerProcess(
   child.stdout?.on('data', collect)
   child.stderr?.on('data', collect)
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const base = `http://127.0.0.1:${port}`
-  for (let waited = 0; ; waited += 100) {
-    if (child.exitCode !== null) throw new Error(`server exited during start: ${output}`)
-    if (waited > 120_000) throw new Error(`server did not become ready: ${output}`)
-    const ready = await fetch(`${base}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) return { child, base, exited, output: () => output }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const base = await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`server exited during start: ${output}`)
+      return LISTENING.exec(output)?.[1]
+    },
+    { what: 'the server listens', timeoutMs: 120_000, intervalMs: 100, detail: () => output },
+  )
+  return { child, base, exited, output: () => output }
 }

@@ -6,7 +6,7 @@ import { createExpert, type TestContext } from './harness.js'
 
 /** examples/import.json, parsed: the documented example doubles as the test fixture. */
 export function exampleFile(): Record<string, unknown> & {
-  experts: { key: string; email: string; sections: Record<string, unknown> }[]
+  experts: { key: string; email: string; sections: Record<string, unknown>; [field: string]: unknown }[]
   spotlights: Record<string, unknown>[]
   questions: Record<string, unknown>[]
   organization: Record<string, unknown>
@@ -66,7 +66,7 @@ export async function contentRowCounts(ctx: TestContext): Promise<Record<string,
 }
 
 /** A create through some API (an app, another process): returns the envelope's `data`. */
-export type ContentWrite = (method: 'POST', url: string, payload: unknown) => Promise<Record<string, unknown>>
+export type ContentWrite = (method: 'POST', url: string, payload: object) => Promise<{ id?: unknown }>
 
 /**
  * The content the read tests watch: two experts, a published post tagging both, and a published

@@ -153,17 +153,28 @@ export async function openSecondApp(ctx: TestContext, config: Partial<Config> = 
   }
 }
 
+/** The fields `expertBody` fills in. */
+export interface ExpertFields {
+  firstname: string
+  lastname: string
+  job_title: string
+  email: string
+  company: string
+}
+
 /** A valid create-expert body; override any field. */
-export function expertBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function expertBody<Overrides extends object = Record<never, never>>(
+  overrides?: Overrides,
+): ExpertFields & Overrides {
   const n = Math.random().toString(36).slice(2, 8)
-  return {
+  const fields: ExpertFields = {
     firstname: 'Grace',
     lastname: 'Hopper',
     job_title: 'Rear Admiral',
     email: `grace.${n}@navy.example`,
     company: 'US Navy',
-    ...overrides,
   }
+  return Object.assign(fields, overrides)
 }
 
 /** Creates an expert in `tenant`'s organization and returns its username. */

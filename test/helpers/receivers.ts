@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
+import { eventually } from './eventually.js'
 
 /** A real HTTP webhook endpoint on 127.0.0.1 that records every request and can play down. */
 export class WebhookReceiver {
@@ -93,10 +94,14 @@ export class SmtpReceiver {
     return `smtp://127.0.0.1:${this.port}`
   }
 
-  /** Resolves once at least `count` messages have arrived (polling; the test's timeout bounds it). */
+  /** Resolves once at least `count` messages have arrived. */
   async received(count: number): Promise<SmtpReceiver['messages']> {
-    while (this.messages.length < count) await new Promise((resolve) => setTimeout(resolve, 10))
-    return this.messages
+    return eventually(() => this.messages.length >= count && this.messages, {
+      what: `${count} messages have arrived`,
+      timeoutMs: 30_000,
+      intervalMs: 10,
+      detail: () => `${this.messages.length} arrived`,
+    })
   }
 
   async start(): Promise<void> {

@@ -69,13 +69,17 @@ export function serverCommands(program: Command, cli: Cli): void {
         await runClusterPrimary(config, {
           workers: options.workers ?? 1,
           prepare,
-          onListening: () =>
-            printCredentials(cli, credentials, owner, `http://${config.host}:${config.port}`),
+          onListening: (port) => {
+            const url = `http://${config.host}:${port}`
+            printListening(cli, url)
+            printCredentials(cli, credentials, owner, url)
+          },
         })
         return
       }
       const server = await startServer(config, prepare)
       closeOnSignals(server)
+      printListening(cli, server.url)
       printCredentials(cli, credentials, owner, server.url)
     })
 
@@ -124,6 +128,11 @@ const DEMO_OWNER = 'owner@demo-university.example'
 interface DemoOwner {
   email: string
   password: string
+}
+
+/** The address the server really listens on: with `PORT=0`, the one the system chose. */
+function printListening(cli: Cli, url: string): void {
+  cli.io.stdout.write(`Listening on ${url}\n`)
 }
 
 function printCredentials(
