@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { addPerson } from '../src/people/service.js'
 import { NO_NOTICES } from '../src/sso/notices.js'
 import { putSsoSettings, removeSsoSettings } from '../src/sso/settings.js'
@@ -760,11 +761,8 @@ describeEachDialect(
     }, async () => {
       const email = 'invited.editor@main.example'
       const added = await addPerson(
-        ctx.testDatabase.database.db,
-        ctx.tenant.orgId,
+        cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
         { email, role: 'editor' },
-        cliTrail('people add'),
-        ctx.clock.now(),
       )
       assert.ok(added.invitation)
       await withPage(async (page) => {
@@ -790,11 +788,8 @@ describeEachDialect(
       const email = 'one.time@main.example'
       const oneTime = 'one-time-password-7Qx'
       await addPerson(
-        ctx.testDatabase.database.db,
-        ctx.tenant.orgId,
+        cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
         { email, role: 'editor', password: oneTime, mustChange: true },
-        cliTrail('people add'),
-        ctx.clock.now(),
       )
       await withPage(async (page) => {
         await page.goto(`${origin}/admin/`)

@@ -126,7 +126,10 @@ export async function seedFuzzFixture(input: FuzzSeedInput): Promise<FuzzFixture
   const trail = cliTrail('people add')
   const person = async (role: string, expert?: string) => {
     const email = `${role}.${Math.random().toString(36).slice(2, 8)}@uni.example`
-    const added = await addPerson(db, orgId, { email, role, expert, password: PASSWORD }, trail, input.now())
+    const added = await addPerson(
+      { db, orgId, now: input.now(), trail },
+      { email, role, expert, password: PASSWORD },
+    )
     return { id: added.person.id, email }
   }
   const expertPerson = await person('expert', protectedExpert)

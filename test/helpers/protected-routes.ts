@@ -1,5 +1,6 @@
 import type { InjectOptions } from 'fastify'
 import { cliTrail } from '../../src/audit/actor.js'
+import { cliWriteContext } from '../../src/audit/write-context.js'
 import { createClient } from '../../src/auth/clients.js'
 import type { Scope } from '../../src/auth/scopes.js'
 import { setWebhook } from '../../src/delivery/settings.js'
@@ -347,11 +348,8 @@ let personKey = 0
 /** A person of `owner` (invited, no password: nothing to hash); returns their id. */
 async function personOf(ctx: TestContext, owner: Tenant): Promise<number> {
   const added = await addPerson(
-    ctx.testDatabase.database.db,
-    owner.orgId,
+    cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'people add', ctx.clock.now()),
     { email: `admin-route-${++personKey}.${owner.orgId}@example.edu`, role: 'editor' },
-    cliTrail('people add'),
-    ctx.clock.now(),
   )
   return added.person.id
 }

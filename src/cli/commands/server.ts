@@ -50,11 +50,8 @@ export function serverCommands(program: Command, cli: Cli): void {
         credentials = await issueClient(db, org.id, { label: 'demo', scopes: DEFAULT_SCOPES }, trail, now)
         const password = randomToken(12)
         const added = await addPerson(
-          db,
-          org.id,
+          { db, orgId: org.id, now, trail },
           { email: DEMO_OWNER, role: 'owner', name: 'Demo Owner', password, mustChange: true },
-          trail,
-          now,
         )
         owner = { email: added.person.email, password }
       }
