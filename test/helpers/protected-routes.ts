@@ -366,11 +366,8 @@ function adminRoutes(): ProtectedRoute[] {
   /** A webhook to a closed port of this machine: the test delivery fails fast, without leaving it. */
   const withWebhook = async (ctx: TestContext, owner: Tenant) =>
     setWebhook(
-      ctx.testDatabase.database.db,
-      owner.orgId,
+      cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'webhook set', ctx.clock.now()),
       { url: 'http://127.0.0.1:9/hook' },
-      cliTrail('webhook set'),
-      ctx.clock.now(),
       webhookNetwork({ webhookAllowPrivate: true }),
     )
   return [

@@ -47,7 +47,10 @@ export function serverCommands(program: Command, cli: Cli): void {
         } finally {
           await storage.close()
         }
-        credentials = await issueClient(db, org.id, { label: 'demo', scopes: DEFAULT_SCOPES }, trail, now)
+        credentials = await issueClient(
+          { db, orgId: org.id, now, trail },
+          { label: 'demo', scopes: DEFAULT_SCOPES },
+        )
         const password = randomToken(12)
         const added = await addPerson(
           { db, orgId: org.id, now, trail },
