@@ -1,5 +1,4 @@
 import type { InjectOptions } from 'fastify'
-import { cliTrail } from '../../src/audit/actor.js'
 import { cliWriteContext } from '../../src/audit/write-context.js'
 import { createClient } from '../../src/auth/clients.js'
 import type { Scope } from '../../src/auth/scopes.js'
@@ -446,23 +445,27 @@ function adminRoutes(): ProtectedRoute[] {
 
 /** Sets up `owner`'s single sign-on through the service, so that reading or removing it succeeds. */
 async function withSso(ctx: TestContext, owner: Tenant): Promise<void> {
-  await putSsoSettings(ctx.testDatabase.database.db, owner.orgId, SSO_SETTINGS, {
-    secretBox: undefined,
-    trail: cliTrail('sso set'),
-    now: ctx.clock.now(),
-    notices: NO_NOTICES,
-  })
+  await putSsoSettings(
+    {
+      ...cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'sso set', ctx.clock.now()),
+      secretBox: undefined,
+      notices: NO_NOTICES,
+    },
+    SSO_SETTINGS,
+  )
 }
 
 /** `owner`'s single sign-on with a domain the operator approved (verifying it again succeeds); the domain. */
 async function withVerifiedDomain(ctx: TestContext, owner: Tenant): Promise<string> {
   await withSso(ctx, owner)
   const domain = `org${owner.orgId}.example.edu`
-  await approveDomain(ctx.testDatabase.database.db, owner.orgId, domain, {
-    trail: cliTrail('sso verify-domain'),
-    now: ctx.clock.now(),
-    notices: NO_NOTICES,
-  })
+  await approveDomain(
+    {
+      ...cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'sso verify-domain', ctx.clock.now()),
+      notices: NO_NOTICES,
+    },
+    domain,
+  )
   return domain
 }
 
