@@ -1,12 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
-import { writeTransaction } from '../db/transactions.js'
 import { importContent } from '../import/index.js'
 import { storeDocument } from '../media/documents.js'
-import { setOrganizationProfile } from '../profiles/organization.js'
+import { updateOrganizationProfile } from '../profiles/organization.js'
 import type { MediaStorage } from '../storage/storage.js'
 import { DEMO_EXPERTS, DEMO_POSTS, type DemoPictures, demoDataset } from './dataset.js'
 import { demoBanner, demoPortrait } from './images.js'
@@ -36,7 +34,6 @@ export interface DemoMedia {
  * through the import's photo files, a post image as an uploaded file); without it they have none.
  */
 export async function seedDemo(write: WriteContext, media?: DemoMedia): Promise<SeededContent> {
-  const { db, orgId, now, trail } = write
   const folder = media ? await mkdtemp(join(tmpdir(), 'expertdir-demo-')) : undefined
   try {
     const pictures = media && folder ? await storedPictures(write, media, folder) : undefined
@@ -46,10 +43,7 @@ export async function seedDemo(write: WriteContext, media?: DemoMedia): Promise<
       media && folder ? { media: { ...media, baseDir: folder } } : {},
     )
     // The demo shows the public directory: /directory/<org>/ (CONTRACT §18).
-    await writeTransaction(db, async (trx) => {
-      if (await setOrganizationProfile(trx, orgId, { public_directory: 1, ...DEMO_DIRECTORY }, now))
-        await recordAudit(trx, orgId, trail, { kind: 'organization', id: orgId }, now)
-    })
+    await updateOrganizationProfile(write, { public_directory: 1, ...DEMO_DIRECTORY })
     return result.ids
   } finally {
     if (folder) await rm(folder, { recursive: true, force: true })
