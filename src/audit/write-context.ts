@@ -23,7 +23,7 @@ export function writeContextOf(
   return { db: app.db, orgId, now: app.now(), trail: requestTrail(request) }
 }
 
-/** The write context of a CLI command: the CLI is the actor (`cliWrite(db, orgId, 'people add', now)`). */
+/** The write context of a CLI command: the CLI is the actor (`cliWriteContext(db, orgId, 'people add', now)`). */
 export function cliWriteContext(db: Kysely<DB>, orgId: number, command: string, now: number): WriteContext {
   return { db, orgId, now, trail: cliTrail(command) }
 }
