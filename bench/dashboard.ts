@@ -3,12 +3,13 @@
  * headless Chromium on this machine, and the gzip size of what the first screen and the editor load.
  * Needs `npm run build` first. Prints figures; asserts nothing.
  */
+
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { buildApp } from '../src/app.js'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { loadConfig } from '../src/config.js'
 import { DASHBOARD_DIR } from '../src/dashboard/routes.js'
 import { openDatabase } from '../src/db/database.js'
@@ -43,13 +44,11 @@ try {
   // The clones are written in bulk, past the write path that keeps the search index current.
   await rebuildSearchIndexes(database.db, [dataset.orgId])
   const email = 'bench.owner@example.edu'
-  await addPerson(
-    database.db,
-    dataset.orgId,
-    { email, role: 'owner', password: PASSWORD },
-    cliTrail('bench'),
-    Date.now(),
-  )
+  await addPerson(cliWriteContext(database.db, dataset.orgId, 'bench', Date.now()), {
+    email,
+    role: 'owner',
+    password: PASSWORD,
+  })
   const app = await buildApp({
     config: loadConfig({ logLevel: 'silent', mediaDir: join(dir, 'media'), rateLimitApi: 0 }, {}),
     database,

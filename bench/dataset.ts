@@ -6,7 +6,7 @@
  */
 
 import { type Insertable, type Kysely, sql } from 'kysely'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { isPostgres } from '../src/db/migrations/columns.js'
 import type { DB } from '../src/db/schema.js'
@@ -61,7 +61,7 @@ export async function buildDataset(db: Kysely<DB>, sizes: DatasetSizes, now: num
   const started = performance.now()
   const org = await createOrganization(db, { name: 'Bench University' }, now)
   const client = await createClient(db, org.id, 'bench', now)
-  const seeded = await seedDemo(db, org.id, now, cliTrail('bench'))
+  const seeded = await seedDemo(cliWriteContext(db, org.id, 'bench', now))
 
   // The measured expert: the demo expert with the most items, also tagged in posts and answering questions.
   const items = await db.selectFrom('profile_items').selectAll().where('org_id', '=', org.id).execute()

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient } from '../src/auth/clients.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
@@ -83,19 +83,13 @@ export async function uploadsBench(options: UploadBenchOptions): Promise<Record<
     client = await createClient(database.db, org.id, 'bench', Date.now())
     for (let i = 0; i < 8; i++) {
       experts.push(
-        await createExpert(
-          database.db,
-          org.id,
-          {
-            firstname: 'Photo',
-            lastname: `Bench ${i}`,
-            job_title: 'Sitter',
-            email: `sitter${i}@example.org`,
-            company: 'Bench',
-          },
-          Date.now(),
-          cliTrail('bench'),
-        ),
+        await createExpert(cliWriteContext(database.db, org.id, 'bench', Date.now()), {
+          firstname: 'Photo',
+          lastname: `Bench ${i}`,
+          job_title: 'Sitter',
+          email: `sitter${i}@example.org`,
+          company: 'Bench',
+        }),
       )
     }
   } finally {

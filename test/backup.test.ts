@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient } from '../src/auth/clients.js'
 import { openDatabase } from '../src/db/database.js'
 import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js'
@@ -50,19 +50,13 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
     const now = Date.now()
     await createOrganization(db, { id: 1, name: 'Backed-up University' }, now)
     const client = await createClient(db, 1, 'backup-test', now)
-    const username = await createExpert(
-      db,
-      1,
-      {
-        firstname: 'Grace',
-        lastname: 'Hopper',
-        job_title: 'Admiral',
-        email: 'grace@navy.example',
-        company: 'Navy',
-      },
-      now,
-      cliTrail('test setup'),
-    )
+    const username = await createExpert(cliWriteContext(db, 1, 'test setup', now), {
+      firstname: 'Grace',
+      lastname: 'Hopper',
+      job_title: 'Admiral',
+      email: 'grace@navy.example',
+      company: 'Navy',
+    })
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < PRELOADED; i++) {
         await insertInquiry(trx, {

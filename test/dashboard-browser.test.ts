@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { addPerson } from '../src/people/service.js'
 import { NO_NOTICES } from '../src/sso/notices.js'
 import { putSsoSettings, removeSsoSettings } from '../src/sso/settings.js'
@@ -670,15 +670,17 @@ describeEachDialect(
       const admin = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'admin')
       const domain = `${randomBytes(4).toString('hex')}.example.edu`
       await putSsoSettings(
-        ctx.testDatabase.database.db,
-        ctx.tenant.orgId,
+        {
+          ...cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'sso set', ctx.clock.now()),
+          secretBox: undefined,
+          notices: NO_NOTICES,
+        },
         {
           protocol: 'oidc',
           issuer: 'https://idp.example',
           client_id: 'expertdir',
           allowed_domains: [domain],
         },
-        { secretBox: undefined, trail: cliTrail('sso set'), now: ctx.clock.now(), notices: NO_NOTICES },
       )
       try {
         await withPage(async (page) => {
@@ -701,9 +703,8 @@ describeEachDialect(
           await screenshot(page, 'sso-admin-read-only')
         })
       } finally {
-        await removeSsoSettings(ctx.testDatabase.database.db, ctx.tenant.orgId, {
-          trail: cliTrail('sso remove'),
-          now: ctx.clock.now(),
+        await removeSsoSettings({
+          ...cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'sso remove', ctx.clock.now()),
           notices: NO_NOTICES,
         })
       }
@@ -760,11 +761,8 @@ describeEachDialect(
     }, async () => {
       const email = 'invited.editor@main.example'
       const added = await addPerson(
-        ctx.testDatabase.database.db,
-        ctx.tenant.orgId,
+        cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
         { email, role: 'editor' },
-        cliTrail('people add'),
-        ctx.clock.now(),
       )
       assert.ok(added.invitation)
       await withPage(async (page) => {
@@ -790,11 +788,8 @@ describeEachDialect(
       const email = 'one.time@main.example'
       const oneTime = 'one-time-password-7Qx'
       await addPerson(
-        ctx.testDatabase.database.db,
-        ctx.tenant.orgId,
+        cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
         { email, role: 'editor', password: oneTime, mustChange: true },
-        cliTrail('people add'),
-        ctx.clock.now(),
       )
       await withPage(async (page) => {
         await page.goto(`${origin}/admin/`)

@@ -4,7 +4,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { loadConfig } from '../src/config.js'
 import { type Database, openDatabase } from '../src/db/database.js'
@@ -49,11 +49,8 @@ async function setUp(dialect: 'sqlite' | 'postgres'): Promise<Setup> {
   const org = await createOrganization(db, { name: 'Fault University' }, now)
   const client = await createClient(db, org.id, 'fault-test', now)
   const username = await createExpert(
-    db,
-    org.id,
+    cliWriteContext(db, org.id, 'test setup', now),
     expertBody({ email: 'recipient@navy.example' }) as ExpertCreateInput,
-    now,
-    cliTrail('test setup'),
   )
   return { testDatabase, orgId: org.id, client, username }
 }

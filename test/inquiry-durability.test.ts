@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient } from '../src/auth/clients.js'
 import { createExpert } from '../src/experts/service.js'
 import { type InquiryKind, KIND_NAMES } from '../src/inquiries/kinds.js'
@@ -56,19 +56,13 @@ describe('inquiry durability', async () => {
         const now = Date.now()
         await createOrganization(db, { id: 1, name: 'Durable University' }, now)
         const client = await createClient(db, 1, 'kill-test', now)
-        const username = await createExpert(
-          db,
-          1,
-          {
-            firstname: 'Grace',
-            lastname: 'Hopper',
-            job_title: 'Admiral',
-            email: 'grace@navy.example',
-            company: 'Navy',
-          },
-          now,
-          cliTrail('test setup'),
-        )
+        const username = await createExpert(cliWriteContext(db, 1, 'test setup', now), {
+          firstname: 'Grace',
+          lastname: 'Hopper',
+          job_title: 'Admiral',
+          email: 'grace@navy.example',
+          company: 'Navy',
+        })
 
         child = await startServerProcess(testDatabase.url, { env: { LOG_LEVEL: 'debug' } })
         const tokenResponse = await fetch(`${child.base}/v2/oauth/token`, {

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import sharp from 'sharp'
 import { buildApp } from '../src/app.js'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import type { Config } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
 import { ImportRejected, importContent } from '../src/import/index.js'
@@ -534,14 +534,11 @@ function suite(storageName: 'folder' | 's3', config: () => Partial<Config>) {
           const [keysBefore, rowsBefore] = [await storedKeys(storage), await mediaRows(ctx)]
           await assert.rejects(
             importContent(
-              ctx.testDatabase.database.db,
-              ctx.tenant.orgId,
+              cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'import', ctx.clock.now()),
               JSON.stringify({
                 experts: [expert(1, 'good.png'), expert(2, 'missing.jpg'), expert(3, 'tiny.png')],
               }),
               {
-                now: ctx.clock.now(),
-                trail: cliTrail('import'),
                 media: {
                   storage,
                   baseDir: dir,

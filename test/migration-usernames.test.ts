@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { createExpert } from '../src/experts/service.js'
 import { createOrganization } from '../src/organizations/repository.js'
@@ -100,19 +100,19 @@ describe('migration 0014_usernames_per_organization', async () => {
         )
         const input = { firstname: 'Ann', lastname: 'Lee', job_title: 'Chemist', company: 'Lab' }
         assert.equal(
-          await createExpert(db, two.id, { ...input, email: 'new@example.org' }, now, cliTrail('test setup')),
+          await createExpert(cliWriteContext(db, two.id, 'test setup', now), {
+            ...input,
+            email: 'new@example.org',
+          }),
           'ann-lee',
           'a name free in its organization is free, whatever another organization holds',
         )
         const three = await createOrganization(db, { name: 'Three' }, now)
         assert.equal(
-          await createExpert(
-            db,
-            three.id,
-            { ...input, email: 'three@example.org' },
-            now,
-            cliTrail('test setup'),
-          ),
+          await createExpert(cliWriteContext(db, three.id, 'test setup', now), {
+            ...input,
+            email: 'three@example.org',
+          }),
           'ann-lee',
         )
         await assert.rejects(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { ApiError } from '../src/errors.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { countOwners } from '../src/people/repository.js'
@@ -17,13 +17,11 @@ describeEachDialect('people: an organization keeps an owner under concurrent cha
     const organization = await createOrganization(db, { name: `Owners ${round}` }, ctx.clock.now())
     const add = async (name: string) =>
       (
-        await addPerson(
-          db,
-          organization.id,
-          { email: `${name}.${organization.id}@example.edu`, role: 'owner', invite: false },
-          cliTrail('people add'),
-          ctx.clock.now(),
-        )
+        await addPerson(cliWriteContext(db, organization.id, 'people add', ctx.clock.now()), {
+          email: `${name}.${organization.id}@example.edu`,
+          role: 'owner',
+          invite: false,
+        })
       ).person.id
     return { orgId: organization.id, first: await add('first'), second: await add('second') }
   }
@@ -35,10 +33,10 @@ describeEachDialect('people: an organization keeps an owner under concurrent cha
       const now = ctx.clock.now()
       // Even rounds: both demote the other; odd rounds: one removes, the other demotes.
       const changes = [
-        updatePerson(db, orgId, second, { role: 'admin' }, asOwner(first), now),
+        updatePerson({ db, orgId, now, trail: asOwner(first) }, second, { role: 'admin' }),
         round % 2 === 0
-          ? updatePerson(db, orgId, first, { role: 'editor' }, asOwner(second), now)
-          : removePerson(db, orgId, first, asOwner(second), now),
+          ? updatePerson({ db, orgId, now, trail: asOwner(second) }, first, { role: 'editor' })
+          : removePerson({ db, orgId, now, trail: asOwner(second) }, first),
       ]
       const results = await Promise.allSettled(changes)
       assert.equal(await countOwners(db, orgId), 1, `round ${round}: the organization has no owner`)

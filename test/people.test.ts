@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { loadConfig } from '../src/config.js'
 import { addPerson, updatePerson } from '../src/people/service.js'
@@ -80,11 +80,8 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
 
   test('an invitation link expires after 7 days', async () => {
     const added = await addPerson(
-      ctx.testDatabase.database.db,
-      ctx.tenant.orgId,
+      cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
       { email: 'late@example.edu', role: 'editor' },
-      cliTrail('people add'),
-      ctx.clock.now(),
     )
     ctx.clock.advance(7 * DAY + 1)
     try {
@@ -293,33 +290,33 @@ describeEachDialect('people: the CLI, passwords, invitations and resets', (ctx) 
     const asAdmin = { actor: { kind: 'person', id: 1, role: 'admin' }, action: 'test' } as const
     const asOwner = { actor: { kind: 'person', id: 2, role: 'owner' }, action: 'test' } as const
     await assert.rejects(
-      updatePerson(db, tenant.orgId, editor.id, { role: 'owner' }, asAdmin, ctx.clock.now()),
+      updatePerson({ db, orgId: tenant.orgId, now: ctx.clock.now(), trail: asAdmin }, editor.id, {
+        role: 'owner',
+      }),
       /Only an owner/,
     )
     await assert.rejects(
-      updatePerson(db, tenant.orgId, owner.id, { role: 'editor' }, asAdmin, ctx.clock.now()),
+      updatePerson({ db, orgId: tenant.orgId, now: ctx.clock.now(), trail: asAdmin }, owner.id, {
+        role: 'editor',
+      }),
       /Only an owner/,
     )
     await assert.rejects(
-      updatePerson(db, tenant.orgId, owner.id, { role: 'editor' }, asOwner, ctx.clock.now()),
+      updatePerson({ db, orgId: tenant.orgId, now: ctx.clock.now(), trail: asOwner }, owner.id, {
+        role: 'editor',
+      }),
       /must keep an owner/,
     )
     const promoted = await updatePerson(
-      db,
-      tenant.orgId,
+      { db, orgId: tenant.orgId, now: ctx.clock.now(), trail: asOwner },
       editor.id,
       { role: 'owner' },
-      asOwner,
-      ctx.clock.now(),
     )
     assert.equal(promoted.role, 'owner')
     const demoted = await updatePerson(
-      db,
-      tenant.orgId,
+      cliWriteContext(db, tenant.orgId, 'people update', ctx.clock.now()),
       owner.id,
       { role: 'admin', name: 'Former Owner' },
-      cliTrail('people update'),
-      ctx.clock.now(),
     )
     assert.deepEqual([demoted.role, demoted.name], ['admin', 'Former Owner'])
   })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { buildApp } from '../src/app.js'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { chores } from '../src/system/housekeeping.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
@@ -104,11 +104,8 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
   test('an invited person without a password cannot sign in', async () => {
     const { addPerson } = await import('../src/people/service.js')
     const added = await addPerson(
-      ctx.testDatabase.database.db,
-      ctx.tenant.orgId,
+      cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
       { email: 'invited.only@example.edu', role: 'editor' },
-      cliTrail('people add'),
-      ctx.clock.now(),
     )
     assert.ok(added.invitation)
     await expectError(
@@ -304,16 +301,11 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       headers: bearer(person.token),
     }
     assert.equal((await ctx.inject(inbox)).statusCode, 200)
-    await updatePerson(
-      db,
-      ctx.tenant.orgId,
-      person.id,
-      { role: 'editor' },
-      cliTrail('people update'),
-      ctx.clock.now(),
-    )
+    await updatePerson(cliWriteContext(db, ctx.tenant.orgId, 'people update', ctx.clock.now()), person.id, {
+      role: 'editor',
+    })
     await expectError(ctx, inbox, 403, 'insufficient_scope')
-    await removePerson(db, ctx.tenant.orgId, person.id, cliTrail('people remove'), ctx.clock.now())
+    await removePerson(cliWriteContext(db, ctx.tenant.orgId, 'people remove', ctx.clock.now()), person.id)
     await expectError(
       ctx,
       { method: 'GET', url: expertUrl(username), headers: bearer(person.token) },
@@ -383,11 +375,8 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
   test('a generated one-time password must be changed before a token is minted', async () => {
     const { addPerson } = await import('../src/people/service.js')
     await addPerson(
-      ctx.testDatabase.database.db,
-      ctx.tenant.orgId,
+      cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
       { email: 'first.owner@example.edu', role: 'owner', password: 'Generated-Once-9x7', mustChange: true },
-      cliTrail('people add'),
-      ctx.clock.now(),
     )
     const cookie = await signIn(ctx, 'first.owner@example.edu', 'Generated-Once-9x7')
     const me = await ctx.inject(dashboard('GET', '/auth/me', { cookie }))
@@ -452,13 +441,10 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
     const { addPerson } = await import('../src/people/service.js')
     const { db } = ctx.testDatabase.database
     const person = await personToken(ctx, ctx.tenant.orgId, 'editor')
-    await addPerson(
-      db,
-      ctx.tenant.orgId,
-      { email: 'housekeeping@example.edu', role: 'editor' },
-      cliTrail('people add'),
-      ctx.clock.now(),
-    )
+    await addPerson(cliWriteContext(db, ctx.tenant.orgId, 'people add', ctx.clock.now()), {
+      email: 'housekeeping@example.edu',
+      role: 'editor',
+    })
     const count = async () => ({
       sessions: (await db.selectFrom('person_sessions').select('id').execute()).length,
       tokens: (await db.selectFrom('person_tokens').select('token_hash').execute()).length,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { buildApp } from '../src/app.js'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { addPerson } from '../src/people/service.js'
 import { describeEachDialect, envelope } from './helpers/harness.js'
 import { mailText } from './helpers/mail-text.js'
@@ -251,11 +251,8 @@ describeEachDialect(
       assert.equal(await peopleCount(), before)
       const invited = emailAt()
       await addPerson(
-        ctx.testDatabase.database.db,
-        ctx.tenant.orgId,
+        cliWriteContext(ctx.testDatabase.database.db, ctx.tenant.orgId, 'people add', ctx.clock.now()),
         { email: invited, role: 'editor' },
-        cliTrail('people add'),
-        ctx.clock.now(),
       )
       assert.equal((await me(await signInConfirmed({ email: invited, groups: [] }))).role, 'editor')
     })
@@ -327,13 +324,10 @@ describeEachDialect(
       await configure()
       const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
       const { db } = ctx.testDatabase.database
-      const invited = await addPerson(
-        db,
-        ctx.tenant.orgId,
-        { email: emailAt(), role: 'editor' },
-        cliTrail('people add'),
-        ctx.clock.now(),
-      )
+      const invited = await addPerson(cliWriteContext(db, ctx.tenant.orgId, 'people add', ctx.clock.now()), {
+        email: emailAt(),
+        role: 'editor',
+      })
       await configure({ passwords_off: 1 })
       try {
         const password = await ctx.inject(

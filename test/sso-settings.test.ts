@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { buildApp } from '../src/app.js'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { insertBinding } from '../src/sso/bindings.js'
 import { approveDomain } from '../src/sso/domains.js'
 import { NO_NOTICES } from '../src/sso/notices.js'
@@ -241,11 +241,13 @@ describeEachDialect(
       const { orgId, auth } = await fresh()
       const domain = `${randomBytes(4).toString('hex')}.example.edu`
       await put(orgId, { ...OIDC, allowed_domains: [domain], passwords_off: 1 }, auth)
-      await approveDomain(ctx.testDatabase.database.db, orgId, domain, {
-        trail: cliTrail('sso verify-domain'),
-        now: ctx.clock.now(),
-        notices: NO_NOTICES,
-      })
+      await approveDomain(
+        {
+          ...cliWriteContext(ctx.testDatabase.database.db, orgId, 'sso verify-domain', ctx.clock.now()),
+          notices: NO_NOTICES,
+        },
+        domain,
+      )
       const found = await ctx.inject({
         method: 'GET',
         url: `/auth/sso?email=${encodeURIComponent(`anyone@${domain.toUpperCase()}`)}`,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import type { LookupAddress } from 'node:dns'
 import { createServer, type Server } from 'node:net'
 import { after, before, test } from 'node:test'
-import { cliTrail } from '../src/audit/actor.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { loadConfig } from '../src/config.js'
 import { createOutbox, type Outbox, type OutboxOptions } from '../src/delivery/outbox.js'
 import { saveWebhook } from '../src/delivery/repository.js'
@@ -203,11 +203,8 @@ describeEachDialect('webhook targets: only public addresses unless the operator 
     const url = `http://hooks.example.test:${receiver.port}/hook`
     const write = (answers: Record<string, string[]>) =>
       setWebhook(
-        db,
-        tenant.orgId,
+        cliWriteContext(db, tenant.orgId, 'webhook set', ctx.clock.now()),
         { url },
-        cliTrail('webhook set'),
-        ctx.clock.now(),
         webhookNetwork({}, resolver(answers)),
       )
 

@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.js'
 import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { issueClient, listClients, withdrawClient } from '../auth/clients.js'
 import { DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from '../auth/scopes.js'
 import { notFound, validationError } from '../errors.js'
@@ -75,13 +76,10 @@ export function clientRoutes(app: TypedApp, context: AppContext): void {
     },
     async (request, reply) => {
       const { label, scope } = request.body
-      const issued = await issueClient(
-        db,
-        request.params.corporation,
-        { label: label?.trim() || null, scopes: requestedScopes(scope) },
-        requestTrail(request),
-        context.now(),
-      )
+      const issued = await issueClient(writeContextOf(request, context, request.params.corporation), {
+        label: label?.trim() || null,
+        scopes: requestedScopes(scope),
+      })
       reply.header('cache-control', 'no-store')
       return ok({
         client_id: issued.client_id,

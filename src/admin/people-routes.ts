@@ -1,4 +1,4 @@
-import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import type { TypedApp } from '../http/typed-routes.js'
@@ -90,11 +90,8 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
     },
     async (request) => {
       const added = await addPerson(
-        db,
-        request.params.corporation,
+        writeContextOf(request, context, request.params.corporation),
         request.body,
-        requestTrail(request),
-        context.now(),
       )
       const invitation = await sendInvitation(context, added)
       request.log.info({ person: added.person.id, outcome: invitation }, 'invitation link')
@@ -121,14 +118,10 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
     async (request) => {
       const { corporation, id } = request.params
       const { expert, ...rest } = request.body
-      const person = await updatePerson(
-        db,
-        corporation,
-        id,
-        { ...rest, ...(expert === undefined ? {} : { expert: expert === '' ? null : expert }) },
-        requestTrail(request),
-        context.now(),
-      )
+      const person = await updatePerson(writeContextOf(request, context, corporation), id, {
+        ...rest,
+        ...(expert === undefined ? {} : { expert: expert === '' ? null : expert }),
+      })
       return ok(personView(person))
     },
   )
@@ -150,7 +143,7 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
     },
     async (request) => {
       const { corporation, id } = request.params
-      const added = await reinvitePerson(db, corporation, id, requestTrail(request), context.now())
+      const added = await reinvitePerson(writeContextOf(request, context, corporation), id)
       const invitation = await sendInvitation(context, added)
       request.log.info({ person: added.person.id, outcome: invitation }, 'invitation link')
       return ok({ person: personView(added.person), invitation })
@@ -172,7 +165,7 @@ export function peopleRoutes(app: TypedApp, context: AdminContext): void {
     },
     async (request) => {
       const { corporation, id } = request.params
-      const removed = await removePerson(db, corporation, id, requestTrail(request), context.now())
+      const removed = await removePerson(writeContextOf(request, context, corporation), id)
       return ok({ id: removed.id, removed: true as const })
     },
   )

@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import {
   clearWebhook,
   listWebhookDeliveries,
@@ -71,11 +71,8 @@ export function webhookRoutes(app: TypedApp, context: AppContext): void {
     },
     async (request, reply) => {
       const saved = await setWebhook(
-        db,
-        request.params.corporation,
+        writeContextOf(request, context, request.params.corporation),
         { url: request.body.url, keepSecret: request.body.keep_secret === 1 },
-        requestTrail(request),
-        context.now(),
         network,
       )
       reply.header('cache-control', 'no-store')
@@ -97,7 +94,7 @@ export function webhookRoutes(app: TypedApp, context: AppContext): void {
     },
     async (request) => {
       const { corporation } = request.params
-      if (!(await clearWebhook(db, corporation, requestTrail(request), context.now()))) {
+      if (!(await clearWebhook(writeContextOf(request, context, corporation)))) {
         throw notFound('The webhook of this organization')
       }
       return ok({ cleared: true as const })

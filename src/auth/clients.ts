@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import type { Queryable } from '../db/database.js'
 import type { ClientRow, DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -60,11 +61,8 @@ export async function createClient(
 
 /** Creates a client and records who did; the secret is in the answer only. */
 export async function issueClient(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   input: { label: string | null; scopes: readonly Scope[] },
-  trail: AuditTrail,
-  now: number,
 ): Promise<IssuedClient> {
   const { row, issued } = await newClient(orgId, input.label, now, input.scopes)
   return writeTransaction(db, async (trx) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -23,7 +23,6 @@ const write = { scope: 'write' as const }
 /** Writing posts (`/v2/spotlight/:corporation`) and Q&A items with their answers (`/v2/qanda/:corporation`). */
 export async function publishingRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
   const app = typedRoutes(untyped)
-  const { db, now } = context
   const posts = { tags: ['content'] }
 
   app.post(
@@ -42,12 +41,9 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     async (request) =>
       ok({
         id: await createItem(
-          db,
-          request.params.corporation,
+          writeContextOf(request, context, request.params.corporation),
           'spotlights',
           request.body,
-          now(),
-          requestTrail(request),
         ),
       }),
   )
@@ -69,15 +65,11 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
       const { corporation, id } = request.params
       return ok({
         id,
-        updated: await updateItem(
-          db,
-          corporation,
-          'spotlights',
+        updated: await updateItem(writeContextOf(request, context, corporation), {
+          table: 'spotlights',
           id,
-          request.body,
-          now(),
-          requestTrail(request),
-        ),
+          input: request.body,
+        }),
       })
     },
   )
@@ -96,7 +88,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      await deleteItem(db, corporation, 'spotlights', id, now(), requestTrail(request))
+      await deleteItem(writeContextOf(request, context, corporation), 'spotlights', id)
       return ok({ id, deleted: true })
     },
   )
@@ -117,12 +109,9 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     async (request) =>
       ok({
         id: await createItem(
-          db,
-          request.params.corporation,
+          writeContextOf(request, context, request.params.corporation),
           'questions',
           request.body,
-          now(),
-          requestTrail(request),
         ),
       }),
   )
@@ -144,15 +133,11 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
       const { corporation, id } = request.params
       return ok({
         id,
-        updated: await updateItem(
-          db,
-          corporation,
-          'questions',
+        updated: await updateItem(writeContextOf(request, context, corporation), {
+          table: 'questions',
           id,
-          request.body,
-          now(),
-          requestTrail(request),
-        ),
+          input: request.body,
+        }),
       })
     },
   )
@@ -171,7 +156,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      await deleteItem(db, corporation, 'questions', id, now(), requestTrail(request))
+      await deleteItem(writeContextOf(request, context, corporation), 'questions', id)
       return ok({ id, deleted: true })
     },
   )
@@ -191,7 +176,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok({ id: await addAnswer(db, corporation, id, request.body, now(), requestTrail(request)) })
+      return ok({ id: await addAnswer(writeContextOf(request, context, corporation), id, request.body) })
     },
   )
 
@@ -210,15 +195,11 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id, answer_id } = request.params
-      const updated = await changeAnswer(
-        db,
-        corporation,
-        id,
-        answer_id,
-        request.body,
-        now(),
-        requestTrail(request),
-      )
+      const updated = await changeAnswer(writeContextOf(request, context, corporation), {
+        questionId: id,
+        answerId: answer_id,
+        input: request.body,
+      })
       return ok({ id: answer_id, updated })
     },
   )
@@ -237,7 +218,7 @@ export async function publishingRoutes(untyped: FastifyInstance, context: AppCon
     },
     async (request) => {
       const { corporation, id, answer_id } = request.params
-      await removeAnswer(db, corporation, id, answer_id, now(), requestTrail(request))
+      await removeAnswer(writeContextOf(request, context, corporation), id, answer_id)
       return ok({ id: answer_id, deleted: true })
     },
   )

@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { changedColumns } from '../db/columns.js'
 import type { Queryable } from '../db/database.js'
-import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { itemChanged, itemDeleted } from '../derived/changes.js'
 import type { ContentTable } from '../derived/versions.js'
@@ -214,12 +212,9 @@ async function fieldsOf(
 
 /** Creates a post (`spotlights`) or a question; returns its id. */
 export async function createItem(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   table: ContentTable,
   input: PostCreateInput | QuestionCreateInput,
-  now: number,
-  trail: AuditTrail,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const fields = await fieldsOf(trx, orgId, input)
@@ -231,13 +226,8 @@ export async function createItem(
 
 /** Applies a partial update to a post or question; returns whether anything changed. */
 export async function updateItem(
-  db: Kysely<DB>,
-  orgId: number,
-  table: ContentTable,
-  id: number,
-  input: PostUpdateInput | QuestionUpdateInput,
-  now: number,
-  trail: AuditTrail,
+  { db, orgId, now, trail }: WriteContext,
+  { table, id, input }: { table: ContentTable; id: number; input: PostUpdateInput | QuestionUpdateInput },
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const existing = await findItem(trx, orgId, table, id)
@@ -249,14 +239,7 @@ export async function updateItem(
 }
 
 /** Deletes a post or question; the experts it showed in no longer list it. */
-export async function deleteItem(
-  db: Kysely<DB>,
-  orgId: number,
-  table: ContentTable,
-  id: number,
-  now: number,
-  trail: AuditTrail,
-) {
+export async function deleteItem({ db, orgId, now, trail }: WriteContext, table: ContentTable, id: number) {
   await writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, table, id)
     const experts =
@@ -321,12 +304,9 @@ export async function replaceAnswers(
 }
 
 export async function addAnswer(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   questionId: number,
   input: AnswerCreateInput,
-  now: number,
-  trail: AuditTrail,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     await findItem(trx, orgId, 'questions', questionId)
@@ -354,13 +334,8 @@ async function findAnswer(trx: Queryable, orgId: number, questionId: number, ans
 }
 
 export async function changeAnswer(
-  db: Kysely<DB>,
-  orgId: number,
-  questionId: number,
-  answerId: number,
-  input: AnswerUpdateInput,
-  now: number,
-  trail: AuditTrail,
+  { db, orgId, now, trail }: WriteContext,
+  { questionId, answerId, input }: { questionId: number; answerId: number; input: AnswerUpdateInput },
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)
@@ -389,12 +364,9 @@ export async function changeAnswer(
 }
 
 export async function removeAnswer(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   questionId: number,
   answerId: number,
-  now: number,
-  trail: AuditTrail,
 ) {
   await writeTransaction(db, async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import type { Queryable } from '../db/database.js'
-import type { DB, DeliveryStatus } from '../db/schema.js'
+import type { DeliveryStatus } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { ApiError, notFound, validationError } from '../errors.js'
 import { idCursor } from '../http/cursor.js'
@@ -38,11 +37,8 @@ const URL_RULE = 'must be an http:// or https:// URL without user name or passwo
  * network policy refuses (a private address, `localhost`, a name resolving to one) is a 400.
  */
 export async function setWebhook(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   input: { url: string; keepSecret?: boolean | undefined },
-  trail: AuditTrail,
-  now: number,
   network: WebhookNetwork,
 ): Promise<{ url: string; secret?: string }> {
   const url = input.url.trim()
@@ -75,12 +71,7 @@ export async function setWebhook(
 }
 
 /** Removes the webhook; returns whether there was one (nothing is recorded when there was not). */
-export async function clearWebhook(
-  db: Kysely<DB>,
-  orgId: number,
-  trail: AuditTrail,
-  now: number,
-): Promise<boolean> {
+export async function clearWebhook({ db, orgId, now, trail }: WriteContext): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const removed = await deleteWebhook(trx, orgId)
     if (removed) await recordAudit(trx, orgId, trail, { kind: 'webhook', id: orgId }, now)

@@ -1,14 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
-import { recordAudit } from '../audit/log.js'
-import type { DB } from '../db/schema.js'
-import { writeTransaction } from '../db/transactions.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { importContent } from '../import/index.js'
 import { storeDocument } from '../media/documents.js'
-import { setOrganizationProfile } from '../profiles/organization.js'
+import { updateOrganizationProfile } from '../profiles/organization.js'
 import type { MediaStorage } from '../storage/storage.js'
 import { DEMO_EXPERTS, DEMO_POSTS, type DemoPictures, demoDataset } from './dataset.js'
 import { demoBanner, demoPortrait } from './images.js'
@@ -37,26 +33,17 @@ export interface DemoMedia {
  * `media`, the experts get drawn portraits and the posts drawn images, stored as uploads are (a photo
  * through the import's photo files, a post image as an uploaded file); without it they have none.
  */
-export async function seedDemo(
-  db: Kysely<DB>,
-  orgId: number,
-  now: number,
-  trail: AuditTrail,
-  media?: DemoMedia,
-): Promise<SeededContent> {
+export async function seedDemo(write: WriteContext, media?: DemoMedia): Promise<SeededContent> {
   const folder = media ? await mkdtemp(join(tmpdir(), 'expertdir-demo-')) : undefined
   try {
-    const pictures = media && folder ? await storedPictures(db, orgId, media, folder, now, trail) : undefined
-    const result = await importContent(db, orgId, JSON.stringify(demoDataset(pictures)), {
-      now,
-      trail,
-      ...(media && folder ? { media: { ...media, baseDir: folder } } : {}),
-    })
+    const pictures = media && folder ? await storedPictures(write, media, folder) : undefined
+    const result = await importContent(
+      write,
+      JSON.stringify(demoDataset(pictures)),
+      media && folder ? { media: { ...media, baseDir: folder } } : {},
+    )
     // The demo shows the public directory: /directory/<org>/ (CONTRACT §18).
-    await writeTransaction(db, async (trx) => {
-      if (await setOrganizationProfile(trx, orgId, { public_directory: 1, ...DEMO_DIRECTORY }, now))
-        await recordAudit(trx, orgId, trail, { kind: 'organization', id: orgId }, now)
-    })
+    await updateOrganizationProfile(write, { public_directory: 1, ...DEMO_DIRECTORY })
     return result.ids
   } finally {
     if (folder) await rm(folder, { recursive: true, force: true })
@@ -65,12 +52,9 @@ export async function seedDemo(
 
 /** Draws the portraits into `folder` (the import reads them from there) and stores the posts' images. */
 async function storedPictures(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   media: DemoMedia,
   folder: string,
-  now: number,
-  trail: AuditTrail,
 ): Promise<DemoPictures> {
   const portraits = new Map<string, string>()
   for (const { key, name } of DEMO_EXPERTS) {

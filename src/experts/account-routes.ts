@@ -1,5 +1,5 @@
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { audienceOf } from '../derived/audience.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
@@ -52,7 +52,6 @@ export function readProfileRoute(context: AppContext, kind: ProfileKind, operati
 
 /** POST to the collection: creates a profile. */
 export function createProfileRoute(context: AppContext, kind: ProfileKind, operationId: string) {
-  const { db } = context
   return route({
     schema: {
       operationId,
@@ -64,14 +63,8 @@ export function createProfileRoute(context: AppContext, kind: ProfileKind, opera
     },
     config: { scope: 'write' },
     handler: async (request) => {
-      const username = await createExpert(
-        db,
-        request.params.corporation,
-        request.body,
-        context.now(),
-        requestTrail(request),
-        kind.type,
-      )
+      const write = writeContextOf(request, context, request.params.corporation)
+      const username = await createExpert(write, request.body, kind.type)
       return ok({ username, inserted: true })
     },
   })
@@ -79,7 +72,6 @@ export function createProfileRoute(context: AppContext, kind: ProfileKind, opera
 
 /** PUT of a profile: a partial update of its account, with the request's `If-Match` check. */
 export function updateProfileRoute(context: AppContext, kind: ProfileKind, operationId: string) {
-  const { db } = context
   return route({
     schema: {
       operationId,
@@ -94,16 +86,12 @@ export function updateProfileRoute(context: AppContext, kind: ProfileKind, opera
     handler: async (request, reply) => {
       const { corporation, username } = request.params
       return ok(
-        await updateExpert(
-          db,
-          corporation,
+        await updateExpert(writeContextOf(request, context, corporation), {
           username,
-          request.body,
-          context.now(),
-          requestTrail(request),
-          kind.type,
-          profileCondition(request, reply, corporation, kind.type, username),
-        ),
+          input: request.body,
+          type: kind.type,
+          condition: profileCondition(request, reply, corporation, kind.type, username),
+        }),
       )
     },
   })
@@ -111,7 +99,6 @@ export function updateProfileRoute(context: AppContext, kind: ProfileKind, opera
 
 /** DELETE of a profile, its sections and its stored files. */
 export function deleteProfileRoute(context: AppContext, kind: ProfileKind, operationId: string) {
-  const { db } = context
   return route({
     schema: {
       operationId,
@@ -123,18 +110,14 @@ export function deleteProfileRoute(context: AppContext, kind: ProfileKind, opera
     config: { scope: 'write', expertReach: false },
     handler: async (request) => {
       const { corporation, username } = request.params
-      await deleteExpert(
-        db,
-        corporation,
+      await deleteExpert(writeContextOf(request, context, corporation), {
         username,
-        context.now(),
-        (keys) =>
+        discard: (keys) =>
           discardFiles(context.storage, keys, (error) =>
             request.log.warn({ err: error }, 'a stored file could not be deleted; media gc will remove it'),
           ),
-        requestTrail(request),
-        kind.type,
-      )
+        type: kind.type,
+      })
       return ok({ deleted: true, username })
     },
   })

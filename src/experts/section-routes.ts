@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Static, type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { audienceOf } from '../derived/audience.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { ExpertParams } from '../http/params.js'
@@ -173,18 +173,9 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
         config: { scope: 'write' },
         ...withAliases,
         handler: async (request, reply) => {
-          const { corporation } = request.params
-          return ok(
-            await addElement(
-              db,
-              corporation,
-              writer(request, reply, request.params),
-              section,
-              request.body,
-              context.now(),
-              requestTrail(request),
-            ),
-          )
+          const profile = writer(request, reply, request.params)
+          const write = writeContextOf(request, context, request.params.corporation)
+          return ok(await addElement(write, { profile, section, input: request.body }))
         },
       }),
       clear: route({
@@ -198,16 +189,11 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
         },
         config: { scope: 'write' },
         handler: async (request, reply) => {
-          const { corporation } = request.params
-          const id = await deleteElement(
-            db,
-            corporation,
-            writer(request, reply, request.params),
+          const profile = writer(request, reply, request.params)
+          const id = await deleteElement(writeContextOf(request, context, request.params.corporation), {
+            profile,
             section,
-            undefined,
-            context.now(),
-            requestTrail(request),
-          )
+          })
           return ok({ id, deleted: true })
         },
       }),
@@ -246,17 +232,10 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
     config: { scope: 'write' },
     ...withAliases,
     handler: async (request, reply) => {
-      const { corporation } = request.params
       const input = inputOf(section, request.body)
-      const { id } = await addElement(
-        db,
-        corporation,
-        writer(request, reply, request.params),
-        section,
-        input,
-        context.now(),
-        requestTrail(request),
-      )
+      const profile = writer(request, reply, request.params)
+      const write = writeContextOf(request, context, request.params.corporation)
+      const { id } = await addElement(write, { profile, section, input })
       return ok({ id })
     },
   })
@@ -276,17 +255,10 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
         config: { scope: 'write' },
         ...withAliases,
         handler: async (request, reply) => {
-          const { corporation, id } = request.params
-          const updated = await updateElement(
-            db,
-            corporation,
-            writer(request, reply, request.params),
-            section,
-            id,
-            request.body,
-            context.now(),
-            requestTrail(request),
-          )
+          const { id } = request.params
+          const profile = writer(request, reply, request.params)
+          const write = writeContextOf(request, context, request.params.corporation)
+          const updated = await updateElement(write, { profile, section, id, input: request.body })
           return ok({ id, updated })
         },
       })
@@ -309,16 +281,9 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
         },
         config: { scope: 'write' },
         handler: async (request, reply) => {
-          const { corporation } = request.params
-          const order = await reorderElements(
-            db,
-            corporation,
-            writer(request, reply, request.params),
-            section,
-            request.body.ids,
-            context.now(),
-            requestTrail(request),
-          )
+          const profile = writer(request, reply, request.params)
+          const write = writeContextOf(request, context, request.params.corporation)
+          const order = await reorderElements(write, { profile, section, ids: request.body.ids })
           return ok({ section, ...order })
         },
       })
@@ -334,16 +299,13 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
     },
     config: { scope: 'write' },
     handler: async (request, reply) => {
-      const { corporation, id } = request.params
-      await deleteElement(
-        db,
-        corporation,
-        writer(request, reply, request.params),
+      const { id } = request.params
+      const profile = writer(request, reply, request.params)
+      await deleteElement(writeContextOf(request, context, request.params.corporation), {
+        profile,
         section,
         id,
-        context.now(),
-        requestTrail(request),
-      )
+      })
       return ok({ id, deleted: true })
     },
   })

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { isUniqueViolation, type Queryable } from '../db/database.js'
 import type { DB, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -43,11 +43,8 @@ async function asConflict<T>(
 
 /** Creates an expert or a staff member (the API's create; the import calls `createAccount` in its own transaction). */
 export async function createExpert(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   input: ExpertCreateInput,
-  now: number,
-  trail: AuditTrail,
   type: ProfileType = 'expert',
 ): Promise<string> {
   return asConflict(db, orgId, { email: input.email }, () =>
@@ -65,14 +62,18 @@ export async function createExpert(
  * the expert's username after it.
  */
 export async function updateExpert(
-  db: Kysely<DB>,
-  orgId: number,
-  username: string,
-  input: ExpertUpdateInput,
-  now: number,
-  trail: AuditTrail,
-  type: ProfileType = 'expert',
-  condition?: WriteCondition,
+  { db, orgId, now, trail }: WriteContext,
+  {
+    username,
+    input,
+    type = 'expert',
+    condition,
+  }: {
+    username: string
+    input: ExpertUpdateInput
+    type?: ProfileType
+    condition?: WriteCondition | undefined
+  },
 ): Promise<{ updated: boolean; username: string }> {
   return asConflict(db, orgId, input, () =>
     writeTransaction(db, async (trx) => {
@@ -96,13 +97,12 @@ export async function updateExpert(
  * its photo are handed to `discard` once the delete has committed.
  */
 export async function deleteExpert(
-  db: Kysely<DB>,
-  orgId: number,
-  username: string,
-  now: number,
-  discard: (keys: string[]) => Promise<void>,
-  trail: AuditTrail,
-  type: ProfileType = 'expert',
+  { db, orgId, now, trail }: WriteContext,
+  {
+    username,
+    discard,
+    type = 'expert',
+  }: { username: string; discard: (keys: string[]) => Promise<void>; type?: ProfileType },
 ): Promise<void> {
   const files = await writeTransaction(db, async (trx) => {
     const expert = await findExpertForWrite(trx, orgId, username, type)

@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
-import type { DB } from '../db/schema.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { writeTransaction } from '../db/transactions.js'
 import { findOrganization } from '../organizations/repository.js'
 import { parseImportText } from './format.js'
@@ -13,10 +11,8 @@ export type { ImportIssue } from './format.js'
 export type { ImportMedia } from './photos.js'
 export { ImportRejected, type ImportResult } from './write.js'
 
+/** What an import may add to its write context (whose trail is the one audit entry of the import). */
 export interface ImportOptions {
-  now: number
-  /** Who imports, for the audit log: one entry per import, in its transaction. */
-  trail: AuditTrail
   /** Decides JSON vs NDJSON by extension (`.ndjson`, `.jsonl`); the content decides otherwise. */
   fileName?: string
   /** Called once with the number of records once they are valid, then after each record written. */
@@ -32,10 +28,9 @@ export interface ImportOptions {
  * re-import updates instead of duplicating.
  */
 export async function importContent(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   text: string,
-  options: ImportOptions,
+  options: ImportOptions = {},
 ): Promise<ImportResult> {
   if (!(await findOrganization(db, orgId))) throw new Error(`Organization ${orgId} does not exist.`)
   const parsed = parseImportText(text, options.fileName)
@@ -52,21 +47,15 @@ export async function importContent(
   try {
     const stored =
       options.media && photos.photos.length > 0
-        ? await storePhotos(db, options.media, orgId, photos.photos, options.now, written)
+        ? await storePhotos(db, options.media, orgId, photos.photos, now, written)
         : []
     const { result, previous } = await writeTransaction(db, async (trx) => {
       done = 0
-      const result = await writePlan(trx, orgId, plan, options.now, () =>
+      const result = await writePlan(trx, orgId, plan, now, () =>
         options.onProgress?.({ total, done: ++done }),
       )
       const previous = await attachPhotos(trx, orgId, stored, result.ids.experts)
-      await recordAudit(
-        trx,
-        orgId,
-        options.trail,
-        { kind: 'import', id: options.fileName ?? null },
-        options.now,
-      )
+      await recordAudit(trx, orgId, trail, { kind: 'import', id: options.fileName ?? null }, now)
       return { result, previous }
     })
     if (options.media) await options.media.storage.delete(previous).catch(() => {})

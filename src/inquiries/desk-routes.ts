@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { listAssignable } from './assignees.js'
@@ -76,11 +76,8 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
     },
     async (request) => {
       const settings = await updateNotificationSettings(
-        context.db,
-        request.params.corporation,
+        writeContextOf(request, context, request.params.corporation),
         request.body,
-        context.now(),
-        requestTrail(request),
       )
       return ok(settingsView(settings))
     },
@@ -122,14 +119,7 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
     },
     async (request) => {
       const { corporation, id } = request.params
-      const found = await handleInquiry(
-        context.db,
-        corporation,
-        id,
-        request.body,
-        context.now(),
-        requestTrail(request),
-      )
+      const found = await handleInquiry(writeContextOf(request, context, corporation), id, request.body)
       return ok(inquiryView(found))
     },
   )
@@ -154,12 +144,9 @@ export async function deskRoutes(app: FastifyInstance, context: AppContext): Pro
     },
     async (request) => {
       const erased = await eraseSenderData(
-        context.db,
-        request.params.corporation,
+        writeContextOf(request, context, request.params.corporation),
         request.query.email,
         request.principal.clientId,
-        context.now(),
-        requestTrail(request),
       )
       return ok({ erased })
     },

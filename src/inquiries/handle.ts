@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
-import type { DB } from '../db/schema.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { writeTransaction } from '../db/transactions.js'
 import { notFound } from '../errors.js'
 import { requireAssignable } from './assignees.js'
@@ -14,12 +12,9 @@ import { findInquiry, findInquiryWithDeliveries, type InquiryWithDeliveries } fr
  * naming a status makes it `assigned`.
  */
 export async function handleInquiry(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   id: number,
   change: HandlingChange,
-  now: number,
-  trail: AuditTrail,
 ): Promise<InquiryWithDeliveries> {
   await writeTransaction(db, async (trx) => {
     const inquiry = await findInquiry(trx, orgId, id)

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import type { Queryable } from '../db/database.js'
-import type { DB, ExpertRow, InquiryNotificationRow } from '../db/schema.js'
+import type { ExpertRow, InquiryNotificationRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import type { Recipient } from './handling.js'
 import { type InquiryKind, KIND_NAMES } from './kinds.js'
@@ -98,11 +97,8 @@ export type NotificationChanges = Partial<Record<InquiryKind, Partial<KindNotifi
  * returns every kind's settings after it.
  */
 export async function updateNotificationSettings(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   changes: NotificationChanges,
-  now: number,
-  trail: AuditTrail,
 ): Promise<NotificationSettings> {
   return writeTransaction(db, async (trx) => {
     const current = await readNotificationSettings(trx, orgId)

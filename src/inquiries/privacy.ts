@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
@@ -99,12 +100,9 @@ async function recordRequest(
 
 /** Every inquiry sent from `email` with its deliveries, newest first; the export is recorded. */
 export async function exportSenderData(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   email: string,
   clientId: string,
-  now: number,
-  trail: AuditTrail,
 ): Promise<InquiryWithDeliveries[]> {
   return writeTransaction(db, async (trx) => {
     const ids = await idsFromSender(trx, orgId, email)
@@ -125,12 +123,9 @@ export async function exportSenderData(
 
 /** Removes the personal data of every inquiry sent from `email`; returns how many; the erasure is recorded. */
 export async function eraseSenderData(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   email: string,
   clientId: string,
-  now: number,
-  trail: AuditTrail,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const erased = await removePersonalData(trx, await idsFromSender(trx, orgId, email), now)

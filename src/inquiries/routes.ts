@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { ApiError, notFound, validationError } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
@@ -119,12 +119,9 @@ export async function inquiryRoutes(untyped: FastifyInstance, context: AppContex
           )
         }
         const items = await exportSenderData(
-          context.db,
-          request.params.corporation,
+          writeContextOf(request, context, request.params.corporation),
           email,
           request.principal.clientId,
-          context.now(),
-          requestTrail(request),
         )
         return ok({
           inquiries: items.map((item) => inquiryView(item)),

@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { recordAudit } from '../audit/log.js'
-import { requestTrail } from '../audit/request.js'
-import { writeTransaction } from '../db/transactions.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -11,7 +9,7 @@ import {
   OrganizationRead,
   OrganizationUpdate,
   readOrganization,
-  setOrganizationProfile,
+  updateOrganizationProfile,
 } from '../profiles/organization.js'
 
 const errors = { '4xx': ErrorEnvelope }
@@ -56,13 +54,7 @@ export async function organizationRoutes(untyped: FastifyInstance, context: AppC
     },
     async (request) => {
       const orgId = request.params.corporation
-      const now = context.now()
-      const updated = await writeTransaction(db, async (trx) => {
-        const changed = await setOrganizationProfile(trx, orgId, request.body, now)
-        if (changed)
-          await recordAudit(trx, orgId, requestTrail(request), { kind: 'organization', id: orgId }, now)
-        return changed
-      })
+      const updated = await updateOrganizationProfile(writeContextOf(request, context, orgId), request.body)
       return ok({ id: orgId, updated })
     },
   )

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
-import type { Actor, AuditTrail } from '../audit/actor.js'
+import type { Actor } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { isRole, ROLES, type Role } from '../auth/roles.js'
 import type { Queryable } from '../db/database.js'
 import { isUniqueViolation } from '../db/database.js'
@@ -109,11 +110,8 @@ function checkRole(role: string): Role {
 }
 
 export async function addPerson(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   input: NewPerson,
-  trail: AuditTrail,
-  now: number,
 ): Promise<AddedPerson> {
   const email = input.email.trim()
   const details = []
@@ -185,12 +183,9 @@ export interface PersonChanges {
 }
 
 export async function updatePerson(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   id: number,
   changes: PersonChanges,
-  trail: AuditTrail,
-  now: number,
 ): Promise<PersonSummary> {
   return writeTransaction(db, async (trx) => {
     await lockOwnerCount(trx, orgId)
@@ -234,11 +229,8 @@ export async function updatePerson(
  * working): for an invitation that expired, or whose email went astray.
  */
 export async function reinvitePerson(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   id: number,
-  trail: AuditTrail,
-  now: number,
 ): Promise<Required<AddedPerson>> {
   return writeTransaction(db, async (trx) => {
     const person = await findPerson(trx, orgId, id)
@@ -262,11 +254,8 @@ export async function reinvitePerson(
  * for the operator to hand over when no email can reach them (`expertdir people invite --reset`).
  */
 export async function issueResetLink(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   id: number,
-  trail: AuditTrail,
-  now: number,
 ): Promise<{ person: PersonSummary; reset: string }> {
   return writeTransaction(db, async (trx) => {
     const person = await findPerson(trx, orgId, id)
@@ -282,11 +271,8 @@ export async function issueResetLink(
 
 /** Removes a person; their sessions and tokens end at once. The last owner cannot be removed. */
 export async function removePerson(
-  db: Kysely<DB>,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   id: number,
-  trail: AuditTrail,
-  now: number,
 ): Promise<PersonSummary> {
   return writeTransaction(db, async (trx) => {
     await lockOwnerCount(trx, orgId)

@@ -1,5 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox'
+import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import type { Queryable } from '../db/database.js'
+import { writeTransaction } from '../db/transactions.js'
 import { profileChanged } from '../derived/changes.js'
 import { bumpOrganizationVersion } from '../derived/read-documents.js'
 import { notFound } from '../errors.js'
@@ -139,6 +142,18 @@ function directoryValues(input: OrganizationUpdateInput): Partial<DirectoryColum
   if (input.directory_inquiry_kinds !== undefined)
     values.directory_inquiry_kinds = input.directory_inquiry_kinds?.join(' ') ?? null
   return values
+}
+
+/** Sets the given fields of the organization's profile in its own transaction and records who did, when anything changed. */
+export async function updateOrganizationProfile(
+  { db, orgId, now, trail }: WriteContext,
+  input: OrganizationUpdateInput,
+): Promise<boolean> {
+  return writeTransaction(db, async (trx) => {
+    const changed = await setOrganizationProfile(trx, orgId, input, now)
+    if (changed) await recordAudit(trx, orgId, trail, { kind: 'organization', id: orgId }, now)
+    return changed
+  })
 }
 
 /**

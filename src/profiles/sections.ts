@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { type AuditRecord, recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { ensureTags } from '../content/repository.js'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
-import type { DB, ExpertRow, ProfileType } from '../db/schema.js'
+import type { ExpertRow, ProfileType } from '../db/schema.js'
 import { isSectionName } from '../db/sections.js'
 import { writeTransaction } from '../db/transactions.js'
 import { type Audience, profileVisibleTo } from '../derived/audience.js'
@@ -167,13 +166,8 @@ const apiKey = () => `api:${randomUUID()}`
  * replace the stored ones). Returns the element's id and whether anything changed.
  */
 export async function addElement(
-  db: Kysely<DB>,
-  orgId: number,
-  profile: ProfileRef,
-  section: StoredSection,
-  input: Element,
-  now: number,
-  trail: AuditTrail,
+  { db, orgId, now, trail }: WriteContext,
+  { profile, section, input }: { profile: ProfileRef; section: StoredSection; input: Element },
 ): Promise<{ id: number; updated: boolean }> {
   const audit = (trx: Queryable, id: number) =>
     recordAudit(trx, orgId, trail, sectionRecord(profile, section, id), now)
@@ -234,14 +228,13 @@ export async function addElement(
 
 /** PUT on a list element: the given fields replace the stored ones. */
 export async function updateElement(
-  db: Kysely<DB>,
-  orgId: number,
-  profile: ProfileRef,
-  section: StoredSection,
-  id: number,
-  input: Element,
-  now: number,
-  trail: AuditTrail,
+  { db, orgId, now, trail }: WriteContext,
+  {
+    profile,
+    section,
+    id,
+    input,
+  }: { profile: ProfileRef; section: StoredSection; id: number; input: Element },
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
@@ -260,13 +253,8 @@ export async function updateElement(
 
 /** DELETE of one element (`id`), or of the single element of a single-element section. */
 export async function deleteElement(
-  db: Kysely<DB>,
-  orgId: number,
-  profile: ProfileRef,
-  section: StoredSection,
-  id: number | undefined,
-  now: number,
-  trail: AuditTrail,
+  { db, orgId, now, trail }: WriteContext,
+  { profile, section, id }: { profile: ProfileRef; section: StoredSection; id?: number | undefined },
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
@@ -291,13 +279,8 @@ export async function deleteElement(
  * meanwhile). Returns the order now stored and whether it changed.
  */
 export async function reorderElements(
-  db: Kysely<DB>,
-  orgId: number,
-  profile: ProfileRef,
-  section: StoredSection,
-  ids: readonly number[],
-  now: number,
-  trail: AuditTrail,
+  { db, orgId, now, trail }: WriteContext,
+  { profile, section, ids }: { profile: ProfileRef; section: StoredSection; ids: readonly number[] },
 ): Promise<{ ids: number[]; updated: boolean }> {
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)

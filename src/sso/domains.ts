@@ -61,13 +61,12 @@ async function domainOf(db: Kysely<DB>, orgId: number, domain: string): Promise<
  * 409 when the record is not there (yet), 503 when DNS did not answer.
  */
 export async function verifyDomainByDns(
-  db: Kysely<DB>,
-  orgId: number,
+  context: SsoWriteContext,
   domainName: string,
   resolveTxt: TxtResolver,
-  context: SsoWriteContext,
 ): Promise<SsoDomain> {
   assertMayChangeSso(context.trail.actor)
+  const { db, orgId } = context
   const domain = domainName.toLowerCase()
   const current = await domainOf(db, orgId, domain)
   if (current.verifiedAt !== null) return current
@@ -87,7 +86,7 @@ export async function verifyDomainByDns(
       `No TXT record at ${txtNameOf(domain)} holds ${current.txtValue} yet: add it at your DNS provider and try again (changes can take a while to be seen).`,
     )
   }
-  return markVerified(db, orgId, domain, 'dns', context)
+  return markVerified(context, domain, 'dns')
 }
 
 /**
@@ -95,13 +94,9 @@ export async function verifyDomainByDns(
  * allowed domains when missing; another organization's unverified claim of it is removed. Refused
  * when another organization has verified it.
  */
-export async function approveDomain(
-  db: Kysely<DB>,
-  orgId: number,
-  domainName: string,
-  context: SsoWriteContext,
-): Promise<SsoDomain> {
+export async function approveDomain(context: SsoWriteContext, domainName: string): Promise<SsoDomain> {
   assertMayChangeSso(context.trail.actor)
+  const { db, orgId } = context
   const domain = domainName.toLowerCase()
   await writeTransaction(db, async (trx) => {
     const settings = await loadSsoSettings(trx, orgId)
@@ -118,16 +113,15 @@ export async function approveDomain(
       await replaceSsoDomains(trx, orgId, [...settings.allowedDomains, domain].sort(), () => randomToken(18))
     }
   })
-  return markVerified(db, orgId, domain, 'operator', context)
+  return markVerified(context, domain, 'operator')
 }
 
 async function markVerified(
-  db: Kysely<DB>,
-  orgId: number,
+  context: SsoWriteContext,
   domain: string,
   by: 'dns' | 'operator',
-  context: SsoWriteContext,
 ): Promise<SsoDomain> {
+  const { db, orgId } = context
   await writeTransaction(db, async (trx) => {
     if (!(await markDomainVerified(trx, orgId, domain, by, context.now))) {
       throw new ApiError(

@@ -70,14 +70,10 @@ async function applyMappedRole(
   if (role === undefined) return
   const person = await findPerson(db, orgId, personId)
   if (!person || person.role === role || person.role === 'owner') return
-  await updatePerson(
-    db,
-    orgId,
-    personId,
-    { role, expert: role === 'expert' ? await expertUsername(db, orgId, person.email) : null },
-    SSO_TRAIL,
-    now,
-  )
+  await updatePerson({ db, orgId, now, trail: SSO_TRAIL }, personId, {
+    role,
+    expert: role === 'expert' ? await expertUsername(db, orgId, person.email) : null,
+  })
 }
 
 /**
@@ -135,7 +131,7 @@ export async function resolvePerson(
   }
   let id: number
   try {
-    id = (await addPerson(db, orgId, person, SSO_TRAIL, now)).person.id
+    id = (await addPerson({ db, orgId, now, trail: SSO_TRAIL }, person)).person.id
   } catch (error) {
     // A first sign-in of the same person in another tab or process created the account meanwhile.
     const created = error instanceof ApiError && error.code === 'conflict'

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { requestTrail } from '../audit/request.js'
+import type { AuthenticatedRequest } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
@@ -33,9 +34,8 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
   const app = typedRoutes(scope)
   const path = '/v2/organization/:corporation/sso'
   const base = (request: { protocol: string; host: string }) => baseUrlOf(request, context.config.publicUrl)
-  const writeContext = (request: Parameters<typeof requestTrail>[0]) => ({
-    trail: requestTrail(request),
-    now: context.now(),
+  const writeContext = (request: AuthenticatedRequest, orgId: number) => ({
+    ...writeContextOf(request, context, orgId),
     notices: context.notices,
   })
 
@@ -82,10 +82,10 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
       },
     },
     async (request) => {
-      const settings = await putSsoSettings(context.db, request.params.corporation, request.body, {
-        secretBox: context.secretBox,
-        ...writeContext(request),
-      })
+      const settings = await putSsoSettings(
+        { ...writeContext(request, request.params.corporation), secretBox: context.secretBox },
+        request.body,
+      )
       return ok(settingsView(settings, base(request)))
     },
   )
@@ -104,7 +104,7 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
       },
     },
     async (request) => {
-      await removeSsoSettings(context.db, request.params.corporation, writeContext(request))
+      await removeSsoSettings(writeContext(request, request.params.corporation))
       return ok({ removed: true as const })
     },
   )
@@ -128,13 +128,7 @@ export async function ssoSettingsRoutes(scope: FastifyInstance, context: SsoCont
     },
     async (request) => {
       const { corporation, domain } = request.params
-      const verified = await verifyDomainByDns(
-        context.db,
-        corporation,
-        domain,
-        context.resolveTxt,
-        writeContext(request),
-      )
+      const verified = await verifyDomainByDns(writeContext(request, corporation), domain, context.resolveTxt)
       return ok({ domain: domainView(verified) })
     },
   )

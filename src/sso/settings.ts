@@ -1,10 +1,9 @@
 import { X509Certificate } from 'node:crypto'
-import type { Kysely } from 'kysely'
-import type { Actor, AuditTrail } from '../audit/actor.js'
+import type { Actor } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import { randomToken } from '../auth/secrets.js'
 import { isUniqueViolation, type Queryable } from '../db/database.js'
-import type { DB } from '../db/schema.js'
 import type { SsoSettingsRow } from '../db/sso-schema.js'
 import { lockedForWrite, writeTransaction } from '../db/transactions.js'
 import { ApiError, type ErrorDetail, notFound, validationError } from '../errors.js'
@@ -208,11 +207,11 @@ const FIELD_NAMES = {
   idpCertificate: 'idp_certificate',
 } as const
 
-/** What every change of the settings needs: who makes it, when, and the owners' notices. */
-export interface SsoWriteContext {
-  /** Who writes: for the owner-only rule and the audit log. */
-  trail: AuditTrail
-  now: number
+/**
+ * What every change of the settings needs: the write context (whose trail also decides the owner-only
+ * rule) and the owners' notices.
+ */
+export interface SsoWriteContext extends WriteContext {
   notices: SsoNotices
 }
 
@@ -377,15 +376,14 @@ function merged(
  * emailed once it is committed.
  */
 export async function putSsoSettings(
-  db: Kysely<DB>,
-  orgId: number,
-  changes: SsoSettingsChanges,
   context: SettingsWriteContext,
+  changes: SsoSettingsChanges,
 ): Promise<SsoSettings> {
   assertMayChangeSso(context.trail.actor)
+  const { db, orgId } = context
   let result: { next: SsoSettings; fields: string[]; forgotten: number }
   try {
-    result = await writeSettings(db, orgId, changes, context)
+    result = await writeSettings(context, changes)
   } catch (error) {
     if (isUniqueViolation(error)) throw domainsClaimed(changes.allowed_domains ?? [])
     throw error
@@ -404,12 +402,8 @@ export async function putSsoSettings(
   return (await loadSsoSettings(db, orgId)) ?? next
 }
 
-async function writeSettings(
-  db: Kysely<DB>,
-  orgId: number,
-  changes: SsoSettingsChanges,
-  context: SettingsWriteContext,
-) {
+async function writeSettings(context: SettingsWriteContext, changes: SsoSettingsChanges) {
+  const { db, orgId } = context
   return writeTransaction(db, async (trx) => {
     const organization = await lockedForWrite(
       trx,
@@ -450,13 +444,9 @@ async function writeSettings(
  * Removes the organization's single sign-on (passwords work again for its people, bindings are
  * forgotten); 404 when none. Owners only; the owners are emailed.
  */
-export async function removeSsoSettings(
-  db: Kysely<DB>,
-  orgId: number,
-  context: SsoWriteContext,
-): Promise<void> {
+export async function removeSsoSettings(context: SsoWriteContext): Promise<void> {
   assertMayChangeSso(context.trail.actor)
-  const { trail, now } = context
+  const { db, orgId, trail, now } = context
   const removed = await writeTransaction(db, async (trx) => {
     const deleted = await deleteSsoSettings(trx, orgId)
     if (!deleted) return undefined

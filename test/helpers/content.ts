@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { KyselyPlugin } from 'kysely'
-import { cliTrail } from '../../src/audit/actor.js'
+import { cliWriteContext } from '../../src/audit/write-context.js'
 import { importContent } from '../../src/import/index.js'
 import { createExpert, type TestContext } from './harness.js'
 
@@ -17,10 +17,9 @@ export function exampleFile(): Record<string, unknown> & {
 /** Imports `document` into the organization of `orgId` through the import code the CLI uses. */
 export function importDocument(ctx: TestContext, orgId: number, document: unknown, fileName?: string) {
   return importContent(
-    ctx.testDatabase.database.db,
-    orgId,
+    cliWriteContext(ctx.testDatabase.database.db, orgId, 'import', ctx.clock.now()),
     typeof document === 'string' ? document : JSON.stringify(document),
-    { now: ctx.clock.now(), trail: cliTrail('import'), ...(fileName ? { fileName } : {}) },
+    fileName ? { fileName } : {},
   )
 }
 

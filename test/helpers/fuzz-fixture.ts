@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
 import { cliTrail } from '../../src/audit/actor.js'
+import { cliWriteContext } from '../../src/audit/write-context.js'
 import { createClient } from '../../src/auth/clients.js'
 import { SCOPES } from '../../src/auth/scopes.js'
 import type { Config } from '../../src/config.js'
@@ -71,7 +72,7 @@ export async function seedFuzzFixture(input: FuzzSeedInput): Promise<FuzzFixture
   const { app, db, orgId, otherOrgId } = input
   const example = readFileSync(new URL('../../examples/import.json', import.meta.url), 'utf8')
   for (const org of [orgId, otherOrgId])
-    await importContent(db, org, example, { now: input.now(), trail: cliTrail('import') })
+    await importContent(cliWriteContext(db, org, 'import', input.now()), example)
 
   const full = await createClient(db, orgId, 'fuzz: every scope', input.now(), SCOPES)
   const publicSite = await createClient(db, orgId, 'fuzz: public site', input.now(), [
@@ -126,7 +127,10 @@ export async function seedFuzzFixture(input: FuzzSeedInput): Promise<FuzzFixture
   const trail = cliTrail('people add')
   const person = async (role: string, expert?: string) => {
     const email = `${role}.${Math.random().toString(36).slice(2, 8)}@uni.example`
-    const added = await addPerson(db, orgId, { email, role, expert, password: PASSWORD }, trail, input.now())
+    const added = await addPerson(
+      { db, orgId, now: input.now(), trail },
+      { email, role, expert, password: PASSWORD },
+    )
     return { id: added.person.id, email }
   }
   const expertPerson = await person('expert', protectedExpert)

@@ -1,5 +1,5 @@
 import type { InjectOptions } from 'fastify'
-import { cliTrail } from '../../src/audit/actor.js'
+import { cliWriteContext } from '../../src/audit/write-context.js'
 import { addPerson } from '../../src/people/service.js'
 import type { TestContext } from './harness.js'
 
@@ -22,11 +22,8 @@ export async function addPersonWithPassword(
   const email = `person${++counter}.${Math.random().toString(36).slice(2, 7)}@example.edu`
   const password = options.password ?? PASSWORD
   const added = await addPerson(
-    ctx.testDatabase.database.db,
-    orgId,
+    cliWriteContext(ctx.testDatabase.database.db, orgId, 'people add', ctx.clock.now()),
     { email, role, expert: options.expert, password },
-    cliTrail('people add'),
-    ctx.clock.now(),
   )
   return { id: added.person.id, email, password }
 }

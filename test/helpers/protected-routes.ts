@@ -1,5 +1,5 @@
 import type { InjectOptions } from 'fastify'
-import { cliTrail } from '../../src/audit/actor.js'
+import { cliWriteContext } from '../../src/audit/write-context.js'
 import { createClient } from '../../src/auth/clients.js'
 import type { Scope } from '../../src/auth/scopes.js'
 import { setWebhook } from '../../src/delivery/settings.js'
@@ -347,11 +347,8 @@ let personKey = 0
 /** A person of `owner` (invited, no password: nothing to hash); returns their id. */
 async function personOf(ctx: TestContext, owner: Tenant): Promise<number> {
   const added = await addPerson(
-    ctx.testDatabase.database.db,
-    owner.orgId,
+    cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'people add', ctx.clock.now()),
     { email: `admin-route-${++personKey}.${owner.orgId}@example.edu`, role: 'editor' },
-    cliTrail('people add'),
-    ctx.clock.now(),
   )
   return added.person.id
 }
@@ -368,11 +365,8 @@ function adminRoutes(): ProtectedRoute[] {
   /** A webhook to a closed port of this machine: the test delivery fails fast, without leaving it. */
   const withWebhook = async (ctx: TestContext, owner: Tenant) =>
     setWebhook(
-      ctx.testDatabase.database.db,
-      owner.orgId,
+      cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'webhook set', ctx.clock.now()),
       { url: 'http://127.0.0.1:9/hook' },
-      cliTrail('webhook set'),
-      ctx.clock.now(),
       webhookNetwork({ webhookAllowPrivate: true }),
     )
   return [
@@ -451,23 +445,27 @@ function adminRoutes(): ProtectedRoute[] {
 
 /** Sets up `owner`'s single sign-on through the service, so that reading or removing it succeeds. */
 async function withSso(ctx: TestContext, owner: Tenant): Promise<void> {
-  await putSsoSettings(ctx.testDatabase.database.db, owner.orgId, SSO_SETTINGS, {
-    secretBox: undefined,
-    trail: cliTrail('sso set'),
-    now: ctx.clock.now(),
-    notices: NO_NOTICES,
-  })
+  await putSsoSettings(
+    {
+      ...cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'sso set', ctx.clock.now()),
+      secretBox: undefined,
+      notices: NO_NOTICES,
+    },
+    SSO_SETTINGS,
+  )
 }
 
 /** `owner`'s single sign-on with a domain the operator approved (verifying it again succeeds); the domain. */
 async function withVerifiedDomain(ctx: TestContext, owner: Tenant): Promise<string> {
   await withSso(ctx, owner)
   const domain = `org${owner.orgId}.example.edu`
-  await approveDomain(ctx.testDatabase.database.db, owner.orgId, domain, {
-    trail: cliTrail('sso verify-domain'),
-    now: ctx.clock.now(),
-    notices: NO_NOTICES,
-  })
+  await approveDomain(
+    {
+      ...cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'sso verify-domain', ctx.clock.now()),
+      notices: NO_NOTICES,
+    },
+    domain,
+  )
   return domain
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { cliTrail } from '../../audit/actor.js'
+import { cliWriteContext } from '../../audit/write-context.js'
 import { issueClient, listClients, withdrawClient } from '../../auth/clients.js'
 import { DEFAULT_SCOPES, formatScopes, parseScopes, SCOPES, type Scope } from '../../auth/scopes.js'
 import { findOrganization } from '../../organizations/repository.js'
@@ -32,13 +33,10 @@ export function clientCommands(program: Command, cli: Cli): void {
     .action(async (options: { org: number; label?: string; scope?: Scope[]; json?: boolean }) => {
       const issued = await cli.withDatabase(async ({ db }) => {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
-        return issueClient(
-          db,
-          options.org,
-          { label: options.label ?? null, scopes: options.scope ?? DEFAULT_SCOPES },
-          cliTrail('client create'),
-          Date.now(),
-        )
+        return issueClient(cliWriteContext(db, options.org, 'client create', Date.now()), {
+          label: options.label ?? null,
+          scopes: options.scope ?? DEFAULT_SCOPES,
+        })
       })
       cli.report(options.json, issued, () =>
         [

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
-import { cliTrail } from '../../audit/actor.js'
+import { cliWriteContext } from '../../audit/write-context.js'
 import { ImportRejected, type ImportResult, importContent } from '../../import/index.js'
 import { openStorage } from '../../storage/open.js'
 import { type Cli, CliError, positiveInt } from '../output.js'
@@ -35,9 +35,8 @@ export function contentCommands(program: Command, cli: Cli): void {
       const storage = openStorage(config)
       try {
         result = await cli.withDatabase(async (database) => {
-          const imported = await importContent(database.db, options.org, text, {
-            now: Date.now(),
-            trail: cliTrail('import'),
+          const write = cliWriteContext(database.db, options.org, 'import', Date.now())
+          const imported = await importContent(write, text, {
             fileName: basename(file),
             media: {
               storage,

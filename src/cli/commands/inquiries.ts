@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander'
-import { cliTrail } from '../../audit/actor.js'
+import { cliWriteContext } from '../../audit/write-context.js'
 import type { Queryable } from '../../db/database.js'
 import { clearWebhook, readWebhook, setWebhook } from '../../delivery/settings.js'
 import { isWebhookUrl } from '../../delivery/webhook.js'
@@ -190,12 +190,9 @@ export function inquiryCommands(program: Command, cli: Cli): void {
       const items = await cli.withDatabase(async ({ db }) => {
         await requireOrganization(db, options.org)
         return exportSenderData(
-          db,
-          options.org,
+          cliWriteContext(db, options.org, 'inquiries export', Date.now()),
           options.email,
           CLI_REQUESTER,
-          Date.now(),
-          cliTrail('inquiries export'),
         )
       })
       const list = items.map(listed)
@@ -218,12 +215,9 @@ export function inquiryCommands(program: Command, cli: Cli): void {
       const erased = await cli.withDatabase(async ({ db }) => {
         await requireOrganization(db, options.org)
         return eraseSenderData(
-          db,
-          options.org,
+          cliWriteContext(db, options.org, 'inquiries erase', Date.now()),
           options.email,
           CLI_REQUESTER,
-          Date.now(),
-          cliTrail('inquiries erase'),
         )
       })
       cli.report(options.json, { org: options.org, erased }, () =>
@@ -251,11 +245,8 @@ export function inquiryCommands(program: Command, cli: Cli): void {
         await requireOrganization(db, options.org)
         return explained(() =>
           setWebhook(
-            db,
-            options.org,
+            cliWriteContext(db, options.org, 'webhook set', Date.now()),
             { url, keepSecret: options.keepSecret },
-            cliTrail('webhook set'),
-            Date.now(),
             webhookNetwork(cli.config()),
           ),
         )
@@ -295,7 +286,7 @@ export function inquiryCommands(program: Command, cli: Cli): void {
     .option('--json', 'print one JSON object')
     .action(async (options: { org: number; json?: boolean }) => {
       const removed = await cli.withDatabase(({ db }) =>
-        clearWebhook(db, options.org, cliTrail('webhook clear'), Date.now()),
+        clearWebhook(cliWriteContext(db, options.org, 'webhook clear', Date.now())),
       )
       cli.report(options.json, { org: options.org, cleared: removed }, () =>
         removed

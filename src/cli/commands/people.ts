@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { cliTrail } from '../../audit/actor.js'
+import { cliWriteContext } from '../../audit/write-context.js'
 import { ROLES } from '../../auth/roles.js'
 import type { Config } from '../../config.js'
 import { findOrganization } from '../../organizations/repository.js'
@@ -61,19 +61,13 @@ export function peopleCommands(program: Command, cli: Cli): void {
         const added = await cli.withDatabase(async ({ db }) => {
           if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
           return explained(() =>
-            addPerson(
-              db,
-              options.org,
-              {
-                email: options.email,
-                role: options.role,
-                name: options.name,
-                expert: options.expert,
-                password,
-              },
-              cliTrail('people add'),
-              Date.now(),
-            ),
+            addPerson(cliWriteContext(db, options.org, 'people add', Date.now()), {
+              email: options.email,
+              role: options.role,
+              name: options.name,
+              expert: options.expert,
+              password,
+            }),
           )
         })
         const inviteUrl = added.invitation
@@ -132,12 +126,12 @@ export function peopleCommands(program: Command, cli: Cli): void {
         const now = Date.now()
         if (options.reset) {
           const { reset } = await explained(() =>
-            issueResetLink(db, orgId, id, cliTrail('people invite'), now),
+            issueResetLink(cliWriteContext(db, orgId, 'people invite', now), id),
           )
           return { orgId, id, email: person.email, kind: 'reset' as const, token: reset, now }
         }
         const { invitation } = await explained(() =>
-          reinvitePerson(db, orgId, id, cliTrail('people invite'), now),
+          reinvitePerson(cliWriteContext(db, orgId, 'people invite', now), id),
         )
         return { orgId, id, email: person.email, kind: 'invitation' as const, token: invitation, now }
       })
@@ -191,7 +185,7 @@ export function peopleCommands(program: Command, cli: Cli): void {
         const person = await findPersonByEmailInOrg(db, options.org, emailKey(options.email))
         if (!person) throw new CliError(`No person ${options.email} in organization ${options.org}`)
         return explained(() =>
-          removePerson(db, options.org, Number(person.id), cliTrail('people remove'), Date.now()),
+          removePerson(cliWriteContext(db, options.org, 'people remove', Date.now()), Number(person.id)),
         )
       })
       cli.report(

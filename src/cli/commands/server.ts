@@ -1,6 +1,6 @@
 import cluster from 'node:cluster'
 import type { Command } from 'commander'
-import { cliTrail } from '../../audit/actor.js'
+import { cliWriteContext } from '../../audit/write-context.js'
 import { type IssuedClient, issueClient } from '../../auth/clients.js'
 import { DEFAULT_SCOPES } from '../../auth/scopes.js'
 import { randomToken } from '../../auth/secrets.js'
@@ -40,22 +40,22 @@ export function serverCommands(program: Command, cli: Cli): void {
         if (!options.demo || (await countOrganizations(db)) > 0) return
         const now = Date.now()
         const org = await createOrganization(db, { name: 'Demo University' }, now)
-        const trail = cliTrail('serve --demo')
+        const write = cliWriteContext(db, org.id, 'serve --demo', now)
         const storage = openStorage(config)
         try {
-          await seedDemo(db, org.id, now, trail, demoMedia(config, storage))
+          await seedDemo(write, demoMedia(config, storage))
         } finally {
           await storage.close()
         }
-        credentials = await issueClient(db, org.id, { label: 'demo', scopes: DEFAULT_SCOPES }, trail, now)
+        credentials = await issueClient(write, { label: 'demo', scopes: DEFAULT_SCOPES })
         const password = randomToken(12)
-        const added = await addPerson(
-          db,
-          org.id,
-          { email: DEMO_OWNER, role: 'owner', name: 'Demo Owner', password, mustChange: true },
-          trail,
-          now,
-        )
+        const added = await addPerson(write, {
+          email: DEMO_OWNER,
+          role: 'owner',
+          name: 'Demo Owner',
+          password,
+          mustChange: true,
+        })
         owner = { email: added.person.email, password }
       }
       // Loaded here: only `serve` needs the HTTP app, so the other commands start without loading it.
@@ -110,7 +110,7 @@ export function serverCommands(program: Command, cli: Cli): void {
       const storage = openStorage(config)
       const seeded = await cli
         .withDatabase(async ({ db }) =>
-          seedDemo(db, options.org, Date.now(), cliTrail('seed --demo'), demoMedia(config, storage)),
+          seedDemo(cliWriteContext(db, options.org, 'seed --demo', Date.now()), demoMedia(config, storage)),
         )
         .finally(() => storage.close())
       cli.report(

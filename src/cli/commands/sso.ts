@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import type { Static, TSchema } from 'typebox'
-import { cliTrail } from '../../audit/actor.js'
+import { cliWriteContext } from '../../audit/write-context.js'
 import { ApiError } from '../../errors.js'
 import { compileValidator } from '../../http/validation.js'
 import { findOrganization } from '../../organizations/repository.js'
@@ -175,12 +175,14 @@ export function ssoCommands(program: Command, cli: Cli): void {
         if (!(await findOrganization(db, options.org))) throw new CliError(`No organization ${options.org}`)
         return withNotices(cli, (notices) =>
           explained(() =>
-            putSsoSettings(db, options.org, changes, {
-              secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
-              trail: cliTrail('sso set'),
-              now: Date.now(),
-              notices,
-            }),
+            putSsoSettings(
+              {
+                ...cliWriteContext(db, options.org, 'sso set', Date.now()),
+                secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+                notices,
+              },
+              changes,
+            ),
           ),
         )
       })
@@ -205,7 +207,7 @@ export function ssoCommands(program: Command, cli: Cli): void {
       await cli.withDatabase(({ db }) =>
         withNotices(cli, (notices) =>
           explained(() =>
-            removeSsoSettings(db, options.org, { trail: cliTrail('sso remove'), now: Date.now(), notices }),
+            removeSsoSettings({ ...cliWriteContext(db, options.org, 'sso remove', Date.now()), notices }),
           ),
         ),
       )
@@ -232,11 +234,10 @@ export function ssoCommands(program: Command, cli: Cli): void {
       const domain = await cli.withDatabase(({ db }) =>
         withNotices(cli, (notices) =>
           explained(() =>
-            approveDomain(db, options.org, options.domain, {
-              trail: cliTrail('sso verify-domain'),
-              now: Date.now(),
-              notices,
-            }),
+            approveDomain(
+              { ...cliWriteContext(db, options.org, 'sso verify-domain', Date.now()), notices },
+              options.domain,
+            ),
           ),
         ),
       )
