@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { type Static, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { requestTrail } from '../audit/request.js'
+import { baseUrl } from '../auth/base-url.js'
 import { notFound } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
@@ -17,11 +18,6 @@ const FileAnswer = Type.Object(
   { url: Type.String({ description: "The stored file, for a section's url field" }) },
   { title: 'FileStored' },
 )
-
-/** Where the URLs of stored files point: `EXPERTDIR_PUBLIC_URL`, else the address the request came to. */
-function baseUrlOf(context: AppContext, request: FastifyRequest): string {
-  return context.config.publicUrl ?? `${request.protocol}://${request.host}`
-}
 
 /**
  * The document upload route (CONTRACT §16), in its own scope with the upload body parsers
@@ -64,7 +60,7 @@ export async function uploadRoutes(
             media,
             request.params.corporation,
             upload,
-            baseUrlOf(context, request),
+            baseUrl(context, request),
             requestTrail(request),
           ),
         })
