@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { components } from '../packages/client/src/schema.js'
 import { PROFILE_KEYS, readProfile } from '../src/profiles/read.js'
-import { SECTION_FIELDS, STORED_SECTIONS } from '../src/profiles/section-fields.js'
+import { SECTION_FIELDS, STORED_SECTIONS, type StoredSection } from '../src/profiles/section-fields.js'
+import { api, expectOk } from './helpers/api.js'
 import { exampleFile, importDocument, queryCounter } from './helpers/content.js'
-import { describeEachDialect, envelope } from './helpers/harness.js'
-
-type Element = Record<string, unknown>
+import { describeEachDialect, type Tenant } from './helpers/harness.js'
+import { asRecords, type JsonRecord as Element, present } from './helpers/narrow.js'
 
 const SINGLE = ['biography', 'tagline', 'availability', 'fee', 'social', 'seo', 'cv']
 
 /** What the read must serve for an imported element: `id`, every field, unset ones null, no `key`. */
-function expected(section: string, element: Element, id: unknown): Element {
+function expected(section: StoredSection, element: Element, id: unknown): Element {
   const out: Element = { id }
-  for (const field of Object.keys(SECTION_FIELDS[section as keyof typeof SECTION_FIELDS])) {
+  for (const field of Object.keys(SECTION_FIELDS[section])) {
     out[field] = element[field] ?? null
   }
   return out
@@ -20,25 +21,22 @@ function expected(section: string, element: Element, id: unknown): Element {
 
 describeEachDialect('profile sections', (ctx) => {
   const file = exampleFile()
-  const full = file.experts[0] as (typeof file.experts)[number]
-  let profile: Record<string, unknown>
+  const full = present(file.experts[0], 'the example file has an expert')
+  let profile: components['schemas']['Profile']
+  const readExpert = (tenant: Tenant, username: string) =>
+    api(ctx.app, tenant).get('/v2/organization/{corporation}/expert/{username}', {
+      params: { corporation: tenant.orgId, username },
+    })
 
   test('a fully imported expert has all 46 keys and none of them empty', async () => {
     const result = await importDocument(ctx, ctx.tenant.orgId, file)
     assert.deepEqual(result.experts, { created: 2, updated: 0, unchanged: 0 })
-    const response = await ctx.inject({
-      method: 'GET',
-      url: `/v2/organization/${ctx.tenant.orgId}/expert/amara-nwosu`,
-      headers: ctx.tenant.auth,
-    })
-    assert.equal(response.statusCode, 200)
-    const body = envelope(response)
-    assert.equal(body.success, true)
-    profile = body.data as Record<string, unknown>
+    profile = expectOk(await readExpert(ctx.tenant, 'amara-nwosu'))
     assert.deepEqual(Object.keys(profile).sort(), [...PROFILE_KEYS].sort())
-    const empty = PROFILE_KEYS.filter(
-      (key) => Array.isArray(profile[key]) && (profile[key] as unknown[]).length === 0,
-    )
+    const empty = PROFILE_KEYS.filter((key) => {
+      const value = profile[key]
+      return Array.isArray(value) && value.length === 0
+    })
     assert.deepEqual(empty, [])
   })
 
@@ -47,12 +45,12 @@ describeEachDialect('profile sections', (ctx) => {
     for (const section of STORED_SECTIONS) {
       const given = sections[section]
       assert.ok(given, `the example fills ${section}`)
-      const input = (SINGLE.includes(section) && !Array.isArray(given) ? [given] : given) as Element[]
-      const served = profile[section] as Element[]
+      const input = asRecords(SINGLE.includes(section) && !Array.isArray(given) ? [given] : given, section)
+      const served: readonly Element[] = profile[section]
       assert.equal(served.length, input.length, section)
       served.forEach((element, i) => {
         assert.equal(typeof element.id, 'number', `${section} id`)
-        const want = expected(section, input[i] as Element, element.id)
+        const want = expected(section, present(input[i], `${section}[${i}]`), element.id)
         if (section === 'tag') {
           assert.equal(typeof element.content_tag_id, 'number')
           want.content_tag_id = element.content_tag_id
@@ -63,20 +61,20 @@ describeEachDialect('profile sections', (ctx) => {
   })
 
   test('sections keep their literal shapes: fee, tag, cv, accomplishment and the avatar', () => {
-    const [fee] = profile.fee as Element[]
+    const [fee] = profile.fee
     assert.deepEqual(fee, { id: fee?.id, fee_min: 2500, fee_max: 7500, currency: 'CAD' })
-    const tags = profile.tag as Element[]
+    const tags = profile.tag
     assert.deepEqual(
       tags.map(({ tag }) => tag),
       ['Climate', 'Extreme weather'],
     )
     assert.deepEqual(Object.keys(tags[0] ?? {}), ['id', 'content_tag_id', 'tag'])
-    assert.deepEqual((profile.cv as Element[])[0], {
-      id: (profile.cv as Element[])[0]?.id,
+    assert.deepEqual(profile.cv[0], {
+      id: profile.cv[0]?.id,
       url: 'https://experts.northlake.example/amara-nwosu/cv',
       document_url: 'https://cdn.northlake.example/cv/nwosu.pdf',
     })
-    const [award] = profile.accomplishment as Element[]
+    const [award] = profile.accomplishment
     assert.deepEqual(award, {
       id: award?.id,
       title: 'NSERC Early Career Award',
@@ -85,18 +83,19 @@ describeEachDialect('profile sections', (ctx) => {
       start: 1609459200,
       end: 1640995200,
     })
-    assert.deepEqual(profile.avatar, (full.sections as Record<string, unknown>).avatar)
+    assert.deepEqual(profile.avatar, full.sections.avatar)
   })
 
   test('audios_all, videos_all and documents_all are derived with a source', () => {
-    const sourced = (key: string) => (profile[key] as Element[]).map((element) => element.source)
+    const sourced = (key: 'audios_all' | 'videos_all' | 'documents_all') =>
+      profile[key].map((element) => element.source)
     assert.deepEqual(sourced('audios_all'), ['audio', 'podchaser'])
     assert.deepEqual(sourced('videos_all'), ['video', 'youtube', 'vimeo'])
     assert.deepEqual(sourced('documents_all'), ['document', 'cv', 'slideshare'])
-    const [audio] = profile.audio as Element[]
-    assert.deepEqual((profile.audios_all as Element[])[0], { ...audio, source: 'audio' })
-    const [cv] = profile.cv as Element[]
-    assert.deepEqual((profile.documents_all as Element[])[1], { ...cv, source: 'cv' })
+    const [audio] = profile.audio
+    assert.deepEqual(profile.audios_all[0], { ...audio, source: 'audio' })
+    const [cv] = profile.cv
+    assert.deepEqual(profile.documents_all[1], { ...cv, source: 'cv' })
   })
 
   test('corporationprofile and corporationsocial come from the organization', () => {
@@ -129,7 +128,7 @@ describeEachDialect('profile sections', (ctx) => {
   })
 
   test('spotlight and qanda list the published posts tagging the expert and the questions answered', () => {
-    const posts = profile.spotlight as Element[]
+    const posts = profile.spotlight
     assert.equal(posts.length, 1, 'the draft post is not listed')
     assert.deepEqual(posts[0], {
       id: posts[0]?.id,
@@ -137,7 +136,7 @@ describeEachDialect('profile sections', (ctx) => {
       published_date: 1717200000,
       featured_image: 'https://cdn.northlake.example/posts/heat.jpg',
     })
-    const questions = profile.qanda as Element[]
+    const questions = profile.qanda
     assert.deepEqual(questions, [
       {
         id: questions[0]?.id,
@@ -148,18 +147,12 @@ describeEachDialect('profile sections', (ctx) => {
   })
 
   test('an expert with few sections serves the others as empty arrays and four empty avatar renditions', async () => {
-    const response = await ctx.inject({
-      method: 'GET',
-      url: `/v2/organization/${ctx.tenant.orgId}/expert/daniel-okonkwo-reyes`,
-      headers: ctx.tenant.auth,
-    })
-    assert.equal(response.statusCode, 200)
-    const data = envelope(response).data as Record<string, unknown>
+    const data = expectOk(await readExpert(ctx.tenant, 'daniel-okonkwo-reyes'))
     assert.deepEqual(data.avatar, { s: {}, m: {}, o: {}, l: {} })
     assert.deepEqual(data.article, [])
     assert.deepEqual(data.qanda, [])
-    assert.equal((data.spotlight as Element[]).length, 1)
-    assert.deepEqual((data.account as Element[])[0]?.location_state, 'ON')
+    assert.equal(data.spotlight.length, 1)
+    assert.deepEqual(data.account[0]?.location_state, 'ON')
   })
 
   test('a profile read costs four queries however many sections are filled', async () => {
@@ -186,12 +179,11 @@ describeEachDialect('profile sections', (ctx) => {
       .executeTakeFirstOrThrow()
     const before = await db.selectFrom('answers').select('id').where('expert_id', '=', expert.id).execute()
     assert.equal(before.length, 1)
-    const response = await ctx.inject({
-      method: 'DELETE',
-      url: `/v2/organization/${ctx.other.orgId}/expert/${expert.username}`,
-      headers: ctx.other.auth,
-    })
-    assert.equal(response.statusCode, 200)
+    expectOk(
+      await api(ctx.app, ctx.other).delete('/v2/organization/{corporation}/expert/{username}', {
+        params: { corporation: ctx.other.orgId, username: expert.username },
+      }),
+    )
     const left = await db
       .selectFrom('profile_items')
       .select('id')
