@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
@@ -7,9 +6,11 @@ import { createClient } from '../src/auth/clients.js'
 import { type Database, openDatabase } from '../src/db/database.js'
 import { createExpert, describeEachDialect, envelope, requestToken, type Tenant } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
+import { discardingLogStream } from './helpers/log-streams.js'
+import { asRecord, asRecords } from './helpers/narrow.js'
+import { listeningPort } from './helpers/net.js'
 import { personToken } from './helpers/people.js'
 
-type Element = Record<string, unknown>
 type Response = Awaited<ReturnType<FastifyInstance['inject']>>
 
 /**
@@ -28,7 +29,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
       config: ctx.config,
       database: secondDatabase,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingLogStream(),
     })
     await second.listen({ host: '127.0.0.1', port: 0 })
   })
@@ -45,7 +46,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
   const call = (
     method: InjectOptions['method'],
     url: string,
-    payload?: unknown,
+    payload?: InjectOptions['payload'],
     headers: Record<string, string> = {},
     auth: Record<string, string> = ctx.tenant.auth,
   ) =>
@@ -53,11 +54,11 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
       method,
       url,
       headers: { ...auth, ...headers },
-      ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
+      ...(payload === undefined ? {} : { payload }),
     })
   const data = (response: Response) => {
     assert.equal(response.statusCode, 200, response.body)
-    return envelope(response).data as Element
+    return asRecord(envelope(response).data, 'data')
   }
   const expectError = (response: Response, status: number, code: string) => {
     assert.equal(response.statusCode, status, response.body)
@@ -70,7 +71,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
   }
   const titles = async (app: FastifyInstance = ctx.app) => {
     const response = await app.inject({ method: 'GET', url: base(), headers: ctx.tenant.auth })
-    return ((data(response).article as Element[]) ?? []).map((element) => element.title)
+    return asRecords(data(response).article, 'article').map((element) => element.title)
   }
   const etag = async () => {
     const response = await call('GET', base())
@@ -97,7 +98,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
     assert.deepEqual(await titles(), ['Wind', 'Rain', 'Heat'])
     assert.deepEqual(await titles(second), ['Wind', 'Rain', 'Heat'])
     assert.notEqual(await etag(), before)
-    const list = data(await call('GET', `${base()}/article`)).article as Element[]
+    const list = asRecords(data(await call('GET', `${base()}/article`)).article, 'article')
     assert.deepEqual(
       list.map((element) => element.id),
       [wind, rain, heat],
@@ -191,12 +192,12 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
     }
     const profile = data(await call('GET', base()))
     assert.deepEqual(
-      (profile.article as Element[]).map((element) => element.title),
+      asRecords(profile.article, 'article').map((element) => element.title),
       ['Drizzle', 'Heat'],
     )
     assert.deepEqual(profile.tagline, [])
     assert.deepEqual(profile.topic, [])
-    assert.notEqual((profile.account as Element[])[0]?.job_title, 'Professor')
+    assert.notEqual(asRecords(profile.account, 'account')[0]?.job_title, 'Professor')
 
     const any = await call('PUT', `${base()}/article/order`, { ids: [heat, rain] }, { 'if-match': '*' })
     assert.equal(data(any).updated, true)
@@ -270,7 +271,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
   test('two writers with the same ETag over HTTP: exactly one wins', async () => {
     const [rain] = await addArticles('Rain')
     const read = await etag()
-    const { port } = second.server.address() as AddressInfo
+    const port = listeningPort(second.server)
     const write = (title: string) =>
       fetch(`http://127.0.0.1:${port}${base()}/article/${rain}`, {
         method: 'PUT',

@@ -5,9 +5,12 @@ import { buildApp } from '../src/app.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { migrateDatabase } from '../src/system/migrate.js'
+import type { components } from '../packages/client/src/schema.js'
+import { api, expectOk } from './helpers/api.js'
 import { runCli } from './helpers/cli.js'
 import { importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect, envelope, expertBody, type Tenant } from './helpers/harness.js'
+import { present } from './helpers/narrow.js'
 
 interface ExpertFixture {
   key: string
@@ -104,9 +107,7 @@ const EXPERTS: ExpertFixture[] = [
   },
 ]
 
-type ExpertHit = { username: string; fullname: string; topics: { title: string }[]; tagline: string }
-type Bucket = { key: string; count: number }
-type SearchData = { experts: ExpertHit[]; total: number; aggregations: Record<string, Bucket[]> }
+type Schemas = components['schemas']
 
 describeEachDialect('search', (ctx) => {
   const search = async (query: string, tenant: Tenant = ctx.tenant, path = 'organization') => {
@@ -117,10 +118,9 @@ describeEachDialect('search', (ctx) => {
     const response = await ctx.inject({ method: 'GET', url, headers: tenant.auth })
     return response
   }
-  const experts = async (query: string, tenant: Tenant = ctx.tenant): Promise<SearchData> => {
-    const response = await search(query, tenant)
-    assert.equal(response.statusCode, 200, response.body)
-    return envelope(response).data as unknown as SearchData
+  const experts = async (query: string, tenant: Tenant = ctx.tenant) => {
+    const url = `/v2/organization/${tenant.orgId}/expert${query ? `?${query}` : ''}`
+    return expectOk(await api(ctx.app, tenant).send<Schemas['ExpertSearchResult']>('GET', url))
   }
   const names = async (query: string, tenant: Tenant = ctx.tenant) =>
     (await experts(query, tenant)).experts.map((expert) => expert.fullname)
@@ -188,7 +188,7 @@ describeEachDialect('search', (ctx) => {
   test('the list entry has the contract shape', async () => {
     const data = await experts('q=muller')
     assert.equal(data.experts.length, 1)
-    const [entry] = data.experts as unknown as Record<string, unknown>[]
+    const [entry] = data.experts
     assert.deepEqual(Object.keys(entry ?? {}).sort(), [
       'avatar',
       'company',
@@ -329,9 +329,9 @@ describeEachDialect('search', (ctx) => {
     const mineByName = await experts('q=muller')
     assert.equal(other.total, 1)
     assert.equal(mineByName.total, 1)
-    assert.equal((other.experts[0] as unknown as { corporation_id: number }).corporation_id, ctx.other.orgId)
+    assert.equal(other.experts[0]?.corporation_id, ctx.other.orgId)
     assert.equal(
-      (mineByName.experts[0] as unknown as { corporation_id: number }).corporation_id,
+      mineByName.experts[0]?.corporation_id,
       ctx.tenant.orgId,
     )
     const all = await experts('', ctx.other)
@@ -391,20 +391,18 @@ describeEachDialect('search', (ctx) => {
     try {
       const query = 'q=kepler&countries=nz'
       for (let i = 0; i < 2; i++) assert.equal((await experts(query)).total, 0)
-      const created = await otherApp.inject({
-        method: 'POST',
-        url: `/v2/organization/${ctx.tenant.orgId}/expert`,
-        headers: ctx.tenant.auth,
-        payload: expertBody({ firstname: 'Johannes', lastname: 'Kepler', location_country: 'NZ' }),
-      })
-      assert.equal(created.statusCode, 200, created.body)
+      const { username } = expectOk(
+        await api(otherApp, ctx.tenant).post('/v2/organization/{corporation}/expert', {
+          params: { corporation: ctx.tenant.orgId },
+          body: expertBody({ firstname: 'Johannes', lastname: 'Kepler', location_country: 'NZ' }),
+        }),
+      )
       const after = await experts(query)
       assert.deepEqual(
         after.experts.map((expert) => expert.fullname),
         ['Johannes Kepler'],
       )
       assert.deepEqual(after.aggregations.countries, [{ key: 'NZ', count: 1 }])
-      const username = (envelope(created).data as { username: string }).username
       const deleted = await otherApp.inject({
         method: 'DELETE',
         url: `/v2/organization/${ctx.tenant.orgId}/expert/${username}`,
@@ -559,25 +557,21 @@ describeEachDialect('search', (ctx) => {
 
 describeEachDialect('post and Q&A search', (ctx) => {
   let ids: { spotlights: number[]; questions: number[] }
-  const get = async (path: string, query: string, tenant: Tenant = ctx.tenant) => {
-    const response = await ctx.inject({
-      method: 'GET',
-      url: `/v2/${path}/${tenant.orgId}/search${query ? `?${query}` : ''}`,
-      headers: tenant.auth,
-    })
-    assert.equal(response.statusCode, 200, response.body)
-    return envelope(response).data as Record<string, unknown> & {
-      total: number
-      aggregations: Record<string, { key: string | number; count: number }[]>
-    }
+  interface Results {
+    spotlight: Schemas['SpotlightSearchResult']
+    qanda: Schemas['QuestionSearchResult']
+  }
+  const get = async <Path extends keyof Results>(path: Path, query: string, tenant: Tenant = ctx.tenant) => {
+    const url = `/v2/${path}/${tenant.orgId}/search${query ? `?${query}` : ''}`
+    return expectOk(await api(ctx.app, tenant).send<Results[Path]>('GET', url))
   }
   const posts = async (query: string, tenant?: Tenant) => {
     const data = await get('spotlight', query, tenant)
-    return (data.spotlights as { title: string }[]).map((post) => post.title)
+    return data.spotlights.map((post) => post.title)
   }
   const questions = async (query: string, tenant?: Tenant) => {
     const data = await get('qanda', query, tenant)
-    return (data.questions as { question: string }[]).map((question) => question.question)
+    return data.questions.map((question) => question.question)
   }
   const at = (iso: string) => Date.parse(iso) / 1000
 
@@ -646,17 +640,17 @@ describeEachDialect('post and Q&A search', (ctx) => {
   test('post search: newest first, shape, facets', async () => {
     const data = await get('spotlight', '')
     assert.equal(data.total, 3)
-    const list = data.spotlights as Record<string, unknown>[]
+    const list = data.spotlights
     assert.deepEqual(
       list.map((post) => post.title),
       ['Draft about turtles', 'Machine learning explained', 'Café culture in Zürich'],
     )
-    const first = list.find((post) => post.title === 'Café culture in Zürich') as Record<string, unknown>
+    const first = present(list.find((post) => post.title === 'Café culture in Zürich'))
     assert.equal(first.published_date, at('2024-03-10T00:00:00Z'))
     assert.equal(first.reading_time, 1)
     assert.equal(first.summary, 'Coffee & science.')
     assert.deepEqual(
-      (first.tags as { tag: string }[]).map((tag) => tag.tag),
+      first.tags.map((tag) => tag.tag),
       ['Science', 'Europe'],
     )
     assert.deepEqual(first.tagged_experts, [
@@ -731,7 +725,7 @@ describeEachDialect('post and Q&A search', (ctx) => {
       { key: 'Physics', count: 2 },
       { key: 'Geology', count: 1 },
     ])
-    const item = (data.questions as Record<string, unknown>[])[0] as Record<string, unknown>
+    const item = present(data.questions[0])
     assert.deepEqual(Object.keys(item).sort(), [
       'answered_by',
       'id',
@@ -747,7 +741,7 @@ describeEachDialect('post and Q&A search', (ctx) => {
     assert.deepEqual(await posts('q=coffee europ'), ['Café culture in Zürich'])
     assert.deepEqual(await questions('q=geolog'), ['How do volcanoes form?'])
     assert.deepEqual(await questions('q=physics'), ['How do volcanoes form?', 'Why is the sky blue?'])
-    const post = ids.spotlights[1] as number
+    const post = present(ids.spotlights[1])
     const retag = async (tags: string[]) => {
       const response = await ctx.inject({
         method: 'PUT',
