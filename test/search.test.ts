@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { sql } from 'kysely'
+import type { components } from '../packages/client/src/schema.js'
 import { buildApp } from '../src/app.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { migrateDatabase } from '../src/system/migrate.js'
-import type { components } from '../packages/client/src/schema.js'
 import { api, expectOk } from './helpers/api.js'
 import { runCli } from './helpers/cli.js'
 import { importDocument } from './helpers/content.js'
@@ -330,10 +330,7 @@ describeEachDialect('search', (ctx) => {
     assert.equal(other.total, 1)
     assert.equal(mineByName.total, 1)
     assert.equal(other.experts[0]?.corporation_id, ctx.other.orgId)
-    assert.equal(
-      mineByName.experts[0]?.corporation_id,
-      ctx.tenant.orgId,
-    )
+    assert.equal(mineByName.experts[0]?.corporation_id, ctx.tenant.orgId)
     const all = await experts('', ctx.other)
     assert.equal(all.total, 2)
     assert.deepEqual(all.aggregations.topics, [{ key: 'Physics', count: 2 }])
