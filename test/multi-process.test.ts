@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Redis } from 'ioredis'
+import { sql } from 'kysely'
+import { Type } from 'typebox'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { MIGRATIONS } from '../src/db/migrate.js'
@@ -10,7 +12,18 @@ import { runCliProcess, type ServerProcess, startServerProcess } from './helpers
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { eventually } from './helpers/eventually.js'
 import { expertBody, inquiryBody } from './helpers/harness.js'
+import { matching, present } from './helpers/narrow.js'
 import { WebhookReceiver } from './helpers/receivers.js'
+
+const MigrateOutput = Type.Object({ applied: Type.Array(Type.String()) })
+const TokenAnswer = Type.Object({ access_token: Type.String() })
+const CreatedExpert = Type.Object({ data: Type.Object({ username: Type.String() }) })
+const CreatedInquiry = Type.Object({ data: Type.Object({ id: Type.Integer() }) })
+const ErrorAnswer = Type.Object({ success: Type.Literal(false), error: Type.Object({ code: Type.String() }) })
+
+/** The names of the applied migrations, in Kysely's own table (not among the schema's tables). */
+const appliedMigrations = async (db: TestDatabase['database']['db']) =>
+  (await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map((row) => row.name)
 
 /**
  * What must hold when several processes serve one database: migrations, the outbox, revocations,
@@ -38,16 +51,15 @@ for (const { dialect, skip: dialectSkip } of await testDialects()) {
         ),
       )
       for (const run of runs) assert.equal(run.code, 0, run.stderr)
-      const applied = runs.flatMap((run) => JSON.parse(run.stdout).applied as string[])
+      const applied = runs.flatMap(
+        (run) => matching(MigrateOutput, JSON.parse(run.stdout), 'migrate --json').applied,
+      )
       assert.deepEqual(
         applied.sort(),
         Object.keys(MIGRATIONS).sort(),
         'each migration applied once, by one process',
       )
-      const recorded = await testDatabase.database.db
-        .selectFrom('kysely_migration' as never)
-        .select('name' as never)
-        .execute()
+      const recorded = await appliedMigrations(testDatabase.database.db)
       assert.equal(recorded.length, Object.keys(MIGRATIONS).length)
     })
   })
@@ -85,7 +97,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
   let client: IssuedClient
   let turn = 0
   /** The next process, round-robin. */
-  const nextBase = () => (servers[turn++ % servers.length] as ServerProcess).base
+  const nextBase = () => present(servers[turn++ % servers.length], 'a server').base
   const db = () => testDatabase.database.db
 
   const tokenFor = async (base: string, credentials = client) => {
@@ -99,7 +111,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       }).toString(),
     })
     assert.equal(response.status, 200, await response.clone().text())
-    return ((await response.json()) as { access_token: string }).access_token
+    return matching(TokenAnswer, await response.json(), 'the token answer').access_token
   }
   const call = async (
     base: string,
@@ -119,12 +131,14 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
     const text = await response.text()
-    return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) }
+    return { status: response.status, headers: response.headers, text, json: (): unknown => JSON.parse(text) }
   }
+  const inquiryIdOf = (response: { json(): unknown }) =>
+    matching(CreatedInquiry, response.json(), 'the created inquiry').data.id
   const expertOf = async (token: string) => {
     const created = await call(nextBase(), token, 'POST', `/v2/organization/${ORG}/expert`, expertBody())
     assert.equal(created.status, 200, created.text)
-    return created.json().data.username as string
+    return matching(CreatedExpert, created.json(), 'the created expert').data.username
   }
   const until = (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) =>
     eventually(check, { what, timeoutMs, intervalMs: 100 })
@@ -156,8 +170,8 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       Array.from({ length: PROCESSES }, () => startServerProcess(testDatabase.url, { env })),
     )
     servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
-    const failed = started.find((result) => result.status === 'rejected')
-    if (failed) throw (failed as PromiseRejectedResult).reason
+    const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected')
+    if (failed) throw failed.reason
     const now = Date.now()
     await createOrganization(db(), { id: ORG, name: 'Many Processes University' }, now)
     client = await createClient(db(), ORG, 'multi-process', now)
@@ -187,11 +201,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
 
   test('started together on an empty database, all three serve and each migration ran once', async () => {
     assert.equal(servers.length, PROCESSES)
-    const rows = await db()
-      .selectFrom('kysely_migration' as never)
-      .select('name' as never)
-      .execute()
-    assert.deepEqual(rows.map((row) => (row as { name: string }).name).sort(), Object.keys(MIGRATIONS).sort())
+    assert.deepEqual((await appliedMigrations(db())).sort(), Object.keys(MIGRATIONS).sort())
   })
 
   test('concurrent creates with the same name get distinct usernames; with the same email, one wins', async () => {
@@ -208,7 +218,9 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       ),
     )
     for (const response of sameName) assert.equal(response.status, 200, response.text)
-    const usernames = sameName.map((response) => response.json().data.username as string)
+    const usernames = sameName.map(
+      (response) => matching(CreatedExpert, response.json(), 'a created expert').data.username,
+    )
     assert.equal(new Set(usernames).size, usernames.length, `distinct usernames: ${usernames.join(', ')}`)
 
     const sameEmail = await Promise.all(
@@ -238,7 +250,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       ),
     )
     for (const response of responses) assert.equal(response.status, 200, response.text)
-    const ids = new Set(responses.map((response) => response.json().data.id as number))
+    const ids = new Set(responses.map((response) => inquiryIdOf(response)))
     assert.equal(ids.size, 1, 'every retry answers with the same inquiry')
     const fresh = responses.filter((response) => response.headers.get('idempotent-replayed') !== 'true')
     assert.equal(fresh.length, 1, 'exactly one request stored it; the others replayed')
@@ -264,7 +276,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
         ),
       ),
     )
-    const inquiryIds = sent.map((response) => response.json().data.id as number)
+    const inquiryIds = sent.map((response) => inquiryIdOf(response))
     const deliveries = await Promise.all(inquiryIds.map(webhookDeliveryOf))
     await until('every webhook delivery is delivered', async () =>
       (await Promise.all(inquiryIds.map(webhookDeliveryOf))).every((row) => row.status === 'delivered'),
@@ -287,7 +299,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
         `/v2/organization/${ORG}/inquiry/general`,
         inquiryBody('general', username, { message: 'slow receiver' }),
       )
-      const inquiryId = sent.json().data.id as number
+      const inquiryId = inquiryIdOf(sent)
       await until(
         'the slow delivery is delivered',
         async () => (await webhookDeliveryOf(inquiryId)).status === 'delivered',
@@ -330,7 +342,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
     for (const server of servers) {
       const response = await call(server.base, token, 'GET', `/v2/organization/${ORG}`)
       assert.equal(response.status, 429, response.text)
-      assert.equal(response.json().error.code, 'rate_limited')
+      assert.equal(matching(ErrorAnswer, response.json(), 'the refusal').error.code, 'rate_limited')
     }
   })
 
@@ -370,7 +382,9 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       [0, 'Explains the weather'],
       [1, 'Explains the climate'],
     ] as const) {
-      const written = await call((servers[writer] as ServerProcess).base, token, 'POST', path, { tagline })
+      const written = await call(present(servers[writer], 'the writer').base, token, 'POST', path, {
+        tagline,
+      })
       assert.equal(written.status, 200, written.text)
       for (const server of servers) {
         const read = await call(server.base, token, 'GET', path)
@@ -383,7 +397,8 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
   test('a process killed mid-delivery leaves no stuck claim: another delivers it once its lease lapses', async () => {
     const token = await tokenFor(nextBase())
     const username = await expertOf(token)
-    const [victim, ...others] = servers as [ServerProcess, ...ServerProcess[]]
+    const [first, ...others] = servers
+    const victim = present(first, 'a server')
     // Only the victim may claim: the others are paused until it is dead.
     for (const other of others) other.child.kill('SIGSTOP')
     receiver.mode = 'hang'
@@ -397,7 +412,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
         inquiryBody('general', username, { message: 'killed mid-delivery' }),
       )
       assert.equal(sent.status, 200, sent.text)
-      const delivery = await webhookDeliveryOf(sent.json().data.id as number)
+      const delivery = await webhookDeliveryOf(inquiryIdOf(sent))
       deliveryId = delivery.id
       await until('the victim is sending the delivery', async () => requestsFor(deliveryId).length === 1)
       victim.child.kill('SIGKILL')
