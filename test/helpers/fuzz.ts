@@ -80,9 +80,20 @@ export interface FuzzReport {
   ms: number
 }
 
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** The document's method keys the fuzzer sends. */
+const METHODS = new Map<string, Method>([
+  ['get', 'GET'],
+  ['post', 'POST'],
+  ['put', 'PUT'],
+  ['patch', 'PATCH'],
+  ['delete', 'DELETE'],
+])
+
 interface Operation {
   id: string
-  method: string
+  method: Method
   path: string
   /** JSON pointer of the operation in the document. */
   pointer: string
@@ -105,12 +116,13 @@ const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replace
 /** Every operation of the document, in document order, with deletions last (they remove what others use). */
 export function fuzzOperations(document: JsonNode): Operation[] {
   const operations: Operation[] = []
-  for (const [path, item] of Object.entries(document.paths as Record<string, JsonNode>))
-    for (const [method, node] of Object.entries(item as Record<string, JsonNode>)) {
-      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue
+  for (const [path, item] of Object.entries<JsonNode>(document.paths))
+    for (const [method, node] of Object.entries<JsonNode>(item)) {
+      const upper = METHODS.get(method)
+      if (!upper) continue
       operations.push({
         id: node.operationId ?? `${method} ${path}`,
-        method: method.toUpperCase(),
+        method: upper,
         path,
         pointer: `#/paths/${escapePointer(path)}/${method}`,
         node,
@@ -127,8 +139,9 @@ function follow(document: JsonNode, node: JsonNode, pointer: string): { node: Js
   let current = node
   let at = pointer
   while (typeof current?.$ref === 'string') {
-    at = current.$ref
-    current = (current.$ref as string)
+    const ref: string = current.$ref
+    at = ref
+    current = ref
       .replace(/^#\//, '')
       .split('/')
       .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
@@ -454,13 +467,13 @@ export class Generator {
   private object(schema: JsonNode, path: string, depth: number): fc.Arbitrary<Record<string, unknown>> {
     const required: string[] = schema.required ?? []
     const fields: Record<string, fc.Arbitrary<unknown>> = {}
-    for (const [key, field] of Object.entries((schema.properties ?? {}) as Record<string, JsonNode>)) {
+    for (const [key, field] of Object.entries<JsonNode>(schema.properties ?? {})) {
       if (field?.not !== undefined) continue
       if (depth > 4 && !required.includes(key)) continue
       fields[key] = this.valid(field, key, path, depth + 1)
     }
     const record = fc.record(fields, { requiredKeys: required.filter((key) => key in fields) })
-    const rule = schema['x-subdivision'] as { country: string; state: string } | undefined
+    const rule: { country: string; state: string } | undefined = schema['x-subdivision']
     if (!rule) return record
     return fc
       .tuple(
@@ -535,7 +548,7 @@ export class Generator {
     if (required.length)
       mutations.push(
         fc.tuple(valid, fc.constantFrom(...required)).map(([body, key]): [string, unknown] => {
-          const copy = { ...(body as Record<string, unknown>) }
+          const copy: Record<string, unknown> = typeof body === 'object' && body !== null ? { ...body } : {}
           delete copy[key]
           return [`missing field ${key}`, copy]
         }),
@@ -618,6 +631,12 @@ const FILE_TYPES: Record<string, keyof FuzzFixture['files']> = {
   'application/pdf': 'pdf',
 }
 
+function fileKey(type: string): keyof FuzzFixture['files'] {
+  const key = FILE_TYPES[type]
+  if (!key) throw new Error(`no fixture file of type ${type}`)
+  return key
+}
+
 /** Every case of one operation, as an arbitrary. */
 export function caseArbitrary(
   generator: Generator,
@@ -651,9 +670,14 @@ export function caseArbitrary(
   const asText = (value: unknown) =>
     value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)
 
-  const validParams = fc.record(
-    Object.fromEntries(pathParams.map((p) => [p.name, generator.valid(p.schema, p.name, where).map(asText)])),
-  ) as fc.Arbitrary<Record<string, string>>
+  const validParams: fc.Arbitrary<Record<string, string>> = fc.record(
+    Object.fromEntries(
+      pathParams.map((p): [string, fc.Arbitrary<string>] => [
+        p.name,
+        generator.valid(p.schema, p.name, where).map(asText),
+      ]),
+    ),
+  )
   const validQuery: fc.Arbitrary<[string, string][]> = fc
     .tuple(
       ...queryParams.map((p) => {
@@ -663,7 +687,7 @@ export function caseArbitrary(
     )
     .map((values) =>
       values.flatMap((value, i): [string, string][] => {
-        const name = (queryParams[i] as JsonNode).name as string
+        const name: string = queryParams[i].name
         if (value === undefined) return []
         return Array.isArray(value) ? value.map((item) => [name, asText(item)]) : [[name, asText(value)]]
       }),
@@ -680,9 +704,8 @@ export function caseArbitrary(
         return fc.option(values, { nil: undefined, freq: 2 }).map((value) => [p.name, value] as const)
       }),
     )
-    .map(
-      (pairs) =>
-        Object.fromEntries(pairs.filter(([, value]) => value !== undefined)) as Record<string, string>,
+    .map((pairs) =>
+      Object.fromEntries(pairs.filter((pair): pair is readonly [string, string] => pair[1] !== undefined)),
     )
 
   // The request body: what the document lists, valid and mutated.
@@ -781,7 +804,7 @@ export function caseArbitrary(
             kind: 'valid file',
             body: {
               contentType: type,
-              payload: fixture.files[FILE_TYPES[type] as keyof FuzzFixture['files']],
+              payload: fixture.files[fileKey(type)],
             },
           }),
         ),
@@ -803,13 +826,13 @@ export function caseArbitrary(
     )
   if (multipartType) {
     const schema = resolve(document, content[multipartType].schema) ?? {}
-    const fields = Object.entries((schema.properties ?? {}) as Record<string, JsonNode>)
+    const fields = Object.entries<JsonNode>(schema.properties ?? {})
     const fileField = fields.find(([, field]) => resolve(document, field)?.format === 'binary')?.[0] ?? 'file'
     bodies.push(
       {
         weight: 4,
         arbitrary: fc.constantFrom(...Object.keys(FILE_TYPES)).map((type): Body => {
-          const key = FILE_TYPES[type] as keyof FuzzFixture['files']
+          const key = fileKey(type)
           return {
             kind: 'valid multipart',
             body: {
@@ -888,7 +911,7 @@ export function caseArbitrary(
   if (pathParams.length)
     mutatedParams.push(
       fc
-        .tuple(fc.constantFrom(...pathParams.map((p) => p.name as string)), hostileParam)
+        .tuple(fc.constantFrom(...pathParams.map((p): string => p.name)), hostileParam)
         .map(([name, value]) => ({
           kind: `hostile path ${name}`,
           apply: (c: Case) => {
@@ -927,7 +950,7 @@ export function caseArbitrary(
     mutatedParams.push(
       fc
         .tuple(
-          fc.constantFrom(...headerParams.map((p) => p.name as string)),
+          fc.constantFrom(...headerParams.map((p): string => p.name)),
           fc.constantFrom('', ' ', 'x'.repeat(9000), 'W/', '"', '*, "a"', 'Ö', '😀', '\u00ff'),
         )
         .map(([name, value]) => ({
@@ -1065,7 +1088,7 @@ function requestOf(
   }
   if (c.body?.contentType !== undefined) headers['content-type'] = c.body.contentType
   return {
-    method: operation.method as InjectOptions['method'],
+    method: operation.method,
     url: `${path}${search}`,
     headers,
     ...(c.body ? { payload: c.body.payload } : {}),
@@ -1073,7 +1096,9 @@ function requestOf(
 }
 
 function describeRequest(request: InjectOptions, c: Case): FuzzFailure['request'] {
-  const headers = { ...(request.headers as Record<string, string>) }
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(request.headers ?? {}).map(([name, value]) => [name, String(value)]),
+  )
   if (headers.authorization) headers.authorization = `Bearer <${c.credential}>`
   if (headers.cookie) headers.cookie = '<session>'
   for (const [name, value] of Object.entries(headers))
