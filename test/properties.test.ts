@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
+import { Type } from 'typebox'
 import { ClientCreate, PersonCreate, WebhookSet } from '../src/admin/schemas.js'
 import { ERROR_STATUS } from '../src/errors.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
@@ -12,8 +13,10 @@ import { findInquiry } from '../src/inquiries/repository.js'
 import { INQUIRY_SCHEMAS } from '../src/inquiries/schemas.js'
 import { sectionBody } from '../src/profiles/section-fields.js'
 import { subdivisionCode } from '../src/validation/geo.js'
+import { api, expectOk } from './helpers/api.js'
 import { type JsonSchema, mutatedBody, type Overrides, validBody } from './helpers/arbitraries.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
+import { matching, present } from './helpers/narrow.js'
 
 /** Runs per property (22 properties per dialect). */
 const VALID_RUNS = 50
@@ -22,11 +25,12 @@ const MUTATED_RUNS = 70
 const KIND_RUN_SHARE = 0.4
 
 /** The app's own body validator (same ajv, trimming and keywords): the oracle for "the schema accepts". */
-function accepts(schema: unknown): (body: unknown) => boolean {
-  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/' } as never) as (
-    data: unknown,
-  ) => { error?: unknown }
-  return (body) => !validate(body).error
+function accepts(schema: JsonSchema): (body: unknown) => boolean {
+  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/' })
+  return (body) => {
+    const result = validate(body)
+    return typeof result === 'object' && !('error' in result && result.error)
+  }
 }
 
 const acceptsCreate = accepts(ExpertCreate)
@@ -34,10 +38,10 @@ const acceptsUpdate = accepts(ExpertUpdate)
 
 /** The account update without `username`: these properties keep addressing one expert (renames: usernames.test.ts). */
 const { username: _rename, ...accountFields } = ExpertUpdate.properties
-const AccountUpdate: JsonSchema = {
-  ...(ExpertUpdate as JsonSchema),
-  properties: accountFields as JsonSchema['properties'],
-}
+const AccountUpdate: JsonSchema = { ...ExpertUpdate, properties: accountFields }
+
+const isErrorCode = (code: unknown): code is keyof typeof ERROR_STATUS =>
+  typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code)
 
 /** Never a 5xx; `success` boolean; `data` on 200; a catalogued code, its status and a message otherwise. */
 function assertEnvelope(response: LightMyRequestResponse, sent: unknown): Record<string, unknown> {
@@ -53,8 +57,8 @@ function assertEnvelope(response: LightMyRequestResponse, sent: unknown): Record
     return body
   }
   assert.equal(body.success, false, context)
-  const code = body.error?.code as keyof typeof ERROR_STATUS
-  assert.ok(Object.hasOwn(ERROR_STATUS, code), context)
+  const code: unknown = body.error?.code
+  assert.ok(isErrorCode(code), context)
   assert.equal(ERROR_STATUS[code], response.statusCode, context)
   assert.equal(typeof body.error.message, 'string', context)
   assert.ok(body.error.message.length > 0, context)
@@ -86,19 +90,23 @@ const ACCOUNT_TEXT = [
 /** How the service stores a sent text: trimmed, "" as null. */
 const stored = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null)
 
+/** A text read back from the API (`string | null` by its schema). */
+const textOrNull = (value: unknown) => {
+  assert.ok(value === null || typeof value === 'string', `a text or null: ${JSON.stringify(value)}`)
+  return value
+}
+
 /** The `account` element an accepted body must produce, on top of what was stored before. */
 function expectedAccount(body: Record<string, unknown>, previous: Record<string, unknown>) {
   const account: Record<string, unknown> = { ...previous }
   for (const key of ACCOUNT_TEXT) if (key in body) account[key] = stored(body[key])
   for (const key of ['is_published', 'is_private']) if (key in body) account[key] = body[key]
   if ('location_country' in body) {
-    account.location_country = (stored(body.location_country) as string | null)?.toUpperCase() ?? null
+    account.location_country = stored(body.location_country)?.toUpperCase() ?? null
   }
   // The state must belong to the country the expert ends up with, whichever of the two the body sets.
-  const state = ('location_state' in body ? stored(body.location_state) : previous.location_state) as
-    | string
-    | null
-  const country = account.location_country as string | null
+  const state = 'location_state' in body ? stored(body.location_state) : textOrNull(previous.location_state)
+  const country = textOrNull(account.location_country)
   account.location_state = state ? ((country && subdivisionCode(country, state)) ?? 'INVALID') : null
   return account
 }
@@ -112,15 +120,13 @@ const EMPTY_ACCOUNT = {
 }
 
 async function readAccount(ctx: TestContext, username: string): Promise<Record<string, unknown>> {
-  const response = await ctx.inject({
-    method: 'GET',
-    url: `/v2/organization/${ctx.tenant.orgId}/expert/${username}`,
-    headers: ctx.tenant.auth,
-  })
-  assert.equal(response.statusCode, 200, response.body)
-  const { account } = response.json().data
+  const { account } = expectOk(
+    await api(ctx.app, ctx.tenant).get('/v2/organization/{corporation}/expert/{username}', {
+      params: { corporation: ctx.tenant.orgId, username },
+    }),
+  )
   assert.equal(account.length, 1)
-  return account[0]
+  return present(account[0], 'the account')
 }
 
 async function count(ctx: TestContext, table: 'experts' | 'inquiries'): Promise<number> {
@@ -143,7 +149,7 @@ describeEachDialect(
       target = await createExpert(ctx, ctx.tenant)
     })
 
-    const createBodies = validBody(ExpertCreate as JsonSchema)
+    const createBodies = validBody(ExpertCreate)
     const updateBodies = validBody(AccountUpdate)
 
     test('every generated valid expert create is accepted and stored as sent', async () => {
@@ -161,7 +167,11 @@ describeEachDialect(
           })
           const envelope = assertEnvelope(response, body)
           assert.equal(response.statusCode, 200, response.body)
-          const { username, inserted } = envelope.data as { username: string; inserted: boolean }
+          const { username, inserted } = matching(
+            Type.Object({ username: Type.String(), inserted: Type.Boolean() }),
+            envelope.data,
+            'the created expert',
+          )
           assert.equal(inserted, true)
           assert.deepEqual(
             await readAccount(ctx, username),
@@ -174,7 +184,7 @@ describeEachDialect(
 
     test('every mutated expert create is refused with a 4xx envelope and nothing is stored', async () => {
       await fc.assert(
-        fc.asyncProperty(mutatedBody(ExpertCreate as JsonSchema), async ({ mutation, field, body }) => {
+        fc.asyncProperty(mutatedBody(ExpertCreate), async ({ mutation, field, body }) => {
           assert.ok(
             !acceptsCreate(body),
             `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
@@ -259,7 +269,7 @@ describeEachDialect(
 
       test(`every generated valid ${kind} inquiry is stored with the values sent`, async () => {
         await fc.assert(
-          fc.asyncProperty(validBody(schema as JsonSchema, overrides()), async (body) => {
+          fc.asyncProperty(validBody(schema, overrides()), async (body) => {
             assert.ok(
               schemaAccepts(body),
               `generator produced a body the schema rejects: ${JSON.stringify(body)}`,
@@ -272,11 +282,11 @@ describeEachDialect(
             })
             const envelope = assertEnvelope(response, body)
             assert.equal(response.statusCode, 200, response.body)
-            const { id } = envelope.data as { id: number }
+            const { id } = matching(Type.Object({ id: Type.Integer() }), envelope.data, 'the created inquiry')
             const row = await findInquiry(ctx.testDatabase.database.db, ctx.tenant.orgId, id)
             assert.ok(row)
-            const country = (stored(body.location_country) as string | null)?.toUpperCase() ?? null
-            const state = stored(body.location_state) as string | null
+            const country = stored(body.location_country)?.toUpperCase() ?? null
+            const state = stored(body.location_state)
             const specific = Object.fromEntries(
               kindFields(kind).map(([name]) => {
                 const value = body[name]
@@ -309,25 +319,22 @@ describeEachDialect(
 
       test(`every mutated ${kind} inquiry is refused with a 4xx envelope and nothing is stored`, async () => {
         await fc.assert(
-          fc.asyncProperty(
-            mutatedBody(schema as JsonSchema, overrides()),
-            async ({ mutation, field, body }) => {
-              assert.ok(
-                !schemaAccepts(body),
-                `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
-              )
-              const before = await count(ctx, 'inquiries')
-              const response = await ctx.inject({
-                method: 'POST',
-                url: url(),
-                payload: JSON.stringify(body),
-                headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
-              })
-              assertEnvelope(response, body)
-              assert.equal(response.statusCode, 400, `${mutation}: ${response.body}`)
-              assert.equal(await count(ctx, 'inquiries'), before)
-            },
-          ),
+          fc.asyncProperty(mutatedBody(schema, overrides()), async ({ mutation, field, body }) => {
+            assert.ok(
+              !schemaAccepts(body),
+              `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
+            )
+            const before = await count(ctx, 'inquiries')
+            const response = await ctx.inject({
+              method: 'POST',
+              url: url(),
+              payload: JSON.stringify(body),
+              headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
+            })
+            assertEnvelope(response, body)
+            assert.equal(response.statusCode, 400, `${mutation}: ${response.body}`)
+            assert.equal(await count(ctx, 'inquiries'), before)
+          }),
           { numRuns: Math.ceil(MUTATED_RUNS * runs) },
         )
       })
@@ -363,13 +370,17 @@ describeEachDialect(
 
     test('every generated valid section element is stored and served as sent', async () => {
       await fc.assert(
-        fc.asyncProperty(validBody(SectionCreate as JsonSchema), async (body) => {
+        fc.asyncProperty(validBody(SectionCreate), async (body) => {
           assert.ok(
             acceptsSection(body),
             `generator produced a body the schema rejects: ${JSON.stringify(body)}`,
           )
           const response = await ctx.inject({ method: 'POST', url, headers: ctx.tenant.auth, payload: body })
-          const { data } = assertEnvelope(response, body) as { data: { id: number } }
+          const { data } = matching(
+            Type.Object({ data: Type.Object({ id: Type.Integer() }) }),
+            assertEnvelope(response, body),
+            'the created element',
+          )
           assert.equal(response.statusCode, 200, response.body)
           const read = await ctx.inject({ method: 'GET', url: `${url}/${data.id}`, headers: ctx.tenant.auth })
           assert.deepEqual(read.json().data.sampletalk, [
@@ -382,7 +393,7 @@ describeEachDialect(
 
     test('every mutated section element is refused with a 4xx envelope and nothing is stored', async () => {
       await fc.assert(
-        fc.asyncProperty(mutatedBody(SectionCreate as JsonSchema), async ({ mutation, field, body }) => {
+        fc.asyncProperty(mutatedBody(SectionCreate), async ({ mutation, field, body }) => {
           assert.ok(
             !acceptsSection(body),
             `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`,
@@ -427,7 +438,7 @@ describeEachDialect(
       const valid = accepts(schema)
       test(`every mutated ${name} is refused with a 4xx envelope; nothing is stored or audited`, async () => {
         await fc.assert(
-          fc.asyncProperty(mutatedBody(schema as JsonSchema), async ({ mutation, field, body }) => {
+          fc.asyncProperty(mutatedBody(schema), async ({ mutation, field, body }) => {
             assert.ok(!valid(body), `${mutation} of ${field} left a valid body: ${JSON.stringify(body)}`)
             const before = [await rows(table), await rows('audit_log')]
             const response = await ctx.inject({
