@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { Type } from 'typebox'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { createCommitQueue } from '../src/db/commit-queue.js'
 import { type DialectName, openDatabase } from '../src/db/database.js'
@@ -13,6 +14,7 @@ import { createOrganization } from '../src/organizations/repository.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { expertBody, inquiryBody } from './helpers/harness.js'
+import { asRecords, isRecord, matching, present } from './helpers/narrow.js'
 
 /**
  * Writes that race, over real HTTP against real `expertdir serve` processes: SQLite (one process, so
@@ -40,6 +42,9 @@ interface Answer {
   body: string
   data: Element
 }
+
+/** The `id` of a created record's answer. */
+const idOf = (answer: Answer) => matching(Type.Integer(), answer.data.id, `the id in ${answer.body}`)
 
 /** The first write of each single-element section, the i-th of a burst: each burst differs in `field`. */
 const SINGLE_BODIES: Record<string, { field: string; body: (i: number) => Element }> = {
@@ -81,7 +86,7 @@ for (const setup of SETUPS) {
 
     /** One request, to the processes in turn: with two, consecutive requests reach different ones. */
     async function call(method: string, path: string, body?: unknown): Promise<Answer> {
-      const server = servers[turn++ % servers.length] as ServerProcess
+      const server = present(servers[turn++ % servers.length], 'a server')
       const response = await fetch(`${server.base}${path}`, {
         method,
         headers: {
@@ -94,7 +99,8 @@ for (const setup of SETUPS) {
       answers.push({ request: `${method} ${path}`, status: response.status, body: text })
       let data: Element = {}
       try {
-        data = (JSON.parse(text) as { data?: Element }).data ?? {}
+        const parsed: unknown = JSON.parse(text)
+        if (isRecord(parsed) && isRecord(parsed.data)) data = parsed.data
       } catch {}
       return { status: response.status, body: text, data }
     }
@@ -104,12 +110,12 @@ for (const setup of SETUPS) {
     async function newExpert(): Promise<string> {
       const created = await call('POST', `/v2/organization/${orgId}/expert`, expertBody())
       assert.equal(created.status, 200, created.body)
-      return created.data.username as string
+      return matching(Type.String(), created.data.username, `the username in ${created.body}`)
     }
     async function elements(username: string, section: string): Promise<Element[]> {
       const listed = await call('GET', `${expertPath(username)}/${section}`)
       assert.equal(listed.status, 200, listed.body)
-      return listed.data[section] as Element[]
+      return asRecords(listed.data[section], section)
     }
     const statuses = (list: Answer[]) => list.map((answer) => answer.status)
     function allOk(list: Answer[], what: string) {
@@ -136,7 +142,11 @@ for (const setup of SETUPS) {
         }).toString(),
       })
       assert.equal(issued.status, 200, await issued.clone().text())
-      token = ((await issued.json()) as { access_token: string }).access_token
+      token = matching(
+        Type.Object({ access_token: Type.String() }),
+        await issued.json(),
+        'the token',
+      ).access_token
     })
 
     after(async () => {
@@ -253,11 +263,11 @@ for (const setup of SETUPS) {
       const carriers = await db()
         .selectFrom('spotlight_tags')
         .select('owner_id')
-        .where('content_tag_id', '=', tags[0]?.id as number)
+        .where('content_tag_id', '=', present(tags[0], 'the tag').id)
         .execute()
       assert.deepEqual(
         carriers.map((row) => row.owner_id).sort((a, b) => a - b),
-        burst.map((answer) => answer.data.id as number).sort((a, b) => a - b),
+        burst.map(idOf).sort((a, b) => a - b),
       )
     })
 
@@ -283,7 +293,7 @@ for (const setup of SETUPS) {
       async function writer(w: number) {
         for (let round = 0; round < ROUNDS; round++) {
           const e = (w + round) % experts.length
-          const base = expertPath(experts[e] as string)
+          const base = expertPath(present(experts[e], 'an expert'))
           const label = `w${w}r${round}`
           switch ((w + round) % 8) {
             case 0: {
@@ -292,13 +302,14 @@ for (const setup of SETUPS) {
                 url: `https://l.example/${label}`,
               })
               if (expectOk(answer, 'link')) {
-                links[e]?.add(answer.data.id as number)
-                if (!mine.has(w)) mine.set(w, { expert: e, id: answer.data.id as number, name: label })
+                const id = idOf(answer)
+                links[e]?.add(id)
+                if (!mine.has(w)) mine.set(w, { expert: e, id, name: label })
               }
               break
             }
             case 1: {
-              const topic = TOPICS[(w * 7 + round) % TOPICS.length] as string
+              const topic = present(TOPICS[(w * 7 + round) % TOPICS.length], 'a topic')
               const name = round % 2 ? topic.toLowerCase() : topic
               if (expectOk(await call('POST', `${base}/topic`, { name }), 'topic'))
                 topics[e]?.add(topic.toLowerCase())
@@ -316,7 +327,7 @@ for (const setup of SETUPS) {
                 expectOk(await call('GET', `${base}/link`), 'list links')
                 break
               }
-              const path = `${expertPath(experts[own.expert] as string)}/link/${own.id}`
+              const path = `${expertPath(present(experts[own.expert], 'its expert'))}/link/${own.id}`
               if (expectOk(await call('PUT', path, { name: `${label} renamed` }), 'rename link'))
                 own.name = `${label} renamed`
               break
@@ -334,7 +345,7 @@ for (const setup of SETUPS) {
                 tags: [POST_TAGS[w % POST_TAGS.length], POST_TAGS[round % POST_TAGS.length]],
                 tagged: [experts[e]],
               })
-              if (expectOk(answer, 'post')) posts.push(answer.data.id as number)
+              if (expectOk(answer, 'post')) posts.push(idOf(answer))
               break
             }
             default: {
@@ -342,9 +353,9 @@ for (const setup of SETUPS) {
               const answer = await call(
                 'POST',
                 `/v2/organization/${orgId}/inquiry/event`,
-                inquiryBody('event', experts[e] as string, { message }),
+                inquiryBody('event', present(experts[e], 'an expert'), { message }),
               )
-              if (expectOk(answer, 'inquiry')) inquiries.push({ id: answer.data.id as number, message })
+              if (expectOk(answer, 'inquiry')) inquiries.push({ id: idOf(answer), message })
             }
           }
         }
@@ -364,7 +375,10 @@ for (const setup of SETUPS) {
         assert.deepEqual([...names].sort(), [...(topics[e] ?? [])].sort())
         const [biography] = await elements(username, 'biography')
         if ((biographies[e]?.size ?? 0) > 0)
-          assert.ok(biographies[e]?.has(biography?.biography as string), 'the biography is one that was sent')
+          assert.ok(
+            biographies[e]?.has(matching(Type.String(), biography?.biography, 'the biography')),
+            'the biography is one that was sent',
+          )
       }
       for (const id of posts) assert.equal((await call('GET', `/v2/spotlight/${orgId}/${id}`)).status, 200)
       const tagKeys = await db()
@@ -541,7 +555,10 @@ describe('write transactions', () => {
       // The first pass stops at the failing unit; the second runs all three.
       assert.deepEqual(runs, { first: 2, failing: 2, last: 1 })
       assert.deepEqual([first.status, failing.status, last.status], ['fulfilled', 'rejected', 'fulfilled'])
-      assert.equal(failing.status === 'rejected' && (failing.reason as Error).message, 'refused')
+      assert.equal(
+        failing.status === 'rejected' && failing.reason instanceof Error && failing.reason.message,
+        'refused',
+      )
       assert.equal(queue.stats.batches, 1)
       const names = (
         await database.db.selectFrom('organizations').select('name').orderBy('name').execute()
