@@ -72,6 +72,8 @@ export interface Source {
   readonly name: SourceName
   /** Null when the source can run; otherwise why it is skipped (for example a missing setting). */
   skipReason(): string | null
+  /** What a person should know although the source runs (a missing key or contact address). */
+  notes?(): SourceNote[]
   /** Every work this source knows for the expert, paging to the end. Throws `SourceError` on failure. */
   worksFor(expert: ExpertToSearch, signal?: AbortSignal): AsyncIterable<SourceWork>
 }
