@@ -2,7 +2,7 @@ import type { SourceClient } from './client.js'
 import type { HttpReply } from './http.js'
 import { datedFields, normalizeDoi, normalizeOrcid, plainText } from './normalize.js'
 import type { Pacer } from './pacer.js'
-import { type CrossrefItemReply, CrossrefWorksShape, expectShape } from './shapes.js'
+import { type CrossrefItemReply, CrossrefWorksShape, expectShape, shapeDrift } from './shapes.js'
 import type { ExpertToSearch, FoundBecause, Source, SourceAuthor, SourceNote, SourceWork } from './source.js'
 
 /**
@@ -53,19 +53,18 @@ export class CrossrefSource implements Source {
       : [{ source: 'crossref', message: 'no Crossref contact address: using the slower public pool' }]
   }
 
+  async probe(orcid: string, signal?: AbortSignal): Promise<string[]> {
+    const { value } = await this.client.json({ url: this.pageUrl(orcid, '*') }, signal)
+    return shapeDrift(CrossrefWorksShape, value).map((problem) => `works: ${problem}`)
+  }
+
   async *worksFor(expert: ExpertToSearch, signal?: AbortSignal): AsyncIterable<SourceWork> {
     const orcid = normalizeOrcid(expert.orcid)
     if (!orcid) return
     const seen = new Set<string>()
     let cursor = '*'
     for (;;) {
-      const url = new URL(`${this.settings.baseUrl.replace(/\/+$/, '')}/works`)
-      url.searchParams.set('filter', `orcid:${orcid}`)
-      url.searchParams.set('rows', '100')
-      url.searchParams.set('select', SELECT)
-      url.searchParams.set('cursor', cursor)
-      if (this.settings.mailto) url.searchParams.set('mailto', this.settings.mailto)
-      const { value } = await this.client.json({ url }, signal)
+      const { value } = await this.client.json({ url: this.pageUrl(orcid, cursor) }, signal)
       const page = expectShape('crossref', CrossrefWorksShape, value, 'the works page').message
       for (const item of page.items) {
         const work = crossrefWork(item, orcid, expert.orcidAuthenticated === true)
@@ -76,6 +75,16 @@ export class CrossrefSource implements Source {
       seen.add(next)
       cursor = next
     }
+  }
+
+  private pageUrl(orcid: string, cursor: string): URL {
+    const url = new URL(`${this.settings.baseUrl.replace(/\/+$/, '')}/works`)
+    url.searchParams.set('filter', `orcid:${orcid}`)
+    url.searchParams.set('rows', '100')
+    url.searchParams.set('select', SELECT)
+    url.searchParams.set('cursor', cursor)
+    if (this.settings.mailto) url.searchParams.set('mailto', this.settings.mailto)
+    return url
   }
 }
 

@@ -97,9 +97,13 @@ export function decodeEntities(text: string): string {
   })
 }
 
+/** Tags inside a word (`H<sub>2</sub>O`, `<i>E. coli</i>`): removed without a space. */
+const INLINE_TAG =
+  /<\/?(?:jats:)?(?:i|b|u|em|strong|sub|sup|sc|italic|bold|underline|monospace|span|inline-formula)(?:\s[^>]*)?>/gi
+
 /** Plain text from a JATS or HTML fragment: tags dropped, entities decoded, white space collapsed. */
 export function stripMarkup(text: string): string {
-  return decodeEntities(text.replace(/<[^>]*>/g, ' '))
+  return decodeEntities(text.replace(INLINE_TAG, '').replace(/<[^>]*>/g, ' '))
     .replace(/\s+/g, ' ')
     .replace(/\s+([,.;:!?)\]])/g, '$1')
     .replace(/([([])\s+/g, '$1')

@@ -7,7 +7,13 @@ import {
   normalizePmid,
   plainText,
 } from './normalize.js'
-import { expectShape, OpenalexAuthorShape, type OpenalexWorkReply, OpenalexWorksShape } from './shapes.js'
+import {
+  expectShape,
+  OpenalexAuthorShape,
+  type OpenalexWorkReply,
+  OpenalexWorksShape,
+  shapeDrift,
+} from './shapes.js'
 import type { ExpertToSearch, Source, SourceAuthor, SourceNote, SourceWork } from './source.js'
 
 /**
@@ -87,6 +93,17 @@ export class OpenalexSource implements Source {
       seen.add(next)
       cursor = next
     }
+  }
+
+  async probe(orcid: string, signal?: AbortSignal): Promise<string[]> {
+    const query = {
+      filter: `authorships.author.orcid:${orcid}`,
+      select: SELECT,
+      per_page: '100',
+      cursor: '*',
+    }
+    const { value } = await this.client.json({ url: this.url('works', query) }, signal)
+    return shapeDrift(OpenalexWorksShape, value).map((problem) => `works: ${problem}`)
   }
 
   /** The author's id now: a merged id answers 301 to the one it was merged into. */

@@ -15,6 +15,8 @@ import {
   OrcidTokenShape,
   type OrcidWorks,
   OrcidWorksShape,
+  shapeCheck,
+  shapeDrift,
 } from './shapes.js'
 import {
   type ExpertToSearch,
@@ -83,6 +85,18 @@ export class OrcidSource implements Source {
         yield orcidWork(group, full.get(putCode))
       }
     }
+  }
+
+  async probe(orcid: string, signal?: AbortSignal): Promise<string[]> {
+    const summaries = await this.read(`${orcid}/works`, signal)
+    const drift = shapeDrift(OrcidWorksShape, summaries).map((problem) => `works: ${problem}`)
+    if (drift.length > 0 || !shapeCheck(OrcidWorksShape)(summaries)) return drift
+    const putCodes = summaries.group.flatMap((group) =>
+      group['work-summary'].slice(0, 1).map((s) => s['put-code']),
+    )
+    if (putCodes.length === 0) return []
+    const bulk = await this.read(`${orcid}/works/${putCodes.slice(0, 3).join(',')}`, signal)
+    return shapeDrift(OrcidBulkShape, bulk).map((problem) => `bulk works: ${problem}`)
   }
 
   private hasCredentials(): boolean {

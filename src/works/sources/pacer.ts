@@ -29,7 +29,7 @@ export interface PacerLimits {
  * its own pacer, so a pause stops that source alone.
  */
 export class Pacer {
-  private nextStart = 0
+  private lastStart = Number.NEGATIVE_INFINITY
   private pausedUntil = 0
   private running = 0
   private readonly waiting: (() => void)[] = []
@@ -107,8 +107,9 @@ export class Pacer {
     for (;;) {
       signal?.throwIfAborted()
       const now = this.clock.now()
-      const start = Math.max(now, this.nextStart, this.pausedUntil)
-      this.nextStart = start + 1000 / this.perSecond
+      // From the last start at today's rate, so a rate lowered by a reply applies to the next request.
+      const start = Math.max(now, this.lastStart + 1000 / this.perSecond, this.pausedUntil)
+      this.lastStart = start
       if (start > now) await this.clock.sleep(start - now, signal)
       if (this.pausedUntil <= this.clock.now()) return
     }

@@ -13,6 +13,8 @@ import {
   type PubmedArticleReply,
   PubmedArticleSetShape,
   PubmedSearchShape,
+  shapeCheck,
+  shapeDrift,
   type XmlTextNode,
 } from './shapes.js'
 import type { ExpertToSearch, FoundBecause, Source, SourceAuthor, SourceNote, SourceWork } from './source.js'
@@ -98,6 +100,24 @@ export class PubmedSource implements Source {
         yield { ...work, foundBecause: candidate.foundBecause, score }
       }
     }
+  }
+
+  async probe(orcid: string, signal?: AbortSignal): Promise<string[]> {
+    const url = this.url('esearch.fcgi', {
+      db: 'pubmed',
+      term: `${orcid}[auid]`,
+      retmode: 'json',
+      retmax: '20',
+      retstart: '0',
+    })
+    const { value } = await this.client.json({ url }, signal)
+    const drift = shapeDrift(PubmedSearchShape, value).map((problem) => `esearch: ${problem}`)
+    if (drift.length > 0 || !shapeCheck(PubmedSearchShape)(value)) return drift
+    const ids = value.esearchresult.idlist.slice(0, 20)
+    if (ids.length === 0) return []
+    const fetchUrl = this.url('efetch.fcgi', { db: 'pubmed', retmode: 'xml', id: ids.join(',') })
+    const parsed = await this.client.xml({ url: fetchUrl }, PUBMED_REPEATABLE, signal)
+    return shapeDrift(PubmedArticleSetShape, parsed).map((problem) => `efetch: ${problem}`)
   }
 
   /** Every PMID `term` finds, page by page (`retstart += retmax` while below `count`). */
