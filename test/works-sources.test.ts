@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { type Config, loadConfig } from '../src/config.js'
 import { parseXml } from '../src/works/sources/client.js'
@@ -446,6 +447,34 @@ describe('faults end in a retry or a SourceError, never a crash or a hang', () =
       assert.match(error.message, message, `${route}: ${JSON.stringify(fault)}`)
       await fresh.close()
     }
+  })
+
+  test('a gzipped reply is read; a reply over the size cap is a SourceError', async () => {
+    const fresh = await startSourceFixtures({ now: clock.now })
+    registerStandardFixtures(fresh)
+    fresh.reply(crossrefFirst, {
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(fixtureText(FIXTURE_FILES.crossrefPages[0] ?? '')),
+    })
+    assert.equal((await collect(connector(fixtureConfig(fresh), 'crossref', { clock }), carberry)).length, 3)
+    const error = await failure(
+      collect(connector(fixtureConfig(fresh), 'crossref', { clock, maxBytes: 100 }), carberry),
+    )
+    assert.match(error.message, /reply larger than 100 bytes/)
+    await fresh.close()
+  })
+
+  test('ORCID: a 401 mints a new token once and tries again', async () => {
+    const fresh = await startSourceFixtures({ now: clock.now })
+    registerStandardFixtures(fresh)
+    fresh.fault(ROUTES.orcidWorks, { kind: 'status', status: 401 }, 1)
+    const config = fixtureConfig(fresh, { orcidClientId: 'APP-1', orcidClientSecret: 'secret' })
+    assert.equal((await collect(connector(config, 'orcid', { clock }), carberry)).length, 3)
+    assert.equal(fresh.log.filter((entry) => entry.path === '/orcid-token').length, 2)
+    fresh.fault(ROUTES.orcidWorks, { kind: 'status', status: 401 })
+    const error = await failure(collect(connector(config, 'orcid', { clock }), carberry))
+    assert.match(error.message, /HTTP 401/)
+    await fresh.close()
   })
 
   test('an internal address is refused unless the operator allows it', async () => {

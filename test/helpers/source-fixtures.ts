@@ -26,7 +26,7 @@ const IGNORED = new Set(['mailto', 'email', 'tool', 'api_key'])
 export interface Reply {
   status?: number
   headers?: Record<string, string>
-  body: string
+  body: string | Buffer
 }
 
 export type Fault =

@@ -91,7 +91,7 @@ export class PubmedSource implements Source {
     const ids = [...candidates.keys()]
     for (let start = 0; start < ids.length; start += this.settings.fetchBatch) {
       for (const article of await this.fetch(ids.slice(start, start + this.settings.fetchBatch), signal)) {
-        const work = pubmedWork(article, orcid)
+        const work = pubmedWork(article)
         const candidate = work?.pmid ? candidates.get(work.pmid) : undefined
         if (!work || !candidate) continue
         // An ORCID search hit whose authors do not show the iD is weaker evidence.
@@ -225,7 +225,7 @@ function pubmedAuthors(article: PubmedArticleReply['MedlineCitation']['Article']
 }
 
 /** One PubMed article as a work; `foundBecause` and `score` are set by the search that found it. */
-export function pubmedWork(entry: PubmedArticleReply, _orcid?: string): SourceWork | undefined {
+export function pubmedWork(entry: PubmedArticleReply): SourceWork | undefined {
   const citation = entry.MedlineCitation
   const pmid = normalizePmid(text(citation.PMID))
   if (!pmid) return undefined
