@@ -31,9 +31,10 @@ export function worksCommands(program: Command, cli: Cli): void {
           .join('\n'),
       )
       const bad = checks.filter((check) => check.status === 'drift' || check.status === 'failed')
-      if (bad.length > 0)
+      if (bad.length > 0) {
         throw new CliError(
-          `${bad.map((check) => check.source).join(', ')}: ${bad[0]?.status === 'drift' ? 'drift' : 'see above'}`,
+          `not passed: ${bad.map((check) => `${check.source} (${check.status})`).join(', ')}`,
         )
+      }
     })
 }
