@@ -114,6 +114,82 @@ export const ConfigSchema = Type.Object({
     description:
       'comma-separated `address/prefix` ranges webhooks may reach although they are not public (`10.20.0.0/16,fd00:1::/64`)',
   }),
+  sources: Type.Array(
+    Type.Union([
+      Type.Literal('orcid'),
+      Type.Literal('openalex'),
+      Type.Literal('crossref'),
+      Type.Literal('pubmed'),
+    ]),
+    {
+      default: ['orcid', 'openalex', 'crossref', 'pubmed'],
+      'x-default-note': 'all four',
+      description:
+        'comma-separated scholarly sources that publications are read from (`orcid,openalex,crossref,pubmed`); `none` turns them all off',
+    },
+  ),
+  sourcesAllowPrivate: Type.Boolean({
+    default: false,
+    description:
+      "`1`: the scholarly sources' addresses may be on this machine or a private network (a mirror, a test server); off, only public addresses, by the same rule as webhooks",
+  }),
+  sourcesTimeoutMs: Type.Integer({
+    minimum: 100,
+    default: 30_000,
+    description: 'how long a request to a scholarly source may take, in milliseconds',
+  }),
+  orcidUrl: Type.String({
+    pattern: '^https?://',
+    default: 'https://pub.orcid.org/v3.0',
+    description: "ORCID's public API (the sandbox: `https://pub.sandbox.orcid.org/v3.0`)",
+  }),
+  orcidTokenUrl: Type.String({
+    pattern: '^https?://',
+    default: 'https://orcid.org/oauth/token',
+    description: "ORCID's token endpoint, used when a client id and secret are set",
+  }),
+  orcidClientId: Type.Optional(
+    Type.String({
+      description:
+        'ORCID public API client id (with the secret): reads under a registered client; unset: anonymous public reads. The public API is for non-commercial use',
+    }),
+  ),
+  orcidClientSecret: Type.Optional(Type.String({ description: 'ORCID public API client secret' })),
+  orcidBatchSize: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 100,
+    description: 'full ORCID works read per request (ORCID allows 100; older documents say 50)',
+  }),
+  openalexUrl: Type.String({
+    pattern: '^https?://',
+    default: 'https://api.openalex.org',
+    description: "OpenAlex's API",
+  }),
+  openalexApiKey: Type.Optional(
+    Type.String({
+      description: 'OpenAlex API key (free; without one the daily budget is tiny, and the import notes it)',
+    }),
+  ),
+  crossrefUrl: Type.String({
+    pattern: '^https?://',
+    default: 'https://api.crossref.org',
+    description: "Crossref's REST API",
+  }),
+  crossrefMailto: Type.Optional(
+    Type.String({
+      description:
+        "a contact address sent to Crossref (its faster polite pool) and to PubMed (NCBI's `email`); unset: Crossref's public pool, 1 request a second",
+    }),
+  ),
+  pubmedUrl: Type.String({
+    pattern: '^https?://',
+    default: 'https://eutils.ncbi.nlm.nih.gov/entrez/eutils',
+    description: "NCBI's E-utilities (PubMed)",
+  }),
+  ncbiApiKey: Type.Optional(
+    Type.String({ description: 'NCBI API key: PubMed at 10 requests a second instead of 3' }),
+  ),
   deliveryMaxAttempts: Type.Integer({
     minimum: 1,
     maximum: 100,
@@ -290,6 +366,20 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   mailFrom: 'EXPERTDIR_MAIL_FROM',
   webhookAllowPrivate: 'EXPERTDIR_WEBHOOK_ALLOW_PRIVATE',
   webhookAllowNetworks: 'EXPERTDIR_WEBHOOK_ALLOW_NETWORKS',
+  sources: 'EXPERTDIR_SOURCES',
+  sourcesAllowPrivate: 'EXPERTDIR_SOURCES_ALLOW_PRIVATE',
+  sourcesTimeoutMs: 'EXPERTDIR_SOURCES_TIMEOUT_MS',
+  orcidUrl: 'EXPERTDIR_ORCID_URL',
+  orcidTokenUrl: 'EXPERTDIR_ORCID_TOKEN_URL',
+  orcidClientId: 'EXPERTDIR_ORCID_CLIENT_ID',
+  orcidClientSecret: 'EXPERTDIR_ORCID_CLIENT_SECRET',
+  orcidBatchSize: 'EXPERTDIR_ORCID_BATCH_SIZE',
+  openalexUrl: 'EXPERTDIR_OPENALEX_URL',
+  openalexApiKey: 'EXPERTDIR_OPENALEX_API_KEY',
+  crossrefUrl: 'EXPERTDIR_CROSSREF_URL',
+  crossrefMailto: 'EXPERTDIR_CROSSREF_MAILTO',
+  pubmedUrl: 'EXPERTDIR_PUBMED_URL',
+  ncbiApiKey: 'EXPERTDIR_NCBI_API_KEY',
   deliveryMaxAttempts: 'EXPERTDIR_DELIVERY_MAX_ATTEMPTS',
   deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',
   deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
@@ -336,7 +426,21 @@ function fromEnvironment(key: keyof Config, value: string): unknown {
       .map((range) => range.trim())
       .filter((range) => range !== '')
   }
-  if (key === 'publicUrl') return value.trim().replace(/\/+$/, '')
+  if (key === 'sources') {
+    const names = value
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== '')
+    return names.length === 1 && names[0] === 'none' ? [] : names
+  }
+  if (
+    key === 'publicUrl' ||
+    key === 'orcidUrl' ||
+    key === 'openalexUrl' ||
+    key === 'crossrefUrl' ||
+    key === 'pubmedUrl'
+  )
+    return value.trim().replace(/\/+$/, '')
   // A switch is on with `1` (or `true`), off with `0` (or `false`).
   const schema = ConfigSchema.properties[key]
   if ('type' in schema && schema.type === 'boolean' && (value === '1' || value === '0')) return value === '1'

@@ -72,6 +72,13 @@ export interface Source {
   readonly name: SourceName
   /** Null when the source can run; otherwise why it is skipped (for example a missing setting). */
   skipReason(): string | null
+  /** What a person should know although the source runs (a missing key or contact address). */
+  notes?(): SourceNote[]
+  /**
+   * The live smoke check: reads one reply of each endpoint for this iD and returns each mismatch with
+   * the source's shape contract as `endpoint: path: problem` (none: the replies fit).
+   */
+  probe?(orcid: string, signal?: AbortSignal): Promise<string[]>
   /** Every work this source knows for the expert, paging to the end. Throws `SourceError` on failure. */
   worksFor(expert: ExpertToSearch, signal?: AbortSignal): AsyncIterable<SourceWork>
 }
