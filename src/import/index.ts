@@ -2,7 +2,7 @@ import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { writeTransaction } from '../db/transactions.js'
 import { findOrganization } from '../organizations/repository.js'
-import { type ImportIssue, type ImportSource, ndjsonFileSource, textSource } from './format.js'
+import { type ImportIssue, type ImportSource, textSource } from './format.js'
 import { attachPhotos, type ImportMedia, type PreparedPhoto, preparePhotos, storePhotos } from './photos.js'
 import { type CheckedRecord, type ExpertRecord, RecordChecker } from './validate.js'
 import { emptySummary, ImportRejected, type ImportResult, summarize, writeRecords } from './write.js'
@@ -20,6 +20,15 @@ export interface ImportOptions {
   onProgress?: (event: { total: number; done: number }) => void
   /** Where photos given as local files (`avatar: {"file": ...}`) are stored; without it such photos are refused. */
   media?: ImportMedia
+  /** Checks against the database and counts what would change, then rolls everything back. */
+  dryRun?: boolean
+}
+
+/** Ends a dry run's transaction (rolling it back) with the counts it would have written. */
+class DryRunDone extends Error {
+  constructor(readonly result: ImportResult) {
+    super('dry run')
+  }
 }
 
 /**
@@ -89,6 +98,7 @@ export async function importSource(
         avatars,
         onRecord: () => options.onProgress?.({ total, done: ++done }),
       })
+      if (options.dryRun) throw new DryRunDone(result)
       const previous = await attachPhotos(trx, orgId, stored, result.ids.experts)
       await recordAudit(trx, orgId, trail, { kind: 'import', id: options.fileName ?? null }, now)
       return { result, previous }
@@ -97,6 +107,7 @@ export async function importSource(
     return result
   } catch (error) {
     if (options.media) await options.media.storage.delete(written).catch(() => {})
+    if (error instanceof DryRunDone) return error.result
     throw error
   }
 }
