@@ -44,7 +44,11 @@ describeEachDialect('CSV import of people', (ctx) => {
       [19, 'E-mail'],
       [33, 'Job title'],
     ])
-    const refused = expectError(await owner().post(url, { params: params(), body: { csv } }), 400, 'validation_failed')
+    const refused = expectError(
+      await owner().post(url, { params: params(), body: { csv } }),
+      400,
+      'validation_failed',
+    )
     assert.deepEqual(
       refused.details?.map((d) => [d.row, d.field]),
       [
@@ -96,7 +100,9 @@ describeEachDialect('CSV import of people', (ctx) => {
       ],
     )
     const mapping = { ref: 'key', given: 'firstname', family: 'lastname', org: 'company' }
-    const mapped = expectOk(await owner().post(url, { params: params(), body: { csv, mapping, dry_run: true } }))
+    const mapped = expectOk(
+      await owner().post(url, { params: params(), body: { csv, mapping, dry_run: true } }),
+    )
     assert.deepEqual(mapped.problems, [])
     assert.deepEqual(mapped.experts, { created: 1, updated: 0, unchanged: 0 })
   })
@@ -112,7 +118,9 @@ describeEachDialect('CSV import of people', (ctx) => {
     assert.match(String(response.headers['content-disposition']), /experts-template\.csv/)
     const [header] = response.body.split('\r\n')
     assert.ok(header?.startsWith('key,firstname,lastname,job_title,email,company'))
-    const dry = expectOk(await owner().post(url, { params: params(), body: { csv: response.body, dry_run: true } }))
+    const dry = expectOk(
+      await owner().post(url, { params: params(), body: { csv: response.body, dry_run: true } }),
+    )
     assert.deepEqual(dry.problems, [])
     assert.deepEqual(dry.experts, { created: 1, updated: 0, unchanged: 0 })
   })
@@ -165,6 +173,11 @@ test('usernames of a same-name batch are distinct, in order, and continue across
   assert.equal(second[499], 'maria-garcia-505')
   // One lookup per round, whatever the number of namesakes.
   assert.ok(asked.length <= 3, `asked ${asked.length} times`)
-  const again = new UsernameAssigner(async (candidates) => new Set(candidates.filter((c) => handedOut.has(c))))
-  assert.deepEqual(await again.assign(['maria-garcia', 'ada-lovelace', 'maria-garcia', 'maria-garcia']), first)
+  const again = new UsernameAssigner(
+    async (candidates) => new Set(candidates.filter((c) => handedOut.has(c))),
+  )
+  assert.deepEqual(
+    await again.assign(['maria-garcia', 'ada-lovelace', 'maria-garcia', 'maria-garcia']),
+    first,
+  )
 })

@@ -75,10 +75,13 @@ export function ImportPeopleScreen() {
 
   const downloadTemplate = () =>
     check.run(async () => {
-      const { data, error, response } = await api.GET('/v2/organization/{corporation}/experts/import/template', {
-        params: { path },
-        parseAs: 'text',
-      })
+      const { data, error, response } = await api.GET(
+        '/v2/organization/{corporation}/experts/import/template',
+        {
+          params: { path },
+          parseAs: 'text',
+        },
+      )
       if (data === undefined) return dataOf({ error, response })
       const link = document.createElement('a')
       link.href = URL.createObjectURL(new Blob([data], { type: 'text/csv' }))
@@ -100,9 +103,9 @@ export function ImportPeopleScreen() {
       <section className="card" aria-labelledby="import-file-title">
         <h2 id="import-file-title">CSV file</h2>
         <p className="muted">
-          One expert per row, with a header row. Each row needs a key (your staff or HR id: a later import
-          of the same key updates that expert), first name, last name, job title, email and company. Nothing
-          is written unless every row is right.
+          One expert per row, with a header row. Each row needs a key (your staff or HR id: a later import of
+          the same key updates that expert), first name, last name, job title, email and company. Nothing is
+          written unless every row is right.
         </p>
         <div className="actions">
           <label className="file-pick">
