@@ -107,8 +107,8 @@ describeEachDialect('the Import people screen in a real browser', (ctx) => {
         await page.getByRole('heading', { name: 'Import people' }).waitFor()
         await choose(page, badFile)
         await page.locator('.import-problems li').first().waitFor()
-        assert.ok((await pageWidth(page)) <= 360, `page width ${await pageWidth(page)}`)
         await page.screenshot({ path: `/tmp/expertdir-import-${ctx.dialect}-360.png`, fullPage: true })
+        assert.ok((await pageWidth(page)) <= 360, `page width ${await pageWidth(page)}`)
       },
       { width: 360, height: 800 },
     )

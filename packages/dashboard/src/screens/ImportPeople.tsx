@@ -113,7 +113,13 @@ export function ImportPeopleScreen() {
             <input
               type="file"
               accept=".csv,text/csv"
-              onChange={(event) => void choose(event.currentTarget.files?.[0])}
+              onChange={(event) => {
+                const input = event.currentTarget
+                void choose(input.files?.[0]).finally(() => {
+                  // Choosing the same file again (a re-import) must fire the change again.
+                  input.value = ''
+                })
+              }}
             />
           </label>
           <button type="button" className="secondary" onClick={() => void downloadTemplate()}>
