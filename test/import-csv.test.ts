@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { cliWriteContext } from '../src/audit/write-context.js'
 import { UsernameAssigner } from '../src/experts/username.js'
+import { importContent } from '../src/import/index.js'
 import { api, expectError, expectOk } from './helpers/api.js'
-import { contentRowCounts } from './helpers/content.js'
+import { contentRowCounts, queryCounter } from './helpers/content.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
 import { personToken } from './helpers/people.js'
@@ -123,6 +125,42 @@ describeEachDialect('CSV import of people', (ctx) => {
     )
     assert.deepEqual(dry.problems, [])
     assert.deepEqual(dry.experts, { created: 1, updated: 0, unchanged: 0 })
+  })
+
+  test('namesakes across batches get distinct usernames in file order, at a cost that does not grow with their number', async () => {
+    const namesakes = (count: number, prefix: string) =>
+      JSON.stringify({
+        experts: Array.from({ length: count }, (_, i) => ({
+          key: `${prefix}-${i}`,
+          firstname: 'María',
+          lastname: `García ${prefix}`,
+          job_title: 'Nurse',
+          email: `${prefix}${i}@org.example`,
+          company: 'Org',
+          sections: { topic: [{ name: 'Care' }] },
+        })),
+      })
+    const statements = async (count: number, prefix: string) => {
+      const counter = queryCounter()
+      const db = ctx.testDatabase.database.db.withPlugin(counter)
+      const result = await importContent(
+        cliWriteContext(db, ctx.tenant.orgId, 'import', ctx.clock.now()),
+        namesakes(count, prefix),
+      )
+      return { usernames: result.ids.experts, count: counter.count }
+    }
+    const many = await statements(1200, 'many')
+    assert.equal(new Set(many.usernames).size, 1200)
+    assert.deepEqual(many.usernames.slice(0, 3), [
+      'maria-garcia-many',
+      'maria-garcia-many-2',
+      'maria-garcia-many-3',
+    ])
+    assert.equal(many.usernames[1199], 'maria-garcia-many-1200')
+    const few = await statements(100, 'few')
+    assert.equal(few.usernames[99], 'maria-garcia-few-100')
+    // 12 times the experts, and far fewer than 12 times the statements: they are batched.
+    assert.ok(many.count < few.count * 4, `${many.count} statements for 1,200, ${few.count} for 100`)
   })
 
   test('refusals: no write scope, a role below editor, another organization, a body that is not CSV', async () => {
