@@ -30,6 +30,7 @@ import { securityHeaders } from './http/security-headers.js'
 import { serializerCompiler } from './http/serialization.js'
 import { parseQuery } from './http/url-encoding.js'
 import { validatorCompiler } from './http/validation.js'
+import { importRoutes } from './import/routes.js'
 import { inquiryRoutes } from './inquiries/routes.js'
 import { KeptBodies } from './kept-reads/kept-bodies.js'
 import { KeptReadLane, type RequestListener } from './kept-reads/kept-read-lane.js'
@@ -232,6 +233,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await inquiryRoutes(protectedScope, context)
     await searchRoutes(protectedScope, context)
     await staffRoutes(protectedScope, context)
+    await importRoutes(protectedScope, context)
     // The photo and the document uploads share one image queue and one allowance per token.
     const uploads = createUploads(context, protectedScope.log)
     await expertAvatarRoutes(protectedScope, uploads)

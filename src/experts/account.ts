@@ -8,13 +8,15 @@ import {
   findExpertByEmail,
   findUsernameHolder,
   insertExpert,
+  insertExperts,
   removeUsernameRedirect,
   reserveUsername,
+  reserveUsernames,
   takenUsernames,
   updateExpertRow,
 } from './repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
-import { usernameBase, usernameCandidates } from './username.js'
+import { UsernameAssigner, usernameBase, usernameCandidates } from './username.js'
 
 /**
  * The account of an expert (the `account` section): create, update, username. Each function runs in
@@ -76,6 +78,27 @@ export type NewAccount = Omit<ExpertCreateInput, 'is_published' | 'is_private'> 
   is_private?: number
 }
 
+/** The row of a new expert or staff member named `username`. */
+function newExpertRow(
+  orgId: number,
+  input: NewAccount,
+  username: string,
+  type: ProfileType,
+  now: number,
+): NewExpertRow {
+  const { is_published, is_private, ...fields } = input
+  return {
+    ...(toColumns(fields) as ExpertColumns),
+    org_id: orgId,
+    username,
+    type,
+    is_published: is_published ?? 0,
+    is_private: is_private ?? 0,
+    created_at: now,
+    updated_at: now,
+  }
+}
+
 /** Creates an expert or a staff member (`type`); 409 when the email is taken by either. */
 export async function createAccount(
   trx: Queryable,
@@ -84,23 +107,42 @@ export async function createAccount(
   now: number,
   type: ProfileType = 'expert',
 ): Promise<{ id: number; username: string }> {
-  const { is_published, is_private, ...fields } = input
-  const columns = toColumns(fields) as ExpertColumns
-  const existing = await findExpertByEmail(trx, orgId, columns.email_key)
+  const row = newExpertRow(orgId, input, '', type, now)
+  const existing = await findExpertByEmail(trx, orgId, row.email_key)
   if (existing) throw emailConflict(existing)
   const username = await claimUsername(trx, orgId, usernameBase(input.firstname, input.lastname), now)
-  const id = await insertExpert(trx, {
-    ...columns,
-    org_id: orgId,
-    username,
-    type,
-    is_published: is_published ?? 0,
-    is_private: is_private ?? 0,
-    created_at: now,
-    updated_at: now,
-  })
+  const id = await insertExpert(trx, { ...row, username })
   return { id, username }
 }
+
+/**
+ * Creates many experts at once (an import), in input order, at a constant number of statements per
+ * call: usernames come from `usernames` (one per import, so suffixes continue across calls). The
+ * caller has checked that no email is taken.
+ */
+export async function createAccounts(
+  trx: Queryable,
+  orgId: number,
+  inputs: readonly NewAccount[],
+  now: number,
+  usernames: UsernameAssigner,
+): Promise<{ id: number; username: string }[]> {
+  const names = await usernames.assign(inputs.map((input) => usernameBase(input.firstname, input.lastname)))
+  await reserveUsernames(trx, orgId, names, now)
+  const ids = await insertExperts(
+    trx,
+    inputs.map((input, index) => newExpertRow(orgId, input, names[index] ?? '', 'expert', now)),
+  )
+  return names.map((username) => {
+    const id = ids.get(username)
+    if (id === undefined) throw new Error(`The expert ${username} was not inserted.`)
+    return { id, username }
+  })
+}
+
+/** The username assigner of one import in the organization (createAccounts). */
+export const usernameAssigner = (trx: Queryable, orgId: number): UsernameAssigner =>
+  new UsernameAssigner((candidates) => takenUsernames(trx, orgId, candidates))
 
 /**
  * Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). A new

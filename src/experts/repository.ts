@@ -1,4 +1,4 @@
-import { inChunks } from '../db/chunks.js'
+import { CHUNK, inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow, ProfileType } from '../db/schema.js'
 import { lockedForWrite } from '../db/transactions.js'
@@ -95,12 +95,14 @@ export async function takenUsernames(
   orgId: number,
   candidates: string[],
 ): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('usernames')
-    .select('username')
-    .where('org_id', '=', orgId)
-    .where('username', 'in', candidates)
-    .execute()
+  const rows = await inChunks(candidates, (chunk) =>
+    db
+      .selectFrom('usernames')
+      .select('username')
+      .where('org_id', '=', orgId)
+      .where('username', 'in', chunk)
+      .execute(),
+  )
   return new Set(rows.map((row) => row.username))
 }
 
@@ -166,6 +168,42 @@ export async function removeUsernameRedirect(db: Queryable, orgId: number, usern
 export async function insertExpert(db: Queryable, row: NewExpertRow): Promise<number> {
   const { id } = await db.insertInto('experts').values(row).returning('id').executeTakeFirstOrThrow()
   return id
+}
+
+/** Inserts many experts in statements of at most CHUNK rows; username -> id. */
+export async function insertExperts(
+  db: Queryable,
+  rows: readonly NewExpertRow[],
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>()
+  for (let start = 0; start < rows.length; start += CHUNK) {
+    const inserted = await db
+      .insertInto('experts')
+      .values(rows.slice(start, start + CHUNK))
+      .returning(['id', 'username'])
+      .execute()
+    for (const row of inserted) ids.set(row.username, row.id)
+  }
+  return ids
+}
+
+/** Records usernames as handed out (they are never handed out again), in statements of CHUNK rows. */
+export async function reserveUsernames(
+  db: Queryable,
+  orgId: number,
+  usernames: readonly string[],
+  now: number,
+): Promise<void> {
+  for (let start = 0; start < usernames.length; start += CHUNK)
+    await db
+      .insertInto('usernames')
+      .values(
+        usernames
+          .slice(start, start + CHUNK)
+          .map((username) => ({ org_id: orgId, username, created_at: now })),
+      )
+      .onConflict((conflict) => conflict.columns(['org_id', 'username']).doNothing())
+      .execute()
 }
 
 export async function updateExpertRow(

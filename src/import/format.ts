@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs'
+import { createInterface } from 'node:readline'
 import { isObject } from '../validation/guards.js'
 
 /** The kinds of record an import file holds. */
@@ -32,7 +34,7 @@ export function parseImportText(
   fileName = '',
 ): { records: RawRecord[]; issues: ImportIssue[] } {
   const body = text.replace(/^\uFEFF/, '')
-  if (/\.(ndjson|jsonl)$/i.test(fileName)) return parseNdjson(body)
+  if (isNdjsonName(fileName)) return parseNdjson(body)
   let document: unknown
   try {
     document = JSON.parse(body)
@@ -87,29 +89,78 @@ function parseNdjson(text: string): { records: RawRecord[]; issues: ImportIssue[
   const records: RawRecord[] = []
   const issues: ImportIssue[] = []
   text.split(/\r?\n/).forEach((line, index) => {
-    const position = `line ${index + 1}`
-    if (line.trim() === '') return
-    let data: unknown
-    try {
-      data = JSON.parse(line)
-    } catch (error) {
-      issues.push({ position, field: '', message: `is not valid JSON: ${messageOf(error)}` })
-      return
-    }
-    if (!isObject(data)) {
-      issues.push({ position, field: '', message: 'must be a JSON object' })
-      return
-    }
-    const { type, ...rest } = data
-    const kind = RECORD_KINDS.find((known) => known === type)
-    if (kind === undefined) {
-      issues.push({ position, field: 'type', message: `must be one of: ${RECORD_KINDS.join(', ')}` })
-      return
-    }
-    records.push({ kind, position, data: rest })
+    const item = parseNdjsonLine(line, index + 1)
+    if (item && 'record' in item) records.push(item.record)
+    else if (item) issues.push(item.issue)
   })
   return { records, issues }
 }
+
+/** One line of an NDJSON file: a record, a problem, or nothing (a blank line). */
+function parseNdjsonLine(line: string, number: number): SourceItem | undefined {
+  const position = `line ${number}`
+  if (line.trim() === '') return undefined
+  let data: unknown
+  try {
+    data = JSON.parse(line)
+  } catch (error) {
+    return { issue: { position, field: '', message: `is not valid JSON: ${messageOf(error)}` } }
+  }
+  if (!isObject(data)) return { issue: { position, field: '', message: 'must be a JSON object' } }
+  const { type, ...rest } = data
+  const kind = RECORD_KINDS.find((known) => known === type)
+  if (kind === undefined)
+    return { issue: { position, field: 'type', message: `must be one of: ${RECORD_KINDS.join(', ')}` } }
+  return { record: { kind, position, data: rest } }
+}
+
+/** A record of the file, or a problem of the file where a record was expected. */
+export type SourceItem = { record: RawRecord } | { issue: ImportIssue }
+
+/**
+ * Where an import reads its records from. The import reads them more than once (checking first,
+ * writing after), so `read` starts from the beginning each time it is called.
+ */
+export interface ImportSource {
+  read(): AsyncIterable<SourceItem>
+}
+
+/** Records already in memory (a JSON or NDJSON text, or rows turned into records). */
+export function recordsSource(
+  records: readonly RawRecord[],
+  issues: readonly ImportIssue[] = [],
+): ImportSource {
+  return {
+    async *read() {
+      for (const issue of issues) yield { issue }
+      for (const record of records) yield { record }
+    },
+  }
+}
+
+/** A JSON or NDJSON text (parseImportText). */
+export function textSource(text: string, fileName = ''): ImportSource {
+  const { records, issues } = parseImportText(text, fileName)
+  return recordsSource(records, issues)
+}
+
+/** An NDJSON file read line by line each time, so memory does not grow with the file. */
+export function ndjsonFileSource(path: string): ImportSource {
+  return {
+    async *read() {
+      const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })
+      let number = 0
+      for await (const line of lines) {
+        number++
+        const item = parseNdjsonLine(number === 1 ? line.replace(/^\uFEFF/, '') : line, number)
+        if (item) yield item
+      }
+    },
+  }
+}
+
+/** Whether a file name says NDJSON (`.ndjson`, `.jsonl`). */
+export const isNdjsonName = (fileName: string): boolean => /\.(ndjson|jsonl)$/i.test(fileName)
 
 function looksLikeNdjson(text: string): boolean {
   const first = text.split(/\r?\n/).find((line) => line.trim() !== '')

@@ -6,14 +6,14 @@ import type { Queryable } from '../db/database.js'
 import type { DB, MediaFilesTable } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { findExpert } from '../experts/repository.js'
-import { preparePhoto } from '../media/avatar.js'
+import { preparePhoto, type StoredPhoto } from '../media/avatar.js'
 import { sniffType } from '../media/images.js'
 import { type FileToStore, storeFiles } from '../media/store.js'
 import { mediaKey } from '../storage/keys.js'
 import { expertMediaKeys, forgetMediaFiles, recordMediaFiles } from '../storage/records.js'
 import type { MediaStorage } from '../storage/storage.js'
 import type { ImportIssue } from './format.js'
-import type { ImportPlan } from './validate.js'
+import type { ExpertRecord, Valid } from './validate.js'
 
 /** What an import needs to store photos given as local files. */
 export interface ImportMedia {
@@ -29,6 +29,8 @@ export interface PreparedPhoto {
   /** Index of its expert in the plan (and in the result's usernames). */
   expert: number
   files: FileToStore[]
+  /** The avatar the record holds instead of its file: the renditions' URLs. */
+  avatar: StoredPhoto['avatar']
 }
 
 /** A photo whose files are stored: every key of it, and the rows of the files new to the storage. */
@@ -62,13 +64,16 @@ const problem = (error: unknown): string => {
  * not an acceptable photo is an issue of its record, like any other.
  */
 export async function preparePhotos(
-  plan: ImportPlan,
+  experts: readonly { index: number; valid: Valid<ExpertRecord> }[],
   orgId: number,
   media: ImportMedia | undefined,
 ): Promise<{ photos: PreparedPhoto[]; issues: ImportIssue[] }> {
   const photos: PreparedPhoto[] = []
   const issues: ImportIssue[] = []
-  for (const [index, { position, record }] of plan.experts.entries()) {
+  for (const {
+    index,
+    valid: { position, record },
+  } of experts) {
     const avatar = record.sections?.avatar
     if (!avatar || !('file' in avatar) || typeof avatar.file !== 'string') continue
     const issue = (message: string) =>
@@ -90,7 +95,7 @@ export async function preparePhotos(
       }
       const photo = await preparePhoto(bytes, orgId, undefined, importNamer(orgId, record.key, bytes))
       if (record.sections) record.sections.avatar = photo.avatar
-      photos.push({ expert: index, files: photo.files })
+      photos.push({ expert: index, files: photo.files, avatar: photo.avatar })
     } catch (error) {
       issue(problem(error))
     }

@@ -1,4 +1,4 @@
-import { inChunks } from '../db/chunks.js'
+import { CHUNK, inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 
 /** Import keys of experts, so that a re-import updates instead of duplicating. */
@@ -29,6 +29,19 @@ export async function findImportKeysOfExperts(db: Queryable, orgId: number, expe
   return new Map(rows.map((row) => [row.expert_id, row.key]))
 }
 
-export async function linkImportKey(db: Queryable, orgId: number, key: string, expertId: number) {
-  await db.insertInto('expert_import_keys').values({ org_id: orgId, key, expert_id: expertId }).execute()
+/** Links import keys to their experts, in statements of CHUNK rows. */
+export async function linkImportKeys(
+  db: Queryable,
+  orgId: number,
+  links: readonly { key: string; expertId: number }[],
+) {
+  for (let start = 0; start < links.length; start += CHUNK)
+    await db
+      .insertInto('expert_import_keys')
+      .values(
+        links
+          .slice(start, start + CHUNK)
+          .map(({ key, expertId }) => ({ org_id: orgId, key, expert_id: expertId })),
+      )
+      .execute()
 }

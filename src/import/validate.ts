@@ -115,37 +115,51 @@ function duplicates<T>(items: T[], keyOf: (item: T, index: number) => string | u
   return repeated
 }
 
-/** Checks every record against its schema and the file-level rules; reports every problem at once. */
-export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issues: ImportIssue[] } {
-  const plan: ImportPlan = { experts: [], spotlights: [], questions: [] }
-  const issues: ImportIssue[] = []
-  const seenKeys = new Set<string>()
-  const seenEmails = new Set<string>()
-  for (const { kind, position, data } of records) {
+/** A record that passed every check, by kind. */
+export type CheckedRecord =
+  | { kind: 'organization'; valid: Valid<OrganizationRecord> }
+  | { kind: 'expert'; valid: Valid<ExpertRecord> }
+  | { kind: 'spotlight'; valid: Valid<SpotlightRecord> }
+  | { kind: 'question'; valid: Valid<QuestionRecord> }
+
+/**
+ * Checks records one at a time against their schemas and the file-level rules (repeated keys and
+ * emails, one organization record), so a file can be checked as it streams by; every problem found
+ * is added to `issues`. Only the keys and emails seen are kept.
+ */
+export class RecordChecker {
+  readonly issues: ImportIssue[] = []
+  private readonly seenKeys = new Set<string>()
+  private readonly seenEmails = new Set<string>()
+  private organizations = 0
+
+  /** The record, checked and prepared (trimmed, `""` as null), or undefined when it has problems. */
+  check({ kind, position, data }: RawRecord): CheckedRecord | undefined {
+    const issues = this.issues
     const key = isObject(data) && typeof data.key === 'string' ? data.key : undefined
     const issue = (field: string, message: string) =>
       issues.push({ position, ...(key !== undefined ? { key } : {}), field, message })
     if (!isObject(data)) {
       issue('', 'must be a JSON object')
-      continue
+      return undefined
     }
     if (key !== undefined && kind !== 'organization') {
       const seen = `${kind}\u0000${key}`
-      if (seenKeys.has(seen))
+      if (this.seenKeys.has(seen))
         issue('key', `repeats the key of an earlier ${kind === 'spotlight' ? 'post' : kind}`)
-      seenKeys.add(seen)
+      this.seenKeys.add(seen)
     }
     if (kind === 'expert' && typeof data.email === 'string') {
       const email = data.email.trim().toLowerCase()
-      if (seenEmails.has(email)) issue('email', 'repeats the email of an earlier expert')
-      seenEmails.add(email)
+      if (this.seenEmails.has(email)) issue('email', 'repeats the email of an earlier expert')
+      this.seenEmails.add(email)
     }
     const prepared = trimObject(data)
     if (kind === 'expert') prepareSections(prepared, issue)
     const before = issues.length
     const input = emptyToNull(prepared, SCHEMAS[kind])
-    /** Checks the record with its kind's validator and hands it on when nothing is wrong with it. */
-    const accept = <T>(check: Validator<T>, add: (valid: Valid<T>) => void) => {
+    /** Checks the record with its kind's validator; the record when nothing is wrong with it. */
+    const accept = <T>(check: Validator<T>): Valid<T> | undefined => {
       const result = check(input)
       for (const detail of result.error?.details ?? []) {
         const field = fieldPath(detail.field)
@@ -156,24 +170,35 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
             : detail.message
         issue(field, message)
       }
-      if (result.error === undefined && issues.length === before) add({ position, record: result.value })
+      return result.error === undefined && issues.length === before
+        ? { position, record: result.value }
+        : undefined
     }
     if (kind === 'organization') {
-      accept(CHECKS.organization, (valid) => {
-        if (plan.organization) issue('', 'the file may hold one organization record only')
-        plan.organization = valid
-      })
-    } else if (kind === 'expert') accept(CHECKS.expert, (valid) => plan.experts.push(valid))
-    else if (kind === 'spotlight') accept(CHECKS.spotlight, (valid) => plan.spotlights.push(valid))
-    else accept(CHECKS.question, (valid) => plan.questions.push(valid))
+      const valid = accept(CHECKS.organization)
+      if (valid && ++this.organizations > 1) issue('', 'the file may hold one organization record only')
+      return valid && this.organizations === 1 ? { kind, valid } : undefined
+    }
+    if (kind === 'expert') {
+      const valid = accept(CHECKS.expert)
+      return valid && this.elementKeysUnique(valid) ? { kind, valid } : undefined
+    }
+    if (kind === 'spotlight') {
+      const valid = accept(CHECKS.spotlight)
+      return valid ? { kind, valid } : undefined
+    }
+    const valid = accept(CHECKS.question)
+    return valid && this.answerKeysUnique(valid) ? { kind, valid } : undefined
   }
-  for (const { position, record } of plan.experts) {
+
+  private elementKeysUnique({ position, record }: Valid<ExpertRecord>): boolean {
+    const before = this.issues.length
     for (const [section, elements] of Object.entries(record.sections ?? {})) {
       if (!Array.isArray(elements)) continue
       const keyOf = (element: unknown) =>
         isObject(element) && typeof element.key === 'string' ? element.key : undefined
       for (const index of duplicates(elements, keyOf)) {
-        issues.push({
+        this.issues.push({
           position,
           key: record.key,
           field: `sections.${section}[${index}].key`,
@@ -181,16 +206,19 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
         })
       }
     }
+    return this.issues.length === before
   }
-  for (const { position, record } of plan.questions) {
+
+  private answerKeysUnique({ position, record }: Valid<QuestionRecord>): boolean {
+    const before = this.issues.length
     for (const index of duplicates(record.answers ?? [], (answer, i) => answer.key ?? `#${i}`)) {
-      issues.push({
+      this.issues.push({
         position,
         key: record.key,
         field: `answers[${index}].key`,
         message: 'repeats the key of an earlier answer',
       })
     }
+    return this.issues.length === before
   }
-  return { plan, issues }
 }

@@ -1,18 +1,20 @@
 import type { Transaction } from 'kysely'
 import { type ItemWrite, replaceAnswers, saveItem } from '../content/publishing.js'
 import { findContentByKey } from '../content/repository.js'
-import type { DB, ExpertRow } from '../db/schema.js'
+import type { DB } from '../db/schema.js'
 import { profileChanged } from '../derived/changes.js'
-import { createAccount, updateAccount } from '../experts/account.js'
+import { createAccounts, updateAccount, usernameAssigner } from '../experts/account.js'
 import { findExpertIds, findExpertsByEmail, findExpertsForWrite } from '../experts/repository.js'
+import type { UsernameAssigner } from '../experts/username.js'
 import { setOrganizationProfile } from '../profiles/organization.js'
 import { ORGANIZATION_PROFILE_COLUMNS } from '../profiles/repository.js'
-import { replaceSections } from '../profiles/sections.js'
+import { replaceSectionsOfExperts } from '../profiles/sections.js'
 import type { ImportIssue } from './format.js'
-import { findImportKeys, findImportKeysOfExperts, linkImportKey } from './repository.js'
+import type { PreparedPhoto } from './photos.js'
+import { findImportKeys, findImportKeysOfExperts, linkImportKeys } from './repository.js'
 import type {
+  CheckedRecord,
   ExpertRecord,
-  ImportPlan,
   OrganizationRecord,
   QuestionRecord,
   SpotlightRecord,
@@ -50,25 +52,64 @@ function outcomeOf(created: boolean, changed: boolean): keyof ImportCounts {
   return created ? 'created' : changed ? 'updated' : 'unchanged'
 }
 
+/** What the checking pass keeps of a file: enough to resolve it against the database, not its records. */
+export interface FileSummary {
+  /** The file's experts in file order. */
+  experts: { position: string; key: string; email: string }[]
+  /** The expert references of posts and answers, with where they are. */
+  references: { position: string; key: string; field: string; ref: string }[]
+  organization: boolean
+  spotlights: number
+  questions: number
+}
+
+export const emptySummary = (): FileSummary => ({
+  experts: [],
+  references: [],
+  organization: false,
+  spotlights: 0,
+  questions: 0,
+})
+
+/** Adds a checked record to the summary. */
+export function summarize(summary: FileSummary, checked: CheckedRecord): void {
+  const { position } = checked.valid
+  if (checked.kind === 'organization') summary.organization = true
+  else if (checked.kind === 'expert')
+    summary.experts.push({ position, key: checked.valid.record.key, email: checked.valid.record.email })
+  else if (checked.kind === 'spotlight') {
+    summary.spotlights++
+    const { key, experts } = checked.valid.record
+    ;(experts ?? []).forEach((ref, i) => {
+      summary.references.push({ position, key, field: `experts[${i}]`, ref })
+    })
+  } else {
+    summary.questions++
+    const { key, answers } = checked.valid.record
+    ;(answers ?? []).forEach((answer, i) => {
+      summary.references.push({ position, key, field: `answers[${i}].expert`, ref: answer.expert })
+    })
+  }
+}
+
 /** Who the file's experts are in the database, and what its references point at. */
 interface Resolution {
   /** File expert key -> existing expert id (by key, or adopted by email). */
   targets: Map<string, number>
   /** Reference (key or username) -> expert id, for references outside the file. */
   references: Map<string, number>
-  rows: Map<number, ExpertRow>
   linkedKeys: Set<string>
 }
 
-/** Reads what the plan refers to; every problem found is reported together. */
-async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resolution> {
+/** Reads what the file refers to; every problem found is reported together. */
+async function resolve(trx: Trx, orgId: number, summary: FileSummary): Promise<Resolution> {
   const issues: ImportIssue[] = []
-  const fileKeys = new Set(plan.experts.map((e) => e.record.key))
+  const fileKeys = new Set(summary.experts.map((e) => e.key))
   const byKey = await findImportKeys(trx, orgId, [...fileKeys])
   const emailRows = await findExpertsByEmail(
     trx,
     orgId,
-    plan.experts.map((e) => e.record.email.toLowerCase()),
+    summary.experts.map((e) => e.email.toLowerCase()),
   )
   const byEmail = new Map(emailRows.map((row) => [row.email_key, row]))
   const keyOfExpert = await findImportKeysOfExperts(
@@ -78,26 +119,23 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
   )
 
   const targets = new Map<string, number>()
-  for (const { position, record } of plan.experts) {
-    const target = byKey.get(record.key)
-    const holder = byEmail.get(record.email.toLowerCase())
-    const conflict = (message: string) => issues.push({ position, key: record.key, field: 'email', message })
+  for (const { position, key, email } of summary.experts) {
+    const target = byKey.get(key)
+    const holder = byEmail.get(email.toLowerCase())
+    const conflict = (message: string) => issues.push({ position, key, field: 'email', message })
     if (holder?.type === 'staff') conflict(`is already used by staff member ${holder.username}`)
     else if (target !== undefined) {
-      targets.set(record.key, target)
+      targets.set(key, target)
       if (holder && holder.id !== target) conflict(`is already used by expert ${holder.username}`)
     } else if (holder) {
       const linked = keyOfExpert.get(holder.id)
-      if (linked !== undefined && linked !== record.key)
+      if (linked !== undefined && linked !== key)
         conflict(`is already used by expert ${holder.username}, imported with the key ${linked}`)
-      else targets.set(record.key, holder.id)
+      else targets.set(key, holder.id)
     }
   }
 
-  const refs = [
-    ...plan.spotlights.flatMap((s) => s.record.experts ?? []),
-    ...plan.questions.flatMap((q) => (q.record.answers ?? []).map((a) => a.expert)),
-  ].filter((ref) => !fileKeys.has(ref))
+  const refs = summary.references.map((r) => r.ref).filter((ref) => !fileKeys.has(ref))
   const references = await findImportKeys(trx, orgId, refs)
   for (const [username, id] of await findExpertIds(
     trx,
@@ -107,23 +145,10 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
     references.set(username, id)
   const unknown =
     'is neither the key of an expert in this file or an earlier import, nor the username of an expert of this organization'
-  for (const { position, record } of plan.spotlights) {
-    ;(record.experts ?? []).forEach((ref, i) => {
-      if (!fileKeys.has(ref) && !references.has(ref))
-        issues.push({ position, key: record.key, field: `experts[${i}]`, message: unknown })
-    })
-  }
-  for (const { position, record } of plan.questions) {
-    ;(record.answers ?? []).forEach((answer, i) => {
-      if (!fileKeys.has(answer.expert) && !references.has(answer.expert))
-        issues.push({ position, key: record.key, field: `answers[${i}].expert`, message: unknown })
-    })
-  }
+  for (const { position, key, field, ref } of summary.references)
+    if (!fileKeys.has(ref) && !references.has(ref)) issues.push({ position, key, field, message: unknown })
   if (issues.length > 0) throw new ImportRejected(issues)
-
-  const rows = new Map<number, ExpertRow>()
-  for (const row of await findExpertsForWrite(trx, orgId, [...targets.values()])) rows.set(row.id, row)
-  return { targets, references, rows, linkedKeys: new Set(byKey.keys()) }
+  return { targets, references, linkedKeys: new Set(byKey.keys()) }
 }
 
 /** An organization record sets the whole public profile: fields it leaves out are cleared. */
@@ -134,31 +159,76 @@ async function writeOrganization(trx: Trx, orgId: number, record: OrganizationRe
   await setOrganizationProfile(trx, orgId, values, now)
 }
 
-async function writeExpert(
+/** Experts written together: a constant number of statements per batch, whatever the organization's size. */
+const EXPERT_BATCH = 500
+
+/**
+ * Writes a batch of experts through the account and section services: new ones created together,
+ * stored ones updated where they differ, their sections replaced, and the profile change reported once
+ * per batch. Returns each expert's id, username and outcome, in order.
+ */
+async function writeExperts(
   trx: Trx,
   orgId: number,
-  record: ExpertRecord,
+  records: readonly ExpertRecord[],
   resolution: Resolution,
+  usernames: UsernameAssigner,
   now: number,
 ) {
-  const { key, sections, ...account } = record
-  const targetId = resolution.targets.get(key)
-  const stored = targetId === undefined ? undefined : resolution.rows.get(targetId)
-  let id: number
-  let username: string
-  let changed: boolean
-  if (!stored) {
-    ;({ id, username } = await createAccount(trx, orgId, account, now))
-    changed = true
-  } else {
-    ;({ id, username } = stored)
-    changed = await updateAccount(trx, orgId, stored, account, now)
+  const targetIds = records.flatMap((record) => {
+    const id = resolution.targets.get(record.key)
+    return id === undefined ? [] : [id]
+  })
+  const rows = new Map((await findExpertsForWrite(trx, orgId, targetIds)).map((row) => [row.id, row]))
+  const storedOf = (record: ExpertRecord) => {
+    const id = resolution.targets.get(record.key)
+    return id === undefined ? undefined : rows.get(id)
   }
-  if (!resolution.linkedKeys.has(key)) await linkImportKey(trx, orgId, key, id)
-  const sectionsChanged = await replaceSections(trx, orgId, id, sections ?? {})
-  if (changed || sectionsChanged)
-    await profileChanged(trx, orgId, id, now, { account: Boolean(stored) && changed })
-  return { id, username, outcome: outcomeOf(!stored, changed || sectionsChanged) }
+  const accountOf = ({ key: _key, sections: _sections, ...account }: ExpertRecord) => account
+  const fresh = records.filter((record) => !storedOf(record))
+  const created = await createAccounts(trx, orgId, fresh.map(accountOf), now, usernames)
+  const createdOf = new Map(fresh.map((record, i) => [record.key, created[i]]))
+  const written: { id: number; username: string; created: boolean; changed: boolean }[] = []
+  for (const record of records) {
+    const stored = storedOf(record)
+    if (stored) {
+      const changed = await updateAccount(trx, orgId, stored, accountOf(record), now)
+      written.push({ id: stored.id, username: stored.username, created: false, changed })
+    } else {
+      const made = createdOf.get(record.key)
+      if (!made) throw new Error(`The expert ${record.key} was not created.`)
+      written.push({ ...made, created: true, changed: true })
+    }
+  }
+  await linkImportKeys(
+    trx,
+    orgId,
+    records.flatMap((record, i) => {
+      const id = written[i]?.id
+      return resolution.linkedKeys.has(record.key) || id === undefined
+        ? []
+        : [{ key: record.key, expertId: id }]
+    }),
+  )
+  const sectionsChanged = await replaceSectionsOfExperts(
+    trx,
+    orgId,
+    records.flatMap((record, i) => {
+      const id = written[i]?.id
+      return id === undefined ? [] : [{ expertId: id, sections: record.sections ?? {} }]
+    }),
+  )
+  const accountChanged = written.filter((w) => !w.created && w.changed).map((w) => w.id)
+  const otherChanged = written
+    .filter((w) => (w.created || sectionsChanged.has(w.id)) && !(!w.created && w.changed))
+    .map((w) => w.id)
+  if (accountChanged.length > 0) await profileChanged(trx, orgId, accountChanged, now, { account: true })
+  if (otherChanged.length > 0) await profileChanged(trx, orgId, otherChanged, now)
+  return written.map((w) => ({
+    id: w.id,
+    username: w.username,
+    outcome: outcomeOf(w.created, w.changed || sectionsChanged.has(w.id)),
+  }))
 }
 
 const seoOf = (seo: SpotlightRecord['seo']) => ({
@@ -217,53 +287,84 @@ async function writeItem(
   return { id: saved.id, outcome: outcomeOf(!existing, saved.changed || answersChanged) }
 }
 
+/** The records of a checked file, read again (each call starts from the beginning). */
+export type CheckedRecords = () => AsyncIterable<CheckedRecord>
+
 /**
- * Writes a validated plan in the caller's transaction through the same services as the API. Throws
- * ImportRejected before writing anything when references do not resolve.
+ * Writes a checked file in the caller's transaction through the same services as the API: first its
+ * organization record and experts (in batches), then, reading the records again, its posts and
+ * questions (which may name the file's experts). `avatars` replaces the avatar of the experts at
+ * those indexes (photos made from files). Throws ImportRejected before writing anything when the
+ * file's emails or references conflict with the database.
  */
-export async function writePlan(
+export async function writeRecords(
   trx: Trx,
   orgId: number,
-  plan: ImportPlan,
-  now: number,
-  onRecord: () => void = () => {},
+  summary: FileSummary,
+  records: CheckedRecords,
+  {
+    now,
+    avatars,
+    onRecord,
+  }: { now: number; avatars: ReadonlyMap<number, PreparedPhoto['avatar']>; onRecord: () => void },
 ): Promise<ImportResult> {
-  const resolution = await resolve(trx, orgId, plan)
+  const resolution = await resolve(trx, orgId, summary)
   const result: ImportResult = {
     experts: counts(),
     spotlights: counts(),
     questions: counts(),
     ids: { experts: [], spotlights: [], questions: [] },
   }
-  if (plan.organization) {
-    await writeOrganization(trx, orgId, plan.organization.record, now)
-    onRecord()
-  }
   const fileExperts = new Map<string, number>()
-  for (const { record } of plan.experts) {
-    const written = await writeExpert(trx, orgId, record, resolution, now)
-    fileExperts.set(record.key, written.id)
-    result.experts[written.outcome]++
-    result.ids.experts.push(written.username)
-    onRecord()
+  const usernames = usernameAssigner(trx, orgId)
+  let batch: ExpertRecord[] = []
+  const flush = async () => {
+    const written = await writeExperts(trx, orgId, batch, resolution, usernames, now)
+    written.forEach(({ id, username, outcome }, i) => {
+      fileExperts.set(batch[i]?.key ?? '', id)
+      result.experts[outcome]++
+      result.ids.experts.push(username)
+      onRecord()
+    })
+    batch = []
   }
+  let expertIndex = 0
+  for await (const checked of records()) {
+    if (checked.kind === 'organization') {
+      await writeOrganization(trx, orgId, checked.valid.record, now)
+      onRecord()
+    } else if (checked.kind === 'expert') {
+      const record = checked.valid.record
+      const avatar = avatars.get(expertIndex++)
+      if (avatar !== undefined && record.sections) record.sections.avatar = avatar
+      batch.push(record)
+      if (batch.length >= EXPERT_BATCH) await flush()
+    }
+  }
+  if (batch.length > 0) await flush()
+  if (summary.spotlights + summary.questions === 0) return result
+
   const expertId = (ref: string) => {
     const id = fileExperts.get(ref) ?? resolution.references.get(ref)
     // Unreachable: every reference was resolved before the writes began.
     if (id === undefined) throw new Error(`The expert reference "${ref}" was not resolved.`)
     return id
   }
-  for (const { record } of plan.spotlights) {
-    const written = await writeItem(trx, orgId, 'spotlights', record, expertId, now)
-    result.spotlights[written.outcome]++
-    result.ids.spotlights.push(written.id)
-    onRecord()
-  }
-  for (const { record } of plan.questions) {
-    const written = await writeItem(trx, orgId, 'questions', record, expertId, now)
-    result.questions[written.outcome]++
-    result.ids.questions.push(written.id)
-    onRecord()
+  // Posts before questions, as the file's lists are ordered in a JSON file.
+  for (const kind of ['spotlight', 'question'] as const) {
+    for await (const checked of records()) {
+      if (checked.kind === 'spotlight' && kind === 'spotlight') {
+        const written = await writeItem(trx, orgId, 'spotlights', checked.valid.record, expertId, now)
+        result.spotlights[written.outcome]++
+        result.ids.spotlights.push(written.id)
+        onRecord()
+      } else if (checked.kind === 'question' && kind === 'question') {
+        const written = await writeItem(trx, orgId, 'questions', checked.valid.record, expertId, now)
+        result.questions[written.outcome]++
+        result.ids.questions.push(written.id)
+        onRecord()
+      }
+    }
   }
   return result
 }

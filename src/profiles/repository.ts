@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely'
+import { CHUNK, inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { ExpertRow, OrganizationProfilesTable, ProfileItemsTable, ProfileType } from '../db/schema.js'
@@ -181,6 +182,42 @@ export async function listSectionItems(
     .orderBy('position')
     .orderBy('id')
     .execute()
+}
+
+/** The items of `sections` of several experts, each expert's in section and position order. */
+export async function listSectionItemsOfExperts(
+  db: Queryable,
+  orgId: number,
+  expertIds: readonly number[],
+  sections: readonly SectionName[],
+): Promise<(ProfileItemRow & { expert_id: number })[]> {
+  if (sections.length === 0) return []
+  return inChunks(expertIds, (chunk) =>
+    db
+      .selectFrom('profile_items')
+      .select(['id', 'expert_id', 'section', 'position', 'external_key', 'data'])
+      .where('org_id', '=', orgId)
+      .where('expert_id', 'in', chunk)
+      .where('section', 'in', sections)
+      .orderBy('expert_id')
+      .orderBy('section')
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+  )
+}
+
+/** Inserts many items (of any experts) in statements of CHUNK rows. */
+export async function insertProfileItems(
+  db: Queryable,
+  orgId: number,
+  items: readonly (Omit<ProfileItemRow, 'id'> & { expert_id: number })[],
+): Promise<void> {
+  for (let start = 0; start < items.length; start += CHUNK)
+    await db
+      .insertInto('profile_items')
+      .values(items.slice(start, start + CHUNK).map((item) => ({ org_id: orgId, ...item })))
+      .execute()
 }
 
 export async function insertProfileItem(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type AuditRecord, recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { ensureTags } from '../content/repository.js'
+import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
 import type { ExpertRow, ProfileType } from '../db/schema.js'
@@ -16,7 +17,9 @@ import type { WriteCondition } from '../experts/service.js'
 import {
   deleteProfileItems,
   insertProfileItem,
+  insertProfileItems,
   listSectionItems,
+  listSectionItemsOfExperts,
   type ProfileItemRow,
   updateProfileItem,
 } from './repository.js'
@@ -332,36 +335,79 @@ export async function replaceSections(
   expertId: number,
   sections: SectionsInput,
 ): Promise<boolean> {
+  return (await replaceSectionsOfExperts(trx, orgId, [{ expertId, sections }])).has(expertId)
+}
+
+/**
+ * `replaceSections` for many experts at once, with a constant number of statements per call (reads,
+ * inserts and deletes are batched; only changed elements are updated one by one). Returns the experts
+ * whose sections changed.
+ */
+export async function replaceSectionsOfExperts(
+  trx: Queryable,
+  orgId: number,
+  entries: readonly { expertId: number; sections: SectionsInput }[],
+): Promise<Set<number>> {
+  const changed = new Set<number>()
   // The import's schema lets only section names through.
-  const names = Object.keys(sections).filter(isSectionName)
-  if (names.length === 0) return false
-  const stored = await listSectionItems(trx, orgId, expertId, names)
-  const tags = await tagsFor(trx, orgId, 'tag', [sections.tag ?? []].flat())
-  let changed = false
-  for (const section of names) {
-    const value = sections[section] ?? []
-    const desired = section === 'avatar' ? avatarItems(value) : listItems(section, value, tags)
-    const byKey = new Map(
-      stored.filter((row) => row.section === section).map((row) => [row.external_key, row]),
-    )
-    for (const item of desired) {
-      const row = byKey.get(item.external_key)
-      byKey.delete(item.external_key)
-      if (!row) await insertProfileItem(trx, orgId, expertId, { section, ...item })
-      else if (row.position !== item.position || row.data !== item.data)
-        await updateProfileItem(trx, orgId, row.id, { position: item.position, data: item.data })
-      else continue
-      changed = true
-    }
-    if (byKey.size > 0) {
-      await deleteProfileItems(
-        trx,
-        orgId,
-        [...byKey.values()].map((row) => row.id),
+  const named = entries
+    .map(({ expertId, sections }) => ({
+      expertId,
+      sections,
+      names: Object.keys(sections).filter(isSectionName),
+    }))
+    .filter((entry) => entry.names.length > 0)
+  if (named.length === 0) return changed
+  const allNames = [...new Set(named.flatMap((entry) => entry.names))]
+  const stored = await listSectionItemsOfExperts(
+    trx,
+    orgId,
+    named.map((entry) => entry.expertId),
+    allNames,
+  )
+  const storedOf = new Map<number, ProfileItemRow[]>()
+  for (const row of stored) {
+    const rows = storedOf.get(row.expert_id)
+    if (rows) rows.push(row)
+    else storedOf.set(row.expert_id, [row])
+  }
+  const tags = await tagsFor(
+    trx,
+    orgId,
+    'tag',
+    named.flatMap((entry) => [entry.sections.tag ?? []].flat()),
+  )
+  const inserts: (Omit<ProfileItemRow, 'id'> & { expert_id: number })[] = []
+  const deletes: number[] = []
+  for (const { expertId, sections, names } of named) {
+    const rows = storedOf.get(expertId) ?? []
+    for (const section of names) {
+      const value = sections[section] ?? []
+      const desired = section === 'avatar' ? avatarItems(value) : listItems(section, value, tags)
+      const byKey = new Map(
+        rows.filter((row) => row.section === section).map((row) => [row.external_key, row]),
       )
-      changed = true
+      for (const item of desired) {
+        const row = byKey.get(item.external_key)
+        byKey.delete(item.external_key)
+        if (!row) inserts.push({ expert_id: expertId, section, ...item })
+        else if (row.position !== item.position || row.data !== item.data)
+          await updateProfileItem(trx, orgId, row.id, { position: item.position, data: item.data })
+        else continue
+        changed.add(expertId)
+      }
+      if (byKey.size > 0) {
+        for (const row of byKey.values()) deletes.push(row.id)
+        changed.add(expertId)
+      }
     }
   }
+  // Deleted first: a key that moves between elements must not meet its old row.
+  await inChunks(deletes, async (chunk) => {
+    await deleteProfileItems(trx, orgId, chunk)
+    return []
+  })
+  await insertProfileItems(trx, orgId, inserts)
   return changed
 }
 

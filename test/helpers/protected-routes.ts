@@ -338,6 +338,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...ssoRoutes(),
   ...profileWriteRoutes(),
   ...staffRoutes(),
+  ...csvImportRoutes(),
   ...mediaRoutes(),
   ...adminRoutes(),
 ]
@@ -872,6 +873,41 @@ async function staffWithLink(ctx: TestContext, corporation: number, owner: Tenan
     url: 'https://office.example',
   })
   return { base: `/v2/organization/${corporation}/staff/${username}`, id }
+}
+
+let csvRow = 0
+
+/** People in bulk: the CSV import and its template (CONTRACT §19). */
+function csvImportRoutes(): ProtectedRoute[] {
+  const IMPORT = '/v2/organization/:corporation/experts/import'
+  return [
+    {
+      name: 'POST experts import',
+      scope: 'write',
+      covers: [`POST ${IMPORT}`],
+      record: false,
+      build: async (_ctx, corporation) => {
+        const n = ++csvRow
+        return {
+          method: 'POST',
+          url: `/v2/organization/${corporation}/experts/import`,
+          payload: {
+            csv: `key,firstname,lastname,job_title,email,company\ncsv-${n},Ada,Lovelace,Analyst,csv-${n}@org.example,Org\n`,
+          },
+        }
+      },
+    },
+    {
+      name: 'GET experts import template',
+      scope: 'read',
+      covers: [`GET ${IMPORT}/template`],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/experts/import/template`,
+      }),
+    },
+  ]
 }
 
 /** Staff profiles and the employee list (CONTRACT §17). */

@@ -3016,6 +3016,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/experts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import experts from a CSV file, all or nothing (or check it: dry_run)
+         * @description Each row is an expert, matched by its `key` column: a re-import updates and leaves unchanged rows alone. Every problem is reported by row and column, and nothing is written unless the whole file is right.
+         */
+        post: operations["importExpertsCsv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/experts/import/template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A CSV template for the experts import: every field as a column, with one example row */
+        get: operations["getExpertsCsvTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/file": {
         parameters: {
             query?: never;
@@ -3721,6 +3758,54 @@ export interface components {
         /** Created */
         Created: {
             id: number;
+        };
+        /** CsvImportRequest */
+        CsvImportRequest: {
+            /** @description The CSV file: a header row, then one expert per row (docs/import.md, "CSV") */
+            csv: string;
+            /** @description Column header -> field (`""`: the column is not imported); columns left out are matched by their header */
+            mapping?: {
+                [key: string]: string;
+            };
+            /** @description Check everything and count what would change, without writing anything (default false) */
+            dry_run?: boolean;
+        };
+        /** CsvImportResult */
+        CsvImportResult: {
+            dry_run: boolean;
+            /** @description Data rows of the file */
+            rows: number;
+            /** @description Each column of the file and the field it fills (null: not imported) */
+            columns: {
+                column: string;
+                field: string | null;
+            }[];
+            /** @description Every field a column may be mapped to */
+            fields: {
+                field: string;
+                description: string;
+                required: boolean;
+            }[];
+            /** @description The first rows as given */
+            preview: {
+                row: number;
+                cells: string[];
+            }[];
+            /** @description Every problem (a dry run only: an import with problems answers 400) */
+            problems: {
+                /** @description As a spreadsheet numbers it (the header is row 1); null for the file or the mapping */
+                row: number | null;
+                column: string | null;
+                field: string;
+                message: string;
+                key?: string;
+            }[];
+            /** @description What the import wrote, or would write (dry run); null when there are problems */
+            experts: {
+                created: number;
+                updated: number;
+                unchanged: number;
+            } | null;
         };
         /** CvUpdate */
         CvUpdate: {
@@ -22141,6 +22226,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importExpertsCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CsvImportRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["CsvImportRequest"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CsvImportResult"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExpertsCsvTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["Error"];
                 };
             };
         };

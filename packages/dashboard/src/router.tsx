@@ -21,6 +21,12 @@ const experts = createRoute({
 })
 
 /** The editor (and TipTap with it) loads only when a profile is opened. */
+const importPeople = createRoute({
+  getParentRoute: () => root,
+  path: '/experts/import',
+  component: lazyRouteComponent(() => import('./screens/ImportPeople.tsx'), 'ImportPeopleScreen'),
+})
+
 const profile = createRoute({
   getParentRoute: () => root,
   path: '/experts/$username',
@@ -104,6 +110,7 @@ export const router = createRouter({
   routeTree: root.addChildren([
     home,
     experts,
+    importPeople,
     profile,
     staff,
     inbox,

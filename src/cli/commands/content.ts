@@ -1,9 +1,18 @@
-import { readFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { access, readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { cliWriteContext } from '../../audit/write-context.js'
-import { ImportRejected, type ImportResult, importContent } from '../../import/index.js'
+import {
+  ImportRejected,
+  type ImportResult,
+  type ImportSource,
+  importSource,
+  isNdjsonName,
+  ndjsonFileSource,
+  textSource,
+} from '../../import/index.js'
 import { openStorage } from '../../storage/open.js'
 import { type Cli, CliError, positiveInt } from '../output.js'
 
@@ -18,9 +27,13 @@ export function contentCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (file: string, options: { org: number; json?: boolean }) => {
-      let text: string
+      // An NDJSON file is streamed (read twice, never held whole); a JSON file is one document.
+      let source: ImportSource
       try {
-        text = await readFile(file, 'utf8')
+        if (isNdjsonName(file)) {
+          await access(file, constants.R_OK)
+          source = ndjsonFileSource(file)
+        } else source = textSource(await readFile(file, 'utf8'), basename(file))
       } catch (error) {
         throw new CliError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`)
       }
@@ -36,7 +49,7 @@ export function contentCommands(program: Command, cli: Cli): void {
       try {
         result = await cli.withDatabase(async (database) => {
           const write = cliWriteContext(database.db, options.org, 'import', Date.now())
-          const imported = await importContent(write, text, {
+          const imported = await importSource(write, source, {
             fileName: basename(file),
             media: {
               storage,

@@ -102,6 +102,7 @@ export function ExpertsScreen() {
     <div className="experts">
       <div className="page-head">
         <h1>Experts</h1>
+        {canWrite(me) && me.role !== 'expert' ? <Link to="/experts/import">Import from CSV</Link> : null}
         {canWrite(me) ? <CreateExpert /> : null}
       </div>
       {search.deleted ? (
