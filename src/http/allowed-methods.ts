@@ -1,11 +1,11 @@
-import { METHODS } from 'node:http'
 import { errorCodes, type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify'
 import FindMyWay from 'find-my-way'
 import { ApiError } from '../errors.js'
+import { nodeHttp } from './node-http.js'
 
 type Method = FindMyWay.HTTPMethod
 
-const HTTP_METHODS = new Set<string>(METHODS)
+const HTTP_METHODS = new Set<string>(nodeHttp.METHODS)
 /** The routers take the methods Node knows, which are all a route can have. */
 const isMethod = (method: string): method is Method => HTTP_METHODS.has(method)
 type Router = FindMyWay.Instance<FindMyWay.HTTPVersion.V1>
