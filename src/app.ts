@@ -270,7 +270,13 @@ const KEPT_ROUTES_SHARE = 8
 /** Makes every request of the app's server go through `lane` first, which passes on what it does not answer. */
 function putInFront(app: FastifyInstance, lane: (next: RequestListener) => RequestListener): void {
   const [fastify, ...others] = app.server.listeners('request')
-  if (!fastify || others.length > 0) throw new Error('expected Fastify as the only request listener')
-  app.server.removeListener('request', fastify as RequestListener)
-  app.server.on('request', lane(fastify as RequestListener))
+  if (!isRequestListener(fastify) || others.length > 0)
+    throw new Error('expected Fastify as the only request listener')
+  app.server.removeListener('request', fastify)
+  app.server.on('request', lane(fastify))
+}
+
+/** A `request` listener of the server is one: `listeners()` only forgets its type. */
+function isRequestListener(listener: unknown): listener is RequestListener {
+  return typeof listener === 'function'
 }

@@ -1,5 +1,4 @@
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
 import { writeContextOf } from '../audit/write-context.js'
 import { issueClient, listClients, withdrawClient } from '../auth/clients.js'
 import { DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from '../auth/scopes.js'
@@ -105,7 +104,7 @@ export function clientRoutes(app: TypedApp, context: AppContext): void {
     },
     async (request) => {
       const { corporation, client_id: clientId } = request.params
-      const client = await withdrawClient(db, clientId, corporation, requestTrail(request), context.now())
+      const client = await withdrawClient(writeContextOf(request, context, corporation), clientId)
       if (!client || client.revoked_at === null) throw notFound(`Client ${clientId}`)
       return ok({
         client_id: clientId,

@@ -110,13 +110,14 @@ export function webhookRoutes(app: TypedApp, context: AppContext): void {
         summary: 'Send a signed test event (ping) to the webhook now and say how it went',
         description:
           'The request carries X-Expertdir-Event: ping and X-Expertdir-Delivery: test, signed as every delivery; ' +
-          'nothing is stored or retried.',
+          'it is not retried, and the audit log records who sent it.',
         params: CorporationParams,
         response: { 200: Success(WebhookTestResult), ...adminErrors },
       },
       config: { scope: 'admin' },
     },
-    async (request) => ok(await testWebhook(db, request.params.corporation, context.now(), network)),
+    async (request) =>
+      ok(await testWebhook(writeContextOf(request, context, request.params.corporation), network)),
   )
 
   app.get(

@@ -361,7 +361,14 @@ export function describeEntry(entry: EntryFacts, names: AuditNames): DescribedEn
         null,
       )
     case 'webhook':
-      return described(operation === 'delete' ? 'Removed the webhook' : 'Set the webhook', null)
+      return described(
+        entry.action.endsWith('/webhook/test')
+          ? 'Sent a test event to the webhook'
+          : operation === 'delete'
+            ? 'Removed the webhook'
+            : 'Set the webhook',
+        null,
+      )
     case 'sso_settings':
       return described(
         operation === 'delete' ? 'Turned single sign-on off' : 'Changed the single sign-on settings',

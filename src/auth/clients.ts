@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import type { Queryable } from '../db/database.js'
-import type { ClientRow, DB } from '../db/schema.js'
+import type { ClientRow } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { DEFAULT_SCOPES, formatScopes, type Scope } from './scopes.js'
 import { hashSecret, randomToken } from './secrets.js'
@@ -97,23 +95,20 @@ export async function revokeClient(db: Queryable, clientId: string, now: number)
 }
 
 /**
- * Revokes a client (of `orgId` when given: the API's tenant filter; any organization's for the
- * operator) with every token it holds, and records who did. Revoking a revoked client changes and
- * records nothing. Returns the client as it is afterwards, or undefined when there is no such client.
+ * Revokes a client of the organization with every token it holds, and records who did. Revoking a
+ * revoked client changes and records nothing. Returns the client as it is afterwards, or undefined when
+ * the organization has no such client.
  */
 export async function withdrawClient(
-  db: Kysely<DB>,
+  { db, orgId, now, trail }: WriteContext,
   clientId: string,
-  orgId: number | undefined,
-  trail: AuditTrail,
-  now: number,
 ): Promise<ClientRow | undefined> {
   return writeTransaction(db, async (trx) => {
     const client = await findClient(trx, clientId)
-    if (!client || (orgId !== undefined && Number(client.org_id) !== orgId)) return undefined
+    if (!client || Number(client.org_id) !== orgId) return undefined
     if (client.revoked_at !== null) return client
     await revokeClient(trx, clientId, now)
-    await recordAudit(trx, Number(client.org_id), trail, { kind: 'client', id: clientId }, now)
+    await recordAudit(trx, orgId, trail, { kind: 'client', id: clientId }, now)
     return { ...client, revoked_at: now }
   })
 }

@@ -283,7 +283,12 @@ export async function replaceAnswers(
       created_at: answer.createdAt ?? row?.created_at ?? now,
     }
     if (!row) await insertAnswer(trx, { question_id: questionId, external_key: answer.key, ...values })
-    else if (Object.entries(values).some(([field, value]) => row[field as keyof AnswerRow] !== value)) {
+    else if (
+      row.expert_id !== values.expert_id ||
+      row.answer !== values.answer ||
+      row.position !== values.position ||
+      row.created_at !== values.created_at
+    ) {
       await updateAnswer(trx, questionId, row.id, values)
       experts.add(row.expert_id)
     } else continue

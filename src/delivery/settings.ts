@@ -79,22 +79,26 @@ export async function clearWebhook({ db, orgId, now, trail }: WriteContext): Pro
   })
 }
 
-/** Sends the signed test event now and says how it went; 404 without a webhook. Nothing is stored. */
+/**
+ * Sends the signed test event now and says how it went; 404 without a webhook. Nothing of the webhook
+ * changes, but the server spoke to an outside address with the organization's secret on someone's behalf:
+ * the audit log records who, whether or not the receiver answered.
+ */
 export async function testWebhook(
-  db: Queryable,
-  orgId: number,
-  now: number,
+  { db, orgId, now, trail }: WriteContext,
   network: WebhookNetwork,
 ): Promise<{ delivered: boolean; error: string | null }> {
   const webhook = await findWebhook(db, orgId)
   if (!webhook) throw notFound('The webhook of this organization')
-  try {
-    await sendTestEvent(network, webhook, now)
-    return { delivered: true, error: null }
-  } catch (error) {
-    if (error instanceof DeliveryError) return { delivered: false, error: error.message }
-    throw error
-  }
+  const outcome = await sendTestEvent(network, webhook, now).then(
+    () => ({ delivered: true, error: null }),
+    (error: unknown) => {
+      if (error instanceof DeliveryError) return { delivered: false, error: error.message }
+      throw error
+    },
+  )
+  await recordAudit(db, orgId, trail, { kind: 'webhook', id: orgId }, now)
+  return outcome
 }
 
 export interface WebhookDelivery {

@@ -100,7 +100,7 @@ function ipv6Groups(address: string): number[] {
   let text = address.split('%')[0] ?? ''
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
   if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number]
+    const [a = 0, b = 0, c = 0, d = 0] = dotted.slice(1).map(Number)
     text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
   const [head = '', tail] = text.split('::')

@@ -16,7 +16,9 @@ const HAIR = ['#1f1a17', '#3b2a20', '#6b4423', '#a0522d', '#d4b483', '#7c7c7c']
 /** A number from the name's hash, for picking from a palette. */
 function pick<T>(values: readonly T[], seed: string, salt: string): T {
   const digest = createHash('sha256').update(`${salt}\0${seed}`).digest()
-  return values[digest.readUInt32BE(0) % values.length] as T
+  const picked = values[digest.readUInt32BE(0) % values.length]
+  if (picked === undefined) throw new Error('pick from an empty palette')
+  return picked
 }
 
 /** A 400 × 400 PNG head-and-shoulders portrait for `name`. */

@@ -51,22 +51,18 @@ export async function seedDemo(write: WriteContext, media?: DemoMedia): Promise<
 }
 
 /** Draws the portraits into `folder` (the import reads them from there) and stores the posts' images. */
-async function storedPictures(
-  { db, orgId, now, trail }: WriteContext,
-  media: DemoMedia,
-  folder: string,
-): Promise<DemoPictures> {
+async function storedPictures(write: WriteContext, media: DemoMedia, folder: string): Promise<DemoPictures> {
   const portraits = new Map<string, string>()
   for (const { key, name } of DEMO_EXPERTS) {
     const file = `${key}.png`
     await writeFile(join(folder, file), await demoPortrait(name))
     portraits.set(key, file)
   }
-  const context = { db, storage: media.storage, now: () => now, report: () => {} }
+  const context = { ...write, storage: media.storage, report: () => {} }
   const banners = new Map<string, string>()
   for (const { key, title } of DEMO_POSTS) {
     const upload = { bytes: await demoBanner(title), type: 'jpeg' as const }
-    banners.set(key, await storeDocument(context, orgId, upload, media.baseUrl, trail))
+    banners.set(key, await storeDocument(context, upload, media.baseUrl))
   }
   return { portraits, banners }
 }

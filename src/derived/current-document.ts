@@ -24,7 +24,8 @@ export async function currentDocument(
 ): Promise<ReadDocument> {
   if (found.body !== null && found.etag !== null) return { body: found.body, etag: found.etag }
   const built = await build()
-  const body = typeof built === 'string' ? Buffer.from(built) : Buffer.from(built as ArrayBuffer)
+  const body =
+    typeof built === 'string' ? Buffer.from(built) : Buffer.isBuffer(built) ? built : Buffer.from(built)
   const etag = etagOf(body)
   // The body is right whether or not it is kept: a store that fails (SQLite busy with another process's
   // write, the organization deleted meanwhile) costs the next reader a rebuild, not this reader a 503.

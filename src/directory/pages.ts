@@ -277,6 +277,10 @@ const facetLabel = (facet: PageFacet, key: string) => (facet === 'countries' ? c
  * The find-an-expert page: search box, facets as links, results and pages. `popular` (the facet
  * counts of the whole directory) gives an empty search its topics to browse.
  */
+/** The organization's logo as the page's Open Graph image, when it has one. */
+const ogImage = (logoUrl: string | null | undefined): [string, string][] =>
+  logoUrl ? [['og:image', logoUrl]] : []
+
 export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSearch, popular?: ExpertSearch) {
   const { urls, site } = scope
   const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE))
@@ -299,7 +303,7 @@ export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSea
       ['og:title', title],
       ['og:description', description],
       ['og:url', url],
-      ...(site.logoUrl ? [['og:image', site.logoUrl] as [string, string]] : []),
+      ...ogImage(site.logoUrl),
       ['og:site_name', siteName(site)],
     ],
     twitter: [

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { requestTrail } from '../audit/request.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { ExpertParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
 import { deleteAvatar, setAvatar } from '../media/avatar.js'
 import { readUpload } from '../media/upload.js'
-import { registerUploadScope, type Uploads, uploadBody } from '../media/uploads.js'
+import { mediaWriteContextOf, registerUploadScope, type Uploads, uploadBody } from '../media/uploads.js'
 import { profileCondition } from '../profiles/preconditions.js'
 import { AvatarOutput } from '../profiles/read-sections.js'
 import { IfMatchHeaders } from './schemas.js'
@@ -72,11 +71,9 @@ export async function expertAvatarRoutes(untyped: FastifyInstance, uploads: Uplo
         const { corporation, username } = request.params
         return ok({
           avatar: await setAvatar(
-            media,
-            corporation,
+            mediaWriteContextOf(request, media, corporation),
             username,
             upload.bytes,
-            requestTrail(request),
             focus,
             profileCondition(request, reply, corporation, 'expert', username),
           ),
@@ -101,10 +98,8 @@ export async function expertAvatarRoutes(untyped: FastifyInstance, uploads: Uplo
     async (request, reply) => {
       const { corporation, username } = request.params
       await deleteAvatar(
-        media,
-        corporation,
+        mediaWriteContextOf(request, media, corporation),
         username,
-        requestTrail(request),
         profileCondition(request, reply, corporation, 'expert', username),
       )
       return ok({ avatar: { s: {}, m: {}, o: {}, l: {} } })

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { type Static, type TSchema, Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { writeContextOf } from '../audit/write-context.js'
 import { audienceOf } from '../derived/audience.js'
@@ -8,7 +8,7 @@ import { ExpertParams } from '../http/params.js'
 import { route } from '../http/typed-routes.js'
 import { expertTarget } from '../kept-reads/read-targets.js'
 import { profileCondition } from '../profiles/preconditions.js'
-import { PROFILE_KEYS, Profile, readProfile } from '../profiles/read.js'
+import { PROFILE_KEYS, profileKeySchema, readProfile } from '../profiles/read.js'
 import {
   isStoredSection,
   MAX_SECTION_ELEMENTS,
@@ -92,7 +92,6 @@ export const READ_ONLY_SECTIONS = PROFILE_KEYS.filter((key) => !isStoredSection(
 /** GET of a read-only section of an expert's profile. */
 export function readOnlySectionRoute(context: AppContext, section: (typeof READ_ONLY_SECTIONS)[number]) {
   const { db } = context
-  const profileSchemas = Profile.properties as Record<string, TSchema>
   return route({
     schema: {
       operationId: `getExpert${pascal(section)}`,
@@ -100,7 +99,7 @@ export function readOnlySectionRoute(context: AppContext, section: (typeof READ_
       summary: `Get the ${section} section of an expert (read-only here)`,
       params: ExpertParams,
       response: {
-        200: Success(Type.Object({ [section]: profileSchemas[section] as TSchema })),
+        200: Success(Type.Object({ [section]: profileKeySchema(section) })),
         ...errors,
       },
     },

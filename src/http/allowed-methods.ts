@@ -1,8 +1,13 @@
 import { errorCodes, type FastifyInstance, type FastifyRequest, type RouteOptions } from 'fastify'
 import FindMyWay from 'find-my-way'
 import { ApiError } from '../errors.js'
+import { nodeHttp } from './node-http.js'
 
 type Method = FindMyWay.HTTPMethod
+
+const HTTP_METHODS = new Set<string>(nodeHttp.METHODS)
+/** The routers take the methods Node knows, which are all a route can have. */
+const isMethod = (method: string): method is Method => HTTP_METHODS.has(method)
 type Router = FindMyWay.Instance<FindMyWay.HTTPVersion.V1>
 type RouterOptions = Pick<
   FindMyWay.Config<FindMyWay.HTTPVersion.V1>,
@@ -97,12 +102,12 @@ export class KnownPaths {
     const kept = new Map<string, string[]>()
     for (const method of methods) {
       const lacking = [...known].filter(([, path]) => !path.listed.has(method) && !path.taken.has(method))
-      for (const url of this.shadowing(method as Method, lacking))
-        kept.set(url, [...(kept.get(url) ?? []), method])
+      if (!isMethod(method)) continue
+      for (const url of this.shadowing(method, lacking)) kept.set(url, [...(kept.get(url) ?? []), method])
     }
     const wildcards = FindMyWay(this.options)
     for (const { method, url } of this.routes.values())
-      if (url.includes('*')) wildcards.on(method as Method, url, noop)
+      if (url.includes('*') && isMethod(method)) wildcards.on(method, url, noop)
     this.matcher = matcher
     this.wildcards = wildcards
     this.routes.clear()
@@ -120,7 +125,7 @@ export class KnownPaths {
     // held a route for each method; unless a wildcard route took the request (the only kind of route
     // that can match such a URL), which handed it on to the not-found handler (404).
     if (found.store === null)
-      return this.wildcards?.find(method as Method, url)
+      return isMethod(method) && this.wildcards?.find(method, url)
         ? undefined
         : new errorCodes.FST_ERR_MAX_PARAM_LENGTH(url)
     const path = found.store as KnownPath
@@ -144,7 +149,7 @@ export class KnownPaths {
     const shapes = routes.map((route) => (route.readable ? segmentsOf(route.url, this.options) : undefined))
     // A route these segments cannot describe: its method's 405s stay routes, as before.
     if (shapes.some((shape) => shape === undefined)) return lacking.map(([url]) => url)
-    const known = shapes as Segment[][]
+    const known = shapes.filter((shape) => shape !== undefined)
     const real = FindMyWay(this.options)
     const all = FindMyWay(this.options)
     for (const route of routes) {

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http'
-import type { TLSSocket } from 'node:tls'
 import proxyAddr from 'proxy-addr'
 
 /**
@@ -19,6 +18,6 @@ export function protocolReader(trustProxy: string): (request: IncomingMessage) =
       const last = forwarded.lastIndexOf(',')
       return (last === -1 ? forwarded : forwarded.slice(last + 1)).trim()
     }
-    return (socket as TLSSocket).encrypted ? 'https' : 'http'
+    return 'encrypted' in socket && socket.encrypted === true ? 'https' : 'http'
   }
 }

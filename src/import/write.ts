@@ -275,8 +275,8 @@ async function writeItem(
     record.key,
   )
   let answersChanged = false
-  if (table === 'questions') {
-    const answers = ((record as QuestionRecord).answers ?? []).map((answer, position) => ({
+  if (table === 'questions' && !('html' in record)) {
+    const answers = (record.answers ?? []).map((answer, position) => ({
       key: answer.key ?? `#${position}`,
       expertId: expertId(answer.expert),
       answer: answer.answer,

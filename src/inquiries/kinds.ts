@@ -212,7 +212,7 @@ export const INQUIRY_KINDS = {
 export type InquiryKind = keyof typeof INQUIRY_KINDS
 
 /** Every kind, in the order of the table (donor and event first among the specific ones). */
-export const KIND_NAMES = Object.keys(INQUIRY_KINDS) as InquiryKind[]
+export const KIND_NAMES: InquiryKind[] = Object.keys(INQUIRY_KINDS).filter(isInquiryKind)
 
 export function isInquiryKind(value: string): value is InquiryKind {
   return Object.hasOwn(INQUIRY_KINDS, value)
@@ -232,7 +232,8 @@ export function goesToDesk(kind: InquiryKind): boolean {
 
 /** The fields `kind` adds, as `[name, field]` pairs in table order. */
 export function kindFields(kind: InquiryKind): [string, KindField][] {
-  return Object.entries(INQUIRY_KINDS[kind].fields as Record<string, KindField>)
+  const spec: KindSpec = INQUIRY_KINDS[kind]
+  return Object.entries(spec.fields)
 }
 
 /** A value of a kind-specific field. */

@@ -34,7 +34,7 @@ export function notificationDisplay() {
     properties: Object.fromEntries(
       Object.entries(SETTING_LABELS).map(([name, title]) => [
         name,
-        { title, description: propertyOf(settingFields[name as keyof typeof settingFields], 'description') },
+        { title, description: propertyOf(propertyOf(settingFields, name), 'description') },
       ]),
     ),
   }

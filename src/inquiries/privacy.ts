@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import type { Queryable } from '../db/database.js'
@@ -82,13 +81,10 @@ async function idsFromSender(db: Queryable, orgId: number, email: string): Promi
 
 /** Who asked for an export or erasure, when, and how many records: never the address. */
 async function recordRequest(
-  db: Queryable,
-  orgId: number,
+  { db, orgId, now, trail }: WriteContext,
   action: 'export' | 'erase',
   clientId: string,
   records: number,
-  now: number,
-  trail: AuditTrail,
 ): Promise<void> {
   const { id } = await db
     .insertInto('privacy_requests')
@@ -116,7 +112,7 @@ export async function exportSenderData(
             .where('id', 'in', ids)
             .orderBy('id', 'desc')
             .execute()
-    await recordRequest(trx, orgId, 'export', clientId, inquiries.length, now, trail)
+    await recordRequest({ db: trx, orgId, now, trail }, 'export', clientId, inquiries.length)
     return withDeliveries(trx, orgId, inquiries)
   })
 }
@@ -129,7 +125,7 @@ export async function eraseSenderData(
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const erased = await removePersonalData(trx, await idsFromSender(trx, orgId, email), now)
-    await recordRequest(trx, orgId, 'erase', clientId, erased, now, trail)
+    await recordRequest({ db: trx, orgId, now, trail }, 'erase', clientId, erased)
     return erased
   })
 }

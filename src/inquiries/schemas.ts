@@ -110,8 +110,9 @@ export function toInquiryInput(kind: InquiryKind, body: Record<string, unknown>)
   const sender: Record<string, unknown> = {}
   const own = new Set(kindFields(kind).map(([name]) => name))
   for (const [key, value] of Object.entries(body)) {
-    if (own.has(key)) fields[key] = value as KindFieldValue
-    else if (!(key === 'username' && value === '')) sender[key] = value
+    if (own.has(key)) {
+      if (typeof value === 'string' || typeof value === 'number') fields[key] = value
+    } else if (!(key === 'username' && value === '')) sender[key] = value
   }
   return { ...(sender as SenderInput), kind, fields }
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
+import type { WriteContext } from '../audit/write-context.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { profileChanged } from '../derived/changes.js'
@@ -21,19 +21,26 @@ import { type FocusPoint, photoRenditions, type RenditionName } from './images.j
 import type { ImageQueue } from './queue.js'
 import { committedOrDiscarded, type FileToStore, storeFiles, uploadNamer } from './store.js'
 
-/** What the photo routes need from the running app. */
-export interface MediaContext {
-  db: Kysely<DB>
+/** Where photos and documents go, and how their image work is run. */
+export interface MediaStore {
   storage: MediaStorage
-  now: () => number
   /** Told of a stored file that could not be deleted (`media gc` removes it later). */
   report: (error: unknown) => void
   /** The process's image queue (src/media/queue.ts): uploads wait their turn; without it, work runs at once. */
   images?: ImageQueue
 }
 
+/** What the upload routes need from the running app: its database and clock, and the media store. */
+export interface MediaContext extends MediaStore {
+  db: Kysely<DB>
+  now: () => number
+}
+
+/** What a photo or document write takes: the write context and the media store. */
+export type MediaWriteContext = WriteContext & MediaStore
+
 /** Runs image work through the context's queue, when it has one. */
-export function imageWork<T>(context: Pick<MediaContext, 'images'>, work: () => Promise<T>): Promise<T> {
+export function imageWork<T>(context: Pick<MediaStore, 'images'>, work: () => Promise<T>): Promise<T> {
   return context.images ? context.images.run(work) : work()
 }
 
@@ -98,24 +105,17 @@ export function avatarData(avatar: Avatar): string {
  * photo's files are deleted once it has committed. Nothing is left behind when anything fails.
  */
 export async function setAvatar(
-  context: MediaContext,
-  orgId: number,
+  context: MediaWriteContext,
   username: string,
   bytes: Buffer,
-  trail: AuditTrail,
   focus?: FocusPoint,
   condition?: WriteCondition,
 ): Promise<Avatar> {
-  const { db, storage } = context
+  const { db, orgId, now, trail, storage } = context
   const expert = await findExpert(db, orgId, username)
   if (!expert) throw notFound(`Expert ${username}`)
   const photo = await imageWork(context, () => preparePhoto(bytes, orgId, focus))
-  const rows = await storeFiles(
-    storage,
-    { orgId, expertId: expert.id, purpose: 'avatar' },
-    photo.files,
-    context.now(),
-  )
+  const rows = await storeFiles(storage, { orgId, expertId: expert.id, purpose: 'avatar' }, photo.files, now)
   const previous = await committedOrDiscarded(storage, rows, () =>
     writeTransaction(db, async (trx) => {
       const locked = await findExpertForWrite(trx, orgId, username, 'expert')
@@ -134,8 +134,8 @@ export async function setAvatar(
           external_key: '#0',
           data,
         })
-      await profileChanged(trx, orgId, expert.id, context.now())
-      await recordAudit(trx, orgId, trail, { kind: 'avatar', id: username }, context.now())
+      await profileChanged(trx, orgId, expert.id, now)
+      await recordAudit(trx, orgId, trail, { kind: 'avatar', id: username }, now)
       return old
     }),
   )
@@ -145,13 +145,11 @@ export async function setAvatar(
 
 /** DELETE .../avatar: the profile shows no photo, and the photo's files are deleted (404 when it has none). */
 export async function deleteAvatar(
-  context: MediaContext,
-  orgId: number,
+  context: MediaWriteContext,
   username: string,
-  trail: AuditTrail,
   condition?: WriteCondition,
 ): Promise<void> {
-  const { db, storage } = context
+  const { db, orgId, now, trail, storage } = context
   const removed = await writeTransaction(db, async (trx) => {
     const expert = await findExpertForWrite(trx, orgId, username, 'expert')
     if (!expert) throw notFound(`Expert ${username}`)
@@ -165,8 +163,8 @@ export async function deleteAvatar(
       items.map((item) => item.id),
     )
     await forgetMediaFiles(trx, orgId, keys)
-    await profileChanged(trx, orgId, expert.id, context.now())
-    await recordAudit(trx, orgId, trail, { kind: 'avatar', id: username }, context.now())
+    await profileChanged(trx, orgId, expert.id, now)
+    await recordAudit(trx, orgId, trail, { kind: 'avatar', id: username }, now)
     return keys
   })
   await discardFiles(storage, removed, context.report)

@@ -1,10 +1,9 @@
-import type { AuditTrail } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import { writeTransaction } from '../db/transactions.js'
 import type { MediaExtension } from '../storage/keys.js'
 import { mediaUrl } from '../storage/keys.js'
 import { recordMediaFiles } from '../storage/records.js'
-import { imageWork, type MediaContext } from './avatar.js'
+import { imageWork, type MediaWriteContext } from './avatar.js'
 import { cleanImage, type SniffedType } from './images.js'
 import { committedOrDiscarded, storeFiles, uploadNamer } from './store.js'
 import type { Upload } from './upload.js'
@@ -17,26 +16,25 @@ const EXTENSION: Record<SniffedType, MediaExtension> = { jpeg: 'jpg', png: 'png'
  * record refers to it, `expertdir media gc` removes it.
  */
 export async function storeDocument(
-  context: MediaContext,
-  orgId: number,
+  context: MediaWriteContext,
   upload: Upload,
   baseUrl: string,
-  trail: AuditTrail,
 ): Promise<string> {
+  const { db, orgId, now, trail, storage } = context
   const type = upload.type
   const bytes = type === 'pdf' ? upload.bytes : await imageWork(context, () => cleanImage(upload.bytes, type))
   const name = uploadNamer()(bytes)
   const extension = EXTENSION[type]
   const rows = await storeFiles(
-    context.storage,
+    storage,
     { orgId, expertId: null, purpose: 'file' },
     [{ name, extension, bytes }],
-    context.now(),
+    now,
   )
-  await committedOrDiscarded(context.storage, rows, () =>
-    writeTransaction(context.db, async (trx) => {
+  await committedOrDiscarded(storage, rows, () =>
+    writeTransaction(db, async (trx) => {
       await recordMediaFiles(trx, rows)
-      await recordAudit(trx, orgId, trail, { kind: 'file', id: `${name}.${extension}` }, context.now())
+      await recordAudit(trx, orgId, trail, { kind: 'file', id: `${name}.${extension}` }, now)
     }),
   )
   return mediaUrl(baseUrl, orgId, name, extension)

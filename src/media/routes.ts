@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { type Static, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { requestTrail } from '../audit/request.js'
 import { baseUrl } from '../auth/base-url.js'
 import { notFound } from '../errors.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
@@ -10,7 +9,7 @@ import { isMediaExtension, MEDIA_KEY, MEDIA_TYPES, type MediaExtension } from '.
 import type { MediaStorage } from '../storage/storage.js'
 import { storeDocument } from './documents.js'
 import { readUpload } from './upload.js'
-import { registerUploadScope, type Uploads, uploadBody } from './uploads.js'
+import { mediaWriteContextOf, registerUploadScope, type Uploads, uploadBody } from './uploads.js'
 
 const errors = { '4xx': ErrorEnvelope }
 
@@ -57,11 +56,9 @@ export async function uploadRoutes(
         )
         return ok({
           url: await storeDocument(
-            media,
-            request.params.corporation,
+            mediaWriteContextOf(request, media, request.params.corporation),
             upload,
             baseUrl(context, request),
-            requestTrail(request),
           ),
         })
       },

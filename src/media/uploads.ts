@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifySchemaCompiler } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import type { AuthenticatedRequest } from '../audit/request.js'
+import { writeContextOf } from '../audit/write-context.js'
 import { validatorCompiler } from '../http/validation.js'
 import { memoryCounters } from '../limits/memory-counters.js'
-import type { MediaContext } from './avatar.js'
+import type { MediaContext, MediaWriteContext } from './avatar.js'
 import { ImageQueue, uploadRateLimit } from './queue.js'
 import { registerUploadParsers } from './upload.js'
 
@@ -33,6 +35,16 @@ export function createUploads(context: AppContext, log: FastifyBaseLogger): Uplo
     // Counted in this process, like the image queue the limit protects.
     take: uploadRateLimit(memoryCounters(context.now), context.config.rateLimitUploads),
   }
+}
+
+/** The write context of an upload request to `orgId`, with the app's media store. */
+export function mediaWriteContextOf(
+  request: AuthenticatedRequest,
+  media: MediaContext,
+  orgId: number,
+): MediaWriteContext {
+  const { storage, report, images } = media
+  return { ...writeContextOf(request, media, orgId), storage, report, images }
 }
 
 /**

@@ -48,7 +48,7 @@ export function profileCondition(
       },
     )
   const audience = audienceOf(request.principal.scopes)
-  const serialize = reply.compileSerializationSchema(ProfileResponse as unknown as Record<string, unknown>)
+  const serialize = reply.compileSerializationSchema({ ...ProfileResponse })
   return async (trx) => {
     const etag = await currentEtag(trx, orgId, type, username, audience, (profile) => serialize(ok(profile)))
     if (etag === undefined || !tags.includes(etag)) throw preconditionFailed()

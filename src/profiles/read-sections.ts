@@ -118,17 +118,17 @@ export async function readContentSections(
     listExpertQuestions(db, orgId, expertId),
   ])
   const sections: Record<string, unknown> = {}
-  for (const section of STORED_SECTIONS) sections[section] = []
+  const elements = new Map<string, Element[]>(STORED_SECTIONS.map((section) => [section, []]))
   const avatar: Record<string, unknown> = Object.fromEntries(AVATAR_SIZES.map((size) => [size, {}]))
   for (const item of items) {
     if (item.section === 'avatar') Object.assign(avatar, parseItemData(item.data))
-    else if (isStoredSection(item.section))
-      (sections[item.section] as Element[]).push(elementOf(item.section, item))
+    else if (isStoredSection(item.section)) elements.get(item.section)?.push(elementOf(item.section, item))
   }
+  for (const [section, list] of elements) sections[section] = list
   sections.avatar = avatar
   for (const [derived, sources] of Object.entries(DERIVED_SECTIONS)) {
     sections[derived] = sources.flatMap((source) =>
-      (sections[source] as Element[]).map((element) => ({ ...element, source })),
+      (elements.get(source) ?? []).map((element) => ({ ...element, source })),
     )
   }
   const { id, name } = organization

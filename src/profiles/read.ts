@@ -88,13 +88,17 @@ export const AccountElement = Type.Object(
 
 /** The profile read result: `account` from the expert, every other key from the content sections. */
 const contentSchemas = contentSectionSchemas()
+
+/** The schema of one key of the profile read result. */
+export function profileKeySchema(key: (typeof PROFILE_KEYS)[number]): TSchema {
+  if (key === 'account') return Type.Array(AccountElement)
+  const schema = contentSchemas[key]
+  if (!schema) throw new Error(`The profile key ${key} has no content section schema`)
+  return schema
+}
+
 export const Profile = Type.Object(
-  Object.fromEntries(
-    PROFILE_KEYS.map((key) => [
-      key,
-      key === 'account' ? Type.Array(AccountElement) : (contentSchemas[key] as TSchema),
-    ]),
-  ),
+  Object.fromEntries(PROFILE_KEYS.map((key) => [key, profileKeySchema(key)])),
   { title: 'Profile', description: 'An expert profile: all 46 keys, empty sections as []' },
 )
 

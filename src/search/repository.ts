@@ -203,10 +203,14 @@ export async function countExpertMatches(
     }>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)}`.execute(db),
     ...fromCounters.map((facet) => countFacetFromCounters(db, dialect, orgId, criteria, facet)),
   ])
-  const aggregations = Object.fromEntries(facets.map((facet) => [facet, [] as Bucket[]])) as Record<
-    ExpertFacet,
-    Bucket[]
-  >
+  // Every facet has its list; those not asked for stay empty.
+  const aggregations: Record<ExpertFacet, Bucket[]> = {
+    countries: [],
+    topics: [],
+    industries: [],
+    categories: [],
+    tags: [],
+  }
   let total = 0
   for (const row of rows) {
     if (row.facet === 'total') total = Number(row.n)
@@ -216,7 +220,7 @@ export async function countExpertMatches(
     }
   }
   fromCounters.forEach((facet, i) => {
-    aggregations[facet] = counted[i] as Bucket[]
+    aggregations[facet] = counted[i] ?? []
   })
   for (const facet of facets) aggregations[facet].sort(byCountThenKey)
   return { total, aggregations }

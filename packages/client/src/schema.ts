@@ -3192,7 +3192,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed test event (ping) to the webhook now and say how it went
-         * @description The request carries X-Expertdir-Event: ping and X-Expertdir-Delivery: test, signed as every delivery; nothing is stored or retried.
+         * @description The request carries X-Expertdir-Event: ping and X-Expertdir-Delivery: test, signed as every delivery; it is not retried, and the audit log records who sent it.
          */
         post: operations["testWebhook"];
         delete?: never;

@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
-import { cliTrail } from '../../audit/actor.js'
 import { cliWriteContext } from '../../audit/write-context.js'
-import { issueClient, listClients, withdrawClient } from '../../auth/clients.js'
+import { findClient, issueClient, listClients, withdrawClient } from '../../auth/clients.js'
 import { DEFAULT_SCOPES, formatScopes, parseScopes, SCOPES, type Scope } from '../../auth/scopes.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
@@ -80,9 +79,15 @@ export function clientCommands(program: Command, cli: Cli): void {
     .argument('<client_id>', 'the client to revoke')
     .option('--json', 'print one JSON object')
     .action(async (clientId: string, options: { json?: boolean }) => {
-      const revoked = await cli.withDatabase(({ db }) =>
-        withdrawClient(db, clientId, undefined, cliTrail('client revoke'), Date.now()),
-      )
+      // The operator may revoke any organization's client: the write is the client's organization's.
+      const revoked = await cli.withDatabase(async ({ db }) => {
+        const client = await findClient(db, clientId)
+        if (!client) return undefined
+        return withdrawClient(
+          cliWriteContext(db, Number(client.org_id), 'client revoke', Date.now()),
+          clientId,
+        )
+      })
       if (!revoked) throw new CliError(`No client ${clientId}`)
       cli.report(options.json, { client_id: clientId, revoked: true }, () => `Revoked ${clientId}`)
     })

@@ -40,10 +40,14 @@ interface Props {
   [attribute: string]: string | Handlers | undefined
 }
 
-const script = document.currentScript as HTMLScriptElement | null
+const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
 const serviceBase = script?.src ? new URL('.', script.src).href : new URL('/directory/', location.href).href
 
-const el = (tag: string, { text, on, ...attributes }: Props = {}, children: Node[] = []): HTMLElement => {
+const el = <Tag extends keyof HTMLElementTagNameMap>(
+  tag: Tag,
+  { text, on, ...attributes }: Props = {},
+  children: Node[] = [],
+): HTMLElementTagNameMap[Tag] => {
   const node = document.createElement(tag)
   for (const [name, value] of Object.entries(attributes))
     if (typeof value === 'string') node.setAttribute(name, value)
@@ -54,14 +58,16 @@ const el = (tag: string, { text, on, ...attributes }: Props = {}, children: Node
 }
 
 /** The biography's structure (p, br, ul, ol, li, strong, em, b, i) rebuilt as new elements; text as text. */
-const KEPT = new Set(['P', 'BR', 'UL', 'OL', 'LI', 'STRONG', 'EM', 'B', 'I'])
+const KEPT = ['p', 'br', 'ul', 'ol', 'li', 'strong', 'em', 'b', 'i'] as const
+const isKept = (tag: string): tag is (typeof KEPT)[number] => KEPT.some((kept) => kept === tag)
 const rebuild = (source: Node): Node[] => {
   const nodes: Node[] = []
   for (const child of source.childNodes) {
     if (child.nodeType === Node.TEXT_NODE) nodes.push(document.createTextNode(child.textContent ?? ''))
     else if (child.nodeType === Node.ELEMENT_NODE && child instanceof Element) {
       const inner = rebuild(child)
-      if (KEPT.has(child.tagName)) nodes.push(el(child.tagName.toLowerCase(), {}, inner))
+      const tag = child.tagName.toLowerCase()
+      if (isKept(tag)) nodes.push(el(tag, {}, inner))
       else nodes.push(...inner)
     }
   }
@@ -121,7 +127,7 @@ class ExpertDirectory extends HTMLElement {
     for (const topic of topics.filter(Boolean)) params.push(['topics', topic])
     params.push(['page_size', String(size)])
     if (page > 1) params.push(['page', String(page)])
-    const input = el('input', { type: 'search', name: 'q', id: 'q', value: q }) as HTMLInputElement
+    const input = el('input', { type: 'search', name: 'q', id: 'q', value: q })
     const submit = (event: Event) => {
       event.preventDefault()
       this.search(input.value, 1)

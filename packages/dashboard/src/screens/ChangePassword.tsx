@@ -1,25 +1,8 @@
 import { type FormEvent, useState } from 'react'
 import { ApiFailure, messageOf } from '../api/failure.ts'
-import { useSessionActions } from '../api/session.ts'
+import { takeOneTimePassword, useSessionActions } from '../api/session.ts'
 import { useAction } from '../ui/action.tsx'
 import { confirmationProblem, NewPasswordFields } from './NewPassword.tsx'
-
-/**
- * The one-time password the person just signed in with, kept in this page's memory only until the
- * password-change screen takes it, so that it is not asked for twice. Gone on reload: then it is asked.
- */
-let justTyped: string | undefined
-
-/** Keeps the password typed at sign-in for the change screen (`undefined` forgets it). */
-export function keepOneTimePassword(password: string | undefined): void {
-  justTyped = password
-}
-
-function takeOneTimePassword(): string | undefined {
-  const taken = justTyped
-  justTyped = undefined
-  return taken
-}
 
 /** The one-time password must be replaced before anything else (`POST /auth/password`). */
 export function ChangePassword() {

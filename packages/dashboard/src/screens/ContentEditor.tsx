@@ -20,8 +20,8 @@ import { NameList } from '../ui/NameList.tsx'
 import { ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { type ContentItem, type ContentKind, POSTS, QUESTIONS } from './content-kinds.ts'
 
-const postRoute = getRouteApi('/posts/$id')
-const questionRoute = getRouteApi('/questions/$id')
+const postRoute = getRouteApi('/signed-in/posts/$id')
+const questionRoute = getRouteApi('/signed-in/questions/$id')
 
 export function PostScreen() {
   return <ContentScreen kind={POSTS} id={postRoute.useParams().id} />

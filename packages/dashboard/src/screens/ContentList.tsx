@@ -22,8 +22,8 @@ export function contentSearchOf(search: Record<string, unknown>): ContentSearch 
   }
 }
 
-const postsRoute = getRouteApi('/posts')
-const questionsRoute = getRouteApi('/questions')
+const postsRoute = getRouteApi('/signed-in/posts')
+const questionsRoute = getRouteApi('/signed-in/questions')
 
 export function PostsScreen() {
   const navigate = postsRoute.useNavigate()

@@ -7,11 +7,11 @@ import { dataOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
 import { bodyOf, type FormValues, fieldsOf, valuesOf } from '../forms/model.ts'
 import { SchemaForm } from '../forms/SchemaForm.tsx'
+import { canWrite } from '../roles.ts'
 import { EXPERT_SCHEMAS } from '../schemas.ts'
 import { useAction } from '../ui/action.tsx'
 import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
 import { SearchBar, type StatusFilter, statusOf } from '../ui/SearchBar.tsx'
-import { canWrite } from './Shell.tsx'
 
 const FACETS = ['topics', 'countries', 'industries', 'categories', 'tags'] as const
 type Facet = (typeof FACETS)[number]
@@ -47,7 +47,7 @@ export function expertsSearchOf(search: Record<string, unknown>): ExpertsSearch 
   }
 }
 
-const route = getRouteApi('/experts')
+const route = getRouteApi('/signed-in/experts')
 const createFields = fieldsOf(EXPERT_SCHEMAS.create)
 
 const countryNames = new Intl.DisplayNames(undefined, { type: 'region', fallback: 'code' })

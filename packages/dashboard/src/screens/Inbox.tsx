@@ -5,6 +5,7 @@ import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
+import { administers, canHandleInquiries } from '../roles.ts'
 import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
 import {
   fieldLabel,
@@ -16,7 +17,6 @@ import {
   STATUS_CHOICES,
   statusLabel,
 } from './inquiry-display.ts'
-import { administers, canHandleInquiries } from './Shell.tsx'
 
 type Inquiry = components['schemas']['Inquiry']
 type Assignee = components['schemas']['InquiryAssignee']
@@ -48,7 +48,7 @@ export function inboxSearchOf(search: Record<string, unknown>): InboxSearch {
   }
 }
 
-const route = getRouteApi('/inquiries')
+const route = getRouteApi('/signed-in/inquiries')
 const senderOf = (inquiry: Inquiry) =>
   [inquiry.fields.firstname, inquiry.fields.lastname].filter(Boolean).join(' ') || 'Sender removed'
 

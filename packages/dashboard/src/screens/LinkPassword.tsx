@@ -1,3 +1,4 @@
+import { useLocation } from '@tanstack/react-router'
 import { type FormEvent, useState } from 'react'
 import { api } from '../api/client.ts'
 import { dataOf, messageOf } from '../api/failure.ts'
@@ -11,7 +12,8 @@ import { confirmationProblem, NewPasswordFields } from './NewPassword.tsx'
  * the fragment, which is never sent to a server or written to its logs.
  */
 export function LinkPassword({ purpose }: { purpose: 'invitation' | 'reset' }) {
-  const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? ''
+  // Read from the router's address: a new link opened over this one changes only the fragment.
+  const token = new URLSearchParams(useLocation({ select: (location) => location.hash })).get('token') ?? ''
   const { recheck } = useSessionActions()
   const { busy, failure, errors, run, reset } = useAction()
   const [confirmError, setConfirmError] = useState<string>()

@@ -7,9 +7,9 @@ import { useSignedIn } from '../api/session.ts'
 import { UnsavedChangesGuard } from '../forms/dirty.tsx'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
+import { administers } from '../roles.ts'
 import { ORGANIZATION_SCHEMA } from '../schemas.ts'
 import { ErrorNote, Loading } from '../ui/parts.tsx'
-import { administers } from './Shell.tsx'
 
 /** Every field of the generated `OrganizationUpdate` schema, so a new one (a switch) shows without code here. */
 const fields = fieldsOf(ORGANIZATION_SCHEMA)

@@ -1,5 +1,4 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Navigate } from '@tanstack/react-router'
 import { type FormEvent, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
@@ -12,13 +11,10 @@ import { ExpertPicker } from '../ui/ExpertPicker.tsx'
 import { Empty, ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { PersonRow } from './PersonRow.tsx'
 import { invitationOutcome, inviteFields, type Person, ROLE_HINTS, withRoleHint } from './people-model.ts'
-import { administers, homeOf } from './Shell.tsx'
 
 /** The people who sign in to the organization (`.../people`, scope admin): invite, change, remove. */
 export function PeopleScreen() {
-  const me = useSignedIn()
-  if (!administers(me)) return <Navigate to={homeOf(me)} replace />
-  return <People me={me} />
+  return <People me={useSignedIn()} />
 }
 
 function People({ me }: { me: Me }) {

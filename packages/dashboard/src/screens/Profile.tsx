@@ -8,6 +8,7 @@ import { useSignedIn } from '../api/session.ts'
 import { UnsavedChangesGuard } from '../forms/dirty.tsx'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { fieldsOf } from '../forms/model.ts'
+import { canWrite } from '../roles.ts'
 import { EXPERT_SCHEMAS, SECTION_SCHEMAS } from '../schemas.ts'
 import { useAction } from '../ui/action.tsx'
 import { ErrorNote, Loading } from '../ui/parts.tsx'
@@ -24,9 +25,8 @@ import {
 } from './profile-data.ts'
 import { sectionGroups } from './profile-groups.ts'
 import { SectionEditor } from './SectionEditor.tsx'
-import { canWrite } from './Shell.tsx'
 
-const route = getRouteApi('/experts/$username')
+const route = getRouteApi('/signed-in/experts/$username')
 /** Publishing and privacy have their own panel; the account form holds the rest of the expert's fields. */
 const accountFields = fieldsOf(EXPERT_SCHEMAS.update).filter(
   (field) => field.name !== 'is_published' && field.name !== 'is_private' && field.name !== 'username',

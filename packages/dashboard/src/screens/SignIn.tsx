@@ -1,12 +1,14 @@
 import { useQuery } from '@tanstack/react-query'
+import { getRouteApi } from '@tanstack/react-router'
 import { type FormEvent, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf } from '../api/failure.ts'
 import { useSessionActions } from '../api/session.ts'
 import { FailureNote, useAction } from '../ui/action.tsx'
-import { keepOneTimePassword } from './ChangePassword.tsx'
 import { ForgotPassword } from './ForgotPassword.tsx'
+
+const signInRoute = getRouteApi('/sign-in')
 
 type SsoOption = components['schemas']['SsoOption']
 const PROVIDERS: Record<SsoOption['protocol'], string> = { oidc: 'OpenID Connect', saml: 'SAML' }
@@ -15,18 +17,17 @@ const PROVIDERS: Record<SsoOption['protocol'], string> = { oidc: 'OpenID Connect
  * The single sign-on buttons: of the organization in the address (`/admin/?organization=N`, from
  * `GET /auth/sso/:corporation`) or of the typed email's domain (`GET /auth/sso?email=`).
  */
-function useSsoOptions(email: string) {
-  const organization = Number(new URLSearchParams(window.location.search).get('organization'))
-  const byOrganization = Number.isInteger(organization) && organization > 0
+function useSsoOptions(email: string, organization: number | undefined) {
   return useQuery({
-    queryKey: ['sso-options', byOrganization ? organization : email],
-    enabled: byOrganization || /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email),
+    queryKey: ['sso-options', organization ?? email],
+    enabled: organization !== undefined || /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email),
     retry: false,
     queryFn: async (): Promise<SsoOption[]> => {
       try {
-        const found = byOrganization
-          ? await api.GET('/auth/sso/{corporation}', { params: { path: { corporation: organization } } })
-          : await api.GET('/auth/sso', { params: { query: { email } } })
+        const found =
+          organization !== undefined
+            ? await api.GET('/auth/sso/{corporation}', { params: { path: { corporation: organization } } })
+            : await api.GET('/auth/sso', { params: { query: { email } } })
         return dataOf(found).options
       } catch {
         // No single sign-on (404) or an address the lookup refuses: the password form is the way in.
@@ -61,17 +62,16 @@ export function SignIn() {
   const [email, setEmail] = useState('')
   const [forgot, setForgot] = useState(false)
   const emailInput = useRef<HTMLInputElement>(null)
-  const sso = useSsoOptions(email)
+  const told = signInRoute.useSearch()
+  const sso = useSsoOptions(email, told.organization)
   // Where a first single sign-on into an existing account lands while its emailed link waits.
-  const checkEmail = new URLSearchParams(window.location.search).get('sso') === 'check-email'
+  const checkEmail = told.sso === 'check-email'
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
     void run(async () => {
-      const password = String(form.get('password'))
-      const me = await signIn(String(form.get('email')), password)
-      keepOneTimePassword(me.password_change_required ? password : undefined)
+      await signIn(String(form.get('email')), String(form.get('password')))
     })
   }
 

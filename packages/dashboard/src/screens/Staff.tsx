@@ -3,9 +3,9 @@ import { useState } from 'react'
 import { api } from '../api/client.ts'
 import { dataOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
+import { canWrite } from '../roles.ts'
 import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
 import { DeleteProfile } from './DeleteProfile.tsx'
-import { canWrite } from './Shell.tsx'
 
 const PAGE_SIZE = 100
 

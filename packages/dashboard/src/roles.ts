@@ -1,0 +1,23 @@
+import type { Me } from './api/session.ts'
+
+const hasScope = (me: Me, scope: string) => me.scope.split(' ').includes(scope)
+
+export const canWrite = (me: Me) => hasScope(me, 'write')
+export const canHandleInquiries = (me: Me) => hasScope(me, 'inquiries:handle')
+/** Posts, Q&A, staff and the organization's profile are the organization's, out of an expert person's reach. */
+export const writesContent = (me: Me) => canWrite(me) && me.role !== 'expert'
+/** Owners and admins: the organization's settings (scope admin). */
+export const administers = (me: Me) => hasScope(me, 'admin')
+export const readsInquiries = (me: Me) => hasScope(me, 'inquiries:read')
+
+/** Where a person starts: an expert on its own profile. */
+export function homeOf(me: Me): string {
+  if (me.role === 'expert' && me.expert) return `/experts/${me.expert}`
+  return me.role === 'inquiries' ? '/inquiries' : '/experts'
+}
+
+/** An expert person may see only its own profile and its own inquiries. */
+export function reaches(me: Me, path: string): boolean {
+  if (me.role !== 'expert') return true
+  return path === `/experts/${me.expert}` || path === '/inquiries'
+}
