@@ -7,7 +7,7 @@ import { dataOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
 import { bodyOf, type FormValues, fieldsOf, valuesOf } from '../forms/model.ts'
 import { SchemaForm } from '../forms/SchemaForm.tsx'
-import { canWrite } from '../roles.ts'
+import { canWrite, writesContent } from '../roles.ts'
 import { EXPERT_SCHEMAS } from '../schemas.ts'
 import { useAction } from '../ui/action.tsx'
 import { Empty, ErrorNote, Loading } from '../ui/parts.tsx'
@@ -102,7 +102,7 @@ export function ExpertsScreen() {
     <div className="experts">
       <div className="page-head">
         <h1>Experts</h1>
-        {canWrite(me) && me.role !== 'expert' ? <Link to="/experts/import">Import from CSV</Link> : null}
+        {writesContent(me) ? <Link to="/experts/import">Import from CSV</Link> : null}
         {canWrite(me) ? <CreateExpert /> : null}
       </div>
       {search.deleted ? (
