@@ -1,5 +1,6 @@
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
+import { CONTENT_KIND_NAMES } from '../db/content-kinds.js'
 import { writeTransaction } from '../db/transactions.js'
 import { findOrganization } from '../organizations/repository.js'
 import { parseImportText } from './format.js'
@@ -39,7 +40,9 @@ export async function importContent(
   const all = [...parsed.issues, ...issues, ...photos.issues]
   if (all.length > 0) throw new ImportRejected(all)
   const total =
-    (plan.organization ? 1 : 0) + plan.experts.length + plan.spotlights.length + plan.questions.length
+    (plan.organization ? 1 : 0) +
+    plan.experts.length +
+    CONTENT_KIND_NAMES.reduce((sum, kind) => sum + plan.content[kind].length, 0)
   let done = 0
   options.onProgress?.({ total, done })
   // Photo files are written before the transaction and removed again if it fails (docs/import.md).

@@ -1,13 +1,16 @@
 import type { Static, TSchema } from 'typebox'
+import { byContentKind, CONTENT_KINDS, type ContentKind, isContentKind } from '../db/content-kinds.js'
 import { compileValidator, type Validator } from '../http/validation.js'
 import { DERIVED_SECTIONS, SINGLE_SECTIONS } from '../profiles/section-fields.js'
 import { isObject } from '../validation/guards.js'
 import type { ImportIssue, RawRecord, RecordKind } from './format.js'
-import { ImportExpert, ImportOrganization, ImportQuestion, ImportSpotlight } from './schemas.js'
+import { CONTENT_RECORDS, ImportExpert, ImportOrganization } from './schemas.js'
 
 export type ExpertRecord = Static<typeof ImportExpert>
-export type SpotlightRecord = Static<typeof ImportSpotlight>
-export type QuestionRecord = Static<typeof ImportQuestion>
+/** Each content kind's record, as its schema types it. */
+export type ContentRecords = { [K in ContentKind]: Static<(typeof CONTENT_RECORDS)[K]> }
+export type SpotlightRecord = ContentRecords['spotlight']
+export type QuestionRecord = ContentRecords['question']
 export type OrganizationRecord = Static<typeof ImportOrganization>
 
 /** A record that passed its schema, with its position for later (reference) checks. */
@@ -20,15 +23,14 @@ export interface Valid<T> {
 export interface ImportPlan {
   organization?: Valid<OrganizationRecord>
   experts: Valid<ExpertRecord>[]
-  spotlights: Valid<SpotlightRecord>[]
-  questions: Valid<QuestionRecord>[]
+  /** Each content kind's records, in file order. */
+  content: { [K in ContentKind]: Valid<ContentRecords[K]>[] }
 }
 
 const SCHEMAS: Record<RecordKind, TSchema> = {
   organization: ImportOrganization,
   expert: ImportExpert,
-  spotlight: ImportSpotlight,
-  question: ImportQuestion,
+  ...CONTENT_RECORDS,
 }
 
 /** The validator of a record schema: a record it accepts has the schema's type. */
@@ -37,8 +39,11 @@ const checkOf = <S extends TSchema>(schema: S) => compileValidator<Static<S>>(sc
 const CHECKS = {
   organization: checkOf(ImportOrganization),
   expert: checkOf(ImportExpert),
-  spotlight: checkOf(ImportSpotlight),
-  question: checkOf(ImportQuestion),
+}
+
+const CONTENT_CHECKS: { [K in ContentKind]: Validator<ContentRecords[K]> } = {
+  spotlight: checkOf(CONTENT_RECORDS.spotlight),
+  question: checkOf(CONTENT_RECORDS.question),
 }
 
 const NOT_STORED = new Set([
@@ -117,7 +122,7 @@ function duplicates<T>(items: T[], keyOf: (item: T, index: number) => string | u
 
 /** Checks every record against its schema and the file-level rules; reports every problem at once. */
 export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issues: ImportIssue[] } {
-  const plan: ImportPlan = { experts: [], spotlights: [], questions: [] }
+  const plan: ImportPlan = { experts: [], content: byContentKind(() => []) }
   const issues: ImportIssue[] = []
   const seenKeys = new Set<string>()
   const seenEmails = new Set<string>()
@@ -132,7 +137,10 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
     if (key !== undefined && kind !== 'organization') {
       const seen = `${kind}\u0000${key}`
       if (seenKeys.has(seen))
-        issue('key', `repeats the key of an earlier ${kind === 'spotlight' ? 'post' : kind}`)
+        issue(
+          'key',
+          `repeats the key of an earlier ${isContentKind(kind) ? CONTENT_KINDS[kind].noun.toLowerCase() : kind}`,
+        )
       seenKeys.add(seen)
     }
     if (kind === 'expert' && typeof data.email === 'string') {
@@ -158,14 +166,15 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
       }
       if (result.error === undefined && issues.length === before) add({ position, record: result.value })
     }
+    const acceptContent = <K extends ContentKind>(kind: K) =>
+      accept(CONTENT_CHECKS[kind], (valid) => plan.content[kind].push(valid))
     if (kind === 'organization') {
       accept(CHECKS.organization, (valid) => {
         if (plan.organization) issue('', 'the file may hold one organization record only')
         plan.organization = valid
       })
     } else if (kind === 'expert') accept(CHECKS.expert, (valid) => plan.experts.push(valid))
-    else if (kind === 'spotlight') accept(CHECKS.spotlight, (valid) => plan.spotlights.push(valid))
-    else accept(CHECKS.question, (valid) => plan.questions.push(valid))
+    else acceptContent(kind)
   }
   for (const { position, record } of plan.experts) {
     for (const [section, elements] of Object.entries(record.sections ?? {})) {
@@ -182,7 +191,7 @@ export function validateRecords(records: RawRecord[]): { plan: ImportPlan; issue
       }
     }
   }
-  for (const { position, record } of plan.questions) {
+  for (const { position, record } of plan.content.question) {
     for (const index of duplicates(record.answers ?? [], (answer, i) => answer.key ?? `#${i}`)) {
       issues.push({
         position,

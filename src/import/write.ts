@@ -1,6 +1,13 @@
 import type { Transaction } from 'kysely'
 import { type ItemWrite, replaceAnswers, saveItem } from '../content/publishing.js'
 import { findContentByKey } from '../content/repository.js'
+import {
+  byContentTable,
+  CONTENT_KIND_NAMES,
+  CONTENT_KINDS,
+  type ContentKind,
+  type ContentTable,
+} from '../db/content-kinds.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import { profileChanged } from '../derived/changes.js'
 import { createAccount, updateAccount } from '../experts/account.js'
@@ -10,13 +17,7 @@ import { ORGANIZATION_PROFILE_COLUMNS } from '../profiles/repository.js'
 import { replaceSections } from '../profiles/sections.js'
 import type { ImportIssue } from './format.js'
 import { findImportKeys, findImportKeysOfExperts, linkImportKey } from './repository.js'
-import type {
-  ExpertRecord,
-  ImportPlan,
-  OrganizationRecord,
-  QuestionRecord,
-  SpotlightRecord,
-} from './validate.js'
+import type { ContentRecords, ExpertRecord, ImportPlan, OrganizationRecord, Valid } from './validate.js'
 
 type Trx = Transaction<DB>
 
@@ -26,13 +27,13 @@ export interface ImportCounts {
   unchanged: number
 }
 
-export interface ImportResult {
-  experts: ImportCounts
-  spotlights: ImportCounts
-  questions: ImportCounts
-  /** Usernames of the file's experts and ids of its posts and questions, in file order. */
-  ids: { experts: string[]; spotlights: number[]; questions: number[] }
-}
+type ContentLists = ContentTable
+
+/** What an import wrote: experts, and each content kind under its list's name (`spotlights`, `questions`). */
+export type ImportResult = { experts: ImportCounts } & Record<ContentLists, ImportCounts> & {
+    /** Usernames of the file's experts and ids of its posts and questions, in file order. */
+    ids: { experts: string[] } & Record<ContentLists, number[]>
+  }
 
 /** The file has problems; nothing was written. */
 export class ImportRejected extends Error {
@@ -95,8 +96,8 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
   }
 
   const refs = [
-    ...plan.spotlights.flatMap((s) => s.record.experts ?? []),
-    ...plan.questions.flatMap((q) => (q.record.answers ?? []).map((a) => a.expert)),
+    ...plan.content.spotlight.flatMap((s) => s.record.experts ?? []),
+    ...plan.content.question.flatMap((q) => (q.record.answers ?? []).map((a) => a.expert)),
   ].filter((ref) => !fileKeys.has(ref))
   const references = await findImportKeys(trx, orgId, refs)
   for (const [username, id] of await findExpertIds(
@@ -107,13 +108,13 @@ async function resolve(trx: Trx, orgId: number, plan: ImportPlan): Promise<Resol
     references.set(username, id)
   const unknown =
     'is neither the key of an expert in this file or an earlier import, nor the username of an expert of this organization'
-  for (const { position, record } of plan.spotlights) {
+  for (const { position, record } of plan.content.spotlight) {
     ;(record.experts ?? []).forEach((ref, i) => {
       if (!fileKeys.has(ref) && !references.has(ref))
         issues.push({ position, key: record.key, field: `experts[${i}]`, message: unknown })
     })
   }
-  for (const { position, record } of plan.questions) {
+  for (const { position, record } of plan.content.question) {
     ;(record.answers ?? []).forEach((answer, i) => {
       if (!fileKeys.has(answer.expert) && !references.has(answer.expert))
         issues.push({ position, key: record.key, field: `answers[${i}].expert`, message: unknown })
@@ -161,7 +162,7 @@ async function writeExpert(
   return { id, username, outcome: outcomeOf(!stored, changed || sectionsChanged) }
 }
 
-const seoOf = (seo: SpotlightRecord['seo']) => ({
+const seoOf = (seo: ContentRecords[ContentKind]['seo']) => ({
   title: seo?.title ?? null,
   description: seo?.description ?? null,
   keywords: seo?.keywords ?? null,
@@ -169,52 +170,97 @@ const seoOf = (seo: SpotlightRecord['seo']) => ({
   canonical_url: seo?.canonical_url ?? null,
 })
 
-const publicationOf = (record: SpotlightRecord | QuestionRecord): ItemWrite => ({
+const publicationOf = (record: ContentRecords[ContentKind]) => ({
   published: record.published ?? 0,
   published_date: record.published_date ?? null,
   seo: seoOf(record.seo),
   tags: record.tags ?? [],
 })
 
+/** How each kind's record becomes the service's write: a post's experts and a question's answers. */
+const ITEM_WRITES: {
+  [K in ContentKind]: (record: ContentRecords[K], expertId: (ref: string) => number) => ItemWrite<K>
+} = {
+  spotlight: (record, expertId) => ({
+    title: record.title,
+    html: record.html,
+    featured_image: record.featured_image ?? null,
+    expertIds: (record.experts ?? []).map(expertId),
+    ...publicationOf(record),
+  }),
+  question: (record) => ({
+    question: record.question,
+    details: record.details ?? null,
+    ...publicationOf(record),
+  }),
+}
+
+/** What a kind's record writes after the item itself: a question's answers, matched by their keys. */
+const AFTER_ITEM: {
+  [K in ContentKind]: (
+    trx: Trx,
+    orgId: number,
+    id: number,
+    record: ContentRecords[K],
+    expertId: (ref: string) => number,
+    now: number,
+  ) => Promise<boolean>
+} = {
+  spotlight: async () => false,
+  question: (trx, orgId, id, record, expertId, now) =>
+    replaceAnswers(
+      trx,
+      orgId,
+      id,
+      (record.answers ?? []).map((answer, position) => ({
+        key: answer.key ?? `#${position}`,
+        expertId: expertId(answer.expert),
+        answer: answer.answer,
+        ...(answer.created !== undefined ? { createdAt: answer.created * 1000 } : {}),
+      })),
+      now,
+    ),
+}
+
 /** A post or a question by its import key, through the same service as the API. */
-async function writeItem(
+async function writeItem<K extends ContentKind>(
   trx: Trx,
   orgId: number,
-  table: 'spotlights' | 'questions',
-  record: SpotlightRecord | QuestionRecord,
+  kind: K,
+  record: ContentRecords[K],
   expertId: (ref: string) => number,
   now: number,
 ) {
-  const existing = await findContentByKey(trx, orgId, table, record.key)
-  const fields: ItemWrite =
-    'html' in record
-      ? {
-          title: record.title,
-          html: record.html,
-          featured_image: record.featured_image ?? null,
-          expertIds: (record.experts ?? []).map(expertId),
-        }
-      : { question: record.question, details: record.details ?? null }
+  const existing = await findContentByKey(trx, orgId, kind, record.key)
   const saved = await saveItem(
     trx,
     orgId,
-    table,
+    kind,
     existing,
-    { ...fields, ...publicationOf(record) },
+    ITEM_WRITES[kind](record, expertId),
     now,
     record.key,
   )
-  let answersChanged = false
-  if (table === 'questions') {
-    const answers = ((record as QuestionRecord).answers ?? []).map((answer, position) => ({
-      key: answer.key ?? `#${position}`,
-      expertId: expertId(answer.expert),
-      answer: answer.answer,
-      ...(answer.created !== undefined ? { createdAt: answer.created * 1000 } : {}),
-    }))
-    answersChanged = await replaceAnswers(trx, orgId, saved.id, answers, now)
+  const afterChanged = await AFTER_ITEM[kind](trx, orgId, saved.id, record, expertId, now)
+  return { id: saved.id, outcome: outcomeOf(!existing, saved.changed || afterChanged) }
+}
+
+/** Writes a kind's records in file order, counting each outcome under the kind's list name. */
+async function writeKind<K extends ContentKind>(
+  trx: Trx,
+  orgId: number,
+  kind: K,
+  plan: ImportPlan,
+  write: { result: ImportResult; expertId: (ref: string) => number; now: number; onRecord: () => void },
+) {
+  const list = CONTENT_KINDS[kind].table
+  const records: Valid<ContentRecords[K]>[] = plan.content[kind]
+  for (const { record } of records) {
+    const written = await writeItem(trx, orgId, kind, record, write.expertId, write.now)
+    write.result[list][written.outcome]++
+    write.result.ids[list].push(written.id)
+    write.onRecord()
   }
-  return { id: saved.id, outcome: outcomeOf(!existing, saved.changed || answersChanged) }
 }
 
 /**
@@ -231,9 +277,8 @@ export async function writePlan(
   const resolution = await resolve(trx, orgId, plan)
   const result: ImportResult = {
     experts: counts(),
-    spotlights: counts(),
-    questions: counts(),
-    ids: { experts: [], spotlights: [], questions: [] },
+    ...byContentTable(counts),
+    ids: { experts: [], ...byContentTable(() => []) },
   }
   if (plan.organization) {
     await writeOrganization(trx, orgId, plan.organization.record, now)
@@ -253,17 +298,7 @@ export async function writePlan(
     if (id === undefined) throw new Error(`The expert reference "${ref}" was not resolved.`)
     return id
   }
-  for (const { record } of plan.spotlights) {
-    const written = await writeItem(trx, orgId, 'spotlights', record, expertId, now)
-    result.spotlights[written.outcome]++
-    result.ids.spotlights.push(written.id)
-    onRecord()
-  }
-  for (const { record } of plan.questions) {
-    const written = await writeItem(trx, orgId, 'questions', record, expertId, now)
-    result.questions[written.outcome]++
-    result.ids.questions.push(written.id)
-    onRecord()
-  }
+  for (const kind of CONTENT_KIND_NAMES)
+    await writeKind(trx, orgId, kind, plan, { result, expertId, now, onRecord })
   return result
 }
