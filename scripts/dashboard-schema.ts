@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { ClientCreate, PersonCreate, PersonUpdate, WebhookSet } from '../src/admin/schemas.js'
 import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '../src/auth/scopes.js'
+import { CONTENT_API } from '../src/content/kinds.js'
 import {
   AnswerCreate,
   AnswerUpdate,
@@ -9,6 +10,7 @@ import {
   QuestionCreate,
   QuestionUpdate,
 } from '../src/content/schemas.js'
+import { CONTENT_KIND_NAMES } from '../src/db/content-kinds.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
 import { notificationDisplay } from '../src/inquiries/notification-schemas.js'
 import { inquiryDisplay } from '../src/inquiries/schemas.js'
@@ -58,6 +60,13 @@ const document = {
     question: { create: QuestionCreate, update: QuestionUpdate },
     answer: { create: AnswerCreate, update: AnswerUpdate },
   },
+  // Each content kind's path word and the words the screens use for it (src/content/kinds.ts).
+  contentKinds: Object.fromEntries(
+    CONTENT_KIND_NAMES.map((kind) => {
+      const { path, noun, labels } = CONTENT_API[kind]
+      return [kind, { path, noun, ...labels }]
+    }),
+  ),
   sections: STORED_SECTIONS.map((name) => {
     const shape = shapeOf(name)
     return {

@@ -1,165 +1,111 @@
 import type { FastifyInstance } from 'fastify'
+import type { TSchema } from 'typebox'
 import type { AppContext } from '../app-context.js'
-import { writeContextOf } from '../audit/write-context.js'
+import { type WriteContext, writeContextOf } from '../audit/write-context.js'
+import { CONTENT_KIND_NAMES, type ContentKind } from '../db/content-kinds.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
+import type { BodyOf, TypedApp } from '../http/typed-routes.js'
 import { typedRoutes } from '../http/typed-routes.js'
+import { CONTENT_API } from './kinds.js'
 import { addAnswer, changeAnswer, createItem, deleteItem, removeAnswer, updateItem } from './publishing.js'
-import {
-  AnswerCreate,
-  AnswerParams,
-  AnswerUpdate,
-  PostCreate,
-  PostUpdate,
-  QuestionCreate,
-  QuestionParams,
-  QuestionUpdate,
-  SpotlightParams,
-} from './schemas.js'
+import { AnswerCreate, AnswerParams, AnswerUpdate, QuestionParams } from './schemas.js'
 
 const errors = { '4xx': ErrorEnvelope }
 const write = { scope: 'write' as const }
+const posts = { tags: ['content'] }
+
+/** What the routes of a kind call: its services, typed by its own schemas. */
+interface ItemWrites<C extends TSchema, U extends TSchema> {
+  create(context: WriteContext, input: BodyOf<C>): Promise<number>
+  update(context: WriteContext, id: number, input: BodyOf<U>): Promise<boolean>
+}
+
+/** A kind's create, update and delete: `/v2/<path>/:corporation` and `/v2/<path>/:corporation/:id`. */
+function itemRoutes<C extends TSchema, U extends TSchema>(
+  app: TypedApp,
+  context: AppContext,
+  kind: ContentKind,
+  spec: { create: C; update: U },
+  writes: ItemWrites<C, U>,
+) {
+  const { path, params, operations } = CONTENT_API[kind]
+
+  app.post(
+    `/v2/${path}/:corporation`,
+    {
+      schema: {
+        ...posts,
+        ...operations.create,
+        params: CorporationParams,
+        body: spec.create,
+        response: { 200: Success(Created), ...errors },
+      },
+      config: write,
+    },
+    async (request) =>
+      ok({
+        id: await writes.create(writeContextOf(request, context, request.params.corporation), request.body),
+      }),
+  )
+
+  app.put(
+    `/v2/${path}/:corporation/:id`,
+    {
+      schema: {
+        ...posts,
+        ...operations.update,
+        params,
+        body: spec.update,
+        response: { 200: Success(Updated), ...errors },
+      },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      return ok({
+        id,
+        updated: await writes.update(writeContextOf(request, context, corporation), id, request.body),
+      })
+    },
+  )
+
+  app.delete(
+    `/v2/${path}/:corporation/:id`,
+    {
+      schema: { ...posts, ...operations.delete, params, response: { 200: Success(Deleted), ...errors } },
+      config: write,
+    },
+    async (request) => {
+      const { corporation, id } = request.params
+      await deleteItem(writeContextOf(request, context, corporation), kind, id)
+      return ok({ id, deleted: true })
+    },
+  )
+}
+
+type Api = typeof CONTENT_API
+
+/** Each kind's services, typed by its own schemas: a post's route cannot hand a question's body on. */
+const WRITES: { [K in ContentKind]: ItemWrites<Api[K]['create'], Api[K]['update']> } = {
+  spotlight: {
+    create: (write, input) => createItem(write, 'spotlight', input),
+    update: (write, id, input) => updateItem(write, { kind: 'spotlight', id, input }),
+  },
+  question: {
+    create: (write, input) => createItem(write, 'question', input),
+    update: (write, id, input) => updateItem(write, { kind: 'question', id, input }),
+  },
+}
+
+function kindRoutes<K extends ContentKind>(app: TypedApp, context: AppContext, kind: K) {
+  itemRoutes<Api[K]['create'], Api[K]['update']>(app, context, kind, CONTENT_API[kind], WRITES[kind])
+}
 
 /** Writing posts (`/v2/spotlight/:corporation`) and Q&A items with their answers (`/v2/qanda/:corporation`). */
 export async function publishingRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
   const app = typedRoutes(untyped)
-  const posts = { tags: ['content'] }
-
-  app.post(
-    '/v2/spotlight/:corporation',
-    {
-      schema: {
-        ...posts,
-        operationId: 'createPost',
-        summary: 'Create a post ("spotlight")',
-        params: CorporationParams,
-        body: PostCreate,
-        response: { 200: Success(Created), ...errors },
-      },
-      config: write,
-    },
-    async (request) =>
-      ok({
-        id: await createItem(
-          writeContextOf(request, context, request.params.corporation),
-          'spotlights',
-          request.body,
-        ),
-      }),
-  )
-
-  app.put(
-    '/v2/spotlight/:corporation/:id',
-    {
-      schema: {
-        ...posts,
-        operationId: 'updatePost',
-        summary: 'Update a post (partial; tags and tagged replace the lists)',
-        params: SpotlightParams,
-        body: PostUpdate,
-        response: { 200: Success(Updated), ...errors },
-      },
-      config: write,
-    },
-    async (request) => {
-      const { corporation, id } = request.params
-      return ok({
-        id,
-        updated: await updateItem(writeContextOf(request, context, corporation), {
-          table: 'spotlights',
-          id,
-          input: request.body,
-        }),
-      })
-    },
-  )
-
-  app.delete(
-    '/v2/spotlight/:corporation/:id',
-    {
-      schema: {
-        ...posts,
-        operationId: 'deletePost',
-        summary: 'Delete a post',
-        params: SpotlightParams,
-        response: { 200: Success(Deleted), ...errors },
-      },
-      config: write,
-    },
-    async (request) => {
-      const { corporation, id } = request.params
-      await deleteItem(writeContextOf(request, context, corporation), 'spotlights', id)
-      return ok({ id, deleted: true })
-    },
-  )
-
-  app.post(
-    '/v2/qanda/:corporation',
-    {
-      schema: {
-        ...posts,
-        operationId: 'createQuestion',
-        summary: 'Create a Q&A item',
-        params: CorporationParams,
-        body: QuestionCreate,
-        response: { 200: Success(Created), ...errors },
-      },
-      config: write,
-    },
-    async (request) =>
-      ok({
-        id: await createItem(
-          writeContextOf(request, context, request.params.corporation),
-          'questions',
-          request.body,
-        ),
-      }),
-  )
-
-  app.put(
-    '/v2/qanda/:corporation/:id',
-    {
-      schema: {
-        ...posts,
-        operationId: 'updateQuestion',
-        summary: 'Update a Q&A item (partial; tags replace the list)',
-        params: QuestionParams,
-        body: QuestionUpdate,
-        response: { 200: Success(Updated), ...errors },
-      },
-      config: write,
-    },
-    async (request) => {
-      const { corporation, id } = request.params
-      return ok({
-        id,
-        updated: await updateItem(writeContextOf(request, context, corporation), {
-          table: 'questions',
-          id,
-          input: request.body,
-        }),
-      })
-    },
-  )
-
-  app.delete(
-    '/v2/qanda/:corporation/:id',
-    {
-      schema: {
-        ...posts,
-        operationId: 'deleteQuestion',
-        summary: 'Delete a Q&A item and its answers',
-        params: QuestionParams,
-        response: { 200: Success(Deleted), ...errors },
-      },
-      config: write,
-    },
-    async (request) => {
-      const { corporation, id } = request.params
-      await deleteItem(writeContextOf(request, context, corporation), 'questions', id)
-      return ok({ id, deleted: true })
-    },
-  )
+  for (const kind of CONTENT_KIND_NAMES) kindRoutes(app, context, kind)
 
   app.post(
     '/v2/qanda/:corporation/:id/answer',

@@ -1,18 +1,20 @@
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { changedColumns } from '../db/columns.js'
+import type { ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import { writeTransaction } from '../db/transactions.js'
 import { itemChanged, itemDeleted } from '../derived/changes.js'
-import type { ContentTable } from '../derived/versions.js'
 import { notFound, validationError } from '../errors.js'
 import { findExpertIds } from '../experts/repository.js'
 import { blankToNull } from '../validation/fields.js'
 import { sanitizeHtml } from '../validation/html.js'
+import { CONTENT_API, type CreateInput, type UpdateInput } from './kinds.js'
 import {
   type AnswerRow,
   type ContentChanges,
-  type ContentRow,
+  type ContentColumns,
+  type ContentRows,
   deleteAnswers,
   deleteContent,
   ensureTags,
@@ -22,20 +24,12 @@ import {
   listAnswerRows,
   listTaggedExpertIds,
   listTagIds,
-  type NewContent,
   replaceTaggedExperts,
   replaceTags,
   updateAnswer,
   updateContent,
 } from './repository.js'
-import type {
-  AnswerCreateInput,
-  AnswerUpdateInput,
-  PostCreateInput,
-  PostUpdateInput,
-  QuestionCreateInput,
-  QuestionUpdateInput,
-} from './schemas.js'
+import type { AnswerCreateInput, AnswerUpdateInput } from './schemas.js'
 
 /**
  * Posts ("spotlight") and Q&A items with their answers: one service each, used by the API and the
@@ -46,31 +40,29 @@ import type {
 const SEO_FIELDS = ['title', 'description', 'keywords', 'image', 'canonical_url'] as const
 type Seo = Partial<Record<(typeof SEO_FIELDS)[number], string | null>>
 
-/** The fields of a post or question write; absent ones are kept, `tags` and `expertIds` replace the lists. */
-export interface ItemWrite {
-  title?: string
-  html?: string
-  featured_image?: string | null
-  question?: string
-  details?: string | null
+/** The fields every kind's write has; absent ones are kept, `tags` replaces the list. */
+interface PublicationWrite {
   published?: number
   published_date?: number | '' | null
   seo?: Seo
   tags?: readonly string[]
-  /** Posts: the experts it tags, in order. */
-  expertIds?: readonly number[]
 }
 
-function columnsOf(fields: ItemWrite): ContentChanges {
-  const columns: ContentChanges = {}
-  if (fields.title !== undefined) columns.title = fields.title
-  if (fields.html !== undefined) columns.html = sanitizeHtml(fields.html)
-  if (fields.featured_image !== undefined) columns.featured_image = blankToNull(fields.featured_image)
-  if (fields.question !== undefined) columns.question = fields.question
-  if (fields.details !== undefined) {
-    const details = blankToNull(fields.details)
-    columns.details = details === null ? null : sanitizeHtml(details)
+/** The fields of each kind's write, as the service takes them: a write of one kind cannot take another's. */
+export interface ItemWrites {
+  spotlight: PublicationWrite & {
+    title?: string
+    html?: string
+    featured_image?: string | null
+    /** The experts the post tags, in order (replaces the list). */
+    expertIds?: readonly number[]
   }
+  question: PublicationWrite & { question?: string; details?: string | null }
+}
+export type ItemWrite<K extends ContentKind> = ItemWrites[K]
+
+function publicationColumns(fields: PublicationWrite): ContentChanges {
+  const columns: ContentChanges = {}
   if (fields.published !== undefined) columns.published = fields.published
   if (fields.published_date !== undefined) {
     const seconds = blankToNull(fields.published_date)
@@ -83,9 +75,9 @@ function columnsOf(fields: ItemWrite): ContentChanges {
   return columns
 }
 
-/** A new item's columns: what the write gives over the defaults. Posts need a title and html, questions the question. */
-function newContent(table: ContentTable, columns: ContentChanges): NewContent {
-  const common = {
+/** A new item's columns every kind has: what the write gives over the defaults. */
+function newPublication(columns: ContentChanges) {
+  return {
     published: columns.published ?? 0,
     published_at: columns.published_at ?? null,
     seo_title: columns.seo_title ?? null,
@@ -94,75 +86,126 @@ function newContent(table: ContentTable, columns: ContentChanges): NewContent {
     seo_image: columns.seo_image ?? null,
     seo_canonical_url: columns.seo_canonical_url ?? null,
   }
-  if (table === 'spotlights') {
-    const { title, html } = columns
-    if (title === undefined || html === undefined) throw new Error('A new post needs a title and html')
-    return { table, columns: { ...common, title, html, featured_image: columns.featured_image ?? null } }
-  }
-  const { question } = columns
-  if (question === undefined) throw new Error('A new question needs its question')
-  return { table, columns: { ...common, question, details: columns.details ?? null } }
 }
 
-/** How the audit log names a post (`spotlight`) or a question, and an answer (`<question>/<answer>`). */
-const ITEM_KIND = { spotlights: 'spotlight', questions: 'question' } as const
+const same = (a: readonly number[], b: readonly number[]) => a.join() === b.join()
+
+/** How each kind's write differs: its own columns, its experts, and how an API body becomes a write. */
+interface KindWrite<K extends ContentKind> {
+  /** The kind's own columns a write changes. */
+  columns(fields: ItemWrites[K]): ContentChanges
+  /** A new item's columns; the API's schemas make sure the required ones are there. */
+  created(columns: ContentChanges): ContentColumns[K]
+  /** The experts whose profiles show the item. */
+  experts(trx: Queryable, id: number): Promise<number[]>
+  /**
+   * Writes the kind's own links to experts (a post's tagged experts); answers the experts the item
+   * showed in before or shows in now, and whether the links changed.
+   */
+  links(
+    trx: Queryable,
+    id: number,
+    fields: ItemWrites[K],
+    before: readonly number[],
+  ): Promise<{ experts: readonly number[]; changed: boolean }>
+  /** An API body as the service takes it (a post's `tagged` usernames become expert ids). */
+  fromInput(trx: Queryable, orgId: number, input: CreateInput<K> | UpdateInput<K>): Promise<ItemWrites[K]>
+}
+
+const KIND_WRITES: { [K in ContentKind]: KindWrite<K> } = {
+  spotlight: {
+    columns(fields) {
+      const columns: ContentChanges = {}
+      if (fields.title !== undefined) columns.title = fields.title
+      if (fields.html !== undefined) columns.html = sanitizeHtml(fields.html)
+      if (fields.featured_image !== undefined) columns.featured_image = blankToNull(fields.featured_image)
+      return columns
+    },
+    created(columns) {
+      const { title, html } = columns
+      if (title === undefined || html === undefined) throw new Error('A new post needs a title and html')
+      return { ...newPublication(columns), title, html, featured_image: columns.featured_image ?? null }
+    },
+    experts: listTaggedExpertIds,
+    async links(trx, id, fields, before) {
+      if (fields.expertIds === undefined) return { experts: before, changed: false }
+      const after = [...new Set(fields.expertIds)]
+      const changed = !same(before, after)
+      if (changed) await replaceTaggedExperts(trx, id, after)
+      return { experts: [...before, ...after], changed }
+    },
+    async fromInput(trx, orgId, input) {
+      if (input.tagged === undefined) return input
+      const { tagged, ...rest } = input
+      return { ...rest, expertIds: await expertIdsOf(trx, orgId, tagged, 'tagged') }
+    },
+  },
+  question: {
+    columns(fields) {
+      const columns: ContentChanges = {}
+      if (fields.question !== undefined) columns.question = fields.question
+      if (fields.details !== undefined) {
+        const details = blankToNull(fields.details)
+        columns.details = details === null ? null : sanitizeHtml(details)
+      }
+      return columns
+    },
+    created(columns) {
+      const { question } = columns
+      if (question === undefined) throw new Error('A new question needs its question')
+      return { ...newPublication(columns), question, details: columns.details ?? null }
+    },
+    experts: async (trx, id) => (await listAnswerRows(trx, id)).map((answer) => answer.expert_id),
+    // A question's experts are its answers' (the answer services write them).
+    links: async (_trx, _id, _fields, before) => ({ experts: before, changed: false }),
+    fromInput: async (_trx, _orgId, input) => input,
+  },
+}
+
+/** How the audit log names an answer (`<question>/<answer>`); a post or question goes by its kind. */
 const answerRecord = (questionId: number, answerId: number) =>
   ({ kind: 'answer', id: `${questionId}/${answerId}` }) as const
-
-const TAGGINGS = { spotlights: 'spotlight_tags', questions: 'question_tags' } as const
-const same = (a: readonly number[], b: readonly number[]) => a.join() === b.join()
 
 /**
  * Creates (no `existing`) or changes a post or question in the caller's transaction; returns its id
  * and whether anything changed. `key` is the import key of a new item.
  */
-export async function saveItem(
+export async function saveItem<K extends ContentKind>(
   trx: Queryable,
   orgId: number,
-  table: ContentTable,
-  existing: ContentRow | undefined,
-  fields: ItemWrite,
+  kind: K,
+  existing: ContentRows[K] | undefined,
+  fields: ItemWrite<K>,
   now: number,
   key: string | null = null,
 ): Promise<{ id: number; changed: boolean }> {
-  const columns = columnsOf(fields)
+  const write: KindWrite<K> = KIND_WRITES[kind]
+  const columns = { ...write.columns(fields), ...publicationColumns(fields) }
   let id: number
   let changed: boolean
   if (!existing) {
-    id = await insertContent(trx, orgId, newContent(table, columns), key, now)
+    id = await insertContent(trx, orgId, kind, write.created(columns), key, now)
     changed = true
   } else {
     id = existing.id
     const changes = changedColumns(columns, existing)
     changed = Object.keys(changes).length > 0
-    await updateContent(trx, orgId, table, id, changes)
+    await updateContent(trx, orgId, kind, id, changes)
   }
-  const experts = new Set<number>()
-  if (table === 'spotlights') {
-    const before = existing ? await listTaggedExpertIds(trx, id) : []
-    for (const expert of before) experts.add(expert)
-    if (fields.expertIds !== undefined) {
-      const after = [...new Set(fields.expertIds)]
-      for (const expert of after) experts.add(expert)
-      if (!same(before, after)) {
-        await replaceTaggedExperts(trx, id, after)
-        changed = true
-      }
-    }
-  } else if (existing) {
-    for (const answer of await listAnswerRows(trx, id)) experts.add(answer.expert_id)
-  }
+  const before = existing ? await write.experts(trx, id) : []
+  const links = await write.links(trx, id, fields, before)
+  if (links.changed) changed = true
   if (fields.tags !== undefined) {
     const tags = await ensureTags(trx, orgId, fields.tags)
     // ensureTags returns every given name's tag.
     const after = [...new Set(fields.tags.flatMap((name) => tags.get(name.toLowerCase())?.id ?? []))]
-    const before = existing ? await listTagIds(trx, TAGGINGS[table], id) : []
+    const before = existing ? await listTagIds(trx, kind, id) : []
     if (!same(before, after)) {
-      await replaceTags(trx, TAGGINGS[table], id, after)
+      await replaceTags(trx, kind, id, after)
       changed = true
     }
   }
-  if (changed) await itemChanged(trx, orgId, table, id, [...experts], now)
+  if (changed) await itemChanged(trx, orgId, kind, id, [...new Set(links.experts)], now)
   return { id, changed }
 }
 
@@ -193,62 +236,48 @@ async function expertIdOf(db: Queryable, orgId: number, username: string) {
 }
 
 /** The post or question a write changes, locked until the write commits; a 404 when there is none. */
-async function findItem(trx: Queryable, orgId: number, table: ContentTable, id: number) {
-  const row = await findContentForWrite(trx, orgId, table, id)
-  if (!row) throw notFound(`${table === 'spotlights' ? 'Post' : 'Question'} ${id}`)
+async function findItem<K extends ContentKind>(trx: Queryable, orgId: number, kind: K, id: number) {
+  const row = await findContentForWrite(trx, orgId, kind, id)
+  if (!row) throw notFound(`${CONTENT_API[kind].noun} ${id}`)
   return row
 }
 
-/** A post or question write as the service takes it: a post's `tagged` usernames become expert ids. */
-async function fieldsOf(
-  trx: Queryable,
-  orgId: number,
-  input: PostUpdateInput | QuestionUpdateInput,
-): Promise<ItemWrite> {
-  if (!('tagged' in input) || input.tagged === undefined) return input
-  const { tagged, ...rest } = input
-  return { ...rest, expertIds: await expertIdsOf(trx, orgId, tagged, 'tagged') }
-}
-
-/** Creates a post (`spotlights`) or a question; returns its id. */
-export async function createItem(
+/** Creates a post or a question; returns its id. */
+export async function createItem<K extends ContentKind>(
   { db, orgId, now, trail }: WriteContext,
-  table: ContentTable,
-  input: PostCreateInput | QuestionCreateInput,
+  kind: K,
+  input: CreateInput<K>,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
-    const fields = await fieldsOf(trx, orgId, input)
-    const { id } = await saveItem(trx, orgId, table, undefined, fields, now)
-    await recordAudit(trx, orgId, trail, { kind: ITEM_KIND[table], id }, now)
+    const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
+    const { id } = await saveItem(trx, orgId, kind, undefined, fields, now)
+    await recordAudit(trx, orgId, trail, { kind, id }, now)
     return id
   })
 }
 
 /** Applies a partial update to a post or question; returns whether anything changed. */
-export async function updateItem(
+export async function updateItem<K extends ContentKind>(
   { db, orgId, now, trail }: WriteContext,
-  { table, id, input }: { table: ContentTable; id: number; input: PostUpdateInput | QuestionUpdateInput },
+  { kind, id, input }: { kind: K; id: number; input: UpdateInput<K> },
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
-    const existing = await findItem(trx, orgId, table, id)
-    const fields = await fieldsOf(trx, orgId, input)
-    const { changed } = await saveItem(trx, orgId, table, existing, fields, now)
-    if (changed) await recordAudit(trx, orgId, trail, { kind: ITEM_KIND[table], id }, now)
+    const existing = await findItem(trx, orgId, kind, id)
+    const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
+    const { changed } = await saveItem(trx, orgId, kind, existing, fields, now)
+    if (changed) await recordAudit(trx, orgId, trail, { kind, id }, now)
     return changed
   })
 }
 
 /** Deletes a post or question; the experts it showed in no longer list it. */
-export async function deleteItem({ db, orgId, now, trail }: WriteContext, table: ContentTable, id: number) {
+export async function deleteItem({ db, orgId, now, trail }: WriteContext, kind: ContentKind, id: number) {
   await writeTransaction(db, async (trx) => {
-    await findItem(trx, orgId, table, id)
-    const experts =
-      table === 'spotlights'
-        ? await listTaggedExpertIds(trx, id)
-        : (await listAnswerRows(trx, id)).map((answer) => answer.expert_id)
-    await deleteContent(trx, orgId, table, id)
-    await itemDeleted(trx, orgId, table, id, experts, now)
-    await recordAudit(trx, orgId, trail, { kind: ITEM_KIND[table], id }, now)
+    await findItem(trx, orgId, kind, id)
+    const experts = await KIND_WRITES[kind].experts(trx, id)
+    await deleteContent(trx, orgId, kind, id)
+    await itemDeleted(trx, orgId, kind, id, experts, now)
+    await recordAudit(trx, orgId, trail, { kind, id }, now)
   })
 }
 
@@ -304,7 +333,7 @@ export async function replaceAnswers(
     for (const row of byKey.values()) experts.add(row.expert_id)
     changed = true
   }
-  if (changed) await itemChanged(trx, orgId, 'questions', questionId, [...experts], now)
+  if (changed) await itemChanged(trx, orgId, 'question', questionId, [...experts], now)
   return changed
 }
 
@@ -314,7 +343,7 @@ export async function addAnswer(
   input: AnswerCreateInput,
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
-    await findItem(trx, orgId, 'questions', questionId)
+    await findItem(trx, orgId, 'question', questionId)
     const expertId = await expertIdOf(trx, orgId, input.username)
     const stored = await listAnswerRows(trx, questionId)
     const id = await insertAnswer(trx, {
@@ -325,14 +354,14 @@ export async function addAnswer(
       answer: sanitizeHtml(input.answer),
       created_at: now,
     })
-    await itemChanged(trx, orgId, 'questions', questionId, [expertId], now)
+    await itemChanged(trx, orgId, 'question', questionId, [expertId], now)
     await recordAudit(trx, orgId, trail, answerRecord(questionId, id), now)
     return id
   })
 }
 
 async function findAnswer(trx: Queryable, orgId: number, questionId: number, answerId: number) {
-  await findItem(trx, orgId, 'questions', questionId)
+  await findItem(trx, orgId, 'question', questionId)
   const row = (await listAnswerRows(trx, questionId)).find((answer) => answer.id === answerId)
   if (!row) throw notFound(`Answer ${answerId} of question ${questionId}`)
   return row
@@ -358,7 +387,7 @@ export async function changeAnswer(
     await itemChanged(
       trx,
       orgId,
-      'questions',
+      'question',
       questionId,
       [row.expert_id, changes.expert_id ?? row.expert_id],
       now,
@@ -376,7 +405,7 @@ export async function removeAnswer(
   await writeTransaction(db, async (trx) => {
     const row = await findAnswer(trx, orgId, questionId, answerId)
     await deleteAnswers(trx, questionId, [answerId])
-    await itemChanged(trx, orgId, 'questions', questionId, [row.expert_id], now)
+    await itemChanged(trx, orgId, 'question', questionId, [row.expert_id], now)
     await recordAudit(trx, orgId, trail, answerRecord(questionId, answerId), now)
   })
 }

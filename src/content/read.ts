@@ -1,4 +1,5 @@
 import type { Static } from 'typebox'
+import { CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import { type Audience, itemVisibleTo, type ProfileFlags, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
@@ -6,6 +7,7 @@ import { findContentDocument } from '../derived/read-documents.js'
 import { notFound } from '../errors.js'
 import { toSeconds } from '../time.js'
 import { plainText, readingTime, summary } from '../validation/html-text.js'
+import type { ReadOf } from './kinds.js'
 import { findQuestion, findSpotlight, listAnswers, listTaggedExperts, listTags } from './repository.js'
 import type { QuestionRead, SeoElement, SpotlightRead } from './schemas.js'
 
@@ -56,7 +58,7 @@ export async function readSpotlight(
   if (!post || !itemVisibleTo(audience, post)) throw notFound(`Post ${id}`)
   const [experts, tags] = await Promise.all([
     listTaggedExperts(db, orgId, id).then((rows) => visibleExperts(audience, rows)),
-    listTags(db, orgId, 'spotlight_tags', id),
+    listTags(db, orgId, 'spotlight', id),
   ])
   return {
     spotlight: [
@@ -97,7 +99,7 @@ export async function readQuestion(
   if (!question || !itemVisibleTo(audience, question)) throw notFound(`Question ${id}`)
   const [answers, tags] = await Promise.all([
     listAnswers(db, orgId, id).then((rows) => visibleExperts(audience, rows)),
-    listTags(db, orgId, 'question_tags', id),
+    listTags(db, orgId, 'question', id),
   ])
   const text = plainText(question.details ?? '') || plainText(answers[0]?.answer ?? '') || question.question
   return {
@@ -126,8 +128,10 @@ export async function readQuestion(
   }
 }
 
-const BUILDERS = { spotlight: readSpotlight, question: readQuestion }
-const NAMES = { spotlight: 'Post', question: 'Question' }
+/** Each kind's read, as its schema types it. */
+const BUILDERS: {
+  [K in ContentKind]: (db: Queryable, orgId: number, id: number, audience: Audience) => Promise<ReadOf<K>>
+} = { spotlight: readSpotlight, question: readQuestion }
 
 /**
  * A post (`spotlight`) or Q&A item read as served to `audience`: the stored document when it is current
@@ -135,14 +139,14 @@ const NAMES = { spotlight: 'Post', question: 'Question' }
  */
 export async function contentDocument(
   db: Queryable,
-  kind: 'spotlight' | 'question',
+  kind: ContentKind,
   orgId: number,
   id: number,
   audience: Audience,
   serialize: (data: unknown) => string | Buffer | ArrayBuffer,
 ): Promise<ReadDocument> {
   const found = await findContentDocument(db, kind, orgId, id, audience)
-  if (!found) throw notFound(`${NAMES[kind]} ${id}`)
+  if (!found) throw notFound(`${CONTENT_KINDS[kind].noun} ${id}`)
   return currentDocument(db, kind, orgId, audience, found, async () =>
     serialize(await BUILDERS[kind](db, orgId, id, audience)),
   )

@@ -1,10 +1,10 @@
 import { type Insertable, type Selectable, sql } from 'kysely'
 import { inChunks } from '../db/chunks.js'
+import { byContentKind, CONTENT_KINDS, type ContentKind, type TaggingTable } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { QuestionsTable, SpotlightsTable } from '../db/schema.js'
 import { lockedForWrite } from '../db/transactions.js'
-import type { ContentTable } from '../derived/versions.js'
 
 /** Content queries: posts, questions, answers, tags. Every one takes the organization. */
 
@@ -60,20 +60,32 @@ export async function findQuestion(db: Queryable, orgId: number, id: number) {
   return (await questionById(db, orgId, id))[0]
 }
 
+const LOCKED_ROWS: {
+  [K in ContentKind]: (trx: Queryable, orgId: number, id: number) => Promise<ContentRows[K] | undefined>
+} = {
+  spotlight: (trx, orgId, id) =>
+    lockedForWrite(
+      trx,
+      trx.selectFrom('spotlights').selectAll().where('org_id', '=', orgId).where('id', '=', id),
+    ).executeTakeFirst(),
+  question: (trx, orgId, id) =>
+    lockedForWrite(
+      trx,
+      trx.selectFrom('questions').selectAll().where('org_id', '=', orgId).where('id', '=', id),
+    ).executeTakeFirst(),
+}
+
 /**
  * A post or question, its row locked until the write transaction ends: two partial updates of one
  * item (or of its answers) apply one after the other, neither undoing the other (db/transactions.ts).
  */
-export async function findContentForWrite(trx: Queryable, orgId: number, table: ContentTable, id: number) {
-  return table === 'spotlights'
-    ? lockedForWrite(
-        trx,
-        trx.selectFrom('spotlights').selectAll().where('org_id', '=', orgId).where('id', '=', id),
-      ).executeTakeFirst()
-    : lockedForWrite(
-        trx,
-        trx.selectFrom('questions').selectAll().where('org_id', '=', orgId).where('id', '=', id),
-      ).executeTakeFirst()
+export async function findContentForWrite<K extends ContentKind>(
+  trx: Queryable,
+  orgId: number,
+  kind: K,
+  id: number,
+): Promise<ContentRows[K] | undefined> {
+  return LOCKED_ROWS[kind](trx, orgId, id)
 }
 
 /** Experts tagged in a post, in the post's order. */
@@ -114,10 +126,9 @@ export const listAnswers = reusableQuery((db: Queryable, orgId: number, question
     .orderBy('answers.id'),
 )
 
-export type TaggingTable = 'spotlight_tags' | 'question_tags'
-
-const tagsOf = (table: TaggingTable) =>
-  reusableQuery((db: Queryable, orgId: number, ownerId: number) =>
+const tagsOf = (kind: ContentKind) => {
+  const table = CONTENT_KINDS[kind].taggings
+  return reusableQuery((db: Queryable, orgId: number, ownerId: number) =>
     db
       .selectFrom(table)
       .innerJoin('content_tags', 'content_tags.id', `${table}.content_tag_id`)
@@ -126,10 +137,12 @@ const tagsOf = (table: TaggingTable) =>
       .where(`${table}.owner_id`, '=', ownerId)
       .orderBy(`${table}.position`),
   )
-const TAG_QUERIES = { spotlight_tags: tagsOf('spotlight_tags'), question_tags: tagsOf('question_tags') }
+}
+const TAG_QUERIES = byContentKind(tagsOf)
 
-export async function listTags(db: Queryable, orgId: number, table: TaggingTable, ownerId: number) {
-  return TAG_QUERIES[table](db, orgId, ownerId)
+/** The tags of a post or question, in order. */
+export async function listTags(db: Queryable, orgId: number, kind: ContentKind, ownerId: number) {
+  return TAG_QUERIES[kind](db, orgId, ownerId)
 }
 
 /** Finds or creates the organization's tags (case-insensitive); lower-cased name -> tag. */
@@ -180,65 +193,97 @@ export async function ensureTags(
 type Stamps = 'id' | 'org_id' | 'external_key' | 'created_at' | 'updated_at' | 'doc_version'
 export type SpotlightColumns = Omit<Insertable<SpotlightsTable>, Stamps>
 export type QuestionColumns = Omit<Insertable<QuestionsTable>, Stamps>
-/** A new post or question: its kind and its columns. */
-export type NewContent =
-  | { table: 'spotlights'; columns: SpotlightColumns }
-  | { table: 'questions'; columns: QuestionColumns }
+/** The columns a write of each kind gives. */
+export interface ContentColumns {
+  spotlight: SpotlightColumns
+  question: QuestionColumns
+}
 /** Any column a write of a post or a question may change. */
 export type ContentChanges = Partial<SpotlightColumns & QuestionColumns>
-export type ContentRow = Selectable<SpotlightsTable> | Selectable<QuestionsTable>
+/** The stored row of each kind. */
+export interface ContentRows {
+  spotlight: Selectable<SpotlightsTable>
+  question: Selectable<QuestionsTable>
+}
+export type ContentRow = ContentRows[ContentKind]
 
-export async function findContentByKey(
-  db: Queryable,
-  orgId: number,
-  table: ContentTable,
-  key: string,
-): Promise<ContentRow | undefined> {
-  return db
-    .selectFrom(table)
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where('external_key', '=', key)
-    .executeTakeFirst()
+const ROWS_BY_KEY: {
+  [K in ContentKind]: (db: Queryable, orgId: number, key: string) => Promise<ContentRows[K] | undefined>
+} = {
+  spotlight: (db, orgId, key) =>
+    db
+      .selectFrom('spotlights')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('external_key', '=', key)
+      .executeTakeFirst(),
+  question: (db, orgId, key) =>
+    db
+      .selectFrom('questions')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('external_key', '=', key)
+      .executeTakeFirst(),
 }
 
-export async function insertContent(
+/** A post or question by its import key. */
+export async function findContentByKey<K extends ContentKind>(
   db: Queryable,
   orgId: number,
-  item: NewContent,
+  kind: K,
+  key: string,
+): Promise<ContentRows[K] | undefined> {
+  return ROWS_BY_KEY[kind](db, orgId, key)
+}
+
+interface InsertStamps {
+  org_id: number
+  external_key: string | null
+  created_at: number
+  updated_at: number
+}
+
+const INSERTS: {
+  [K in ContentKind]: (db: Queryable, values: ContentColumns[K] & InsertStamps) => Promise<{ id: number }>
+} = {
+  spotlight: (db, values) =>
+    db.insertInto('spotlights').values(values).returning('id').executeTakeFirstOrThrow(),
+  question: (db, values) =>
+    db.insertInto('questions').values(values).returning('id').executeTakeFirstOrThrow(),
+}
+
+export async function insertContent<K extends ContentKind>(
+  db: Queryable,
+  orgId: number,
+  kind: K,
+  columns: ContentColumns[K],
   key: string | null,
   now: number,
 ): Promise<number> {
   const stamps = { org_id: orgId, external_key: key, created_at: now, updated_at: now }
-  const { id } =
-    item.table === 'spotlights'
-      ? await db
-          .insertInto('spotlights')
-          .values({ ...item.columns, ...stamps })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      : await db
-          .insertInto('questions')
-          .values({ ...item.columns, ...stamps })
-          .returning('id')
-          .executeTakeFirstOrThrow()
+  const { id } = await INSERTS[kind](db, { ...columns, ...stamps })
   return id
 }
 
 export async function updateContent(
   db: Queryable,
   orgId: number,
-  table: ContentTable,
+  kind: ContentKind,
   id: number,
   changes: ContentChanges & { updated_at?: number },
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return
-  await db.updateTable(table).set(changes).where('org_id', '=', orgId).where('id', '=', id).execute()
+  await db
+    .updateTable(CONTENT_KINDS[kind].table)
+    .set(changes)
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .execute()
 }
 
-export async function deleteContent(db: Queryable, orgId: number, table: ContentTable, id: number) {
+export async function deleteContent(db: Queryable, orgId: number, kind: ContentKind, id: number) {
   const result = await db
-    .deleteFrom(table)
+    .deleteFrom(CONTENT_KINDS[kind].table)
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .executeTakeFirst()
@@ -266,9 +311,9 @@ export async function replaceTaggedExperts(db: Queryable, spotlightId: number, e
 }
 
 /** Tag ids on a post or question, in order. */
-export async function listTagIds(db: Queryable, table: TaggingTable, ownerId: number): Promise<number[]> {
+export async function listTagIds(db: Queryable, kind: ContentKind, ownerId: number): Promise<number[]> {
   const rows = await db
-    .selectFrom(table)
+    .selectFrom(CONTENT_KINDS[kind].taggings)
     .select('content_tag_id')
     .where('owner_id', '=', ownerId)
     .orderBy('position')
@@ -278,10 +323,11 @@ export async function listTagIds(db: Queryable, table: TaggingTable, ownerId: nu
 
 export async function replaceTags(
   db: Queryable,
-  table: TaggingTable,
+  kind: ContentKind,
   ownerId: number,
   tagIds: readonly number[],
 ) {
+  const table: TaggingTable = CONTENT_KINDS[kind].taggings
   await db.deleteFrom(table).where('owner_id', '=', ownerId).execute()
   if (tagIds.length > 0)
     await db

@@ -1,26 +1,28 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import type { AppContext } from '../app-context.js'
+import { CONTENT_KIND_NAMES, type ContentKind } from '../db/content-kinds.js'
 import { audienceOf } from '../derived/audience.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { typedRoutes } from '../http/typed-routes.js'
 import { itemTarget } from '../kept-reads/read-targets.js'
+import { CONTENT_API } from './kinds.js'
 import { contentDocument } from './read.js'
-import { QuestionParams, QuestionRead, SpotlightParams, SpotlightRead } from './schemas.js'
+import type { SpotlightParams } from './schemas.js'
 
 /** Both reads take the same path parameters. */
 type ItemPath = Static<typeof SpotlightParams>
 
 const errors = { '4xx': ErrorEnvelope }
 
-/** Read-only content: `/v2/spotlight/:corporation/:id` and `/v2/qanda/:corporation/:id`. */
+/** Read-only content: each kind's `/v2/<path>/:corporation/:id` (`/v2/spotlight/...`, `/v2/qanda/...`). */
 export async function contentRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
   const app = typedRoutes(untyped)
   const { db } = context
   const send = async (
     request: { params: ItemPath; principal: FastifyRequest['principal'] },
-    kind: 'spotlight' | 'question',
+    kind: ContentKind,
     reply: FastifyReply,
   ) => {
     const { corporation, id } = request.params
@@ -29,33 +31,20 @@ export async function contentRoutes(untyped: FastifyInstance, context: AppContex
     return sendDocument(reply, await contentDocument(db, kind, corporation, id, audience, serialize))
   }
 
-  app.get(
-    '/v2/spotlight/:corporation/:id',
-    {
-      config: { scope: 'read:public', readTarget: itemTarget('spotlight') },
-      schema: {
-        operationId: 'getSpotlight',
-        tags: ['content'],
-        summary: 'Get a post ("spotlight") with its tags and page metadata',
-        params: SpotlightParams,
-        response: { 200: Success(SpotlightRead), ...errors },
+  for (const kind of CONTENT_KIND_NAMES) {
+    const { path, params, read, operations } = CONTENT_API[kind]
+    app.get(
+      `/v2/${path}/:corporation/:id`,
+      {
+        config: { scope: 'read:public', readTarget: itemTarget(kind) },
+        schema: {
+          ...operations.read,
+          tags: ['content'],
+          params,
+          response: { 200: Success(read), ...errors },
+        },
       },
-    },
-    async (request, reply) => send(request, 'spotlight', reply),
-  )
-
-  app.get(
-    '/v2/qanda/:corporation/:id',
-    {
-      config: { scope: 'read:public', readTarget: itemTarget('question') },
-      schema: {
-        operationId: 'getQuestion',
-        tags: ['content'],
-        summary: 'Get a Q&A item with its answers, tags and page metadata',
-        params: QuestionParams,
-        response: { 200: Success(QuestionRead), ...errors },
-      },
-    },
-    async (request, reply) => send(request, 'question', reply),
-  )
+      async (request, reply) => send(request, kind, reply),
+    )
+  }
 }

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
+import type { ContentKind } from './content-kinds.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
 import type { SsoTables } from './sso-schema.js'
@@ -444,7 +445,7 @@ export interface QuestionSearchTable extends ContentSearchRow {
   hidden_answers: string
 }
 
-export type DocumentKind = 'expert' | 'spotlight' | 'question'
+export type DocumentKind = 'expert' | ContentKind
 
 /** A stored read document (migration 0009_read_documents): the response bytes and their ETag. */
 export interface ReadDocumentsTable {

@@ -1,20 +1,14 @@
+import { CONTENT_KIND_NAMES, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import { bumpOrganizationVersion, deleteDocument } from './read-documents.js'
 import { bumpExpertSearchVersion } from './search-index.js'
 import {
+  refreshContentSearch,
   refreshExpertsSearch,
-  refreshQuestionSearch,
-  refreshSpotlightSearch,
   removeExpertSearch,
   touchExpertsSearch,
 } from './search-maintenance.js'
-import {
-  type ContentTable,
-  listItemsOfExpert,
-  staleContentShowingExperts,
-  touchContent,
-  touchExperts,
-} from './versions.js'
+import { listItemsOfExpert, staleContentShowingExperts, touchContent, touchExperts } from './versions.js'
 
 /**
  * The hub every write and delete of the features passes through, inside the write's transaction: it
@@ -62,11 +56,11 @@ export async function profileChanged(
 export async function contentChanged(
   trx: Queryable,
   orgId: number,
-  table: ContentTable,
+  kind: ContentKind,
   id: number,
   now: number,
 ): Promise<void> {
-  await touchContent(trx, orgId, table, id, now)
+  await touchContent(trx, orgId, kind, id, now)
 }
 
 /**
@@ -79,13 +73,13 @@ export async function contentChanged(
 export async function itemChanged(
   trx: Queryable,
   orgId: number,
-  table: ContentTable,
+  kind: ContentKind,
   id: number,
   experts: readonly number[],
   now: number,
 ): Promise<void> {
-  await contentChanged(trx, orgId, table, id, now)
-  await refreshItemSearch(trx, orgId, table, id)
+  await contentChanged(trx, orgId, kind, id, now)
+  await refreshContentSearch(trx, orgId, kind, id)
   await profileChanged(trx, orgId, experts, now)
   await bumpExpertSearchVersion(trx, orgId)
 }
@@ -97,13 +91,13 @@ export async function itemChanged(
 export async function itemDeleted(
   trx: Queryable,
   orgId: number,
-  table: ContentTable,
+  kind: ContentKind,
   id: number,
   experts: readonly number[],
   now: number,
 ): Promise<void> {
-  await deleteDocument(trx, table === 'spotlights' ? 'spotlight' : 'question', id)
-  await refreshItemSearch(trx, orgId, table, id)
+  await deleteDocument(trx, kind, id)
+  await refreshContentSearch(trx, orgId, kind, id)
   await profileChanged(trx, orgId, experts, now)
   await bumpExpertSearchVersion(trx, orgId)
 }
@@ -126,17 +120,12 @@ export async function expertDeleted(
   await removeExpertSearch(trx, orgId, expertId)
   if (!(await remove())) return false
   await deleteDocument(trx, 'expert', expertId)
-  for (const id of items.spotlights) {
-    await contentChanged(trx, orgId, 'spotlights', id, now)
-    await refreshSpotlightSearch(trx, orgId, id)
+  for (const kind of CONTENT_KIND_NAMES) {
+    for (const id of items[kind]) {
+      await contentChanged(trx, orgId, kind, id, now)
+      // A question's answers by a deleted expert went with it: its search row was rebuilt without them before.
+      if (kind === 'spotlight') await refreshContentSearch(trx, orgId, kind, id)
+    }
   }
-  for (const id of items.questions) await contentChanged(trx, orgId, 'questions', id, now)
   return true
-}
-
-/** Rebuilds a post's or question's search row; removes it when the item is gone. */
-function refreshItemSearch(trx: Queryable, orgId: number, table: ContentTable, id: number) {
-  return table === 'spotlights'
-    ? refreshSpotlightSearch(trx, orgId, id)
-    : refreshQuestionSearch(trx, orgId, id)
 }

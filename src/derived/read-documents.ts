@@ -1,4 +1,5 @@
 import type { Insertable, JoinBuilder } from 'kysely'
+import { byContentKind, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import { reusableQuery } from '../db/reusable-query.js'
@@ -98,11 +99,11 @@ export function findExpertDocumentOn(
   return expertDocument.readOn(reads, db, orgId, username, type, audience, minPublished, maxPrivate)
 }
 
-const contentDocument = (table: 'spotlights' | 'questions', kind: DocumentKind) =>
+const contentDocument = (kind: ContentKind) =>
   reusableQuery(
     (db: Queryable, orgId: number, id: number, audience: Audience, minPublished: number) =>
       db
-        .selectFrom(`${table} as item` as 'spotlights as item')
+        .selectFrom(`${CONTENT_KINDS[kind].table} as item` as 'spotlights as item')
         .leftJoin('read_documents', (join) => currentDocument(join, kind, 'item', audience))
         .select([
           'item.id as id',
@@ -117,15 +118,12 @@ const contentDocument = (table: 'spotlights' | 'questions', kind: DocumentKind) 
     `read_${kind}_document`,
   )
 
-const CONTENT_DOCUMENTS = {
-  spotlight: contentDocument('spotlights', 'spotlight'),
-  question: contentDocument('questions', 'question'),
-}
+const CONTENT_DOCUMENTS = byContentKind(contentDocument)
 
 /** A post (`spotlight`) or question by id when `audience` may see it, with its document for that audience when current. */
 export async function findContentDocument(
   db: Queryable,
-  kind: 'spotlight' | 'question',
+  kind: ContentKind,
   orgId: number,
   id: number,
   audience: Audience,
@@ -144,7 +142,7 @@ export async function findContentDocument(
 export function findContentDocumentOn(
   reads: ReadConnection,
   db: Queryable,
-  kind: 'spotlight' | 'question',
+  kind: ContentKind,
   orgId: number,
   id: number,
   audience: Audience,

@@ -1,3 +1,4 @@
+import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import { profileVisibleTo } from './audience.js'
 import { expertDocument, questionDocument, spotlightDocument } from './search-documents.js'
@@ -72,7 +73,7 @@ async function indexAnswersOf(db: Queryable, orgId: number, expertIds: number[])
 async function indexSpotlights(db: Queryable, orgId: number, ids: number[]): Promise<void> {
   if (ids.length === 0) return
   const posts = await readSpotlightsForIndex(db, orgId, ids)
-  const tags = await readTagNamesForIndex(db, orgId, 'spotlight_tags', ids)
+  const tags = await readTagNamesForIndex(db, orgId, CONTENT_KINDS.spotlight.taggings, ids)
   await replaceSpotlightRows(
     db,
     orgId,
@@ -85,7 +86,7 @@ async function indexQuestions(db: Queryable, orgId: number, ids: number[], excep
   if (ids.length === 0) return
   const questions = await readQuestionsForIndex(db, orgId, ids)
   const answers = groupBy(await readAnswersForIndex(db, orgId, ids, exceptExpert), (row) => row.question_id)
-  const tags = await readTagNamesForIndex(db, orgId, 'question_tags', ids)
+  const tags = await readTagNamesForIndex(db, orgId, CONTENT_KINDS.question.taggings, ids)
   await replaceQuestionRows(
     db,
     orgId,
@@ -132,18 +133,21 @@ export async function removeExpertSearch(db: Queryable, orgId: number, expertId:
   await indexQuestions(db, orgId, await questionsAnsweredBy(db, orgId, expertId), expertId)
 }
 
-/** Rebuilds one post's index row (or removes it if the post is gone). */
-export async function refreshSpotlightSearch(
+/** Each content kind's indexer: rebuilds the index rows of its items `ids` (removes those that are gone). */
+const CONTENT_INDEXERS: Record<ContentKind, (db: Queryable, orgId: number, ids: number[]) => Promise<void>> =
+  {
+    spotlight: indexSpotlights,
+    question: (db, orgId, ids) => indexQuestions(db, orgId, ids),
+  }
+
+/** Rebuilds one post's or question's index row, a question's answers included (or removes it if the item is gone). */
+export async function refreshContentSearch(
   db: Queryable,
   orgId: number,
-  spotlightId: number,
+  kind: ContentKind,
+  id: number,
 ): Promise<void> {
-  await indexSpotlights(db, orgId, [spotlightId])
-}
-
-/** Rebuilds one question's index row, answers included (or removes it if the question is gone). */
-export async function refreshQuestionSearch(db: Queryable, orgId: number, questionId: number): Promise<void> {
-  await indexQuestions(db, orgId, [questionId])
+  await CONTENT_INDEXERS[kind](db, orgId, [id])
 }
 
 /**
@@ -158,15 +162,12 @@ export async function rebuildSearchIndex(db: Queryable, orgId: number): Promise<
     await indexExperts(db, orgId, ids)
     after = last
   }
-  for (const [table, index] of [
-    ['spotlights', indexSpotlights],
-    ['questions', indexQuestions],
-  ] as const) {
+  for (const kind of CONTENT_KIND_NAMES) {
     for (let after = 0; ; ) {
-      const ids = await listIds(db, table, orgId, after, BATCH)
+      const ids = await listIds(db, CONTENT_KINDS[kind].table, orgId, after, BATCH)
       const last = ids.at(-1)
       if (last === undefined) break
-      await index(db, orgId, ids)
+      await CONTENT_INDEXERS[kind](db, orgId, ids)
       after = last
     }
   }

@@ -1,13 +1,11 @@
 import { inChunks } from '../db/chunks.js'
+import { CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 
 /**
  * The versions derived state is built from: a write sets a record's `updated_at` (the `modified` of
  * reads) and bumps its `doc_version`, so its stored read document is rebuilt on the next read.
  */
-
-/** The two content tables: posts (`spotlights`) and Q&A items (`questions`). */
-export type ContentTable = 'spotlights' | 'questions'
 
 /**
  * Sets `updated_at` of some experts of the organization and bumps their `doc_version` (their read
@@ -36,15 +34,9 @@ export async function touchExperts(
 }
 
 /** A write changed the item: its `modified`, and the version its read document must be built from. */
-export async function touchContent(
-  db: Queryable,
-  orgId: number,
-  table: ContentTable,
-  id: number,
-  now: number,
-) {
+export async function touchContent(db: Queryable, orgId: number, kind: ContentKind, id: number, now: number) {
   await db
-    .updateTable(table)
+    .updateTable(CONTENT_KINDS[kind].table)
     .set((eb) => ({ updated_at: now, doc_version: eb('doc_version', '+', 1) }))
     .where('org_id', '=', orgId)
     .where('id', '=', id)
@@ -90,7 +82,7 @@ export async function listItemsOfExpert(db: Queryable, expertId: number) {
     db.selectFrom('answers').select('question_id as id').where('expert_id', '=', expertId).execute(),
   ])
   return {
-    spotlights: [...new Set(posts.map((row) => row.id))],
-    questions: [...new Set(questions.map((row) => row.id))],
-  }
+    spotlight: [...new Set(posts.map((row) => row.id))],
+    question: [...new Set(questions.map((row) => row.id))],
+  } satisfies Record<ContentKind, number[]>
 }

@@ -1,3 +1,4 @@
+import type { ContentKind } from '../db/content-kinds.js'
 import type { Database } from '../db/database.js'
 import { SqliteError } from '../db/sqlite.js'
 import {
@@ -23,7 +24,7 @@ export interface DirectoryLookups {
   /** The directory with a public expert by username. */
   expertView(orgId: number, username: string): Promise<RecordView | undefined>
   /** The directory with a public post (`spotlight`) or question by id. */
-  contentView(kind: 'spotlight' | 'question', orgId: number, id: number): Promise<RecordView | undefined>
+  contentView(kind: ContentKind, orgId: number, id: number): Promise<RecordView | undefined>
   /** The directory with the organization's search version (src/derived/search-index.ts). */
   searchView(orgId: number): Promise<SearchView | undefined>
 }
@@ -88,7 +89,7 @@ export function directoryLookups(database: Database): DirectoryLookups {
         ),
       () => queries.expert(orgId, username),
     )
-  const content = (kind: 'spotlight' | 'question', orgId: number, id: number) =>
+  const content = (kind: ContentKind, orgId: number, id: number) =>
     kept(
       () =>
         lookups.get(

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { CONTENT_API } from '../content/kinds.js'
+import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import { profileVisibleTo } from '../derived/audience.js'
 import type { DocumentLookup } from '../derived/read-documents.js'
 import { ApiError } from '../errors.js'
@@ -83,10 +85,14 @@ const PAGE_METHODS: [string, readonly string[]][] = [
   ['/:corporation/', READ],
   ['/:corporation/:username', READ],
   ['/:corporation/:username/contact', [...READ, 'POST']],
-  ['/:corporation/spotlight/', READ],
-  ['/:corporation/qanda/', READ],
-  ['/:corporation/spotlight/:id', READ],
-  ['/:corporation/qanda/:id', READ],
+  ...CONTENT_KIND_NAMES.map((kind): [string, readonly string[]] => [
+    `/:corporation/${CONTENT_API[kind].path}/`,
+    READ,
+  ]),
+  ...CONTENT_KIND_NAMES.map((kind): [string, readonly string[]] => [
+    `/:corporation/${CONTENT_API[kind].path}/:id`,
+    READ,
+  ]),
 ]
 
 /** A 404 whose message is the page's sentence (the error page adds the way back). */
@@ -394,35 +400,40 @@ export async function directoryRoutes(
       contact.submit(request, reply, await scopeOf(request)),
     )
 
-    pages.get<{ Params: ItemParams }>('/:corporation/spotlight/:id', async (request, reply) => {
-      const id = await itemIdOf(request, 'Post')
-      const view = await viewOf(request, (orgId) => lookups.contentView('spotlight', orgId, id))
-      const scope = scopeWith(request, view?.site)
-      const found = view?.found
-      if (!found) throw missing(ITEM_GONE.Post)
-      const key = `post:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
-      return html(
-        reply,
-        await rendered.get(key, async () =>
-          Buffer.from(postPage(scope, await readPost(db, scope.site.id, id, found))),
-        ),
+    /** Each kind's page: the word its rendered pages are kept under, and how it renders. */
+    const ITEM_PAGES: Record<
+      ContentKind,
+      { keptAs: string; render(scope: PageScope, id: number, found: DocumentLookup): Promise<string> }
+    > = {
+      spotlight: {
+        keptAs: 'post',
+        render: async (scope, id, found) => postPage(scope, await readPost(db, scope.site.id, id, found)),
+      },
+      question: {
+        keptAs: 'question',
+        render: async (scope, id, found) =>
+          questionPage(scope, await readQuestion(db, scope.site.id, id, found)),
+      },
+    }
+    for (const kind of CONTENT_KIND_NAMES) {
+      const { noun } = CONTENT_KINDS[kind]
+      const page = ITEM_PAGES[kind]
+      pages.get<{ Params: ItemParams }>(
+        `/:corporation/${CONTENT_API[kind].path}/:id`,
+        async (request, reply) => {
+          const id = await itemIdOf(request, noun)
+          const view = await viewOf(request, (orgId) => lookups.contentView(kind, orgId, id))
+          const scope = scopeWith(request, view?.site)
+          const found = view?.found
+          if (!found) throw missing(ITEM_GONE[noun])
+          const key = `${page.keptAs}:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
+          return html(
+            reply,
+            await rendered.get(key, async () => Buffer.from(await page.render(scope, id, found))),
+          )
+        },
       )
-    })
-
-    pages.get<{ Params: ItemParams }>('/:corporation/qanda/:id', async (request, reply) => {
-      const id = await itemIdOf(request, 'Question')
-      const view = await viewOf(request, (orgId) => lookups.contentView('question', orgId, id))
-      const scope = scopeWith(request, view?.site)
-      const found = view?.found
-      if (!found) throw missing(ITEM_GONE.Question)
-      const key = `question:${scope.site.id}:${id}:${found.version}:${scope.site.version}:${scope.urls.base}`
-      return html(
-        reply,
-        await rendered.get(key, async () =>
-          Buffer.from(questionPage(scope, await readQuestion(db, scope.site.id, id, found))),
-        ),
-      )
-    })
+    }
 
     // Any other method on a page is a 405 page with `Allow` (the API's own fallback answers in JSON).
     for (const [url, allowed] of PAGE_METHODS) {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
+import { CONTENT_API } from '../content/kinds.js'
 import { absoluteMediaUrl } from '../storage/keys.js'
 
 /** The service's public base URL: `EXPERTDIR_PUBLIC_URL`, else the request's own scheme and host. */
@@ -39,8 +40,8 @@ export function directoryUrls(base: string, orgId: number) {
     expert: (username: string) => `${root}/${encodeURIComponent(username)}`,
     contact: (username: string, kind?: string) =>
       `${root}/${encodeURIComponent(username)}/contact${kind ? `?kind=${encodeURIComponent(kind)}` : ''}`,
-    post: (id: number) => `${root}/spotlight/${id}`,
-    question: (id: number) => `${root}/qanda/${id}`,
+    post: (id: number) => `${root}/${CONTENT_API.spotlight.path}/${id}`,
+    question: (id: number) => `${root}/${CONTENT_API.question.path}/${id}`,
     sitemap: (page?: number) => `${root}/sitemap.xml${page ? `?page=${page}` : ''}`,
     theme: (version: number) => `${root}/theme.css?v=${version}`,
     /** A stored photo or file: a media reference gets this address (src/storage/keys.ts); a URL is kept. */

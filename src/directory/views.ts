@@ -1,3 +1,4 @@
+import { byContentKind, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import { profileVisibleWithin, visibilityBounds } from '../derived/audience.js'
@@ -45,11 +46,11 @@ const expertView = reusableQuery(
   'directory_expert_view',
 )
 
-const contentView = (table: 'spotlights' | 'questions', kind: 'spotlight' | 'question') =>
+const contentView = (kind: ContentKind) =>
   reusableQuery(
     (db: Queryable, orgId: number, id: number, minPublished: number) =>
       selectDirectory(db, orgId)
-        .leftJoin(`${table} as item` as 'spotlights as item', (join) =>
+        .leftJoin(`${CONTENT_KINDS[kind].table} as item` as 'spotlights as item', (join) =>
           join
             .onRef('item.org_id', '=', 'organizations.id')
             .on('item.id', '=', id)
@@ -65,10 +66,7 @@ const contentView = (table: 'spotlights' | 'questions', kind: 'spotlight' | 'que
     `directory_${kind}_view`,
   )
 
-const CONTENT_VIEWS = {
-  spotlight: contentView('spotlights', 'spotlight'),
-  question: contentView('questions', 'question'),
-}
+const CONTENT_VIEWS = byContentKind(contentView)
 
 const searchView = reusableQuery(
   (db: Queryable, orgId: number) =>
@@ -111,7 +109,7 @@ export async function findExpertView(
 /** The directory with the public post or question `id` (found or not). */
 export async function findContentView(
   db: Queryable,
-  kind: 'spotlight' | 'question',
+  kind: ContentKind,
   orgId: number,
   id: number,
 ): Promise<RecordView | undefined> {

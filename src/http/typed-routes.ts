@@ -3,6 +3,7 @@ import type {
   ContextConfigDefault,
   FastifyBaseLogger,
   FastifyInstance,
+  FastifyRequest,
   FastifySchema,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
@@ -43,3 +44,15 @@ export type RouteOf<S extends FastifySchema> = RouteShorthandOptionsWithHandler<
 
 /** Types a route's options by its schemas (see RouteOf); returns them unchanged. */
 export const route = <const S extends FastifySchema>(options: RouteOf<S>): RouteOf<S> => options
+
+/**
+ * The body Fastify gives a route whose body schema is `S`: a route registered for several resources
+ * (each content kind) types its service calls with it, so that each resource's writes keep their own type.
+ */
+export type BodyOf<S> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  { body: S },
+  TypeBoxTypeProvider
+>['body']

@@ -1,10 +1,11 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
+import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import { isObject } from '../validation/guards.js'
 
-/** The kinds of record an import file holds. */
-export const RECORD_KINDS = ['organization', 'expert', 'spotlight', 'question'] as const
-export type RecordKind = (typeof RECORD_KINDS)[number]
+/** The kinds of record an import file holds: the organization, experts and every content kind. */
+export type RecordKind = 'organization' | 'expert' | ContentKind
+export const RECORD_KINDS: readonly RecordKind[] = ['organization', 'expert', ...CONTENT_KIND_NAMES]
 
 /** A record as read from the file, before validation, with where it was found. */
 export interface RawRecord {
@@ -22,7 +23,11 @@ export interface ImportIssue {
   message: string
 }
 
-const JSON_LISTS = { experts: 'expert', spotlights: 'spotlight', questions: 'question' } as const
+/** A JSON file's lists: `experts`, and each content kind's under its table's name (`spotlights`, `questions`). */
+const JSON_LISTS: ReadonlyMap<string, RecordKind> = new Map<string, RecordKind>([
+  ['experts', 'expert'],
+  ...CONTENT_KIND_NAMES.map((kind) => [CONTENT_KINDS[kind].table, kind] as const),
+])
 
 /**
  * Reads a JSON file (`{organization?, experts?, spotlights?, questions?}`) or an NDJSON file (one
@@ -63,12 +68,12 @@ function parseJsonDocument(document: unknown): { records: RawRecord[]; issues: I
   for (const [name, value] of Object.entries(document)) {
     if (name === 'organization') {
       records.push({ kind: 'organization', position: 'organization', data: value })
-    } else if (isListName(name)) {
-      if (!Array.isArray(value)) {
+    } else if (JSON_LISTS.has(name)) {
+      const kind = JSON_LISTS.get(name)
+      if (!Array.isArray(value) || kind === undefined) {
         issues.push({ position: name, field: '', message: 'must be an array' })
         continue
       }
-      const kind = JSON_LISTS[name]
       value.forEach((data, index) => {
         records.push({ kind, position: `${name}[${index}]`, data })
       })
@@ -82,8 +87,6 @@ function parseJsonDocument(document: unknown): { records: RawRecord[]; issues: I
   }
   return { records, issues }
 }
-
-const isListName = (name: string): name is keyof typeof JSON_LISTS => Object.hasOwn(JSON_LISTS, name)
 
 function parseNdjson(text: string): { records: RawRecord[]; issues: ImportIssue[] } {
   const records: RawRecord[] = []

@@ -1,5 +1,6 @@
 import { type TSchema, Type } from 'typebox'
 import { SeoInput } from '../content/schemas.js'
+import type { ContentKind } from '../db/content-kinds.js'
 import { ExpertCreate } from '../experts/schemas.js'
 import { ORGANIZATION_FIELDS } from '../profiles/organization.js'
 import {
@@ -92,6 +93,12 @@ export const ImportQuestion = Type.Object(
   },
   { additionalProperties: false },
 )
+
+/** Each content kind's import record; its `key` is the stable import key a re-import updates the item by. */
+export const CONTENT_RECORDS = {
+  spotlight: ImportSpotlight,
+  question: ImportQuestion,
+} as const satisfies Record<ContentKind, TSchema>
 
 /** The organization's public profile (the corporationprofile and corporationsocial sections). */
 export const ImportOrganization = Type.Object(

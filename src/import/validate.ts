@@ -1,4 +1,5 @@
 import type { Static, TSchema } from 'typebox'
+import { CONTENT_KINDS, isContentKind } from '../db/content-kinds.js'
 import { compileValidator, type Validator } from '../http/validation.js'
 import { DERIVED_SECTIONS, SINGLE_SECTIONS } from '../profiles/section-fields.js'
 import { isObject } from '../validation/guards.js'
@@ -146,7 +147,10 @@ export class RecordChecker {
     if (key !== undefined && kind !== 'organization') {
       const seen = `${kind}\u0000${key}`
       if (this.seenKeys.has(seen))
-        issue('key', `repeats the key of an earlier ${kind === 'spotlight' ? 'post' : kind}`)
+        issue(
+          'key',
+          `repeats the key of an earlier ${isContentKind(kind) ? CONTENT_KINDS[kind].noun.toLowerCase() : kind}`,
+        )
       this.seenKeys.add(seen)
     }
     if (kind === 'expert' && typeof data.email === 'string') {

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely'
 import { type ItemWrite, replaceAnswers, saveItem } from '../content/publishing.js'
 import { findContentByKey } from '../content/repository.js'
+import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { DB } from '../db/schema.js'
 import { profileChanged } from '../derived/changes.js'
 import { createAccounts, updateAccount, usernameAssigner } from '../experts/account.js'
@@ -21,6 +22,11 @@ import type {
 } from './validate.js'
 
 type Trx = Transaction<DB>
+
+interface ContentRecords {
+  spotlight: SpotlightRecord
+  question: QuestionRecord
+}
 
 export interface ImportCounts {
   created: number
@@ -231,7 +237,7 @@ async function writeExperts(
   }))
 }
 
-const seoOf = (seo: SpotlightRecord['seo']) => ({
+const seoOf = (seo: ContentRecords[ContentKind]['seo']) => ({
   title: seo?.title ?? null,
   description: seo?.description ?? null,
   keywords: seo?.keywords ?? null,
@@ -239,52 +245,85 @@ const seoOf = (seo: SpotlightRecord['seo']) => ({
   canonical_url: seo?.canonical_url ?? null,
 })
 
-const publicationOf = (record: SpotlightRecord | QuestionRecord): ItemWrite => ({
+const publicationOf = (record: ContentRecords[ContentKind]) => ({
   published: record.published ?? 0,
   published_date: record.published_date ?? null,
   seo: seoOf(record.seo),
   tags: record.tags ?? [],
 })
 
+/** How each kind's record becomes the service's write: a post's experts and a question's answers. */
+const ITEM_WRITES: {
+  [K in ContentKind]: (record: ContentRecords[K], expertId: (ref: string) => number) => ItemWrite<K>
+} = {
+  spotlight: (record, expertId) => ({
+    title: record.title,
+    html: record.html,
+    featured_image: record.featured_image ?? null,
+    expertIds: (record.experts ?? []).map(expertId),
+    ...publicationOf(record),
+  }),
+  question: (record) => ({
+    question: record.question,
+    details: record.details ?? null,
+    ...publicationOf(record),
+  }),
+}
+
+/** What a kind's record writes after the item itself: a question's answers, matched by their keys. */
+const AFTER_ITEM: {
+  [K in ContentKind]: (
+    trx: Trx,
+    orgId: number,
+    id: number,
+    record: ContentRecords[K],
+    expertId: (ref: string) => number,
+    now: number,
+  ) => Promise<boolean>
+} = {
+  spotlight: async () => false,
+  question: (trx, orgId, id, record, expertId, now) =>
+    replaceAnswers(
+      trx,
+      orgId,
+      id,
+      (record.answers ?? []).map((answer, position) => ({
+        key: answer.key ?? `#${position}`,
+        expertId: expertId(answer.expert),
+        answer: answer.answer,
+        ...(answer.created !== undefined ? { createdAt: answer.created * 1000 } : {}),
+      })),
+      now,
+    ),
+}
+
 /** A post or a question by its import key, through the same service as the API. */
-async function writeItem(
+async function writeItem<K extends ContentKind>(
   trx: Trx,
   orgId: number,
-  table: 'spotlights' | 'questions',
-  record: SpotlightRecord | QuestionRecord,
+  kind: K,
+  record: ContentRecords[K],
   expertId: (ref: string) => number,
   now: number,
 ) {
-  const existing = await findContentByKey(trx, orgId, table, record.key)
-  const fields: ItemWrite =
-    'html' in record
-      ? {
-          title: record.title,
-          html: record.html,
-          featured_image: record.featured_image ?? null,
-          expertIds: (record.experts ?? []).map(expertId),
-        }
-      : { question: record.question, details: record.details ?? null }
+  const existing = await findContentByKey(trx, orgId, kind, record.key)
   const saved = await saveItem(
     trx,
     orgId,
-    table,
+    kind,
     existing,
-    { ...fields, ...publicationOf(record) },
+    ITEM_WRITES[kind](record, expertId),
     now,
     record.key,
   )
-  let answersChanged = false
-  if (table === 'questions' && !('html' in record)) {
-    const answers = (record.answers ?? []).map((answer, position) => ({
-      key: answer.key ?? `#${position}`,
-      expertId: expertId(answer.expert),
-      answer: answer.answer,
-      ...(answer.created !== undefined ? { createdAt: answer.created * 1000 } : {}),
-    }))
-    answersChanged = await replaceAnswers(trx, orgId, saved.id, answers, now)
-  }
-  return { id: saved.id, outcome: outcomeOf(!existing, saved.changed || answersChanged) }
+  const afterChanged = await AFTER_ITEM[kind](trx, orgId, saved.id, record, expertId, now)
+  return { id: saved.id, outcome: outcomeOf(!existing, saved.changed || afterChanged) }
+}
+
+/** A checked record as its kind's record, or undefined when it is of another kind. */
+const RECORD_OF: { [K in ContentKind]: (checked: CheckedRecord) => ContentRecords[K] | undefined } = {
+  spotlight: (checked) => (checked.kind === 'spotlight' ? checked.valid.record : undefined),
+  question: (checked) => (checked.kind === 'question' ? checked.valid.record : undefined),
 }
 
 /** The records of a checked file, read again (each call starts from the beginning). */
@@ -350,21 +389,18 @@ export async function writeRecords(
     if (id === undefined) throw new Error(`The expert reference "${ref}" was not resolved.`)
     return id
   }
-  // Posts before questions, as the file's lists are ordered in a JSON file.
-  for (const kind of ['spotlight', 'question'] as const) {
+  // Each kind in the table's order (posts before questions, as a JSON file lists them).
+  const writeKind = async <K extends ContentKind>(kind: K) => {
+    const list = CONTENT_KINDS[kind].table
     for await (const checked of records()) {
-      if (checked.kind === 'spotlight' && kind === 'spotlight') {
-        const written = await writeItem(trx, orgId, 'spotlights', checked.valid.record, expertId, now)
-        result.spotlights[written.outcome]++
-        result.ids.spotlights.push(written.id)
-        onRecord()
-      } else if (checked.kind === 'question' && kind === 'question') {
-        const written = await writeItem(trx, orgId, 'questions', checked.valid.record, expertId, now)
-        result.questions[written.outcome]++
-        result.ids.questions.push(written.id)
-        onRecord()
-      }
+      const record = RECORD_OF[kind](checked)
+      if (record === undefined) continue
+      const written = await writeItem(trx, orgId, kind, record, expertId, now)
+      result[list][written.outcome]++
+      result.ids[list].push(written.id)
+      onRecord()
     }
   }
+  for (const kind of CONTENT_KIND_NAMES) await writeKind(kind)
   return result
 }

@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely'
+import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import type { ProfileType } from '../db/schema.js'
@@ -19,7 +20,7 @@ import { isPositiveId } from '../validation/text.js'
  */
 export type ReadTarget =
   | { kind: 'expert'; orgId: number; type: ProfileType; username: string }
-  | { kind: 'spotlight' | 'question'; orgId: number; id: number }
+  | { kind: ContentKind; orgId: number; id: number }
   | { kind: 'search'; orgId: number }
 
 export type ReadTargetKind = ReadTarget['kind']
@@ -52,7 +53,7 @@ export function versionStatement(kind: ReadTargetKind, placeholder: Placeholder)
         from expert_search_versions v where v.org_id = ${placeholder(1, 'bigint')}`
     default:
       return `select cast(i.doc_version as text) as version
-        from ${kind === 'spotlight' ? 'spotlights' : 'questions'} i
+        from ${CONTENT_KINDS[kind].table} i
         where i.org_id = ${placeholder(1, 'bigint')} and i.id = ${placeholder(2, 'bigint')}`
   }
 }
@@ -69,7 +70,7 @@ export function versionParameters(target: ReadTarget): (string | number)[] {
   }
 }
 
-export const READ_TARGET_KINDS: readonly ReadTargetKind[] = ['expert', 'spotlight', 'question', 'search']
+export const READ_TARGET_KINDS: readonly ReadTargetKind[] = ['expert', ...CONTENT_KIND_NAMES, 'search']
 
 /** The version statement of a target and its parameters. */
 export function targetVersionSql(
@@ -138,7 +139,7 @@ export function expertTarget(type: ProfileType): TargetOf {
   }
 }
 
-export function itemTarget(kind: 'spotlight' | 'question'): TargetOf {
+export function itemTarget(kind: ContentKind): TargetOf {
   return (params) => {
     const orgId = corporationOf(params)
     const id = param(params, 'id')

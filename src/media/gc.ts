@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { CONTENT_KIND_NAMES, CONTENT_KINDS } from '../db/content-kinds.js'
 import type { DB } from '../db/schema.js'
 import { mediaNamesIn } from '../storage/keys.js'
 import type { MediaStorage } from '../storage/storage.js'
@@ -36,8 +37,8 @@ async function namesInUse(db: Kysely<DB>): Promise<Set<string>> {
     if (!last) break
     after = last.id
   }
-  for (const table of ['spotlights', 'questions'] as const) {
-    const rows = await db.selectFrom(table).selectAll().execute()
+  for (const kind of CONTENT_KIND_NAMES) {
+    const rows = await db.selectFrom(CONTENT_KINDS[kind].table).selectAll().execute()
     for (const row of rows)
       add(...Object.values(row).map((value) => (typeof value === 'string' ? value : null)))
   }

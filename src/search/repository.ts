@@ -1,4 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
+import { CONTENT_KINDS, type ContentKind, type TaggingTable } from '../db/content-kinds.js'
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ProfileType } from '../db/schema.js'
 import { type Audience, profileVisibleSql } from '../derived/audience.js'
@@ -257,10 +258,10 @@ export interface ContentCriteria {
   month?: number
 }
 
-/** What differs between post search and question search. */
+/** What differs between post search and question search: where each kind is stored, and how it ranks. */
 interface ContentIndex {
-  table: 'spotlight_search' | 'question_search'
-  key: 'spotlight_id' | 'question_id'
+  table: (typeof CONTENT_KINDS)[ContentKind]['search']['table']
+  key: (typeof CONTENT_KINDS)[ContentKind]['search']['key']
   /** bm25 weights of the FTS columns, in column order. */
   bm25: string
   /** PostgreSQL's ts_rank weights of the setweight letters, in its order: D, C, B, A. */
@@ -270,29 +271,29 @@ interface ContentIndex {
    * PostgreSQL setweight letters. The other columns hold what only `read` sees.
    */
   publicText?: { columns: string; weights: string }
-  tagTable: 'spotlight_tags' | 'question_tags'
+  tagTable: TaggingTable
   /** The table linking an item to experts and its item column. */
-  people: { table: 'spotlight_experts' | 'answers'; owner: 'spotlight_id' | 'question_id' }
+  people: (typeof CONTENT_KINDS)[ContentKind]['people']
 }
 
-export const SPOTLIGHT_INDEX: ContentIndex = {
-  table: 'spotlight_search',
-  key: 'spotlight_id',
-  bm25: '10.0, 1.0',
-  rankWeights: '{0.1, 0.2, 0.4, 1.0}',
-  tagTable: 'spotlight_tags',
-  people: { table: 'spotlight_experts', owner: 'spotlight_id' },
-}
+/** A kind's tables, as src/db/content-kinds.ts names them. */
+const storedAs = (kind: ContentKind) => ({
+  table: CONTENT_KINDS[kind].search.table,
+  key: CONTENT_KINDS[kind].search.key,
+  tagTable: CONTENT_KINDS[kind].taggings,
+  people: CONTENT_KINDS[kind].people,
+})
 
-export const QUESTION_INDEX: ContentIndex = {
-  table: 'question_search',
-  key: 'question_id',
-  // Hidden experts' answers (setweight B) rank as the others' (D).
-  bm25: '10.0, 3.0, 1.0, 1.0',
-  rankWeights: '{0.1, 0.2, 0.1, 1.0}',
-  publicText: { columns: '{question details answers}', weights: 'ACD' },
-  tagTable: 'question_tags',
-  people: { table: 'answers', owner: 'question_id' },
+/** Each content kind's index. */
+export const CONTENT_INDEXES: Record<ContentKind, ContentIndex> = {
+  spotlight: { ...storedAs('spotlight'), bm25: '10.0, 1.0', rankWeights: '{0.1, 0.2, 0.4, 1.0}' },
+  question: {
+    ...storedAs('question'),
+    // Hidden experts' answers (setweight B) rank as the others' (D).
+    bm25: '10.0, 3.0, 1.0, 1.0',
+    rankWeights: '{0.1, 0.2, 0.1, 1.0}',
+    publicText: { columns: '{question details answers}', weights: 'ACD' },
+  },
 }
 
 type ContentFacet = 'tags' | 'people' | 'year'
@@ -440,13 +441,9 @@ export async function readQuestionsByIds(db: Queryable, orgId: number, ids: numb
 }
 
 /** Tags of the listed items, in each item's order. */
-export async function readTagsOf(
-  db: Queryable,
-  orgId: number,
-  table: 'spotlight_tags' | 'question_tags',
-  ownerIds: number[],
-) {
+export async function readTagsOf(db: Queryable, orgId: number, kind: ContentKind, ownerIds: number[]) {
   if (ownerIds.length === 0) return []
+  const table = CONTENT_KINDS[kind].taggings
   return db
     .selectFrom(table)
     .innerJoin('content_tags', 'content_tags.id', `${table}.content_tag_id`)

@@ -7,20 +7,19 @@ import { validationError } from '../errors.js'
 import { cacheOf } from '../kept-reads/result-cache.js'
 import { expertListItem, questionListItem, spotlightListItem } from './mapping.js'
 import {
+  CONTENT_INDEXES,
   type ContentCriteria,
   countContent,
   countContentFacets,
   countExpertMatches,
   type ExpertCriteria,
   type ExpertSort,
-  QUESTION_INDEX,
   readAnsweringExpertsOf,
   readListItems,
   readQuestionsByIds,
   readSpotlightsByIds,
   readTaggedExpertsOf,
   readTagsOf,
-  SPOTLIGHT_INDEX,
   searchContentIds,
   searchExpertIds,
   type TextQuery,
@@ -160,13 +159,13 @@ export async function searchSpotlights(
     ...(input.month !== undefined ? { month: input.month } : {}),
   }
   const [ids, total, facets] = await Promise.all([
-    searchContentIds(db, dialect, SPOTLIGHT_INDEX, orgId, criteria, paging(input)),
-    countContent(db, dialect, SPOTLIGHT_INDEX, orgId, criteria),
-    countContentFacets(db, dialect, SPOTLIGHT_INDEX, orgId, criteria),
+    searchContentIds(db, dialect, CONTENT_INDEXES.spotlight, orgId, criteria, paging(input)),
+    countContent(db, dialect, CONTENT_INDEXES.spotlight, orgId, criteria),
+    countContentFacets(db, dialect, CONTENT_INDEXES.spotlight, orgId, criteria),
   ])
   const [posts, tags, experts] = await Promise.all([
     readSpotlightsByIds(db, orgId, ids),
-    readTagsOf(db, orgId, 'spotlight_tags', ids),
+    readTagsOf(db, orgId, 'spotlight', ids),
     readTaggedExpertsOf(db, orgId, ids, audience),
   ])
   const tagsOf = byOwner(tags)
@@ -190,13 +189,13 @@ export async function searchQuestions(
   const { db, dialect } = target
   const criteria = contentCriteria(input, input.answered_by, audience)
   const [ids, total, facets] = await Promise.all([
-    searchContentIds(db, dialect, QUESTION_INDEX, orgId, criteria, paging(input)),
-    countContent(db, dialect, QUESTION_INDEX, orgId, criteria),
-    countContentFacets(db, dialect, QUESTION_INDEX, orgId, criteria),
+    searchContentIds(db, dialect, CONTENT_INDEXES.question, orgId, criteria, paging(input)),
+    countContent(db, dialect, CONTENT_INDEXES.question, orgId, criteria),
+    countContentFacets(db, dialect, CONTENT_INDEXES.question, orgId, criteria),
   ])
   const [questions, tags, experts] = await Promise.all([
     readQuestionsByIds(db, orgId, ids),
-    readTagsOf(db, orgId, 'question_tags', ids),
+    readTagsOf(db, orgId, 'question', ids),
     readAnsweringExpertsOf(db, orgId, ids, audience),
   ])
   const tagsOf = byOwner(tags)

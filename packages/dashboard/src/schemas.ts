@@ -49,6 +49,23 @@ export interface ContentSchema {
 export const CONTENT_SCHEMAS: Readonly<Record<'post' | 'question' | 'answer', ContentSchema>> =
   generated.content
 
+/** How the server names each content kind: its API path word and the words the screens use. */
+export interface ContentKindWords {
+  path: string
+  noun: string
+  heading: string
+  singular: string
+  plural: string
+  /** The field that names an item in lists. */
+  titleField: string
+  /** Who an item shows, before their names: "With", "Answered by". */
+  people: string
+}
+
+/** Posts (`spotlight`) and Q&A items (`question`), from the server's table of content kinds. */
+export const CONTENT_KIND_WORDS: Readonly<Record<'spotlight' | 'question', ContentKindWords>> =
+  generated.contentKinds
+
 export const SECTION_SCHEMAS: readonly SectionSchema[] = generated.sections.map((section) => ({
   ...section,
   shape: section.shape === 'single' || section.shape === 'names' ? section.shape : 'list',

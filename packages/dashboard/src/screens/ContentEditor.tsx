@@ -181,9 +181,9 @@ function ItemEditor({ kind, id, item }: { kind: ContentKind; id: number; item: C
         {notice ? <Notice>{notice}</Notice> : null}
       </section>
       <section className="card" aria-labelledby="content-title">
-        <h2 id="content-title">{kind.kind === 'post' ? 'Post' : 'Question'}</h2>
+        <h2 id="content-title">{kind.noun}</h2>
         <ElementForm
-          title={kind.kind === 'post' ? 'Post' : 'Question'}
+          title={kind.noun}
           fields={fields}
           element={item.element}
           mode="update"
@@ -234,8 +234,8 @@ function SearchEngines({
         <h2>Search engines</h2>
       </summary>
       <p className="muted">
-        Left empty, the page title is the {kind.kind === 'post' ? 'title' : 'question'}, the description the
-        text's beginning, the keywords the tags and the share image the featured image.
+        Left empty, the page title is the {kind.titleField}, the description the text's beginning, the
+        keywords the tags and the share image the featured image.
       </p>
       <ElementForm
         title="Search engines"

@@ -66,7 +66,7 @@ function ContentList({
     go(contentSearchOf({ ...search, page: undefined, ...change }))
   const total = list.data?.total ?? 0
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
-  const noun = (count: number) => `${count} ${kind.singular}${count === 1 ? '' : 's'}`
+  const noun = (count: number) => `${count} ${count === 1 ? kind.singular : kind.plural}`
 
   return (
     <div className="content-list">
@@ -77,13 +77,13 @@ function ContentList({
         </Link>
       </div>
       <SearchBar
-        label={`Search ${kind.heading === 'Q&A' ? 'questions' : 'posts'}`}
+        label={`Search ${kind.plural}`}
         q={search.q}
         status={search.status}
         onSearch={(q) => set({ q })}
         onStatus={(status) => go(contentSearchOf({ ...search, page: undefined, status }))}
       />
-      {list.isPending ? <Loading what={`${kind.singular}s`} /> : null}
+      {list.isPending ? <Loading what={kind.plural} /> : null}
       {list.isError ? <ErrorNote error={list.error} retry={() => void list.refetch()} /> : null}
       {list.data ? (
         <>
@@ -107,9 +107,7 @@ function ContentList({
                       {[
                         dateOf(row.published_date),
                         row.tags.join(', '),
-                        row.people.length
-                          ? `${kind.kind === 'post' ? 'With' : 'Answered by'} ${row.people.join(', ')}`
-                          : '',
+                        row.people.length ? `${kind.people} ${row.people.join(', ')}` : '',
                       ]
                         .filter(Boolean)
                         .join(' · ')}

@@ -1,36 +1,27 @@
-import { CONTENT_SCHEMAS, type ContentSchema } from '../schemas.ts'
+import { CONTENT_KIND_WORDS, CONTENT_SCHEMAS, type ContentKindWords, type ContentSchema } from '../schemas.ts'
 
-/** Posts ("spotlight") and Q&A items share one list screen and one editor; this says how they differ. */
-export interface ContentKind {
+/**
+ * Posts ("spotlight") and Q&A items share one list screen and one editor; this says how they differ.
+ * The path word and the words come from the server's table of content kinds (generated).
+ */
+export interface ContentKind extends ContentKindWords {
   kind: 'post' | 'question'
-  /** The API's path segment: /v2/spotlight or /v2/qanda. */
-  segment: 'spotlight' | 'qanda'
   /** The dashboard's route. */
   route: '/posts' | '/questions'
-  heading: string
-  singular: string
-  /** The field that names an item in lists. */
-  titleField: 'title' | 'question'
   schema: ContentSchema
 }
 
 export const POSTS: ContentKind = {
+  ...CONTENT_KIND_WORDS.spotlight,
   kind: 'post',
-  segment: 'spotlight',
   route: '/posts',
-  heading: 'Posts',
-  singular: 'post',
-  titleField: 'title',
   schema: CONTENT_SCHEMAS.post,
 }
 
 export const QUESTIONS: ContentKind = {
+  ...CONTENT_KIND_WORDS.question,
   kind: 'question',
-  segment: 'qanda',
   route: '/questions',
-  heading: 'Q&A',
-  singular: 'question',
-  titleField: 'question',
   schema: CONTENT_SCHEMAS.question,
 }
 
