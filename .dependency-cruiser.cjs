@@ -27,6 +27,8 @@ const LAYERS = [
   // Single sign-on: signs people in through the sessions' own way and creates them through people/.
   ['media', 'sso'],
   ['import', 'system', 'staff', 'dashboard'],
+  // The works importer: merges what the scholarly sources find and writes claimed works as articles.
+  ['works'],
   // The admin API: clients, webhook, people and the audit log, over their features' services.
   ['admin'],
   // The MCP server for AI assistants: tools over the search, profile and inquiry services.

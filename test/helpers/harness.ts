@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../../src/config.js'
 import { type Database, type DialectName, openDatabase } from '../../src/db/database.js'
 import type { InquiryKind } from '../../src/inquiries/kinds.js'
 import { createOrganization } from '../../src/organizations/repository.js'
+import type { Source } from '../../src/works/sources/source.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './databases.js'
 
 /** Decided once per test process: which dialects run, and whether PostgreSQL is skipped. */
@@ -78,7 +79,7 @@ export async function requestToken(app: FastifyInstance, client: IssuedClient): 
 export function describeEachDialect(
   name: string,
   suite: (ctx: TestContext) => void,
-  options: { config?: Partial<Config> } = {},
+  options: { config?: Partial<Config>; workSources?: readonly Source[] } = {},
 ): void {
   describe(name, () => {
     for (const { dialect, skip } of DIALECTS) {
@@ -95,6 +96,7 @@ export function describeEachDialect(
             config: ctx.config,
             database: ctx.testDatabase.database,
             now: ctx.clock.now,
+            ...(options.workSources ? { workSources: options.workSources } : {}),
             logStream: { write: (line: string) => ctx.logs.push(line) } as unknown as NodeJS.WritableStream,
             onRoute: (route) => {
               for (const method of [route.method].flat())
