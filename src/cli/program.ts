@@ -10,6 +10,7 @@ import { peopleCommands } from './commands/people.js'
 import { searchCommands } from './commands/search.js'
 import { serverCommands } from './commands/server.js'
 import { ssoCommands } from './commands/sso.js'
+import { worksCommands } from './commands/works.js'
 import { CliError, type CliIo, createCli, type GlobalOptions, UsageError } from './output.js'
 
 /** Exit codes: 0 ok, 1 the operation failed, 2 usage error. */
@@ -51,6 +52,7 @@ export function buildProgram(io: CliIo): Command {
   searchCommands(program, cli)
   backupCommands(program, cli)
   mediaCommands(program, cli)
+  worksCommands(program, cli)
   return program
 }
 

@@ -267,3 +267,33 @@ export function createWorksSchedule(options: WorksScheduleOptions): WorksSchedul
     },
   }
 }
+
+/**
+ * Refreshes now every expert of the organization `orgId` (or of every organization) with an identifier,
+ * or the one expert `username` of `orgId`: what `expertdir works refresh` runs. An expert whose refresh
+ * another process holds is skipped and counted as such.
+ */
+export async function refreshExpertsNow(
+  schedule: WorksSchedule,
+  db: Kysely<DB>,
+  {
+    orgId,
+    username,
+    trail,
+  }: { orgId?: number | undefined; username?: string | undefined; trail: AuditTrail },
+): Promise<{ runs: RunView[]; busy: string[] }> {
+  let query = db.selectFrom('experts').selectAll().where('type', '=', 'expert')
+  if (orgId !== undefined) query = query.where('org_id', '=', orgId)
+  if (username !== undefined) query = query.where('username', '=', username)
+  const experts = (await query.orderBy('org_id').orderBy('id').execute()).filter(
+    (expert) => username !== undefined || hasSearchableIdentifier(expert),
+  )
+  const runs: RunView[] = []
+  const busy: string[] = []
+  for (const expert of experts) {
+    const started = await schedule.refreshNow(expert.org_id, expert, { trigger: 'cli', trail })
+    if (started) runs.push(await started.finished)
+    else busy.push(expert.username)
+  }
+  return { runs, busy }
+}

@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../../src/db/schema.js'
 import {
   type ExpertToSearch,
   type Source,
@@ -44,4 +46,53 @@ export function authoredWork(source: SourceName, fields: Partial<SourceWork>): S
     score: 0.5,
     ...fields,
   }
+}
+
+/** Stores a work of `orgId` offered to the expert `username` (pending), as a refresh would; returns its id. */
+export async function seedCandidate(
+  db: Kysely<DB>,
+  orgId: number,
+  username: string,
+  now: number,
+): Promise<number> {
+  const expert = await db
+    .selectFrom('experts')
+    .select('id')
+    .where('org_id', '=', orgId)
+    .where('username', '=', username)
+    .executeTakeFirstOrThrow()
+  const work = await db
+    .insertInto('works')
+    .values({
+      org_id: orgId,
+      doi_norm: `10.1000/seeded-${expert.id}`,
+      pmid: null,
+      openalex_id: null,
+      orcid_putcodes: '[]',
+      title_fingerprint: 'a seeded work',
+      year: 2024,
+      first_author: null,
+      fields: JSON.stringify({ title: { value: 'A seeded work', source: 'crossref' } }),
+      needs_lookup: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db
+    .insertInto('work_candidates')
+    .values({
+      org_id: orgId,
+      expert_id: expert.id,
+      work_id: work.id,
+      state: 'pending',
+      reason: 'identifier',
+      score: 0.5,
+      first_seen: now,
+      decided_by: null,
+      decided_at: null,
+      note: null,
+    })
+    .execute()
+  return work.id
 }
