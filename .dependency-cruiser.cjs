@@ -26,8 +26,10 @@ const LAYERS = [
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   // Single sign-on: signs people in through the sessions' own way and creates them through people/.
   ['media', 'sso'],
-  // Publications: the scholarly sources' connectors reach out through delivery's address rule.
-  ['import', 'system', 'staff', 'dashboard', 'works'],
+  ['import', 'system', 'staff', 'dashboard'],
+  // Publications: the works importer merges what the scholarly sources find (their connectors reach out
+  // through delivery's address rule) and writes claimed works as articles.
+  ['works'],
   // The admin API: clients, webhook, people and the audit log, over their features' services.
   ['admin'],
   // The MCP server for AI assistants: tools over the search, profile and inquiry services.

@@ -59,11 +59,18 @@ import type { MediaStorage } from './storage/storage.js'
 import { createMetrics, httpObserverOf, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
+import { createRefreshLimit } from './works/refresh-limit.js'
+import { worksRoutes } from './works/routes.js'
+import { createWorksSchedule, type WorksSchedule } from './works/schedule.js'
+import { sourcesFrom } from './works/sources/index.js'
+import type { Source } from './works/sources/source.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The lane answering kept reads before Fastify, when installed (src/kept-reads/kept-read-lane.ts). */
     keptReadLane?: KeptReadLane
+    /** The works refreshes of this process: refresh now, and the schedule a background process starts. */
+    worksSchedule: WorksSchedule
   }
 }
 
@@ -82,6 +89,8 @@ export interface AppOptions {
   storage?: MediaStorage
   /** The built dashboard's folder (default: packages/dashboard/dist of this checkout). */
   dashboardDir?: string
+  /** The scholarly sources the works importer asks (CONTRACT §19); none when absent. */
+  workSources?: readonly Source[]
 }
 
 /** A Redis connection that fails fast (limits fail open) and closes with the app; ioredis is loaded only then. */
@@ -187,6 +196,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     resolveTxt: txtResolver(config.dnsServers),
   }
 
+  const worksSchedule = createWorksSchedule({
+    db: database.db,
+    dialect: database.dialect,
+    sources: options.workSources ?? sourcesFrom(config),
+    now,
+    log: app.log,
+  })
+  app.decorate('worksSchedule', worksSchedule)
+  app.addHook('onClose', () => worksSchedule.stop())
+
   const conventions = registerConventions(app, securityHeaders())
   const metrics =
     options.metrics ?? (config.metrics ? createMetrics({ database, http: true, outbox: false }) : undefined)
@@ -240,6 +259,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await uploadRoutes(protectedScope, context, uploads)
     await ssoSettingsRoutes(protectedScope, sso)
     await adminRoutes(protectedScope, { ...context, mailer: sessions.mailer })
+    await worksRoutes(protectedScope, {
+      ...context,
+      works: worksSchedule,
+      refreshLimit: createRefreshLimit(counters),
+    })
   })
   await app.after()
   fallback.install()

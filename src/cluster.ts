@@ -6,6 +6,8 @@ import { createOutbox } from './delivery/outbox.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics, serveClusterScrapes } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
+import { createWorksSchedule } from './works/schedule.js'
+import { sourcesFrom } from './works/sources/index.js'
 
 /** A worker that dies sooner than this after its start counts as a crash loop: its restart waits. */
 const STABLE_AFTER_MS = 10_000
@@ -40,6 +42,13 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     ...(metrics ? { onRun: metrics.recordOutboxRun } : {}),
   })
   outbox.start()
+  const works = createWorksSchedule({
+    db: database.db,
+    dialect: database.dialect,
+    sources: sourcesFrom(config),
+    log,
+  })
+  works.start()
   const stopHousekeeping = startHousekeeping(database.db, log, config)
 
   let stopping = false
@@ -86,6 +95,7 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     )
     const drained = (await Promise.all(exits)).every(Boolean)
     stopHousekeeping()
+    await works.stop()
     await outbox.stop()
     await database.close()
     if (!drained) log.error('a worker did not shut down cleanly')

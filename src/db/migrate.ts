@@ -24,6 +24,7 @@ import * as staffSearch from './migrations/0024_staff_search.js'
 import * as ssoBindings from './migrations/0025_sso_bindings.js'
 import * as inquiryAssigneePeople from './migrations/0026_inquiry_assignee_people.js'
 import * as mediaReferences from './migrations/0027_media_references.js'
+import * as works from './migrations/0028_works.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -52,6 +53,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0025_sso_bindings': ssoBindings,
   '0026_inquiry_assignee_people': inquiryAssigneePeople,
   '0027_media_references': mediaReferences,
+  '0028_works': works,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

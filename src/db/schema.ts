@@ -4,6 +4,7 @@ import type { ContentKind } from './content-kinds.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
 import type { SsoTables } from './sso-schema.js'
+import type { IdentifierPolicy, WorksTables } from './works-schema.js'
 
 /** What a reader may see: everything (`read`) or only what is public (`read:public`, CONTRACT §17). */
 export type Audience = 'all' | 'public'
@@ -71,6 +72,13 @@ export interface ExpertsTable {
   doc_version: Generated<number>
   /** What the profile is: an expert (the directory's subject) or a staff member (CONTRACT §17). */
   type: Generated<ProfileType>
+  /** Scholarly identifiers (CONTRACT §19): a checked ORCID iD `0000-0000-0000-000X`, an OpenAlex `A…`, a Scopus author id. */
+  orcid: Generated<string | null>
+  openalex_id: Generated<string | null>
+  scopus_id: Generated<string | null>
+  orcid_policy: Generated<IdentifierPolicy>
+  openalex_policy: Generated<IdentifierPolicy>
+  scopus_policy: Generated<IdentifierPolicy>
 }
 
 /** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
@@ -91,7 +99,7 @@ export interface UsernameRedirectsTable {
   created_at: number
 }
 
-export interface DB extends ContentTables, SearchTables, PeopleTables, SsoTables, AuditTables {
+export interface DB extends ContentTables, SearchTables, PeopleTables, SsoTables, AuditTables, WorksTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable

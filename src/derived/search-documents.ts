@@ -56,6 +56,8 @@ export function expertDocument(
   if (expert.location_country) addFacet('countries', expert.location_country.toUpperCase())
   let tagline = ''
   let biography = ''
+  // Publication titles are searched with the biography's weight (CONTRACT §19: claimed works are found by search).
+  const publications: string[] = []
   for (const item of items) {
     const facet = FACET_SECTIONS[item.section]
     if (facet) {
@@ -64,7 +66,9 @@ export function expertDocument(
       addFacet(facet.facet, value)
     } else if (item.section === 'tagline') tagline = fieldOf(item, 'tagline')
     else if (item.section === 'biography') biography = plainText(fieldOf(item, 'biography'))
+    else if (item.section === 'article') publications.push(fieldOf(item, 'title'))
   }
+  if (publications.length > 0) biography = [biography, ...publications].filter(Boolean).join('\n')
   const row: ExpertSearchTable = {
     expert_id: expert.id,
     org_id: expert.org_id,

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow, ProfileType } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { normalizeLocation } from '../validation/location.js'
+import { normalizeOrcid } from '../validation/orcid.js'
 import {
   addUsernameRedirect,
   findExpertByEmail,
@@ -37,6 +38,9 @@ function toColumns(input: Omit<ExpertUpdateInput, 'username'>, stored?: ExpertRo
     columns[key] = value === '' ? null : value
   }
   if (typeof input.email === 'string') columns.email_key = input.email.toLowerCase()
+  if (input.orcid) columns.orcid = normalizeOrcid(input.orcid) ?? input.orcid
+  if (input.openalex_id)
+    columns.openalex_id = input.openalex_id.replace(/^https:\/\/openalex\.org\//, '').toUpperCase()
   Object.assign(columns, normalizeLocation(input, stored))
   return columns as Partial<ExpertColumns>
 }

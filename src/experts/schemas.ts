@@ -4,7 +4,58 @@ import { CountryCode, Email, Flag, StateCode, Text } from '../validation/text.js
 const SUBDIVISION = { country: 'location_country', state: 'location_state' }
 
 /** Optional text fields accept "" to mean "not set" (the only way a form body can clear a field). */
+const Policy = (identifier: string) =>
+  Type.Optional(
+    Type.Union(
+      [
+        Type.Literal('auto_claim', { title: 'Claim automatically' }),
+        Type.Literal('suggest', { title: 'Suggest for review' }),
+        Type.Literal('auto_reject', { title: 'Reject automatically' }),
+        Type.Literal('ignore', { title: 'Ignore' }),
+      ],
+      {
+        title: `${identifier} policy`,
+        description: `What a work found through the ${identifier} becomes: claimed, suggested (the default), rejected, or not looked up at all`,
+        'x-message': 'must be auto_claim, suggest, auto_reject or ignore',
+      },
+    ),
+  )
+
+/** The scholarly identifiers the works importer looks publications up by (CONTRACT §19, docs/works.md). */
+const identifierFields = {
+  orcid: Type.Optional(
+    Type.String({
+      format: 'orcid',
+      maxLength: 64,
+      title: 'ORCID iD',
+      description:
+        'ORCID iD, as 0000-0002-1825-0097 or https://orcid.org/0000-0002-1825-0097, checked with its check digit; stored as 0000-0000-0000-000X ("" clears it)',
+      'x-message': 'must be an ORCID iD such as 0000-0002-1825-0097 with a correct check digit',
+    }),
+  ),
+  orcid_policy: Policy('ORCID iD'),
+  openalex_id: Type.Optional(
+    Type.String({
+      pattern: '^((https://openalex\\.org/)?[Aa][1-9][0-9]{0,15})?$',
+      title: 'OpenAlex author id',
+      description: 'OpenAlex author id, as A5023888391 ("" clears it)',
+      'x-message': 'must be an OpenAlex author id such as A5023888391',
+    }),
+  ),
+  openalex_policy: Policy('OpenAlex id'),
+  scopus_id: Type.Optional(
+    Type.String({
+      pattern: '^([1-9][0-9]{0,15})?$',
+      title: 'Scopus author id',
+      description: 'Scopus author id, digits only ("" clears it)',
+      'x-message': 'must be a Scopus author id: digits only',
+    }),
+  ),
+  scopus_policy: Policy('Scopus id'),
+}
+
 const optionalFields = {
+  ...identifierFields,
   department: Type.Optional(Text({ max: 255, description: 'Department' })),
   phone_number: Type.Optional(
     Text({

@@ -4,6 +4,7 @@ import type { FastifySchemaCompiler } from 'fastify'
 import { type ApiError, type ErrorDetail, validationError } from '../errors.js'
 import { isCountryCode, subdivisionCode } from '../validation/geo.js'
 import { isObject } from '../validation/guards.js'
+import { normalizeOrcid } from '../validation/orcid.js'
 
 /** Marks a body that arrived form-encoded: its values are strings and get decimal coercion. */
 export const FORM_BODY = Symbol('form-encoded body')
@@ -38,6 +39,10 @@ function createAjv(): Ajv {
   ajv.addFormat('iso3166-alpha2', {
     type: 'string',
     validate: (value) => value === '' || isCountryCode(value),
+  })
+  ajv.addFormat('orcid', {
+    type: 'string',
+    validate: (value) => value === '' || normalizeOrcid(value) !== undefined,
   })
   // `x-message` is an annotation: the message shown when a value fails the field's checks.
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' })

@@ -82,6 +82,18 @@ export const AccountElement = Type.Object(
     corporation_id: Type.Integer(),
     is_published: Type.Integer({ enum: [0, 1] }),
     is_private: Type.Integer({ enum: [0, 1] }),
+    orcid: Nullable(Type.String({ description: 'ORCID iD, 0000-0000-0000-000X' })),
+    openalex_id: Nullable(Type.String({ description: 'OpenAlex author id' })),
+    scopus_id: Nullable(Type.String({ description: 'Scopus author id' })),
+    orcid_policy: Nullable(
+      Type.String({ description: 'What works found through the ORCID iD become; null for read:public' }),
+    ),
+    openalex_policy: Nullable(
+      Type.String({ description: 'What works found through the OpenAlex id become; null for read:public' }),
+    ),
+    scopus_policy: Nullable(
+      Type.String({ description: 'What works found through the Scopus id become; null for read:public' }),
+    ),
   },
   { title: 'ProfileAccount' },
 )
@@ -132,9 +144,24 @@ export function accountOf(expert: ExpertRow, audience: Audience): Account {
     corporation_id: expert.org_id,
     is_published: expert.is_published,
     is_private: expert.is_private,
+    orcid: expert.orcid,
+    openalex_id: expert.openalex_id,
+    scopus_id: expert.scopus_id,
+    orcid_policy: expert.orcid_policy,
+    openalex_policy: expert.openalex_policy,
+    scopus_policy: expert.scopus_policy,
   }
   if (audience === 'all') return account
-  return { ...account, email: '', assistant_email: null, phone_number: null, phone_number_extension: null }
+  return {
+    ...account,
+    email: '',
+    assistant_email: null,
+    phone_number: null,
+    phone_number_extension: null,
+    orcid_policy: null,
+    openalex_policy: null,
+    scopus_policy: null,
+  }
 }
 
 /**

@@ -411,6 +411,40 @@ export async function replaceSectionsOfExperts(
   return changed
 }
 
+/**
+ * Sets the element of a list section that an importer keeps under `key` (the works importer keeps each
+ * claimed work as `work:<id>` in `article`), or removes it when `element` is null: updated in place when
+ * it is there, appended otherwise, so a re-import never duplicates it. Runs in the caller's transaction,
+ * which reports the profile change (`profileChanged`) and its audit entry when this returns a change.
+ */
+export async function putKeyedElement(
+  trx: Queryable,
+  orgId: number,
+  expertId: number,
+  { section, key, element }: { section: StoredSection; key: string; element: Element | null },
+): Promise<{ id: number; change: 'create' | 'update' | 'delete' } | null> {
+  const items = await listSectionItems(trx, orgId, expertId, [section])
+  const current = items.find((item) => item.external_key === key)
+  if (element === null) {
+    if (!current) return null
+    await deleteProfileItems(trx, orgId, [current.id])
+    return { id: current.id, change: 'delete' }
+  }
+  const data = elementData(section, fieldsGiven(section, element), new Map())
+  if (current) {
+    if (current.data === data) return null
+    await updateProfileItem(trx, orgId, current.id, { data })
+    return { id: current.id, change: 'update' }
+  }
+  if (items.length >= MAX_SECTION_ELEMENTS)
+    throw new ApiError('conflict', `Section ${section} already holds ${MAX_SECTION_ELEMENTS} elements.`, {
+      details: [{ field: section, message: `holds at most ${MAX_SECTION_ELEMENTS} elements` }],
+    })
+  const position = items.reduce((max, item) => Math.max(max, item.position + 1), 0)
+  const id = await insertProfileItem(trx, orgId, expertId, { section, position, external_key: key, data })
+  return { id, change: 'create' }
+}
+
 type DesiredItem = Omit<ProfileItemRow, 'id' | 'section'>
 
 function avatarItems(value: Element[] | Element): DesiredItem[] {

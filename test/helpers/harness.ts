@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../../src/config.js'
 import { type Database, type DialectName, openDatabase } from '../../src/db/database.js'
 import type { InquiryKind } from '../../src/inquiries/kinds.js'
 import { createOrganization } from '../../src/organizations/repository.js'
+import type { Source } from '../../src/works/sources/source.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './databases.js'
 
 /** Decided once per test process: which dialects run, and whether PostgreSQL is skipped. */
@@ -18,9 +19,10 @@ const DIALECTS = await testDialects()
 /**
  * Settings every test app runs with: argon2id at 1 MiB instead of the production 19 MiB (still a real
  * memory-hard hash) makes each password a test sets or checks about twenty times cheaper. The CLI's
- * tests run with the production default (people.test.ts checks its parameters).
+ * tests run with the production default (people.test.ts checks its parameters). No scholarly source is
+ * reached unless a test gives its own (`workSources`).
  */
-export const TEST_SETTINGS = { passwordMemoryKib: 1024 } satisfies Partial<Config>
+export const TEST_SETTINGS = { passwordMemoryKib: 1024, sources: [] } satisfies Partial<Config>
 
 /** A movable clock for tests: starts at the real time, moves only when told. */
 export class TestClock {
@@ -78,7 +80,7 @@ export async function requestToken(app: FastifyInstance, client: IssuedClient): 
 export function describeEachDialect(
   name: string,
   suite: (ctx: TestContext) => void,
-  options: { config?: Partial<Config> } = {},
+  options: { config?: Partial<Config>; workSources?: readonly Source[] } = {},
 ): void {
   describe(name, () => {
     for (const { dialect, skip } of DIALECTS) {
@@ -95,6 +97,7 @@ export function describeEachDialect(
             config: ctx.config,
             database: ctx.testDatabase.database,
             now: ctx.clock.now,
+            ...(options.workSources ? { workSources: options.workSources } : {}),
             logStream: { write: (line: string) => ctx.logs.push(line) } as unknown as NodeJS.WritableStream,
             onRoute: (route) => {
               for (const method of [route.method].flat())

@@ -25,6 +25,7 @@ import {
   type TestContext,
 } from './harness.js'
 import { multipart, testImage, testPdf } from './images.js'
+import { seedCandidate } from './works.js'
 
 let contentKey = 0
 
@@ -116,6 +117,8 @@ export interface ProtectedRoute {
    * gets 403 forbidden, and the control cases use an owner's dashboard token.
    */
   ownerOnly?: true
+  /** The status of a success when it is not 200 (a refresh now answers 202 Accepted). */
+  success?: 202
 }
 
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
@@ -341,7 +344,77 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...csvImportRoutes(),
   ...mediaRoutes(),
   ...adminRoutes(),
+  ...worksRoutes(),
 ]
+
+/** The works importer (CONTRACT §19): an expert's works under `read` and `write`, the run log under `read`. */
+function worksRoutes(): ProtectedRoute[] {
+  const base = '/v2/organization/:corporation/expert/:username/works'
+  const withWork = async (ctx: TestContext, owner: Tenant) => {
+    const username = await expertOf(ctx, owner)
+    const id = await seedCandidate(ctx.testDatabase.database.db, owner.orgId, username, ctx.clock.now())
+    return { username, id }
+  }
+  return [
+    {
+      name: 'GET works',
+      scope: 'read',
+      covers: [`GET ${base}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/works`,
+      }),
+    },
+    {
+      name: 'PATCH work',
+      scope: 'write',
+      covers: [`PATCH ${base}/:id`],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { username, id } = await withWork(ctx, owner)
+        return {
+          method: 'PATCH',
+          url: `/v2/organization/${corporation}/expert/${username}/works/${id}`,
+          payload: { state: 'claimed' },
+        }
+      },
+    },
+    {
+      // Another organization's expert is a 404 here too: test/works-api.test.ts.
+      name: 'POST works decisions',
+      scope: 'write',
+      covers: [`POST ${base}/decisions`],
+      record: false,
+      build: async (ctx, corporation, owner) => {
+        const { username, id } = await withWork(ctx, owner)
+        return {
+          method: 'POST',
+          url: `/v2/organization/${corporation}/expert/${username}/works/decisions`,
+          payload: { decisions: [{ id, state: 'hidden' }] },
+        }
+      },
+    },
+    {
+      name: 'POST works refresh',
+      scope: 'write',
+      covers: [`POST ${base}/refresh`],
+      record: false,
+      success: 202,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/works/refresh`,
+      }),
+    },
+    {
+      name: 'GET imports',
+      scope: 'read',
+      covers: ['GET /v2/organization/:corporation/imports'],
+      record: false,
+      build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}/imports` }),
+    },
+  ]
+}
 
 let personKey = 0
 

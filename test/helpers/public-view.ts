@@ -13,6 +13,8 @@ export function withoutContactDetails(value: unknown): unknown {
       assistant_email: null,
       phone_number: null,
       phone_number_extension: null,
+      // The works importer's policies are editorial settings, not the public's to read.
+      ...('orcid_policy' in copy ? { orcid_policy: null, openalex_policy: null, scopus_policy: null } : {}),
     })
   }
   return copy

@@ -3303,6 +3303,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/works": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An expert's works found by the importer, newest first, with their state
+         * @description Each work with why it was found, its score, who decided and which source gave each field. Filter with state; pass next_cursor as cursor for the next page.
+         */
+        get: operations["listExpertWorks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/works/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Claim, reject, hide or reopen one work of an expert
+         * @description claimed puts it in the article section; leaving claimed takes it out; rejected keeps it from ever being offered again, whatever identifier it comes back with.
+         */
+        patch: operations["decideExpertWork"];
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/works/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide about many works of an expert at once, all or nothing */
+        post: operations["decideExpertWorks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/works/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh an expert's works now
+         * @description Asks every configured source again; answers 202 with the run, which GET .../imports shows when it is done. Limited per expert and hour (429 with Retry-After); 409 while a refresh of the expert is under way.
+         */
+        post: operations["refreshExpertWorks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's works refreshes, newest first: source, started, finished, counts, errors */
+        get: operations["listImportRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4097,6 +4191,37 @@ export interface components {
             email: string;
             /** @description Company */
             company: string;
+            /**
+             * ORCID iD
+             * Format: orcid
+             * @description ORCID iD, as 0000-0002-1825-0097 or https://orcid.org/0000-0002-1825-0097, checked with its check digit; stored as 0000-0000-0000-000X ("" clears it)
+             */
+            orcid?: string;
+            /**
+             * ORCID iD policy
+             * @description What a work found through the ORCID iD becomes: claimed, suggested (the default), rejected, or not looked up at all
+             */
+            orcid_policy?: "auto_claim" | "suggest" | "auto_reject" | "ignore";
+            /**
+             * OpenAlex author id
+             * @description OpenAlex author id, as A5023888391 ("" clears it)
+             */
+            openalex_id?: string;
+            /**
+             * OpenAlex id policy
+             * @description What a work found through the OpenAlex id becomes: claimed, suggested (the default), rejected, or not looked up at all
+             */
+            openalex_policy?: "auto_claim" | "suggest" | "auto_reject" | "ignore";
+            /**
+             * Scopus author id
+             * @description Scopus author id, digits only ("" clears it)
+             */
+            scopus_id?: string;
+            /**
+             * Scopus id policy
+             * @description What a work found through the Scopus id becomes: claimed, suggested (the default), rejected, or not looked up at all
+             */
+            scopus_policy?: "auto_claim" | "suggest" | "auto_reject" | "ignore";
             /** @description Department */
             department?: string;
             /** @description Phone number */
@@ -4213,6 +4338,37 @@ export interface components {
             email?: string;
             /** @description Company */
             company?: string;
+            /**
+             * ORCID iD
+             * Format: orcid
+             * @description ORCID iD, as 0000-0002-1825-0097 or https://orcid.org/0000-0002-1825-0097, checked with its check digit; stored as 0000-0000-0000-000X ("" clears it)
+             */
+            orcid?: string;
+            /**
+             * ORCID iD policy
+             * @description What a work found through the ORCID iD becomes: claimed, suggested (the default), rejected, or not looked up at all
+             */
+            orcid_policy?: "auto_claim" | "suggest" | "auto_reject" | "ignore";
+            /**
+             * OpenAlex author id
+             * @description OpenAlex author id, as A5023888391 ("" clears it)
+             */
+            openalex_id?: string;
+            /**
+             * OpenAlex id policy
+             * @description What a work found through the OpenAlex id becomes: claimed, suggested (the default), rejected, or not looked up at all
+             */
+            openalex_policy?: "auto_claim" | "suggest" | "auto_reject" | "ignore";
+            /**
+             * Scopus author id
+             * @description Scopus author id, digits only ("" clears it)
+             */
+            scopus_id?: string;
+            /**
+             * Scopus id policy
+             * @description What a work found through the Scopus id becomes: claimed, suggested (the default), rejected, or not looked up at all
+             */
+            scopus_policy?: "auto_claim" | "suggest" | "auto_reject" | "ignore";
             /** @description Department */
             department?: string;
             /** @description Phone number */
@@ -4362,6 +4518,46 @@ export interface components {
         /** Health */
         Health: {
             status: string;
+        };
+        /** ImportRun */
+        ImportRun: {
+            id: number;
+            /** @description The expert refreshed */
+            username: string;
+            /** @description schedule, request (refresh now) or cli */
+            trigger: string;
+            /** @description running, finished or failed */
+            status: string;
+            /** @description The sources asked */
+            sources: string[];
+            counts: {
+                found: number;
+                created: number;
+                updated: number;
+                claimed: number;
+                pending: number;
+                rejected: number;
+            };
+            /** @description What failed, per source */
+            errors: {
+                source: string;
+                message: string;
+            }[];
+            /** @description Sources skipped and why (a missing setting) */
+            notes: {
+                source: string;
+                message: string;
+            }[];
+            /** @description When it started, unix seconds */
+            started: number;
+            /** @description When it finished, unix seconds; null while running */
+            finished: number | null;
+        };
+        /** ImportRunList */
+        ImportRunList: {
+            runs: components["schemas"]["ImportRun"][];
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** IndustryCreate */
         IndustryCreate: {
@@ -5186,6 +5382,12 @@ export interface components {
             is_published: 0 | 1;
             /** @enum {integer} */
             is_private: 0 | 1;
+            orcid: string | null;
+            openalex_id: string | null;
+            scopus_id: string | null;
+            orcid_policy: string | null;
+            openalex_policy: string | null;
+            scopus_policy: string | null;
         };
         /** ProfileAffiliation */
         ProfileAffiliation: {
@@ -6339,6 +6541,82 @@ export interface components {
             delivered: boolean;
             /** @description Why it failed, as the delivery log says it; null when delivered */
             error: string | null;
+        };
+        /** Work */
+        Work: {
+            /** @description The work id */
+            id: number;
+            /**
+             * State
+             * @description pending: waits for a decision; claimed: the expert wrote it (it is in the article section); rejected: not the expert's, never offered again; hidden: the expert's, but not shown
+             */
+            state: "pending" | "claimed" | "rejected" | "hidden";
+            /** @description Why it was found: authenticated_orcid, orcid_record, identifier or name_affiliation */
+            reason: string;
+            /** @description How sure the signal is that the expert wrote it, 0 to 1 */
+            score: number;
+            /** @description Why a policy or an earlier rejection decided it */
+            note: string | null;
+            /** @description When a source first offered it, unix seconds */
+            first_seen: number;
+            /** @description person:<id>, client:<id>, cli or system (a policy or a signal); null while pending */
+            decided_by: string | null;
+            /** @description When it was decided, unix seconds */
+            decided_at: number | null;
+            /** @description Lower-case DOI */
+            doi: string | null;
+            /** @description PubMed id */
+            pmid: string | null;
+            /** @description OpenAlex work id */
+            openalex_id: string | null;
+            /** @description Null while no source has given its metadata (it is looked up again) */
+            title: string | null;
+            /** @description Publication year */
+            year: number | null;
+            /** @description Journal or book */
+            container: string | null;
+            authors: string[];
+            /** @description https://doi.org/<doi>, or the link a source gave */
+            url: string | null;
+            /** @description Which source gave each field */
+            provenance: {
+                [key: string]: string;
+            };
+            /** @description Works that look the same (title, year, first author): review them, they are never merged by themselves */
+            possible_duplicates: number[];
+        };
+        /** WorkDecision */
+        WorkDecision: {
+            /**
+             * State
+             * @description pending: waits for a decision; claimed: the expert wrote it (it is in the article section); rejected: not the expert's, never offered again; hidden: the expert's, but not shown
+             */
+            state: "pending" | "claimed" | "rejected" | "hidden";
+        };
+        /** WorkDecisions */
+        WorkDecisions: {
+            /** @description Up to 100 decisions, applied all together or not at all */
+            decisions: {
+                /** @description The work id */
+                id: number;
+                /**
+                 * State
+                 * @description pending: waits for a decision; claimed: the expert wrote it (it is in the article section); rejected: not the expert's, never offered again; hidden: the expert's, but not shown
+                 */
+                state: "pending" | "claimed" | "rejected" | "hidden";
+            }[];
+        };
+        /** WorkDecisionsResult */
+        WorkDecisionsResult: {
+            works: components["schemas"]["Work"][];
+            /** @description How many changed state */
+            updated: number;
+        };
+        /** WorkList */
+        WorkList: {
+            works: components["schemas"]["Work"][];
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** YearBucket */
         YearBucket: {
@@ -23275,6 +23553,273 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["AuditLog"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExpertWorks: {
+        parameters: {
+            query?: {
+                /** @description pending: waits for a decision; claimed: the expert wrote it (it is in the article section); rejected: not the expert's, never offered again; hidden: the expert's, but not shown */
+                state?: "pending" | "claimed" | "rejected" | "hidden";
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WorkList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decideExpertWork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description The work id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkDecision"];
+                "application/x-www-form-urlencoded": components["schemas"]["WorkDecision"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Work"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decideExpertWorks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkDecisions"];
+                "application/x-www-form-urlencoded": components["schemas"]["WorkDecisions"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WorkDecisionsResult"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshExpertWorks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ImportRun"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listImportRuns: {
+        parameters: {
+            query?: {
+                /** @description Expert username */
+                username?: string;
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ImportRunList"];
                     };
                 };
             };

@@ -1,16 +1,69 @@
 import type { Command } from 'commander'
+import { cliTrail } from '../../audit/actor.js'
+import { findExpert } from '../../experts/repository.js'
+import { findOrganization } from '../../organizations/repository.js'
+import { createWorksSchedule, refreshExpertsNow } from '../../works/schedule.js'
 import { checkSources } from '../../works/sources/check.js'
+import { sourcesFrom } from '../../works/sources/index.js'
 import { normalizeOrcid } from '../../works/sources/normalize.js'
-import { type Cli, CliError, UsageError } from '../output.js'
+import { type Cli, CliError, positiveInt, UsageError } from '../output.js'
 
 /** ORCID's own fictitious researcher, whose public record every source knows. */
 const SAMPLE_ORCID = '0000-0002-1825-0097'
 
-/** `expertdir works …`: publications read from the scholarly sources. */
+/** `expertdir works ...`: publications imported from ORCID, OpenAlex, Crossref and PubMed (docs/works.md). */
 export function worksCommands(program: Command, cli: Cli): void {
   const works = program
     .command('works')
-    .description('Publications read from ORCID, OpenAlex, Crossref and PubMed')
+    .description('Publications imported from ORCID, OpenAlex, Crossref and PubMed')
+
+  works
+    .command('refresh')
+    .description(
+      'Refresh now the works of every expert with an identifier (or of --org, or of one --expert of --org), whatever the schedule',
+    )
+    .option('--org <id>', 'only this organization', positiveInt('--org'))
+    .option('--expert <username>', 'only this expert (needs --org)')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org?: number; expert?: string; json?: boolean }) => {
+      if (options.expert !== undefined && options.org === undefined)
+        throw new CliError('--expert needs --org: usernames are per organization')
+      const result = await cli.withDatabase(async (database) => {
+        const { db } = database
+        if (options.org !== undefined && !(await findOrganization(db, options.org)))
+          throw new CliError(`No organization ${options.org}`)
+        if (
+          options.org !== undefined &&
+          options.expert !== undefined &&
+          !(await findExpert(db, options.org, options.expert))
+        )
+          throw new CliError(`No expert ${options.expert} in organization ${options.org}`)
+        const schedule = createWorksSchedule({
+          db,
+          dialect: database.dialect,
+          sources: sourcesFrom(cli.config()),
+        })
+        try {
+          return await refreshExpertsNow(schedule, db, {
+            orgId: options.org,
+            username: options.expert,
+            trail: cliTrail('works refresh'),
+          })
+        } finally {
+          await schedule.stop()
+        }
+      })
+      cli.report(options.json, result, () =>
+        [
+          `Refreshed ${result.runs.length} expert(s).`,
+          ...result.runs.map(
+            (run) =>
+              `${run.username}: ${run.counts.found} found, ${run.counts.created} new, ${run.counts.claimed} claimed, ${run.counts.pending} pending${run.errors.length > 0 ? `; errors: ${run.errors.map((e) => `${e.source}: ${e.message}`).join('; ')}` : ''}`,
+          ),
+          ...(result.busy.length > 0 ? [`Already being refreshed elsewhere: ${result.busy.join(', ')}`] : []),
+        ].join('\n'),
+      )
+    })
 
   works
     .command('check-sources')

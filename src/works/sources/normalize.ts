@@ -1,3 +1,5 @@
+import { normalizeOrcid as checkedOrcid, orcidCheckCharacter } from '../../validation/orcid.js'
+
 /**
  * The identifiers and titles every connector normalises the same way (SOURCES.md §5), so that the
  * importer can match a DOI from ORCID with the same DOI from Crossref.
@@ -46,28 +48,15 @@ export function normalizePmid(raw: string | number | null | undefined): string |
 }
 
 /** The ISO 7064 MOD 11-2 check character of an ORCID iD's first 15 digits (`0`–`9` or `X`). */
-export function orcidCheckDigit(first15: string): string {
-  let total = 0
-  for (const digit of first15) total = (total + Number(digit)) * 2
-  const result = (12 - (total % 11)) % 11
-  return result === 10 ? 'X' : String(result)
-}
+export const orcidCheckDigit = orcidCheckCharacter
 
 /**
- * A bare, hyphenated, checked ORCID iD (`0000-0002-1825-0097`) from the bare form, the form without
- * hyphens or an `http(s)://(sandbox.)orcid.org/…` URL; undefined when it is none or its check digit is wrong.
+ * A bare, hyphenated, checked ORCID iD (`0000-0002-1825-0097`) from any form the sources write (bare,
+ * without hyphens, an `http(s)://(sandbox.)orcid.org/…` URL); undefined when it is none or its check digit
+ * is wrong. The one rule is the account's (src/validation/orcid.ts).
  */
 export function normalizeOrcid(raw: string | null | undefined): string | undefined {
-  if (typeof raw !== 'string') return undefined
-  const text = raw
-    .trim()
-    .replace(/^https?:\/\/(?:www\.|sandbox\.)?orcid\.org\//i, '')
-    .replace(/\/$/, '')
-  const compact = text.replace(/-/g, '').toUpperCase()
-  if (!/^\d{15}[\dX]$/.test(compact)) return undefined
-  if (text.includes('-') && !/^\d{4}-\d{4}-\d{4}-\d{3}[\dXx]$/.test(text)) return undefined
-  if (orcidCheckDigit(compact.slice(0, 15)) !== compact[15]) return undefined
-  return compact.replace(/^(.{4})(.{4})(.{4})(.{4})$/, '$1-$2-$3-$4')
+  return typeof raw === 'string' ? checkedOrcid(raw) : undefined
 }
 
 /**
