@@ -29,6 +29,7 @@ import {
   type TestContext,
 } from './helpers/harness.js'
 import { wireGet } from './helpers/net.js'
+import { discardingStream } from './helpers/checked.js'
 
 /**
  * Kept reads (src/auth/kept-reads.ts) against what the routes answer without them: every write here
@@ -479,7 +480,7 @@ test('a read that finds the read-only connection locked answers from the main co
       config: loadConfig({ logLevel: 'warn', mediaDir: dir, rateLimitApi: 0 }, {}),
       database,
       now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     const token = await requestToken(app, client)
     const setScope = (scope: string) =>

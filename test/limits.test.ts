@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { buildApp } from '../src/app.js'
@@ -8,6 +7,7 @@ import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { loadConfig } from '../src/config.js'
 import { createTestDatabase } from './helpers/databases.js'
 import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
 
 describeEachDialect(
   'rate limits (in-process)',
@@ -208,7 +208,7 @@ describeEachDialect(
     let port = 0
     before(async () => {
       await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-      port = (ctx.app.server.address() as AddressInfo).port
+      port = listeningPort(ctx.app.server)
     })
 
     const raw = (text: string, keepOpen = false) =>

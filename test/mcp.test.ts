@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import {
   discoverOAuthProtectedResourceMetadata,
@@ -13,6 +12,7 @@ import { importDocument } from './helpers/content.js'
 import { describeEachDialect, inquiryBody, type TestContext } from './helpers/harness.js'
 import { initializeRequest } from './helpers/mcp.js'
 import { scopedToken } from './helpers/oauth.js'
+import { listeningPort } from './helpers/net.js'
 
 /** The parts of the bodies the tests read: the API's error envelope, a JSON-RPC reply, metadata documents. */
 interface Reply {
@@ -59,7 +59,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
 
   before(async () => {
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`
+    base = `http://127.0.0.1:${listeningPort(ctx.app.server)}`
     mcpUrl = new URL('/mcp', base)
     const { db } = ctx.testDatabase.database
     publicClient = await createClient(db, org(), 'assistant', ctx.clock.now(), [

@@ -17,6 +17,7 @@ import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { EXIF_MARKER, multipart, pixelBomb, testImage, testPdf } from './helpers/images.js'
 import { startTestBucket } from './helpers/s3.js'
+import { discardingStream } from './helpers/checked.js'
 
 const bucket = await startTestBucket()
 after(() => bucket.close())
@@ -380,7 +381,7 @@ function suite(storageName: 'folder' | 's3', config: () => Partial<Config>) {
           database: ctx.testDatabase.database,
           now: ctx.clock.now,
           storage: failing,
-          logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+          logStream: discardingStream(),
         })
         try {
           const username = await createExpert(ctx, ctx.tenant)

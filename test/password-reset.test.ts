@@ -6,6 +6,7 @@ import type { Config } from '../src/config.js'
 import { describeEachDialect, type TestContext } from './helpers/harness.js'
 import { addPersonWithPassword, dashboardToken, signIn } from './helpers/people.js'
 import { SmtpReceiver } from './helpers/receivers.js'
+import { discardingStream } from './helpers/checked.js'
 
 /** The links of an emailed (quoted-printable) message. */
 function linksIn(raw: string): string[] {
@@ -43,7 +44,7 @@ function appWithMail(ctx: TestContext, smtp: SmtpReceiver, config: () => Partial
       config: { ...ctx.config, smtpUrl: smtp.url, ...config() },
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
   })
   after(async () => {

@@ -15,6 +15,7 @@ import {
   personToken,
   signIn,
 } from './helpers/people.js'
+import { discardingStream } from './helpers/checked.js'
 
 const MINUTE = 60_000
 
@@ -66,7 +67,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       config: { ...ctx.config, publicUrl: 'https://experts.example.edu' },
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     try {
       const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
@@ -267,7 +268,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       config: ctx.config,
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     after(() => second.close())
     const username = await createExpert(ctx, ctx.tenant)
@@ -397,7 +398,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       config: { ...ctx.config, publicUrl: 'https://experts.example.edu' },
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     try {
       const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
