@@ -519,13 +519,13 @@ describeEachDialect(
         await ok(
           await call(
             'GET',
-            `/inquiry?email=${encodeURIComponent(inquiryBody('general', username).email as string)}`,
+            `/inquiry?email=${encodeURIComponent(String(inquiryBody('general', username).email))}`,
           ),
         )
         await ok(
           await call(
             'DELETE',
-            `/inquiry?email=${encodeURIComponent(inquiryBody('general', username).email as string)}`,
+            `/inquiry?email=${encodeURIComponent(String(inquiryBody('general', username).email))}`,
           ),
         )
         await ok(await call('DELETE', `/expert/${username}`))

@@ -98,7 +98,7 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
         else values[missing] = absent
         for (const request of [
           { headers: FORM, payload: form(values) },
-          { payload: values as Record<string, unknown> },
+          { payload: values },
         ]) {
           const response = await ctx.inject({ method: 'POST', url: '/v2/oauth/token', ...request })
           assertOAuthError(response, 400, 'invalid_request')
@@ -199,12 +199,12 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
       ['read inquiries:create', 'read inquiries:create'],
       ['inquiries:create  read read', 'read inquiries:create'],
       ['inquiries:read', 'inquiries:read'],
-    ]) {
+    ] as const) {
       const response = await ctx.inject({
         method: 'POST',
         url: '/v2/oauth/token',
         headers: FORM,
-        payload: form({ ...grant(), scope: requested as string }),
+        payload: form({ ...grant(), scope: requested }),
       })
       assert.equal(response.statusCode, 200, response.body)
       assert.equal(response.json().scope, granted)

@@ -20,6 +20,7 @@ import {
   type TestContext,
 } from './helpers/harness.js'
 import { SmtpReceiver, verifySignature, WebhookReceiver } from './helpers/receivers.js'
+import { present } from './helpers/checked.js'
 
 const HOUR = 60 * 60 * 1000
 
@@ -205,7 +206,7 @@ describeEachDialect('inquiry delivery', (ctx) => {
 
     ctx.clock.advance(HOUR)
     await worker.processOnce()
-    assert.equal((await delivery(ctx, ids[0] as number, 'webhook')).attempts, 2)
+    assert.equal((await delivery(ctx, present(ids[0]), 'webhook')).attempts, 2)
 
     receiver.mode = 'ok'
     ctx.clock.advance(HOUR)

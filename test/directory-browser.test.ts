@@ -7,6 +7,7 @@ import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/brows
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
+import { present } from './helpers/checked.js'
 
 /** The browser's own function, called inside the page (the tests are compiled without the DOM library). */
 declare function getComputedStyle(element: unknown): { backgroundColor: string }
@@ -99,8 +100,8 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
         },
       ],
     })
-    post = result.ids.spotlights[0] as number
-    question = result.ids.questions[0] as number
+    post = present(result.ids.spotlights[0])
+    question = present(result.ids.questions[0])
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
     directory = `http://${DIRECTORY_HOST}:${listeningPort(ctx.app.server)}`
     news = createServer((request, response) => {

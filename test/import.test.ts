@@ -8,6 +8,7 @@ import { readProfile } from '../src/profiles/read.js'
 import { runCli } from './helpers/cli.js'
 import { contentRowCounts, exampleFile, importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect } from './helpers/harness.js'
+import { present } from './helpers/checked.js'
 
 const cli = (args: string[]) => runCli(args)
 
@@ -288,7 +289,7 @@ describeEachDialect('import', (ctx) => {
     const profile = (await readProfile(
       db,
       org.orgId,
-      output.experts[0] as string,
+      present(output.experts[0]),
       'expert',
       'all',
     )) as Record<string, unknown>

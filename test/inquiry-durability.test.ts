@@ -8,6 +8,7 @@ import { createOrganization } from '../src/organizations/repository.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { inquiryBody } from './helpers/harness.js'
+import { present } from './helpers/checked.js'
 
 /**
  * The kill test: a real server process receives a stream of concurrent inquiries over HTTP, is
@@ -22,7 +23,7 @@ const CONCURRENCY = 16
 const KILL_AFTER = 250
 
 /** Inquiry `i` is of the i-th kind in turn, so every kind's write path is killed mid-stream. */
-const kindOf = (i: number) => KIND_NAMES[i % KIND_NAMES.length] as InquiryKind
+const kindOf = (i: number) => present(KIND_NAMES[i % KIND_NAMES.length])
 
 function post(base: string, token: string, i: number, username: string) {
   return fetch(`${base}/v2/organization/1/inquiry/${kindOf(i)}`, {

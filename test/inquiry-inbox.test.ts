@@ -15,6 +15,7 @@ import {
   inquiryBody,
   type Tenant,
 } from './helpers/harness.js'
+import { present } from './helpers/checked.js'
 
 const INBOX = '/v2/organization/{corporation}/inquiry'
 type InboxQuery = NonNullable<operations['listInquiries']['parameters']['query']>
@@ -381,7 +382,7 @@ describeEachDialect(
         '--kind',
         'media',
         '--cursor',
-        more[1] as string,
+        present(more[1]),
         ...db,
       ])
       assert.equal(

@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.js'
 import { createTestDatabase } from './helpers/databases.js'
 import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
+import { present } from './helpers/checked.js'
 
 describeEachDialect(
   'rate limits (in-process)',
@@ -150,7 +151,7 @@ describe('limits shared through Redis by two server processes', () => {
     const { createClient } = await import('../src/auth/clients.js')
     const org = await createOrganization(testDatabase.database.db, { name: 'Shared' }, Date.now())
     client = await createClient(testDatabase.database.db, org.id, null, Date.now())
-    token = await requestToken(apps[0] as (typeof apps)[0], client)
+    token = await requestToken(present(apps[0]), client)
     cleanup = async () => {
       for (const app of apps) await app.close()
       await testDatabase.drop()
@@ -161,7 +162,7 @@ describe('limits shared through Redis by two server processes', () => {
   test('requests spread over two apps share one per-token count', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 8; i++) {
-      const app = apps[i % 2] as (typeof apps)[0]
+      const app = present(apps[i % 2])
       const response = await app.inject({
         method: 'GET',
         url: `/v2/organization/${client.org}/expert/nobody`,
@@ -196,9 +197,9 @@ describe('limits shared through Redis by two server processes', () => {
           client_secret: secret,
         }).toString(),
       })
-    for (let i = 0; i < MAX_FAILURES; i++) await attempt(apps[i % 2] as (typeof apps)[0], 'wrong')
-    assert.equal((await attempt(apps[1] as (typeof apps)[0], client.client_secret)).statusCode, 401)
-    assert.equal((await attempt(apps[0] as (typeof apps)[0], client.client_secret)).statusCode, 401)
+    for (let i = 0; i < MAX_FAILURES; i++) await attempt(present(apps[i % 2]), 'wrong')
+    assert.equal((await attempt(present(apps[1]), client.client_secret)).statusCode, 401)
+    assert.equal((await attempt(present(apps[0]), client.client_secret)).statusCode, 401)
   })
 })
 

@@ -13,6 +13,7 @@ import { describeEachDialect, inquiryBody, type TestContext } from './helpers/ha
 import { initializeRequest } from './helpers/mcp.js'
 import { scopedToken } from './helpers/oauth.js'
 import { listeningPort } from './helpers/net.js'
+import { present } from './helpers/checked.js'
 
 /** The parts of the bodies the tests read: the API's error envelope, a JSON-RPC reply, metadata documents. */
 interface Reply {
@@ -102,7 +103,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
         },
       ],
     })
-    draftPost = imported.ids.spotlights[1] as number
+    draftPost = present(imported.ids.spotlights[1])
   })
 
   after(async () => {

@@ -4,6 +4,7 @@ import { createClient } from '../src/auth/clients.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
+import { present } from './helpers/checked.js'
 
 /**
  * `read:public` (CONTRACT §17): a public website's token sees published, non-private experts and
@@ -64,7 +65,7 @@ describeEachDialect('read:public: what the public may see', (ctx: TestContext) =
       ],
     })
     ;[post, draftPost] = result.ids.spotlights as [number, number]
-    question = result.ids.questions[0] as number
+    question = present(result.ids.questions[0])
   })
 
   const usernames = (list: { username: string }[]) => list.map((item) => item.username).sort()

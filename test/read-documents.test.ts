@@ -19,6 +19,7 @@ import {
   type SecondApp,
   type TestContext,
 } from './helpers/harness.js'
+import { present } from './helpers/checked.js'
 
 type Element = Record<string, unknown>
 
@@ -289,8 +290,8 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
         },
       ],
     })
-    watched.add(postUrl(result.ids.spotlights[0] as number))
-    watched.add(questionUrl(result.ids.questions[0] as number))
+    watched.add(postUrl(present(result.ids.spotlights[0])))
+    watched.add(questionUrl(present(result.ids.questions[0])))
     await assertFresh('import')
     ctx.clock.advance(1000)
     await importDocument(ctx, org(), {

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream'
-import type { Static, TSchema } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
 import { Value } from 'typebox/value'
 
 /**
@@ -18,6 +18,18 @@ export function parsed<S extends TSchema>(schema: S, value: unknown): Static<S> 
   if (Value.Check(schema, value)) return value
   const errors = Value.Errors(schema, value).map((error) => `${error.instancePath || '/'} ${error.message}`)
   throw new Error(`unexpected shape (${errors.join('; ')}): ${JSON.stringify(value)}`)
+}
+
+const Success = Type.Object({ success: Type.Literal(true), data: Type.Unknown() })
+
+/** The `data` of a success envelope (an inject response's body), checked against `schema`. */
+export function dataIn<S extends TSchema>(schema: S, response: { json(): unknown }): Static<S> {
+  return parsed(schema, parsed(Success, response.json()).data)
+}
+
+/** The `id` of the record a success envelope answers with. */
+export function idIn(response: { json(): unknown }): number {
+  return dataIn(Type.Object({ id: Type.Integer() }), response).id
 }
 
 /** Whether `value` is a plain object, for reading JSON of no fixed shape. */

@@ -25,6 +25,7 @@ import {
   type TestContext,
 } from './harness.js'
 import { multipart, testImage, testPdf } from './images.js'
+import { idIn, present } from './checked.js'
 
 let contentKey = 0
 
@@ -45,7 +46,7 @@ async function createInquiryOf(ctx: TestContext, owner: Tenant): Promise<number>
     payload: inquiryBody('media', await expertOf(ctx, owner)),
   })
   if (response.statusCode !== 200) throw new Error(`create inquiry failed: ${response.body}`)
-  return response.json().data.id as number
+  return idIn(response)
 }
 
 /** Imports one post and one question into `owner`'s organization (published unless told); returns their ids. */
@@ -59,7 +60,7 @@ async function createContent(
     spotlights: [{ key, title: 'A post', html: '<p>Text</p>', published }],
     questions: [{ key, question: 'A question?', published }],
   })
-  return { spotlight: result.ids.spotlights[0] as number, question: result.ids.questions[0] as number }
+  return { spotlight: present(result.ids.spotlights[0]), question: present(result.ids.questions[0]) }
 }
 
 /** The flags of an expert the public may not see: unpublished, or published but private. */
@@ -593,7 +594,7 @@ async function asOwner(
 ) {
   const response = await ctx.inject({ method, url: path, headers: owner.auth, payload })
   if (response.statusCode !== 200) throw new Error(`${method} ${path} failed: ${response.body}`)
-  return response.json().data as { id: number }
+  return { id: idIn(response) }
 }
 
 /** An expert of `owner` (published and public unless told) with one article, addressed under `corporation`. */
