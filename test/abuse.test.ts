@@ -404,7 +404,9 @@ describeEachDialect(
         headers: ctx.tenant.auth,
       })
       const [account] = parsed(
-        Type.Object({ account: Type.Array(Type.Object({ lastname: Type.String(), department: Type.String() })) }),
+        Type.Object({
+          account: Type.Array(Type.Object({ lastname: Type.String(), department: Type.String() })),
+        }),
         read.body.data,
       ).account
       assert.equal(account?.lastname, tricky)

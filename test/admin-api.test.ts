@@ -5,6 +5,7 @@ import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
 import { SCOPES } from '../src/auth/scopes.js'
 import { verifySecret } from '../src/auth/secrets.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { importDocument } from './helpers/content.js'
 import {
@@ -18,7 +19,6 @@ import {
 import { testImage, testPdf } from './helpers/images.js'
 import { dashboard, PASSWORD, personToken, signIn } from './helpers/people.js'
 import { SmtpReceiver, verifySignature, WebhookReceiver } from './helpers/receivers.js'
-import { discardingStream } from './helpers/checked.js'
 
 const PUBLIC_URL = 'http://experts.example.edu'
 

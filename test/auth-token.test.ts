@@ -96,10 +96,7 @@ describeEachDialect('POST /v2/oauth/token', (ctx) => {
         const values: Record<string, string> = grant()
         if (absent === undefined) delete values[missing]
         else values[missing] = absent
-        for (const request of [
-          { headers: FORM, payload: form(values) },
-          { payload: values },
-        ]) {
+        for (const request of [{ headers: FORM, payload: form(values) }, { payload: values }]) {
           const response = await ctx.inject({ method: 'POST', url: '/v2/oauth/token', ...request })
           assertOAuthError(response, 400, 'invalid_request')
           assert.match(response.json().error_description, new RegExp(`Missing parameter: .*${missing}`))

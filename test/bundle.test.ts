@@ -102,7 +102,10 @@ describe('the bundled server', () => {
         }),
       })
       assert.equal(token.status, 200)
-      const { access_token: accessToken } = parsed(Type.Object({ access_token: Type.String() }), await token.json())
+      const { access_token: accessToken } = parsed(
+        Type.Object({ access_token: Type.String() }),
+        await token.json(),
+      )
       const bearer = { authorization: `Bearer ${accessToken}` }
 
       const search = await fetch(`${server.base}/v2/organization/1/expert?status=published&q=law`, {

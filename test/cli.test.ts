@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase, testDialects } from './helpers/d
 import { inquiryBody } from './helpers/harness.js'
 
 const TokenAnswer = Type.Object({ data: Type.Object({ accessToken: Type.String() }) })
+
 import { parsed, present } from './helpers/checked.js'
 
 for (const { dialect, skip } of await testDialects()) {

@@ -3,10 +3,10 @@ import { describe, test } from 'node:test'
 import { type Static, Type } from 'typebox'
 import { createClient } from '../src/auth/clients.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { parsed, present } from './helpers/checked.js'
 import { startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { eventually } from './helpers/eventually.js'
-import { parsed, present } from './helpers/checked.js'
 
 const DIALECTS = await testDialects()
 

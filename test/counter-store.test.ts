@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { type AddressInfo, createServer } from 'node:net'
+import { createServer } from 'node:net'
 import { after, describe, test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { Redis, type RedisOptions } from 'ioredis'

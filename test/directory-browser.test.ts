@@ -4,10 +4,10 @@ import { createRequire } from 'node:module'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
+import { present } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
-import { present } from './helpers/checked.js'
 
 /** The browser's own function, called inside the page (the tests are compiled without the DOM library). */
 declare function getComputedStyle(element: unknown): { backgroundColor: string }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { after, before, test } from 'node:test'
 import { describeEachDialect, envelope, expertBody } from './helpers/harness.js'
-import { deref } from './helpers/openapi.js'
 import { listeningPort } from './helpers/net.js'
+import { deref } from './helpers/openapi.js'
 
 describeEachDialect('HTTP conventions', (ctx) => {
   const expertsUrl = () => `/v2/organization/${ctx.tenant.orgId}/expert`

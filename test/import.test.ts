@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { ImportRejected } from '../src/import/index.js'
 import { readProfile } from '../src/profiles/read.js'
+import { present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { contentRowCounts, exampleFile, importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect } from './helpers/harness.js'
-import { present } from './helpers/checked.js'
 
 const cli = (args: string[]) => runCli(args)
 
@@ -286,13 +286,10 @@ describeEachDialect('import', (ctx) => {
     assert.equal(output.experts.length, 12)
     assert.ok(output.spotlights.length >= 4 && output.questions.length >= 3)
     const db = ctx.testDatabase.database.db
-    const profile = (await readProfile(
-      db,
-      org.orgId,
-      present(output.experts[0]),
-      'expert',
-      'all',
-    )) as Record<string, unknown>
+    const profile = (await readProfile(db, org.orgId, present(output.experts[0]), 'expert', 'all')) as Record<
+      string,
+      unknown
+    >
     const filled = Object.values(profile).filter((value) => !Array.isArray(value) || value.length > 0)
     assert.ok(filled.length >= 38, `${filled.length} sections filled`)
     const post = await ctx.inject({

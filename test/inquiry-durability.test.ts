@@ -3,12 +3,12 @@ import { describe, test } from 'node:test'
 import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient } from '../src/auth/clients.js'
 import { createExpert } from '../src/experts/service.js'
-import { type InquiryKind, KIND_NAMES } from '../src/inquiries/kinds.js'
+import { KIND_NAMES } from '../src/inquiries/kinds.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { present } from './helpers/checked.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { inquiryBody } from './helpers/harness.js'
-import { present } from './helpers/checked.js'
 
 /**
  * The kill test: a real server process receives a stream of concurrent inquiries over HTTP, is

@@ -6,6 +6,7 @@ import { inboxCursor } from '../src/inquiries/inbox.js'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
 import { api, expectOk } from './helpers/api.js'
+import { present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import {
   createExpert,
@@ -15,7 +16,6 @@ import {
   inquiryBody,
   type Tenant,
 } from './helpers/harness.js'
-import { present } from './helpers/checked.js'
 
 const INBOX = '/v2/organization/{corporation}/inquiry'
 type InboxQuery = NonNullable<operations['listInquiries']['parameters']['query']>

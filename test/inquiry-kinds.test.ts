@@ -7,6 +7,7 @@ import { inquiryPayload } from '../src/delivery/payload.js'
 import { INQUIRY_KINDS, KIND_NAMES, kindFields } from '../src/inquiries/kinds.js'
 import { findInquiry } from '../src/inquiries/repository.js'
 import { api, expectOk, unchecked } from './helpers/api.js'
+import { present } from './helpers/checked.js'
 import {
   createExpert,
   describeEachDialect,
@@ -15,7 +16,6 @@ import {
   inquiryBody,
   KIND_SAMPLES,
 } from './helpers/harness.js'
-import { present } from './helpers/checked.js'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 

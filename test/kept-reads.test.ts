@@ -17,6 +17,7 @@ import { KeptBodies } from '../src/kept-reads/kept-bodies.js'
 import { KeptRoutes } from '../src/kept-reads/kept-reads.js'
 import { ValidatedAnswers } from '../src/kept-reads/validated-answers.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createRainContent } from './helpers/content.js'
 import {
@@ -29,7 +30,6 @@ import {
   type TestContext,
 } from './helpers/harness.js'
 import { wireGet } from './helpers/net.js'
-import { discardingStream } from './helpers/checked.js'
 
 /**
  * Kept reads (src/auth/kept-reads.ts) against what the routes answer without them: every write here

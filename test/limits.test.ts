@@ -5,10 +5,10 @@ import { after, before, describe, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { loadConfig } from '../src/config.js'
+import { present } from './helpers/checked.js'
 import { createTestDatabase } from './helpers/databases.js'
 import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
-import { present } from './helpers/checked.js'
 
 describeEachDialect(
   'rate limits (in-process)',

@@ -8,12 +8,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
+import { present } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, inquiryBody, type TestContext } from './helpers/harness.js'
 import { initializeRequest } from './helpers/mcp.js'
-import { scopedToken } from './helpers/oauth.js'
 import { listeningPort } from './helpers/net.js'
-import { present } from './helpers/checked.js'
+import { scopedToken } from './helpers/oauth.js'
 
 /** The parts of the bodies the tests read: the API's error envelope, a JSON-RPC reply, metadata documents. */
 interface Reply {

@@ -13,11 +13,11 @@ import { ImportRejected, importContent } from '../src/import/index.js'
 import { collectGarbage } from '../src/media/gc.js'
 import { openStorage } from '../src/storage/open.js'
 import type { MediaStorage } from '../src/storage/storage.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { EXIF_MARKER, multipart, pixelBomb, testImage, testPdf } from './helpers/images.js'
 import { startTestBucket } from './helpers/s3.js'
-import { discardingStream } from './helpers/checked.js'
 
 const bucket = await startTestBucket()
 after(() => bucket.close())

@@ -6,8 +6,8 @@ import { MIGRATIONS } from '../src/db/migrate.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { searchQuestions } from '../src/search/service.js'
 import { migrateDatabase } from '../src/system/migrate.js'
-import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { present } from './helpers/checked.js'
+import { createTestDatabase, testDialects } from './helpers/databases.js'
 
 const MIGRATION = '0020_inquiry_experts_and_hidden_answers'
 

@@ -6,8 +6,8 @@ import { MIGRATIONS } from '../src/db/migrate.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { listPeople } from '../src/staff/service.js'
 import { migrateDatabase } from '../src/system/migrate.js'
-import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { present } from './helpers/checked.js'
+import { createTestDatabase, testDialects } from './helpers/databases.js'
 
 const MIGRATION = '0024_staff_search'
 

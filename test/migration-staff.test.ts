@@ -4,8 +4,8 @@ import { Migrator, sql } from 'kysely'
 import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js'
 import { findExpert } from '../src/experts/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
-import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { present } from './helpers/checked.js'
+import { createTestDatabase, testDialects } from './helpers/databases.js'
 
 /** Migration 0016 adds the profile type: every profile stored before it is an expert, and stays one. */
 describe('migration 0016_staff', async () => {

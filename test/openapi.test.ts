@@ -6,8 +6,8 @@ import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
 import { ERROR_STATUS } from '../src/errors.js'
 import { describeEachDialect } from './helpers/harness.js'
-import { deref, type JsonNode } from './helpers/openapi.js'
 import { listeningPort } from './helpers/net.js'
+import { deref, type JsonNode } from './helpers/openapi.js'
 
 interface Operation {
   path: string

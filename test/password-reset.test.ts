@@ -3,10 +3,10 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import type { Config } from '../src/config.js'
+import { discardingStream } from './helpers/checked.js'
 import { describeEachDialect, type TestContext } from './helpers/harness.js'
 import { addPersonWithPassword, dashboardToken, signIn } from './helpers/people.js'
 import { SmtpReceiver } from './helpers/receivers.js'
-import { discardingStream } from './helpers/checked.js'
 
 /** The links of an emailed (quoted-printable) message. */
 function linksIn(raw: string): string[] {

@@ -6,11 +6,11 @@ import { cliWriteContext } from '../src/audit/write-context.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { loadConfig } from '../src/config.js'
 import { addPerson, updatePerson } from '../src/people/service.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope } from './helpers/harness.js'
 import { addPersonWithPassword, dashboard, PASSWORD, signIn } from './helpers/people.js'
 import { SmtpReceiver } from './helpers/receivers.js'
-import { discardingStream } from './helpers/checked.js'
 
 const DAY = 24 * 3600 * 1000
 

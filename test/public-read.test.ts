@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
+import { present } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
-import { present } from './helpers/checked.js'
 
 /**
  * `read:public` (CONTRACT §17): a public website's token sees published, non-private experts and

@@ -11,6 +11,7 @@ import { ok, Success } from '../src/http/envelope.js'
 import { Profile, readProfile } from '../src/profiles/read.js'
 import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../src/profiles/section-fields.js'
 import { api, expectOk } from './helpers/api.js'
+import { present } from './helpers/checked.js'
 import { createRainContent, exampleFile, importDocument } from './helpers/content.js'
 import {
   describeEachDialect,
@@ -19,7 +20,6 @@ import {
   type SecondApp,
   type TestContext,
 } from './helpers/harness.js'
-import { present } from './helpers/checked.js'
 
 type Element = Record<string, unknown>
 

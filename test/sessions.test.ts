@@ -4,6 +4,7 @@ import { buildApp } from '../src/app.js'
 import { cliWriteContext } from '../src/audit/write-context.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { chores } from '../src/system/housekeeping.js'
+import { discardingStream } from './helpers/checked.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import {
   addPersonWithPassword,
@@ -15,7 +16,6 @@ import {
   personToken,
   signIn,
 } from './helpers/people.js'
-import { discardingStream } from './helpers/checked.js'
 
 const MINUTE = 60_000
 

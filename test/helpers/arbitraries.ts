@@ -289,9 +289,7 @@ export function mutatedBody(
       pick(limited).chain((field) =>
         set(
           field,
-          fc
-            .integer({ min: 1, max: 40 })
-            .map((extra) => 'x'.repeat((prop(field).maxLength ?? 0) + extra)),
+          fc.integer({ min: 1, max: 40 }).map((extra) => 'x'.repeat((prop(field).maxLength ?? 0) + extra)),
           'over-long string',
         ),
       ),

@@ -15,6 +15,7 @@ import {
 import { approveDomain } from '../../src/sso/domains.js'
 import { NO_NOTICES } from '../../src/sso/notices.js'
 import { putSsoSettings } from '../../src/sso/settings.js'
+import { idIn, present } from './checked.js'
 import { importDocument } from './content.js'
 import {
   createExpert,
@@ -25,7 +26,6 @@ import {
   type TestContext,
 } from './harness.js'
 import { multipart, testImage, testPdf } from './images.js'
-import { idIn, present } from './checked.js'
 
 let contentKey = 0
 
