@@ -14,12 +14,7 @@ import { claimDueDeliveries, saveWebhook } from '../src/delivery/repository.js'
 import { generateWebhookSecret, isWebhookUrl } from '../src/delivery/webhook.js'
 import { idIn, parsed, present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
-import {
-  createExpert,
-  describeEachDialect,
-  type Tenant,
-  type TestContext,
-} from './helpers/harness.js'
+import { createExpert, describeEachDialect, type Tenant, type TestContext } from './helpers/harness.js'
 import { SmtpReceiver, verifySignature, WebhookReceiver } from './helpers/receivers.js'
 
 /** A webhook delivery's body, as far as the tests read it. */

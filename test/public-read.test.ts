@@ -64,7 +64,7 @@ describeEachDialect('read:public: what the public may see', (ctx: TestContext) =
         },
       ],
     })
-    ;[post, draftPost] = result.ids.spotlights as [number, number]
+    ;[post, draftPost] = [present(result.ids.spotlights[0]), present(result.ids.spotlights[1])]
     question = present(result.ids.questions[0])
   })
 

@@ -160,7 +160,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
     const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
     const cookie = await signIn(ctx, person.email)
     const base = dashboard('POST', '/auth/token', { cookie })
-    const headers = { ...(base.headers as Record<string, string>) }
+    const headers = { ...base.headers }
     await expectError(
       ctx,
       { ...base, headers: { ...headers, origin: 'https://evil.example' } },
