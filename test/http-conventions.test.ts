@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { after, before, test } from 'node:test'
+import { Type } from 'typebox'
+import { parsed } from './helpers/checked.js'
 import { describeEachDialect, envelope, expertBody } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
 import { deref } from './helpers/openapi.js'
@@ -228,7 +230,11 @@ describeEachDialect('HTTP conventions over a real socket', (ctx) => {
     })
     assert.equal(response.status, 200)
     assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')
-    assert.equal(((await response.json()) as { data: { inserted: boolean } }).data.inserted, true)
+    assert.equal(
+      parsed(Type.Object({ data: Type.Object({ inserted: Type.Boolean() }) }), await response.json()).data
+        .inserted,
+      true,
+    )
   })
 })
 

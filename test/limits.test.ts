@@ -2,10 +2,11 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { Type } from 'typebox'
 import { buildApp } from '../src/app.js'
 import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { loadConfig } from '../src/config.js'
-import { present } from './helpers/checked.js'
+import { parsed, present } from './helpers/checked.js'
 import { createTestDatabase } from './helpers/databases.js'
 import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
@@ -246,7 +247,11 @@ describeEachDialect(
     test('a badly percent-encoded URL is a 400 in the envelope', async () => {
       const response = await fetch(`http://127.0.0.1:${port}/v2/organization/1/expert/%E0%A4%A`)
       assert.equal(response.status, 400)
-      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'validation_failed')
+      assert.equal(
+        parsed(Type.Object({ error: Type.Object({ code: Type.String() }) }), await response.json()).error
+          .code,
+        'validation_failed',
+      )
     })
   },
   { config: { requestTimeoutMs: 1000 } },

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { InjectOptions } from 'fastify'
+import { Type } from 'typebox'
+import { parsed } from './helpers/checked.js'
 import { createExpert, describeEachDialect, openSecondApp, type SecondApp } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
 import { listeningPort } from './helpers/net.js'
@@ -81,7 +83,10 @@ describeEachDialect('photo URLs after a move', (ctx) => {
         { headers: ctx.tenant.auth },
       )
       assert.equal(response.status, 200)
-      const urls = mediaUrlsIn(((await response.json()) as { data: { avatar: unknown } }).data.avatar)
+      const urls = mediaUrlsIn(
+        parsed(Type.Object({ data: Type.Object({ avatar: Type.Unknown() }) }), await response.json()).data
+          .avatar,
+      )
       assert.equal(urls.length, 4)
       for (const url of urls) assert.ok(url.startsWith(`${MOVED}/media/`), url)
     }
