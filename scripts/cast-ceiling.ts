@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 
-const CEILINGS: Record<string, number> = { src: 37, test: 320 }
+const CEILINGS: Record<string, number> = { src: 37, test: 44 }
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { before, test } from 'node:test'
+import { Type } from 'typebox'
 import {
   BODY_ROUTES,
   type BodyRoute,
@@ -8,12 +8,16 @@ import {
   UPLOAD_ROUTES,
   type UploadRoute,
 } from './helpers/body-routes.js'
+import { parsed } from './helpers/checked.js'
 import { describeEachDialect, expertBody, type TestContext } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
 
 /**
  * Hostile and malformed requests over a real HTTP server. Every case must end in a 4xx in the envelope,
  * never a 5xx, and must write nothing.
  */
+
+const Created = Type.Object({ username: Type.String() })
 
 interface Sent {
   status: number
@@ -280,7 +284,7 @@ function assertRejected(sent: Sent, status: number, code: string, label: string,
     assert.equal(sent.body.error, code, label)
     assert.equal(typeof sent.body.error_description, 'string', label)
   } else {
-    assert.equal((sent.body.error as { code: string }).code, code, label)
+    assert.equal(parsed(Type.Object({ code: Type.String() }), sent.body.error).code, code, label)
   }
   assert.equal(sent.headers.get('content-type'), 'application/json; charset=utf-8', label)
 }
@@ -288,7 +292,7 @@ function assertRejected(sent: Sent, status: number, code: string, label: string,
 async function rowCount(ctx: TestContext, table: BodyRoute['table'] | 'media_files'): Promise<number> {
   const { db } = ctx.testDatabase.database
   const row = await db
-    .selectFrom(table as 'experts')
+    .selectFrom(table)
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow()
   return Number(row.n)
@@ -312,7 +316,7 @@ describeEachDialect(
     }
     before(async () => {
       await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-      port = (ctx.app.server.address() as AddressInfo).port
+      port = listeningPort(ctx.app.server)
     })
 
     for (const route of BODY_ROUTES) {
@@ -340,7 +344,7 @@ describeEachDialect(
             route.malformed === 'invalid_request',
           )
           assert.equal(await rowCount(ctx, route.table), before)
-          assert.equal(({} as Record<string, unknown>).isAdmin, undefined, 'Object.prototype untouched')
+          assert.equal(Reflect.get({}, 'isAdmin'), undefined, 'Object.prototype untouched')
         })
       }
     }
@@ -395,11 +399,16 @@ describeEachDialect(
         body: JSON.stringify(expertBody({ lastname: tricky, department: '%' })),
       })
       assert.equal(created.status, 200)
-      const username = (created.body.data as { username: string }).username
+      const { username } = parsed(Created, created.body.data)
       const read = await send(port, 'GET', `/v2/organization/${ctx.tenant.orgId}/expert/${username}`, {
         headers: ctx.tenant.auth,
       })
-      const [account] = (read.body.data as { account: { lastname: string; department: string }[] }).account
+      const [account] = parsed(
+        Type.Object({
+          account: Type.Array(Type.Object({ lastname: Type.String(), department: Type.String() })),
+        }),
+        read.body.data,
+      ).account
       assert.equal(account?.lastname, tricky)
       assert.equal(account?.department, '%')
     })
@@ -410,13 +419,17 @@ describeEachDialect(
         headers: { ...ctx.tenant.auth, 'content-type': 'application/json' },
         body: JSON.stringify(expertBody({ job_title: html })),
       })
-      const username = (created.body.data as { username: string }).username
+      const { username } = parsed(Created, created.body.data)
       const read = await send(port, 'GET', `/v2/organization/${ctx.tenant.orgId}/expert/${username}`, {
         headers: ctx.tenant.auth,
       })
       assert.equal(read.headers.get('x-content-type-options'), 'nosniff')
       assert.equal(read.headers.get('content-type'), 'application/json; charset=utf-8')
-      assert.equal((read.body.data as { account: { job_title: string }[] }).account[0]?.job_title, html)
+      const { account } = parsed(
+        Type.Object({ account: Type.Array(Type.Object({ job_title: Type.String() })) }),
+        read.body.data,
+      )
+      assert.equal(account[0]?.job_title, html)
     })
 
     test('unknown routes are 404 and wrong methods 405, in the envelope', async () => {

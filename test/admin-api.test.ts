@@ -5,6 +5,7 @@ import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
 import { SCOPES } from '../src/auth/scopes.js'
 import { verifySecret } from '../src/auth/secrets.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { importDocument } from './helpers/content.js'
 import {
@@ -35,7 +36,7 @@ describeEachDialect(
         config: { ...ctx.config, smtpUrl: smtp.url, publicUrl: PUBLIC_URL },
         database: ctx.testDatabase.database,
         now: ctx.clock.now,
-        logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+        logStream: discardingStream(),
       })
     })
     after(async () => {
@@ -527,13 +528,13 @@ describeEachDialect(
         await ok(
           await call(
             'GET',
-            `/inquiry?email=${encodeURIComponent(inquiryBody('general', username).email as string)}`,
+            `/inquiry?email=${encodeURIComponent(String(inquiryBody('general', username).email))}`,
           ),
         )
         await ok(
           await call(
             'DELETE',
-            `/inquiry?email=${encodeURIComponent(inquiryBody('general', username).email as string)}`,
+            `/inquiry?email=${encodeURIComponent(String(inquiryBody('general', username).email))}`,
           ),
         )
         await ok(await call('DELETE', `/expert/${username}`))

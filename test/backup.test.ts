@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { Type } from 'typebox'
 import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient } from '../src/auth/clients.js'
 import { openDatabase } from '../src/db/database.js'
@@ -10,6 +11,7 @@ import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js'
 import { createExpert } from '../src/experts/service.js'
 import { insertInquiry } from '../src/inquiries/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { parsed } from './helpers/checked.js'
 import { runCli, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { eventually } from './helpers/eventually.js'
@@ -19,13 +21,15 @@ import { inquiryBody } from './helpers/harness.js'
 const PRELOADED = 3000
 const WRITERS = 4
 
+const Acknowledged = Type.Object({ data: Type.Optional(Type.Object({ id: Type.Integer() })) })
+
 async function tokenOf(base: string, client: { client_id: string; client_secret: string }) {
   const response = await fetch(`${base}/v2/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', ...client }).toString(),
   })
-  return ((await response.json()) as { access_token: string }).access_token
+  return parsed(Type.Object({ access_token: Type.String() }), await response.json()).access_token
 }
 
 describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, () => {
@@ -87,7 +91,7 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify(inquiryBody('general', username, { message: `writer ${w} inquiry ${i}` })),
         })
-        const body = (await response.json()) as { data?: { id: number } }
+        const body = parsed(Acknowledged, await response.json())
         if (response.status === 200 && body.data) acknowledged.push(body.data.id)
         else failures++
       }
@@ -128,8 +132,9 @@ describe('expertdir backup of a serving SQLite database', { timeout: 180_000 }, 
       const outbox = await copy.db.selectFrom('inquiry_deliveries').select('inquiry_id').execute()
       assert.equal(outbox.length, ids.size * 2, 'one consistent snapshot: every inquiry with its outbox rows')
       const migrations = await copy.db
-        .selectFrom('kysely_migration' as never)
-        .select('name' as never)
+        .withTables<{ kysely_migration: { name: string } }>()
+        .selectFrom('kysely_migration')
+        .select('name')
         .execute()
       assert.equal(migrations.length, Object.keys(MIGRATIONS).length)
     } finally {

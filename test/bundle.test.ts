@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { type Static, Type } from 'typebox'
 import { SCRIPT_ASSET, STYLESHEET_ASSET, WIDGET_ASSET } from '../src/directory/assets.js'
+import { parsed } from './helpers/checked.js'
 import { startServerProcess } from './helpers/cli.js'
 import { eventually } from './helpers/eventually.js'
 import { assertNothingLoadedEarly, packagesOf, recordedStart } from './helpers/lazy-packages.js'
@@ -16,9 +18,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Packages every request needs: they must come from the bundle, not from `node_modules`. */
 const BUNDLED = ['fastify', 'kysely', 'typebox', 'ajv', 'find-my-way', 'fast-json-stringify', 'commander']
 
+const SourceMap = Type.Object({ sources: Type.Array(Type.String()) })
+/** What execFileSync throws when the process exits with an error. */
+const Failure = Type.Object({ status: Type.Number(), stderr: Type.String() })
+
 /** The `node_modules` packages whose code a built file holds, from its source map. */
 function bundledPackagesOf(file: string): Set<string> {
-  const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }
+  const { sources } = parsed(SourceMap, JSON.parse(readFileSync(`${file}.map`, 'utf8')))
   return packagesOf(sources.map((source) => `/${source}`))
 }
 
@@ -96,7 +102,10 @@ describe('the bundled server', () => {
         }),
       })
       assert.equal(token.status, 200)
-      const { access_token: accessToken } = (await token.json()) as { access_token: string }
+      const { access_token: accessToken } = parsed(
+        Type.Object({ access_token: Type.String() }),
+        await token.json(),
+      )
       const bearer = { authorization: `Bearer ${accessToken}` }
 
       const search = await fetch(`${server.base}/v2/organization/1/expert?status=published&q=law`, {
@@ -111,7 +120,7 @@ describe('the bundled server', () => {
 
       const document = await fetch(`${server.base}/v2/openapi.json`)
       assert.equal(document.status, 200)
-      assert.equal(((await document.json()) as { openapi: string }).openapi, '3.1.0')
+      assert.equal(parsed(Type.Object({ openapi: Type.String() }), await document.json()).openapi, '3.1.0')
       // swagger-ui's files come from its installed package.
       const docsStyle = await fetch(`${server.base}/docs/static/swagger-ui.css`)
       assert.equal(docsStyle.status, 200)
@@ -186,7 +195,7 @@ describe('the bundle started by an older Node', () => {
   after(() => rmSync(outdir, { recursive: true, force: true }))
 
   test('says which Node it needs and the command that works, and exits 1', { skip }, () => {
-    let failure: { status: number; stderr: string } | undefined
+    let failure: Static<typeof Failure> | undefined
     try {
       execFileSync(SYSTEM_NODE, [join(outdir, 'expertdir.js'), 'org', 'list'], {
         cwd: ROOT,
@@ -194,7 +203,7 @@ describe('the bundle started by an older Node', () => {
         stdio: 'pipe',
       })
     } catch (error) {
-      failure = error as { status: number; stderr: string }
+      failure = parsed(Failure, error)
     }
     assert.ok(failure, 'it ran on an older Node')
     assert.equal(failure.status, 1)

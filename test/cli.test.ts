@@ -4,12 +4,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { Type } from 'typebox'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { freePort, runCli, runCliProcess, spawnCli, waitForOutput } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { inquiryBody } from './helpers/harness.js'
+
+const TokenAnswer = Type.Object({ data: Type.Object({ accessToken: Type.String() }) })
+
+import { parsed, present } from './helpers/checked.js'
 
 for (const { dialect, skip } of await testDialects()) {
   describe(`CLI on ${dialect}`, { skip }, () => {
@@ -356,7 +361,7 @@ describe('serve --demo (the quick start)', () => {
       const clientSecret = /client_secret: (\S+)/.exec(output)?.[1]
       const curl = /curl -s -X POST (\S+) -d grant_type=client_credentials/.exec(output)
       assert.ok(clientId && clientSecret && curl, output)
-      const response = await fetch(curl[1] as string, {
+      const response = await fetch(present(curl[1]), {
         method: 'POST',
         body: new URLSearchParams({
           grant_type: 'client_credentials',
@@ -365,7 +370,7 @@ describe('serve --demo (the quick start)', () => {
         }),
       })
       assert.equal(response.status, 200)
-      const token = ((await response.json()) as { data: { accessToken: string } }).data.accessToken
+      const token = parsed(TokenAnswer, await response.json()).data.accessToken
       const expert = await fetch(`http://127.0.0.1:${port}/v2/organization/1/expert`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -387,7 +392,10 @@ describe('serve --demo (the quick start)', () => {
         body: JSON.stringify({ email: owner[1], password: owner[2] }),
       })
       assert.equal(signIn.status, 200)
-      const me = (await signIn.json()) as { data: { role: string; password_change_required: boolean } }
+      const me = parsed(
+        Type.Object({ data: Type.Object({ role: Type.String(), password_change_required: Type.Boolean() }) }),
+        await signIn.json(),
+      )
       assert.deepEqual([me.data.role, me.data.password_change_required], ['owner', true])
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
       child.kill('SIGTERM')

@@ -1,20 +1,23 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { type Static, Type } from 'typebox'
 import { createClient } from '../src/auth/clients.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { parsed, present } from './helpers/checked.js'
 import { startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { eventually } from './helpers/eventually.js'
 
 const DIALECTS = await testDialects()
 
-interface LogLine {
-  msg?: string
-  url?: string
-  pid?: number
-  worker?: number
-  worker_pid?: number
-}
+const LogLine = Type.Object({
+  msg: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  pid: Type.Optional(Type.Number()),
+  worker: Type.Optional(Type.Number()),
+  worker_pid: Type.Optional(Type.Number()),
+})
+type LogLine = Static<typeof LogLine>
 
 function logLines(output: string): LogLine[] {
   return output
@@ -22,7 +25,7 @@ function logLines(output: string): LogLine[] {
     .filter((line) => line.startsWith('{'))
     .map((line) => {
       try {
-        return JSON.parse(line) as LogLine
+        return parsed(LogLine, JSON.parse(line))
       } catch {
         return {}
       }
@@ -67,7 +70,7 @@ describe('serve --workers 2', { concurrency: true }, () => {
           pids.every((pid) => lines.some((line) => line.pid === pid && /listening/i.test(line.msg ?? '')))
         const started = () =>
           logLines(output()).filter((line) => line.msg === 'worker started' && line.worker_pid !== undefined)
-        const firstPids = started().map((line) => line.worker_pid as number)
+        const firstPids = started().map((line) => present(line.worker_pid))
         assert.equal(firstPids.length, 2, output())
         await waitFor(output, (lines) => workersListening(lines, firstPids), 'both workers to listen')
 
@@ -89,10 +92,10 @@ describe('serve --workers 2', { concurrency: true }, () => {
         assert.ok(text.includes('expertdir_outbox_pending '), 'the primary reports the outbox')
 
         // A killed worker is replaced.
-        const victim = firstPids[0] as number
+        const victim = present(firstPids[0])
         process.kill(victim, 'SIGKILL')
         await waitFor(output, () => started().length === 3, 'a replacement worker')
-        const replacement = started()[2]?.worker_pid as number
+        const replacement = present(started()[2]?.worker_pid)
         assert.ok(!firstPids.includes(replacement))
         await waitFor(output, (lines) => workersListening(lines, [replacement]), 'the replacement to listen')
         const afterRestart = await Promise.all(Array.from({ length: 4 }, () => fetch(`${base}/healthz`)))

@@ -11,10 +11,10 @@ import { WRITE_ATTEMPTS, writeTransaction } from '../src/db/transactions.js'
 import { ApiError } from '../src/errors.js'
 import { toApiError } from '../src/http/error-handler.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { isRecord, parsed, present, records } from './helpers/checked.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { expertBody, inquiryBody } from './helpers/harness.js'
-import { asRecords, isRecord, matching, present } from './helpers/narrow.js'
 
 /**
  * Writes that race, over real HTTP against real `expertdir serve` processes: SQLite (one process, so
@@ -44,7 +44,7 @@ interface Answer {
 }
 
 /** The `id` of a created record's answer. */
-const idOf = (answer: Answer) => matching(Type.Integer(), answer.data.id, `the id in ${answer.body}`)
+const idOf = (answer: Answer) => parsed(Type.Integer(), answer.data.id, `the id in ${answer.body}`)
 
 /** The first write of each single-element section, the i-th of a burst: each burst differs in `field`. */
 const SINGLE_BODIES: Record<string, { field: string; body: (i: number) => Element }> = {
@@ -110,12 +110,12 @@ for (const setup of SETUPS) {
     async function newExpert(): Promise<string> {
       const created = await call('POST', `/v2/organization/${orgId}/expert`, expertBody())
       assert.equal(created.status, 200, created.body)
-      return matching(Type.String(), created.data.username, `the username in ${created.body}`)
+      return parsed(Type.String(), created.data.username, `the username in ${created.body}`)
     }
     async function elements(username: string, section: string): Promise<Element[]> {
       const listed = await call('GET', `${expertPath(username)}/${section}`)
       assert.equal(listed.status, 200, listed.body)
-      return asRecords(listed.data[section], section)
+      return records(listed.data[section], section)
     }
     const statuses = (list: Answer[]) => list.map((answer) => answer.status)
     function allOk(list: Answer[], what: string) {
@@ -142,7 +142,7 @@ for (const setup of SETUPS) {
         }).toString(),
       })
       assert.equal(issued.status, 200, await issued.clone().text())
-      token = matching(
+      token = parsed(
         Type.Object({ access_token: Type.String() }),
         await issued.json(),
         'the token',
@@ -376,7 +376,7 @@ for (const setup of SETUPS) {
         const [biography] = await elements(username, 'biography')
         if ((biographies[e]?.size ?? 0) > 0)
           assert.ok(
-            biographies[e]?.has(matching(Type.String(), biography?.biography, 'the biography')),
+            biographies[e]?.has(parsed(Type.String(), biography?.biography, 'the biography')),
             'the biography is one that was sent',
           )
       }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { before, describe, test } from 'node:test'
 import { loadConfig } from '../src/config.js'
 import { createExpert, describeEachDialect, envelope } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
 
 const SITE = 'https://www.example.edu'
 const OTHER_SITE = 'http://localhost:5173'
@@ -129,7 +129,7 @@ describeEachDialect('CORS off (the default) and unusual methods', (ctx) => {
   let port = 0
   before(async () => {
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-    port = (ctx.app.server.address() as AddressInfo).port
+    port = listeningPort(ctx.app.server)
   })
 
   /** Over a real socket: `fetch` refuses to send TRACE, and inject does not go through Node's parser. */

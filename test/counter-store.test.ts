@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { type AddressInfo, createServer } from 'node:net'
+import { createServer } from 'node:net'
 import { after, describe, test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { Redis, type RedisOptions } from 'ioredis'
@@ -11,6 +11,7 @@ import type { CounterStore, Window, WindowCount } from '../src/limits/counter-st
 import { memoryCounters } from '../src/limits/memory-counters.js'
 import { redisCounters } from '../src/limits/redis-counters.js'
 import { createResetLimit } from '../src/sessions/reset-limit.js'
+import { listeningPort } from './helpers/net.js'
 
 const REDIS_URL = process.env.EXPERTDIR_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** The app's connection options (src/app.ts): fail fast so that limits fail open. */
@@ -266,7 +267,7 @@ describe('counter store: Redis shared by processes', {
 test('Redis unreachable: the store answers undefined and reports; the limits fail open, the reset allowance closed', async () => {
   const closed = createServer()
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
-  const { port } = closed.address() as AddressInfo
+  const port = listeningPort(closed)
   await new Promise<void>((resolve) => closed.close(() => resolve()))
   const reported: string[] = []
   // Without the offline queue a command fails at once instead of after the reconnection attempts.

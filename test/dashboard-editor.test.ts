@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { browserSkip, launchBrowser } from './helpers/browser.js'
+import { present } from './helpers/checked.js'
 import { assertAccessible, ensureDashboardBuilt, openPage, screenshot } from './helpers/dashboard.js'
 import { createExpert, describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
@@ -118,7 +119,7 @@ describeEachDialect('the profile editor in a real browser: order and conflicts',
     skip,
   }, async () => {
     const { username, ids } = await expertWithArticles('Grace', 'Conflict')
-    const [rain, heat, wind] = ids as [number, number, number]
+    const [rain, heat, wind] = [present(ids[0]), present(ids[1]), present(ids[2])]
     await withPage(async (page) => {
       await openArticles(page, username)
       await apiData('PUT', `/expert/${username}/article/order`, { ids: [heat, wind, rain] })

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
+import { Type } from 'typebox'
 import { createOutbox } from '../src/delivery/outbox.js'
 import { browserSkip, launchBrowser } from './helpers/browser.js'
+import { parsed } from './helpers/checked.js'
 import {
   assertAccessible,
   ensureDashboardBuilt,
@@ -145,7 +147,10 @@ function integrationsScreen(ctx: TestContext): void {
         }),
       })
       assert.equal(token.status, 200)
-      const granted = (await token.json()) as { access_token: string; scope: string }
+      const granted = parsed(
+        Type.Object({ access_token: Type.String(), scope: Type.String() }),
+        await token.json(),
+      )
       assert.equal(granted.scope, 'read inquiries:create')
       const bearer = { authorization: `Bearer ${granted.access_token}` }
       const profile = `/v2/organization/${tenant.orgId}/expert/${username}`

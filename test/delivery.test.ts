@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, test } from 'node:test'
+import { Type } from 'typebox'
 import { openDatabase } from '../src/db/database.js'
 import {
   backoffMs,
@@ -11,15 +12,19 @@ import {
 } from '../src/delivery/outbox.js'
 import { claimDueDeliveries, saveWebhook } from '../src/delivery/repository.js'
 import { generateWebhookSecret, isWebhookUrl } from '../src/delivery/webhook.js'
+import { idIn, parsed, present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
-import {
-  createExpert,
-  describeEachDialect,
-  envelope,
-  type Tenant,
-  type TestContext,
-} from './helpers/harness.js'
+import { createExpert, describeEachDialect, type Tenant, type TestContext } from './helpers/harness.js'
 import { SmtpReceiver, verifySignature, WebhookReceiver } from './helpers/receivers.js'
+
+/** A webhook delivery's body, as far as the tests read it. */
+const Delivered = Type.Object({
+  inquiry: Type.Object({
+    id: Type.Integer(),
+    username: Type.Optional(Type.Unknown()),
+    recipients: Type.Optional(Type.Unknown()),
+  }),
+})
 
 const HOUR = 60 * 60 * 1000
 
@@ -43,7 +48,7 @@ async function sendInquiry(ctx: TestContext, tenant: Tenant, username: string, m
     payload: donorBody(username, message),
   })
   assert.equal(response.statusCode, 200, response.body)
-  return envelope(response).data?.id as number
+  return idIn(response)
 }
 
 async function deliveries(ctx: TestContext, inquiryId: number) {
@@ -63,7 +68,7 @@ async function delivery(ctx: TestContext, inquiryId: number, channel: 'email' | 
 }
 
 function webhookInquiryIds(receiver: WebhookReceiver) {
-  return receiver.delivered.map((request) => JSON.parse(request.body).inquiry.id as number)
+  return receiver.delivered.map((request) => parsed(Delivered, JSON.parse(request.body)).inquiry.id)
 }
 
 describeEachDialect('inquiry delivery', (ctx) => {
@@ -205,7 +210,7 @@ describeEachDialect('inquiry delivery', (ctx) => {
 
     ctx.clock.advance(HOUR)
     await worker.processOnce()
-    assert.equal((await delivery(ctx, ids[0] as number, 'webhook')).attempts, 2)
+    assert.equal((await delivery(ctx, present(ids[0]), 'webhook')).attempts, 2)
 
     receiver.mode = 'ok'
     ctx.clock.advance(HOUR)

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
+import { present } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
@@ -99,8 +100,8 @@ describeEachDialect('the public directory in a real browser', (ctx) => {
         },
       ],
     })
-    post = result.ids.spotlights[0] as number
-    question = result.ids.questions[0] as number
+    post = present(result.ids.spotlights[0])
+    question = present(result.ids.questions[0])
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
     directory = `http://${DIRECTORY_HOST}:${listeningPort(ctx.app.server)}`
     news = createServer((request, response) => {

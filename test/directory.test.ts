@@ -3,6 +3,7 @@ import { before, test } from 'node:test'
 import { type HTMLElement, parse } from 'node-html-parser'
 import { postgresPoolOf } from '../src/db/database.js'
 import { createOutbox } from '../src/delivery/outbox.js'
+import { present } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, openSecondApp, type TestContext } from './helpers/harness.js'
 import { SmtpReceiver } from './helpers/receivers.js'
@@ -125,8 +126,8 @@ describeEachDialect(
           { key: 'draft-question', question: 'Draft question?', published: 0 },
         ],
       })
-      ;[post, draftPost] = result.ids.spotlights as [number, number]
-      ;[question, draftQuestion] = result.ids.questions as [number, number]
+      ;[post, draftPost] = [present(result.ids.spotlights[0]), present(result.ids.spotlights[1])]
+      ;[question, draftQuestion] = [present(result.ids.questions[0]), present(result.ids.questions[1])]
     })
 
     test('on PostgreSQL a page view is one statement: the directory with what the page shows', async (t) => {

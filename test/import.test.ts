@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { Type } from 'typebox'
 import { ImportRejected } from '../src/import/index.js'
 import { readProfile } from '../src/profiles/read.js'
+import { parsed, present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { contentRowCounts, exampleFile, importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect } from './helpers/harness.js'
@@ -31,13 +33,22 @@ async function rejection(promise: Promise<unknown>): Promise<ImportRejected> {
   throw new Error('the import was accepted')
 }
 
+/** An array of profile elements or import records, of no fixed shape. */
+const Elements = Type.Array(Type.Record(Type.String(), Type.Unknown()))
+/** The profile sections the re-import test reads. */
+const Sections = Type.Object({
+  article: Type.Array(Type.Object({ id: Type.Integer(), title: Type.String() })),
+  education: Type.Array(Type.Object({ institution: Type.String() })),
+  account: Type.Array(Type.Object({ job_title: Type.String() })),
+})
+
 describeEachDialect('import', (ctx) => {
   const dir = mkdtempSync(join(tmpdir(), 'expertdir-import-'))
 
   test('rejects a file with one bad record, names its position and field, and changes nothing', async () => {
     const before = await contentRowCounts(ctx)
     const file = exampleFile()
-    const spotlight = file.spotlights[1] as Record<string, unknown>
+    const spotlight = present(file.spotlights[1])
     spotlight.featured_image = 'not a url'
     const error = await rejection(importDocument(ctx, ctx.tenant.orgId, file))
     assert.deepEqual(error.issues, [
@@ -121,25 +132,17 @@ describeEachDialect('import', (ctx) => {
 
   test('a changed re-import updates elements in place by key and drops the ones no longer listed', async () => {
     const db = ctx.testDatabase.database.db
-    const before = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all')) as Record<
-      string,
-      { id: number }[]
-    >
+    const before = parsed(Sections, await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all'))
     const file = exampleFile()
-    const sections = file.experts[0]?.sections as Record<string, Record<string, unknown>[]>
-    ;(sections.article?.[0] as Record<string, unknown>).title = 'Ocean heat and Sahel rainfall, revised'
-    sections.education = [sections.education?.[1] as Record<string, unknown>]
-    file.experts[0] = {
-      ...(file.experts[0] as (typeof file.experts)[number]),
-      job_title: 'Chair of Climate Science',
-    } as never
+    const expert = present(file.experts[0])
+    const { sections } = expert
+    present(parsed(Elements, sections.article)[0]).title = 'Ocean heat and Sahel rainfall, revised'
+    sections.education = [present(parsed(Elements, sections.education)[1])]
+    file.experts[0] = { ...expert, job_title: 'Chair of Climate Science' }
     ctx.clock.advance(60_000)
     const result = await importDocument(ctx, ctx.tenant.orgId, file)
     assert.deepEqual(result.experts, { created: 0, updated: 1, unchanged: 1 })
-    const after = (await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all')) as Record<
-      string,
-      Record<string, unknown>[]
-    >
+    const after = parsed(Sections, await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all'))
     assert.equal(after.article?.[0]?.id, before.article?.[0]?.id)
     assert.equal(after.article?.[0]?.title, 'Ocean heat and Sahel rainfall, revised')
     assert.equal(after.education?.length, 1)
@@ -171,14 +174,15 @@ describeEachDialect('import', (ctx) => {
     })
     assert.deepEqual(result.experts, { created: 0, updated: 1, unchanged: 0 })
     assert.deepEqual(result.ids.experts, [username])
-    const profile = (await readProfile(
+    const profile = await readProfile(
       ctx.testDatabase.database.db,
       ctx.tenant.orgId,
       username,
       'expert',
       'all',
-    )) as Record<string, Record<string, unknown>[]>
-    assert.equal(profile.tagline?.[0]?.tagline, 'First programmer')
+    )
+    const taglines = parsed(Type.Array(Type.Object({ tagline: Type.String() })), profile.tagline)
+    assert.equal(taglines[0]?.tagline, 'First programmer')
   })
 
   test('an email held by an expert imported under another key is a conflict', async () => {
@@ -277,21 +281,18 @@ describeEachDialect('import', (ctx) => {
       { EXPERTDIR_MEDIA_DIR: media, EXPERTDIR_PUBLIC_URL: 'https://experts.example' },
     )
     assert.equal(seeded.code, 0, seeded.stderr)
-    const output = JSON.parse(seeded.stdout) as {
-      experts: string[]
-      spotlights: number[]
-      questions: number[]
-    }
+    const output = parsed(
+      Type.Object({
+        experts: Type.Array(Type.String()),
+        spotlights: Type.Array(Type.Integer()),
+        questions: Type.Array(Type.Integer()),
+      }),
+      JSON.parse(seeded.stdout),
+    )
     assert.equal(output.experts.length, 12)
     assert.ok(output.spotlights.length >= 4 && output.questions.length >= 3)
     const db = ctx.testDatabase.database.db
-    const profile = (await readProfile(
-      db,
-      org.orgId,
-      output.experts[0] as string,
-      'expert',
-      'all',
-    )) as Record<string, unknown>
+    const profile = await readProfile(db, org.orgId, present(output.experts[0]), 'expert', 'all')
     const filled = Object.values(profile).filter((value) => !Array.isArray(value) || value.length > 0)
     assert.ok(filled.length >= 38, `${filled.length} sections filled`)
     const post = await ctx.inject({
@@ -304,7 +305,10 @@ describeEachDialect('import', (ctx) => {
     // Pictures drawn at seed time, stored where uploads go and served from the public address.
     assert.match(post.json().data.spotlight[0].featured_image, /^https:\/\/experts\.example\/media\//)
     // A photo is stored as a media reference; reads put the public address in front of it.
-    const avatar = profile.avatar as { l?: { url?: string } }
+    const avatar = parsed(
+      Type.Object({ l: Type.Optional(Type.Object({ url: Type.Optional(Type.String()) })) }),
+      profile.avatar,
+    )
     assert.match(avatar.l?.url ?? '', /^\/media\//)
   })
 })

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { Type } from 'typebox'
 import { cliWriteContext } from '../src/audit/write-context.js'
 import { createClient } from '../src/auth/clients.js'
 import { createExpert } from '../src/experts/service.js'
-import { type InquiryKind, KIND_NAMES } from '../src/inquiries/kinds.js'
+import { KIND_NAMES } from '../src/inquiries/kinds.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { parsed, present } from './helpers/checked.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 import { inquiryBody } from './helpers/harness.js'
@@ -22,7 +24,7 @@ const CONCURRENCY = 16
 const KILL_AFTER = 250
 
 /** Inquiry `i` is of the i-th kind in turn, so every kind's write path is killed mid-stream. */
-const kindOf = (i: number) => KIND_NAMES[i % KIND_NAMES.length] as InquiryKind
+const kindOf = (i: number) => present(KIND_NAMES[i % KIND_NAMES.length])
 
 function post(base: string, token: string, i: number, username: string) {
   return fetch(`${base}/v2/organization/1/inquiry/${kindOf(i)}`, {
@@ -41,7 +43,7 @@ function groupCommits(output: string): { units: number; committed: boolean }[] {
   return output
     .split('\n')
     .filter((line) => line.includes('"group commit"'))
-    .map((line) => JSON.parse(line) as { units: number; committed: boolean })
+    .map((line) => parsed(Type.Object({ units: Type.Number(), committed: Type.Boolean() }), JSON.parse(line)))
 }
 
 describe('inquiry durability', async () => {
@@ -74,7 +76,10 @@ describe('inquiry durability', async () => {
             client_secret: client.client_secret,
           }).toString(),
         })
-        const token = ((await tokenResponse.json()) as { data: { accessToken: string } }).data.accessToken
+        const token = parsed(
+          Type.Object({ data: Type.Object({ accessToken: Type.String() }) }),
+          await tokenResponse.json(),
+        ).data.accessToken
 
         const acknowledged = new Map<number, number>()
         const sent: number[] = []
@@ -87,7 +92,13 @@ describe('inquiry durability', async () => {
             sent.push(i)
             try {
               const response = await post(running.base, token, i, username)
-              const body = (await response.json()) as { success?: boolean; data?: { id: number } }
+              const body = parsed(
+                Type.Object({
+                  success: Type.Optional(Type.Boolean()),
+                  data: Type.Optional(Type.Object({ id: Type.Integer() })),
+                }),
+                await response.json(),
+              )
               if (response.status === 200 && body.success === true && body.data)
                 acknowledged.set(i, body.data.id)
             } catch {

@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { ApiError } from '../src/errors.js'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
+import { idIn } from './helpers/checked.js'
 import { createExpert, describeEachDialect, envelope, inquiryBody, type Tenant } from './helpers/harness.js'
 
 /**
@@ -69,7 +70,7 @@ describeEachDialect('inquiry group commit', (ctx) => {
       responses.map((response) => response.statusCode),
       responses.map(() => 200),
     )
-    const ids = responses.map((response) => envelope(response).data?.id as number)
+    const ids = responses.map(idIn)
     assert.equal(new Set(ids).size, 40)
     const rows = await stored('http-burst-')
     assert.deepEqual(rows.map((row) => row.id).sort(), [...ids].sort())
@@ -101,7 +102,7 @@ describeEachDialect('inquiry group commit', (ctx) => {
     const outbox = await ctx.testDatabase.database.db
       .selectFrom('inquiry_deliveries')
       .select('inquiry_id')
-      .where('inquiry_id', 'in', ids as number[])
+      .where('inquiry_id', 'in', ids)
       .execute()
     assert.equal(outbox.length, 6, 'each stored inquiry has its two outbox rows')
   })

@@ -6,6 +6,7 @@ import { inboxCursor } from '../src/inquiries/inbox.js'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
 import { api, expectOk } from './helpers/api.js'
+import { present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import {
   createExpert,
@@ -381,7 +382,7 @@ describeEachDialect(
         '--kind',
         'media',
         '--cursor',
-        more[1] as string,
+        present(more[1]),
         ...db,
       ])
       assert.equal(

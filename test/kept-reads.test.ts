@@ -17,6 +17,7 @@ import { KeptBodies } from '../src/kept-reads/kept-bodies.js'
 import { KeptRoutes } from '../src/kept-reads/kept-reads.js'
 import { ValidatedAnswers } from '../src/kept-reads/validated-answers.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createRainContent } from './helpers/content.js'
 import {
@@ -479,7 +480,7 @@ test('a read that finds the read-only connection locked answers from the main co
       config: loadConfig({ logLevel: 'warn', mediaDir: dir, rateLimitApi: 0 }, {}),
       database,
       now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     const token = await requestToken(app, client)
     const setScope = (scope: string) =>

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { Type } from 'typebox'
 import { buildApp } from '../src/app.js'
 import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { loadConfig } from '../src/config.js'
+import { parsed, present } from './helpers/checked.js'
 import { createTestDatabase } from './helpers/databases.js'
 import { describeEachDialect, envelope, FORM, requestToken } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
 
 describeEachDialect(
   'rate limits (in-process)',
@@ -150,7 +152,7 @@ describe('limits shared through Redis by two server processes', () => {
     const { createClient } = await import('../src/auth/clients.js')
     const org = await createOrganization(testDatabase.database.db, { name: 'Shared' }, Date.now())
     client = await createClient(testDatabase.database.db, org.id, null, Date.now())
-    token = await requestToken(apps[0] as (typeof apps)[0], client)
+    token = await requestToken(present(apps[0]), client)
     cleanup = async () => {
       for (const app of apps) await app.close()
       await testDatabase.drop()
@@ -161,7 +163,7 @@ describe('limits shared through Redis by two server processes', () => {
   test('requests spread over two apps share one per-token count', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 8; i++) {
-      const app = apps[i % 2] as (typeof apps)[0]
+      const app = present(apps[i % 2])
       const response = await app.inject({
         method: 'GET',
         url: `/v2/organization/${client.org}/expert/nobody`,
@@ -196,9 +198,9 @@ describe('limits shared through Redis by two server processes', () => {
           client_secret: secret,
         }).toString(),
       })
-    for (let i = 0; i < MAX_FAILURES; i++) await attempt(apps[i % 2] as (typeof apps)[0], 'wrong')
-    assert.equal((await attempt(apps[1] as (typeof apps)[0], client.client_secret)).statusCode, 401)
-    assert.equal((await attempt(apps[0] as (typeof apps)[0], client.client_secret)).statusCode, 401)
+    for (let i = 0; i < MAX_FAILURES; i++) await attempt(present(apps[i % 2]), 'wrong')
+    assert.equal((await attempt(present(apps[1]), client.client_secret)).statusCode, 401)
+    assert.equal((await attempt(present(apps[0]), client.client_secret)).statusCode, 401)
   })
 })
 
@@ -208,7 +210,7 @@ describeEachDialect(
     let port = 0
     before(async () => {
       await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-      port = (ctx.app.server.address() as AddressInfo).port
+      port = listeningPort(ctx.app.server)
     })
 
     const raw = (text: string, keepOpen = false) =>
@@ -245,7 +247,11 @@ describeEachDialect(
     test('a badly percent-encoded URL is a 400 in the envelope', async () => {
       const response = await fetch(`http://127.0.0.1:${port}/v2/organization/1/expert/%E0%A4%A`)
       assert.equal(response.status, 400)
-      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'validation_failed')
+      assert.equal(
+        parsed(Type.Object({ error: Type.Object({ code: Type.String() }) }), await response.json()).error
+          .code,
+        'validation_failed',
+      )
     })
   },
   { config: { requestTimeoutMs: 1000 } },

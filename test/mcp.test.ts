@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import {
   discoverOAuthProtectedResourceMetadata,
@@ -7,12 +6,19 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Type } from 'typebox'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
+import { parsed, present } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, inquiryBody, type TestContext } from './helpers/harness.js'
 import { initializeRequest } from './helpers/mcp.js'
+import { listeningPort } from './helpers/net.js'
 import { scopedToken } from './helpers/oauth.js'
+
+const Named = Type.Object({ username: Type.String() })
+const Accounts = Type.Object({ account: Type.Array(Named) })
+const Spotlights = Type.Object({ spotlights: Type.Array(Type.Object({ id: Type.Integer() })) })
 
 /** The parts of the bodies the tests read: the API's error envelope, a JSON-RPC reply, metadata documents. */
 interface Reply {
@@ -59,7 +65,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
 
   before(async () => {
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`
+    base = `http://127.0.0.1:${listeningPort(ctx.app.server)}`
     mcpUrl = new URL('/mcp', base)
     const { db } = ctx.testDatabase.database
     publicClient = await createClient(db, org(), 'assistant', ctx.clock.now(), [
@@ -102,7 +108,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
         },
       ],
     })
-    draftPost = imported.ids.spotlights[1] as number
+    draftPost = present(imported.ids.spotlights[1])
   })
 
   after(async () => {
@@ -138,7 +144,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
   }
 
   async function callTool(client: Client, name: string, args: Record<string, unknown>) {
-    return (await client.callTool({ name, arguments: args })) as CallToolResult
+    return CallToolResultSchema.parse(await client.callTool({ name, arguments: args }))
   }
 
   /** The text of a tool error; fails when the call succeeded. */
@@ -167,7 +173,9 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
   }
 
   const usernames = (data: Record<string, unknown>) =>
-    (data.experts as { username: string }[]).map((item) => item.username).sort()
+    parsed(Type.Object({ experts: Type.Array(Named) }), data)
+      .experts.map((item) => item.username)
+      .sort()
 
   test('initialize: the server names itself and offers tools, without a session', async () => {
     const client = await connect(publicToken)
@@ -215,7 +223,10 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     assert.equal(search?.inputSchema.additionalProperties, false)
     assert.equal(search?.annotations?.readOnlyHint, true)
     const send = tools.find((tool) => tool.name === 'send_inquiry')
-    const inquiry = send?.inputSchema.properties?.inquiry as { anyOf: { title: string }[] }
+    const inquiry = parsed(
+      Type.Object({ anyOf: Type.Array(Type.Object({ title: Type.String() })) }),
+      send?.inputSchema.properties?.inquiry,
+    )
     assert.equal(inquiry.anyOf.length, 9, 'one body schema per inquiry kind')
     assert.ok(inquiry.anyOf.some((schema) => schema.title === 'MediaInquiry'))
     assert.equal(send?.annotations?.readOnlyHint, false)
@@ -233,7 +244,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
       name: 'send_inquiry',
       arguments: { kind: 'general', inquiry: inquiryBody('general', 'solveig-assistant') },
     })
-    assert.match(errorText(refused as CallToolResult), /^insufficient_scope: .*inquiries:create/)
+    assert.match(errorText(CallToolResultSchema.parse(refused)), /^insufficient_scope: .*inquiries:create/)
     const after = (await apiData(`/v2/organization/${org()}/inquiry`, ctx.tenant.token)).inquiries.length
     assert.equal(after, before, 'nothing was stored')
   })
@@ -279,7 +290,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     }
     const reader = await clientFor(readToken)
     const draft = structured(await callTool(reader, 'get_expert', { username: 'dagny-assistant' }))
-    assert.equal((draft.account as { username: string }[])[0]?.username, 'dagny-assistant')
+    assert.equal(parsed(Accounts, draft).account[0]?.username, 'dagny-assistant')
   })
 
   test('get_expert under a renamed expert’s old username gives its current profile', async () => {
@@ -293,7 +304,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     try {
       const client = await clientFor(publicToken)
       const profile = structured(await callTool(client, 'get_expert', { username: 'solveig-assistant' }))
-      assert.equal((profile.account as { username: string }[])[0]?.username, 'solveig-ice')
+      assert.equal(parsed(Accounts, profile).account[0]?.username, 'solveig-ice')
     } finally {
       await ctx.inject({
         method: 'PUT',
@@ -308,7 +319,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     const client = await clientFor(publicToken)
     const posts = structured(await callTool(client, 'search_posts', { q: 'ice' }))
     assert.deepEqual(posts, await apiData(`/v2/spotlight/${org()}/search?q=ice`, publicToken))
-    const ids = (posts.spotlights as { id: number }[]).map((post) => post.id)
+    const ids = parsed(Spotlights, posts).spotlights.map((post) => post.id)
     assert.equal(ids.length, 1)
     assert.ok(!ids.includes(draftPost))
     const questions = structured(await callTool(client, 'search_questions', { q: 'sea ice' }))
@@ -317,7 +328,7 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     const reader = await clientFor(readToken)
     const drafts = structured(await callTool(reader, 'search_posts', { q: 'ice', status: 'unpublished' }))
     assert.deepEqual(
-      (drafts.spotlights as { id: number }[]).map((post) => post.id),
+      parsed(Spotlights, drafts).spotlights.map((post) => post.id),
       [draftPost],
     )
   })

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import type { InjectOptions } from 'fastify'
+import { Type } from 'typebox'
+import { parsed } from './helpers/checked.js'
 import { createExpert, describeEachDialect, openSecondApp, type SecondApp } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
+import { listeningPort } from './helpers/net.js'
 
 /** Every URL-like string value in a JSON document that names one of our media files. */
 function mediaUrlsIn(value: unknown, found: string[] = []): string[] {
@@ -73,7 +75,7 @@ describeEachDialect('photo URLs after a move', (ctx) => {
 
   test('the kept-read lane gives kept profiles the new public address too', async () => {
     await lane.app.listen({ host: '127.0.0.1', port: 0 })
-    const port = (lane.app.server.address() as AddressInfo).port
+    const port = listeningPort(lane.app.server)
     const before = lane.app.keptReadLane?.answered ?? 0
     for (let round = 0; round < 3; round++) {
       const response = await fetch(
@@ -81,7 +83,10 @@ describeEachDialect('photo URLs after a move', (ctx) => {
         { headers: ctx.tenant.auth },
       )
       assert.equal(response.status, 200)
-      const urls = mediaUrlsIn(((await response.json()) as { data: { avatar: unknown } }).data.avatar)
+      const urls = mediaUrlsIn(
+        parsed(Type.Object({ data: Type.Object({ avatar: Type.Unknown() }) }), await response.json()).data
+          .avatar,
+      )
       assert.equal(urls.length, 4)
       for (const url of urls) assert.ok(url.startsWith(`${MOVED}/media/`), url)
     }

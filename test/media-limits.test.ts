@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { before, test } from 'node:test'
 import sharp from 'sharp'
 import { ApiError } from '../src/errors.js'
@@ -8,6 +7,7 @@ import { imageDecodes, ORIGINAL_MAX_SIDE } from '../src/media/images.js'
 import { ImageQueue } from '../src/media/queue.js'
 import { createExpert, describeEachDialect, envelope } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
+import { listeningPort } from './helpers/net.js'
 
 /**
  * A 6000x6600 WebP of about 100 KB: inside the 40-megapixel limit, but a full decoding costs about
@@ -100,7 +100,7 @@ describeEachDialect(
     let port = 0
     before(async () => {
       await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-      port = (ctx.app.server.address() as AddressInfo).port
+      port = listeningPort(ctx.app.server)
     })
     const avatarPath = (username: string) => `/v2/organization/${ctx.tenant.orgId}/expert/${username}/avatar`
 

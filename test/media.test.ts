@@ -13,6 +13,7 @@ import { ImportRejected, importContent } from '../src/import/index.js'
 import { collectGarbage } from '../src/media/gc.js'
 import { openStorage } from '../src/storage/open.js'
 import type { MediaStorage } from '../src/storage/storage.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { EXIF_MARKER, multipart, pixelBomb, testImage, testPdf } from './helpers/images.js'
@@ -380,7 +381,7 @@ function suite(storageName: 'folder' | 's3', config: () => Partial<Config>) {
           database: ctx.testDatabase.database,
           now: ctx.clock.now,
           storage: failing,
-          logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+          logStream: discardingStream(),
         })
         try {
           const username = await createExpert(ctx, ctx.tenant)

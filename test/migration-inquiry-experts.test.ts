@@ -6,6 +6,7 @@ import { MIGRATIONS } from '../src/db/migrate.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { searchQuestions } from '../src/search/service.js'
 import { migrateDatabase } from '../src/system/migrate.js'
+import { present } from './helpers/checked.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 
 const MIGRATION = '0020_inquiry_experts_and_hidden_answers'
@@ -41,7 +42,7 @@ async function insertInquiry(db: Queryable, orgId: number, username: string | nu
  */
 describe(`migration ${MIGRATION}`, async () => {
   const names = Object.keys(MIGRATIONS).sort()
-  const before = names[names.indexOf(MIGRATION) - 1] as string
+  const before = present(names[names.indexOf(MIGRATION) - 1])
   for (const { dialect, skip } of await testDialects()) {
     test(`gives existing inquiries their expert and indexes hidden answers apart (${dialect})`, {
       skip,

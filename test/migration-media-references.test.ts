@@ -4,6 +4,7 @@ import { Migrator, sql } from 'kysely'
 import { MIGRATIONS } from '../src/db/migrate.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { migrateDatabase } from '../src/system/migrate.js'
+import { present } from './helpers/checked.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 
 const MIGRATION = '0027_media_references'
@@ -15,7 +16,7 @@ const NAME = '0123456789abcdef0123456789abcdef'
  */
 describe(`migration ${MIGRATION}`, async () => {
   const names = Object.keys(MIGRATIONS).sort()
-  const before = names[names.indexOf(MIGRATION) - 1] as string
+  const before = present(names[names.indexOf(MIGRATION) - 1])
   for (const { dialect, skip } of await testDialects()) {
     test(`stores our own photo URLs as references and drops expert documents (${dialect})`, {
       skip,

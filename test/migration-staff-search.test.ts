@@ -6,6 +6,7 @@ import { MIGRATIONS } from '../src/db/migrate.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { listPeople } from '../src/staff/service.js'
 import { migrateDatabase } from '../src/system/migrate.js'
+import { present } from './helpers/checked.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 
 const MIGRATION = '0024_staff_search'
@@ -32,7 +33,7 @@ async function indexed(db: Queryable, orgId: number) {
  */
 describe(`migration ${MIGRATION}`, async () => {
   const names = Object.keys(MIGRATIONS).sort()
-  const before = names[names.indexOf(MIGRATION) - 1] as string
+  const before = present(names[names.indexOf(MIGRATION) - 1])
   for (const { dialect, skip } of await testDialects()) {
     test(`indexes existing staff members with their type, and down drops them (${dialect})`, {
       skip,

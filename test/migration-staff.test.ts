@@ -4,12 +4,13 @@ import { Migrator, sql } from 'kysely'
 import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js'
 import { findExpert } from '../src/experts/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { present } from './helpers/checked.js'
 import { createTestDatabase, testDialects } from './helpers/databases.js'
 
 /** Migration 0016 adds the profile type: every profile stored before it is an expert, and stays one. */
 describe('migration 0016_staff', async () => {
   const names = Object.keys(MIGRATIONS).sort()
-  const before = names[names.indexOf('0016_staff') - 1] as string
+  const before = present(names[names.indexOf('0016_staff') - 1])
   for (const { dialect, skip } of await testDialects()) {
     test(`makes every existing profile an expert and accepts only the two types (${dialect})`, {
       skip,

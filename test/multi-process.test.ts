@@ -8,11 +8,11 @@ import { MAX_FAILURES } from '../src/auth/lockout.js'
 import { MIGRATIONS } from '../src/db/migrate.js'
 import { saveWebhook } from '../src/delivery/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { parsed, present } from './helpers/checked.js'
 import { runCliProcess, type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { eventually } from './helpers/eventually.js'
 import { expertBody, inquiryBody } from './helpers/harness.js'
-import { matching, present } from './helpers/narrow.js'
 import { WebhookReceiver } from './helpers/receivers.js'
 
 const MigrateOutput = Type.Object({ applied: Type.Array(Type.String()) })
@@ -52,7 +52,7 @@ for (const { dialect, skip: dialectSkip } of await testDialects()) {
       )
       for (const run of runs) assert.equal(run.code, 0, run.stderr)
       const applied = runs.flatMap(
-        (run) => matching(MigrateOutput, JSON.parse(run.stdout), 'migrate --json').applied,
+        (run) => parsed(MigrateOutput, JSON.parse(run.stdout), 'migrate --json').applied,
       )
       assert.deepEqual(
         applied.sort(),
@@ -111,7 +111,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
       }).toString(),
     })
     assert.equal(response.status, 200, await response.clone().text())
-    return matching(TokenAnswer, await response.json(), 'the token answer').access_token
+    return parsed(TokenAnswer, await response.json(), 'the token answer').access_token
   }
   const call = async (
     base: string,
@@ -134,11 +134,11 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
     return { status: response.status, headers: response.headers, text, json: (): unknown => JSON.parse(text) }
   }
   const inquiryIdOf = (response: { json(): unknown }) =>
-    matching(CreatedInquiry, response.json(), 'the created inquiry').data.id
+    parsed(CreatedInquiry, response.json(), 'the created inquiry').data.id
   const expertOf = async (token: string) => {
     const created = await call(nextBase(), token, 'POST', `/v2/organization/${ORG}/expert`, expertBody())
     assert.equal(created.status, 200, created.text)
-    return matching(CreatedExpert, created.json(), 'the created expert').data.username
+    return parsed(CreatedExpert, created.json(), 'the created expert').data.username
   }
   const until = (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) =>
     eventually(check, { what, timeoutMs, intervalMs: 100 })
@@ -219,7 +219,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
     )
     for (const response of sameName) assert.equal(response.status, 200, response.text)
     const usernames = sameName.map(
-      (response) => matching(CreatedExpert, response.json(), 'a created expert').data.username,
+      (response) => parsed(CreatedExpert, response.json(), 'a created expert').data.username,
     )
     assert.equal(new Set(usernames).size, usernames.length, `distinct usernames: ${usernames.join(', ')}`)
 
@@ -342,7 +342,7 @@ describe('three server processes on one PostgreSQL and one Redis', { skip, timeo
     for (const server of servers) {
       const response = await call(server.base, token, 'GET', `/v2/organization/${ORG}`)
       assert.equal(response.status, 429, response.text)
-      assert.equal(matching(ErrorAnswer, response.json(), 'the refusal').error.code, 'rate_limited')
+      assert.equal(parsed(ErrorAnswer, response.json(), 'the refusal').error.code, 'rate_limited')
     }
   })
 

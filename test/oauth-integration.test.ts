@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { before, test } from 'node:test'
 import * as oauth from 'oauth4webapi'
 import { describeEachDialect } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
 
 const SCOPES = [
   'read',
@@ -35,7 +35,7 @@ describeEachDialect('OAuth for off-the-shelf clients (RFC 8414 metadata, oauth4w
 
   before(async () => {
     await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-    issuer = new URL(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`)
+    issuer = new URL(`http://127.0.0.1:${listeningPort(ctx.app.server)}`)
   })
 
   test('the metadata is a plain JSON object whose URLs come from the request when no public URL is set', async () => {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import type { AddressInfo } from 'node:net'
 import { before, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
 import { ERROR_STATUS } from '../src/errors.js'
 import { describeEachDialect } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
 import { deref, type JsonNode } from './helpers/openapi.js'
 
 interface Operation {
@@ -206,7 +206,7 @@ describeEachDialect('OpenAPI document for code generators', (ctx) => {
     const app = await buildApp({ config, database })
     try {
       await app.listen({ host: '127.0.0.1', port: 0 })
-      const { port } = app.server.address() as AddressInfo
+      const port = listeningPort(app.server)
       const served = (await fetch(`http://127.0.0.1:${port}/v2/openapi.json`)).json() as Promise<JsonNode>
       assert.equal((await served).servers[0].url, `http://127.0.0.1:${port}`)
     } finally {

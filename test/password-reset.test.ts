@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import type { Config } from '../src/config.js'
+import { discardingStream } from './helpers/checked.js'
 import { describeEachDialect, type TestContext } from './helpers/harness.js'
 import { addPersonWithPassword, dashboardToken, signIn } from './helpers/people.js'
 import { SmtpReceiver } from './helpers/receivers.js'
@@ -43,7 +44,7 @@ function appWithMail(ctx: TestContext, smtp: SmtpReceiver, config: () => Partial
       config: { ...ctx.config, smtpUrl: smtp.url, ...config() },
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
   })
   after(async () => {

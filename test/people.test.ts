@@ -6,6 +6,7 @@ import { cliWriteContext } from '../src/audit/write-context.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { loadConfig } from '../src/config.js'
 import { addPerson, updatePerson } from '../src/people/service.js'
+import { discardingStream } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope } from './helpers/harness.js'
 import { addPersonWithPassword, dashboard, PASSWORD, signIn } from './helpers/people.js'
@@ -331,7 +332,7 @@ describeEachDialect('people: password resets by email', (ctx) => {
       config: { ...ctx.config, smtpUrl: smtp.url, publicUrl: 'http://experts.example.edu' },
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
   })
   after(async () => {

@@ -4,10 +4,9 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { createClient } from '../src/auth/clients.js'
 import { type Database, openDatabase } from '../src/db/database.js'
+import { discardingStream, record, records } from './helpers/checked.js'
 import { createExpert, describeEachDialect, envelope, requestToken, type Tenant } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
-import { discardingLogStream } from './helpers/log-streams.js'
-import { asRecord, asRecords } from './helpers/narrow.js'
 import { listeningPort } from './helpers/net.js'
 import { personToken } from './helpers/people.js'
 
@@ -29,7 +28,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
       config: ctx.config,
       database: secondDatabase,
       now: ctx.clock.now,
-      logStream: discardingLogStream(),
+      logStream: discardingStream(),
     })
     await second.listen({ host: '127.0.0.1', port: 0 })
   })
@@ -58,7 +57,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
     })
   const data = (response: Response) => {
     assert.equal(response.statusCode, 200, response.body)
-    return asRecord(envelope(response).data, 'data')
+    return record(envelope(response).data, 'data')
   }
   const expectError = (response: Response, status: number, code: string) => {
     assert.equal(response.statusCode, status, response.body)
@@ -71,7 +70,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
   }
   const titles = async (app: FastifyInstance = ctx.app) => {
     const response = await app.inject({ method: 'GET', url: base(), headers: ctx.tenant.auth })
-    return asRecords(data(response).article, 'article').map((element) => element.title)
+    return records(data(response).article, 'article').map((element) => element.title)
   }
   const etag = async () => {
     const response = await call('GET', base())
@@ -98,7 +97,7 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
     assert.deepEqual(await titles(), ['Wind', 'Rain', 'Heat'])
     assert.deepEqual(await titles(second), ['Wind', 'Rain', 'Heat'])
     assert.notEqual(await etag(), before)
-    const list = asRecords(data(await call('GET', `${base()}/article`)).article, 'article')
+    const list = records(data(await call('GET', `${base()}/article`)).article, 'article')
     assert.deepEqual(
       list.map((element) => element.id),
       [wind, rain, heat],
@@ -192,12 +191,12 @@ describeEachDialect('reordering profile sections and If-Match on profile writes'
     }
     const profile = data(await call('GET', base()))
     assert.deepEqual(
-      asRecords(profile.article, 'article').map((element) => element.title),
+      records(profile.article, 'article').map((element) => element.title),
       ['Drizzle', 'Heat'],
     )
     assert.deepEqual(profile.tagline, [])
     assert.deepEqual(profile.topic, [])
-    assert.notEqual(asRecords(profile.account, 'account')[0]?.job_title, 'Professor')
+    assert.notEqual(records(profile.account, 'account')[0]?.job_title, 'Professor')
 
     const any = await call('PUT', `${base()}/article/order`, { ids: [heat, rain] }, { 'if-match': '*' })
     assert.equal(data(any).updated, true)

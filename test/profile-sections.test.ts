@@ -4,9 +4,9 @@ import type { components } from '../packages/client/src/schema.js'
 import { PROFILE_KEYS, readProfile } from '../src/profiles/read.js'
 import { SECTION_FIELDS, STORED_SECTIONS, type StoredSection } from '../src/profiles/section-fields.js'
 import { api, expectOk } from './helpers/api.js'
+import { type JsonRecord as Element, present, records } from './helpers/checked.js'
 import { exampleFile, importDocument, queryCounter } from './helpers/content.js'
 import { describeEachDialect, type Tenant } from './helpers/harness.js'
-import { asRecords, type JsonRecord as Element, present } from './helpers/narrow.js'
 
 const SINGLE = ['biography', 'tagline', 'availability', 'fee', 'social', 'seo', 'cv']
 
@@ -45,7 +45,7 @@ describeEachDialect('profile sections', (ctx) => {
     for (const section of STORED_SECTIONS) {
       const given = sections[section]
       assert.ok(given, `the example fills ${section}`)
-      const input = asRecords(SINGLE.includes(section) && !Array.isArray(given) ? [given] : given, section)
+      const input = records(SINGLE.includes(section) && !Array.isArray(given) ? [given] : given, section)
       const served: readonly Element[] = profile[section]
       assert.equal(served.length, input.length, section)
       served.forEach((element, i) => {

@@ -15,8 +15,8 @@ import { sectionBody } from '../src/profiles/section-fields.js'
 import { subdivisionCode } from '../src/validation/geo.js'
 import { api, expectOk } from './helpers/api.js'
 import { type JsonSchema, mutatedBody, type Overrides, validBody } from './helpers/arbitraries.js'
+import { parsed, present } from './helpers/checked.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
-import { matching, present } from './helpers/narrow.js'
 
 /** Runs per property (22 properties per dialect). */
 const VALID_RUNS = 50
@@ -167,7 +167,7 @@ describeEachDialect(
           })
           const envelope = assertEnvelope(response, body)
           assert.equal(response.statusCode, 200, response.body)
-          const { username, inserted } = matching(
+          const { username, inserted } = parsed(
             Type.Object({ username: Type.String(), inserted: Type.Boolean() }),
             envelope.data,
             'the created expert',
@@ -282,7 +282,7 @@ describeEachDialect(
             })
             const envelope = assertEnvelope(response, body)
             assert.equal(response.statusCode, 200, response.body)
-            const { id } = matching(Type.Object({ id: Type.Integer() }), envelope.data, 'the created inquiry')
+            const { id } = parsed(Type.Object({ id: Type.Integer() }), envelope.data, 'the created inquiry')
             const row = await findInquiry(ctx.testDatabase.database.db, ctx.tenant.orgId, id)
             assert.ok(row)
             const country = stored(body.location_country)?.toUpperCase() ?? null
@@ -376,7 +376,7 @@ describeEachDialect(
             `generator produced a body the schema rejects: ${JSON.stringify(body)}`,
           )
           const response = await ctx.inject({ method: 'POST', url, headers: ctx.tenant.auth, payload: body })
-          const { data } = matching(
+          const { data } = parsed(
             Type.Object({ data: Type.Object({ id: Type.Integer() }) }),
             assertEnvelope(response, body),
             'the created element',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
+import { present } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import { describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
@@ -63,8 +64,8 @@ describeEachDialect('read:public: what the public may see', (ctx: TestContext) =
         },
       ],
     })
-    ;[post, draftPost] = result.ids.spotlights as [number, number]
-    question = result.ids.questions[0] as number
+    ;[post, draftPost] = [present(result.ids.spotlights[0]), present(result.ids.spotlights[1])]
+    question = present(result.ids.questions[0])
   })
 
   const usernames = (list: { username: string }[]) => list.map((item) => item.username).sort()

@@ -11,6 +11,7 @@ import { ok, Success } from '../src/http/envelope.js'
 import { Profile, readProfile } from '../src/profiles/read.js'
 import { NAME_SECTIONS, SINGLE_SECTIONS, STORED_SECTIONS } from '../src/profiles/section-fields.js'
 import { api, expectOk } from './helpers/api.js'
+import { present } from './helpers/checked.js'
 import { createRainContent, exampleFile, importDocument } from './helpers/content.js'
 import {
   describeEachDialect,
@@ -289,8 +290,8 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
         },
       ],
     })
-    watched.add(postUrl(result.ids.spotlights[0] as number))
-    watched.add(questionUrl(result.ids.questions[0] as number))
+    watched.add(postUrl(present(result.ids.spotlights[0])))
+    watched.add(questionUrl(present(result.ids.questions[0])))
     await assertFresh('import')
     ctx.clock.advance(1000)
     await importDocument(ctx, org(), {

@@ -5,6 +5,7 @@ import { databasePrincipals, requireBearer } from '../src/auth/bearer.js'
 import { createClient } from '../src/auth/clients.js'
 import { grants, type Scope } from '../src/auth/scopes.js'
 import { hashToken } from '../src/auth/secrets.js'
+import { present } from './helpers/checked.js'
 import { describeEachDialect, envelope } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
 import { PROTECTED_ROUTES } from './helpers/protected-routes.js'
@@ -33,7 +34,7 @@ describeEachDialect('scopes on every route kind', (ctx) => {
 
   for (const limited of LIMITED_CLIENTS) {
     test(`${limited.name} may use exactly the routes of its scopes; the others are 403 insufficient_scope`, async () => {
-      const token = tokens.get(limited.name) as string
+      const token = present(tokens.get(limited.name))
       for (const route of PROTECTED_ROUTES) {
         const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
         const response = await ctx.inject({

@@ -7,10 +7,10 @@ import { openDatabase } from '../src/db/database.js'
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js'
 import { migrateDatabase } from '../src/system/migrate.js'
 import { api, expectOk } from './helpers/api.js'
+import { present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
 import { importDocument } from './helpers/content.js'
 import { createExpert, describeEachDialect, envelope, expertBody, type Tenant } from './helpers/harness.js'
-import { present } from './helpers/narrow.js'
 
 interface ExpertFixture {
   key: string

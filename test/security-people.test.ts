@@ -3,6 +3,7 @@ import { before, test } from 'node:test'
 import type { InjectOptions } from 'fastify'
 import { ROLES, roleScopes } from '../src/auth/roles.js'
 import { grants } from '../src/auth/scopes.js'
+import { present } from './helpers/checked.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { personToken } from './helpers/people.js'
 import { PROTECTED_ROUTES, type ProtectedRoute } from './helpers/protected-routes.js'
@@ -71,7 +72,7 @@ async function inquiryRecipient(ctx: TestContext, url: string): Promise<string> 
 }
 
 describeEachDialect('security suite: people’s dashboard tokens on every protected route', (ctx) => {
-  const tokens = {} as Record<(typeof ROLES)[number], string>
+  const tokens: Partial<Record<(typeof ROLES)[number], string>> = {}
   let expert: { id: number; token: string }
   before(async () => {
     for (const role of ROLES) {
@@ -95,7 +96,7 @@ describeEachDialect('security suite: people’s dashboard tokens on every protec
           : '403 insufficient_scope'
       test(`${role}: ${route.name} is ${expected}`, async () => {
         const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-        const response = await ctx.inject(withToken(request, tokens[role]))
+        const response = await ctx.inject(withToken(request, present(tokens[role])))
         if (ownersOnly) {
           assert.equal(response.statusCode, 403, response.body)
           assert.equal(envelope(response).error?.code, 'forbidden')

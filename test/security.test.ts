@@ -3,6 +3,7 @@ import { before, test } from 'node:test'
 import type { InjectOptions } from 'fastify'
 import { createClient } from '../src/auth/clients.js'
 import { formatScopes, grants, SCOPES, type Scope } from '../src/auth/scopes.js'
+import { present } from './helpers/checked.js'
 import { describeEachDialect, envelope, requestToken, type TestContext } from './helpers/harness.js'
 import { scopedToken } from './helpers/oauth.js'
 import { personToken } from './helpers/people.js'
@@ -12,9 +13,8 @@ import { withoutContactDetails } from './helpers/public-view.js'
 const DAY = 24 * 3600 * 1000
 
 function withToken(request: InjectOptions, token?: string): InjectOptions {
-  const headers = { ...(request.headers ?? {}) } as Record<string, string>
-  if (token !== undefined) headers.authorization = `Bearer ${token}`
-  return { ...request, headers }
+  const authorization = token === undefined ? {} : { authorization: `Bearer ${token}` }
+  return { ...request, headers: { ...request.headers, ...authorization } }
 }
 
 async function expectStatus(ctx: TestContext, request: InjectOptions, status: number, code: string) {
@@ -64,8 +64,8 @@ describeEachDialect(
   'shared security suite: every protected route',
   (ctx) => {
     /** For each scope, a token holding only it and one holding every other scope. */
-    const only = {} as Record<Scope, string>
-    const allBut = {} as Record<Scope, string>
+    const only: Partial<Record<Scope, string>> = {}
+    const allBut: Partial<Record<Scope, string>> = {}
     /** A token of a client revoked after it was issued (one for every route: a token costs an scrypt). */
     let revokedClientToken: string
     /** An owner's dashboard token: what an `ownerOnly` route's control cases use. */
@@ -103,7 +103,7 @@ describeEachDialect(
         const entry = PROTECTED_ROUTES.find((candidate) => candidate.covers.includes(route))
         assert.ok(entry, `${route} has an entry in test/helpers/protected-routes.ts`)
         const request = onRoute(route, await entry.build(ctx, ctx.tenant.orgId, ctx.tenant))
-        const asPublic = await ctx.inject(withToken(request, only['read:public']))
+        const asPublic = await ctx.inject(withToken(request, present(only['read:public'])))
         if (config.scope !== 'read:public') {
           assert.equal(asPublic.statusCode, 403, `${route}: ${asPublic.body}`)
           assert.equal(envelope(asPublic).error?.code, 'insufficient_scope', route)
@@ -124,7 +124,7 @@ describeEachDialect(
         assert.ok(entry.hidden, `${entry.name} addresses a record: give its entry a hidden() builder`)
         for (const hidden of await entry.hidden(ctx, ctx.tenant.orgId, ctx.tenant)) {
           const target = onRoute(route, hidden)
-          const hiddenAsPublic = await ctx.inject(withToken(target, only['read:public']))
+          const hiddenAsPublic = await ctx.inject(withToken(target, present(only['read:public'])))
           assert.equal(hiddenAsPublic.statusCode, 404, `${route} ${target.url}: ${hiddenAsPublic.body}`)
           assert.equal(envelope(hiddenAsPublic).error?.code, 'not_found')
           if (target.url === hidden.url) {
@@ -155,7 +155,7 @@ describeEachDialect(
     for (const route of PROTECTED_ROUTES) {
       test(`${route.name} needs the ${route.scope} scope: a token with only it succeeds`, async () => {
         const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
-        const response = await ctx.inject(withToken(request, only[route.scope]))
+        const response = await ctx.inject(withToken(request, present(only[route.scope])))
         if (route.ownerOnly) {
           // Single sign-on's writes: the scope lets the request in, only an owner person may make it.
           assert.equal(response.statusCode, 403, response.body)
@@ -170,7 +170,7 @@ describeEachDialect(
         const request = await route.build(ctx, ctx.tenant.orgId, ctx.tenant)
         const response = await expectStatus(
           ctx,
-          withToken(request, allBut[route.scope]),
+          withToken(request, present(allBut[route.scope])),
           403,
           'insufficient_scope',
         )

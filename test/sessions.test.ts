@@ -4,6 +4,7 @@ import { buildApp } from '../src/app.js'
 import { cliWriteContext } from '../src/audit/write-context.js'
 import { hashToken } from '../src/auth/secrets.js'
 import { chores } from '../src/system/housekeeping.js'
+import { discardingStream } from './helpers/checked.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import {
   addPersonWithPassword,
@@ -66,7 +67,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       config: { ...ctx.config, publicUrl: 'https://experts.example.edu' },
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     try {
       const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
@@ -159,7 +160,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
     const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
     const cookie = await signIn(ctx, person.email)
     const base = dashboard('POST', '/auth/token', { cookie })
-    const headers = { ...(base.headers as Record<string, string>) }
+    const headers = { ...base.headers }
     await expectError(
       ctx,
       { ...base, headers: { ...headers, origin: 'https://evil.example' } },
@@ -267,7 +268,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       config: ctx.config,
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     after(() => second.close())
     const username = await createExpert(ctx, ctx.tenant)
@@ -397,7 +398,7 @@ describeEachDialect('sessions: sign-in, cookies, dashboard tokens', (ctx) => {
       config: { ...ctx.config, publicUrl: 'https://experts.example.edu' },
       database: ctx.testDatabase.database,
       now: ctx.clock.now,
-      logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+      logStream: discardingStream(),
     })
     try {
       const person = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')

@@ -8,6 +8,7 @@ import { createClient, type IssuedClient } from '../src/auth/clients.js'
 import { addressKey, CHECKS_PER_ADDRESS } from '../src/auth/failure-limit.js'
 import { loadConfig } from '../src/config.js'
 import { createOrganization } from '../src/organizations/repository.js'
+import { present } from './helpers/checked.js'
 import { createTestDatabase, type TestDatabase } from './helpers/databases.js'
 import { describeEachDialect } from './helpers/harness.js'
 
@@ -203,7 +204,7 @@ describe('the failure limit is shared through Redis by two server processes', {
   })
 
   test('failures spread over two apps share one count per address', async () => {
-    const [first, second] = apps as [FastifyInstance, FastifyInstance]
+    const [first, second] = [present(apps[0]), present(apps[1])]
     const address = '192.0.2.50'
     const statuses: number[] = []
     for (let i = 0; i < MAX; i++)
@@ -220,7 +221,7 @@ describe('the failure limit is shared through Redis by two server processes', {
   })
 
   test('a success through one app gives its slot back on the other', async () => {
-    const [first, second] = apps as [FastifyInstance, FastifyInstance]
+    const [first, second] = [present(apps[0]), present(apps[1])]
     const address = '192.0.2.60'
     for (let i = 0; i < MAX * 2; i++)
       assert.equal(

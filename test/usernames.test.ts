@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
+import { idIn } from './helpers/checked.js'
 import { importDocument } from './helpers/content.js'
 import {
   createExpert,
@@ -17,7 +18,7 @@ import { scopedToken } from './helpers/oauth.js'
 describeEachDialect('usernames: per organization, renames and redirects', (ctx: TestContext) => {
   let publicAuth: Record<string, string>
   const base = (tenant: Tenant = ctx.tenant) => `/v2/organization/${tenant.orgId}/expert`
-  const rename = (from: string, to: string, tenant: Tenant = ctx.tenant) =>
+  const rename = (from: string, to: string | number, tenant: Tenant = ctx.tenant) =>
     ctx.inject({
       method: 'PUT',
       url: `${base(tenant)}/${from}`,
@@ -83,7 +84,7 @@ describeEachDialect('usernames: per organization, renames and redirects', (ctx: 
       headers: ctx.tenant.auth,
       payload: { title: 'Before the rename' },
     })
-    const articleId = article.json().data.id as number
+    const articleId = idIn(article)
     const response = await rename(old, 'renamed-one')
     assert.equal(response.statusCode, 200, response.body)
     assert.deepEqual(envelope(response), { success: true, data: { username: 'renamed-one', updated: true } })
@@ -163,7 +164,7 @@ describeEachDialect('usernames: per organization, renames and redirects', (ctx: 
       'ünï',
       7,
     ]) {
-      const response = await rename(two, bad as string)
+      const response = await rename(two, bad)
       assert.ok(detailsOf(response).username, `${bad} is refused`)
     }
     assert.equal((await get(`${base()}/${two}`)).statusCode, 200, 'nothing changed')

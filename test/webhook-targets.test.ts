@@ -10,6 +10,7 @@ import { setWebhook } from '../src/delivery/settings.js'
 import { generateWebhookSecret } from '../src/delivery/webhook.js'
 import { type Resolver, webhookNetwork } from '../src/delivery/webhook-network.js'
 import { ApiError } from '../src/errors.js'
+import { idIn } from './helpers/checked.js'
 import { createExpert, describeEachDialect, envelope, inquiryBody } from './helpers/harness.js'
 import { WebhookReceiver } from './helpers/receivers.js'
 
@@ -127,7 +128,7 @@ describeEachDialect('webhook targets: only public addresses unless the operator 
       payload: inquiryBody('media', username),
     })
     assert.equal(response.statusCode, 200, response.body)
-    return envelope(response).data?.id as number
+    return idIn(response)
   }
 
   async function webhookDelivery(inquiryId: number) {

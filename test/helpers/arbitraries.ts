@@ -76,7 +76,7 @@ function classChars(pattern: string): string[] | undefined {
 
 /** A string the field's keywords accept after the app trims it. */
 function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
-  if (schema.enum) return fc.constantFrom(...(schema.enum as string[]))
+  if (schema.enum) return fc.constantFrom(...schema.enum.map(String))
   if (schema.format === 'email') return email
   if (schema.format === 'iso3166-alpha2') return countryCode
   if (schema.format === 'uri') {
@@ -211,10 +211,10 @@ export function mutatedBody(
   const properties = schema.properties ?? {}
   /** A clearable field (`value | "" | null`) is mutated as its value's schema; `""` and null stay valid. */
   const prop = (key: string) => {
-    const field = properties[key] as JsonSchema
+    const field = properties[key] ?? {}
     return field.anyOf?.find((branch) => branch.type !== 'null' && branch.const === undefined) ?? field
   }
-  const clearable = (key: string) => (properties[key] as JsonSchema).anyOf !== undefined
+  const clearable = (key: string) => properties[key]?.anyOf !== undefined
   const keys = Object.keys(properties).filter((key) => prop(key).not === undefined)
   const strings = keys.filter((key) => prop(key).type === 'string' || prop(key).enum)
   const required = schema.required ?? []
@@ -289,9 +289,7 @@ export function mutatedBody(
       pick(limited).chain((field) =>
         set(
           field,
-          fc
-            .integer({ min: 1, max: 40 })
-            .map((extra) => 'x'.repeat((prop(field).maxLength as number) + extra)),
+          fc.integer({ min: 1, max: 40 }).map((extra) => 'x'.repeat((prop(field).maxLength ?? 0) + extra)),
           'over-long string',
         ),
       ),

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { KyselyPlugin } from 'kysely'
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely'
 import { cliWriteContext } from '../../src/audit/write-context.js'
 import { importContent } from '../../src/import/index.js'
 import { createExpert, type TestContext } from './harness.js'
@@ -27,13 +27,13 @@ export function importDocument(ctx: TestContext, orgId: number, document: unknow
 export function queryCounter(): KyselyPlugin & { count: number } {
   const counter = {
     count: 0,
-    transformQuery: (args: { node: never }) => args.node,
-    transformResult: async (args: { result: never }) => {
+    transformQuery: (args: PluginTransformQueryArgs) => args.node,
+    transformResult: async (args: PluginTransformResultArgs) => {
       counter.count++
       return args.result
     },
   }
-  return counter as unknown as KyselyPlugin & { count: number }
+  return counter
 }
 
 /** Row counts of the content tables, to prove a rejected import changed nothing. */

@@ -73,8 +73,7 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
   // The dashboard changes screens without loading a new document: axe-core, once evaluated, stays.
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE)
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe
-    const result = await axe.run()
+    const result = await globalThis.axe.run()
     return result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
       .map(
@@ -83,6 +82,11 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
       )
   })
   assert.deepEqual(violations, [], `axe-core on ${screen}`)
+}
+
+declare global {
+  /** axe-core, once evaluated in a page by `assertAccessible`. */
+  var axe: { run(): Promise<{ violations: AxeViolation[] }> }
 }
 
 interface AxeViolation {

@@ -146,7 +146,8 @@ export async function createTestDatabase(
         break
       } catch (error) {
         // 55006: the template is being copied by another session right now.
-        if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error
+        const copying = error instanceof Error && 'code' in error && error.code === '55006'
+        if (!copying || attempt >= 20) throw error
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
       }
     }

@@ -1,5 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram'
-import type { AddressInfo } from 'node:net'
+import { listeningPort } from './net.js'
 
 /**
  * A DNS server on 127.0.0.1 (UDP) that answers TXT questions from `records` and NXDOMAIN otherwise,
@@ -27,7 +27,7 @@ export class TestDnsServer {
 
   /** `127.0.0.1:<port>`, as EXPERTDIR_DNS_SERVERS takes it. */
   get address(): string {
-    return `127.0.0.1:${(this.socket.address() as AddressInfo).port}`
+    return `127.0.0.1:${listeningPort(this.socket)}`
   }
 
   close(): Promise<void> {

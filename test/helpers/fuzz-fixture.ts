@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
+import { Type } from 'typebox'
 import { cliTrail } from '../../src/audit/actor.js'
 import { cliWriteContext } from '../../src/audit/write-context.js'
 import { createClient } from '../../src/auth/clients.js'
@@ -9,6 +10,7 @@ import type { Config } from '../../src/config.js'
 import type { DB } from '../../src/db/schema.js'
 import { importContent } from '../../src/import/index.js'
 import { addPerson } from '../../src/people/service.js'
+import { dataIn } from './checked.js'
 import type { FuzzFixture } from './fuzz.js'
 import { testImage, testPdf } from './images.js'
 
@@ -48,7 +50,7 @@ async function token(app: FastifyInstance, client: { client_id: string; client_s
     },
   })
   if (response.statusCode !== 200) throw new Error(`token request failed: ${response.body}`)
-  return response.json().data.accessToken as string
+  return dataIn(Type.Object({ accessToken: Type.String() }), response).accessToken
 }
 
 async function signIn(app: FastifyInstance, email: string): Promise<string | undefined> {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { Type } from 'typebox'
 import { buildApp } from '../../src/app.js'
 import { createClient, type IssuedClient } from '../../src/auth/clients.js'
 import { SCOPES } from '../../src/auth/scopes.js'
@@ -11,6 +12,7 @@ import { type Database, type DialectName, openDatabase } from '../../src/db/data
 import type { InquiryKind } from '../../src/inquiries/kinds.js'
 import { createOrganization } from '../../src/organizations/repository.js'
 import type { Source } from '../../src/works/sources/source.js'
+import { collectingStream, discardingStream, isRecord, parsed, present } from './checked.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './databases.js'
 
 /** Decided once per test process: which dialects run, and whether PostgreSQL is skipped. */
@@ -73,6 +75,76 @@ export async function requestToken(app: FastifyInstance, client: IssuedClient): 
   return response.json().data.accessToken
 }
 
+/** A suite's context: its parts are set in `before`; reading one earlier fails with its name. */
+class DialectContext implements TestContext {
+  logs: string[] = []
+  routes: TestContext['routes'] = []
+  #app?: FastifyInstance
+  #testDatabase?: TestDatabase
+  #clock?: TestClock
+  #config?: Config
+  #tenant?: Tenant
+  #other?: Tenant
+
+  constructor(readonly dialect: DialectName) {}
+
+  get app() {
+    return present(this.#app, 'the app')
+  }
+  set app(app) {
+    this.#app = app
+  }
+  get testDatabase() {
+    return present(this.#testDatabase, 'the test database')
+  }
+  set testDatabase(testDatabase) {
+    this.#testDatabase = testDatabase
+  }
+  get clock() {
+    return present(this.#clock, 'the clock')
+  }
+  set clock(clock) {
+    this.#clock = clock
+  }
+  get config() {
+    return present(this.#config, 'the config')
+  }
+  set config(config) {
+    this.#config = config
+  }
+  get tenant() {
+    return present(this.#tenant, 'the main tenant')
+  }
+  set tenant(tenant) {
+    this.#tenant = tenant
+  }
+  get other() {
+    return present(this.#other, 'the other tenant')
+  }
+  set other(other) {
+    this.#other = other
+  }
+
+  /** Closes the app and drops the database, as far as `before` got. */
+  async close() {
+    await this.#app?.close()
+    await this.#testDatabase?.drop()
+  }
+
+  inject(options: InjectOptions) {
+    return this.app.inject(options)
+  }
+
+  async addTenant(orgName = 'Tenant'): Promise<Tenant> {
+    const { db } = this.testDatabase.database
+    const org = await createOrganization(db, { name: orgName }, this.clock.now())
+    // Every scope, the admin ones too, so that each route's control case succeeds.
+    const client = await createClient(db, org.id, 'test', this.clock.now(), SCOPES)
+    const token = await requestToken(this.app, client)
+    return { orgId: org.id, client, token, auth: { authorization: `Bearer ${token}` } }
+  }
+}
+
 /**
  * Runs `suite` once per dialect (SQLite, PostgreSQL), each with a fresh migrated database, an app
  * built on it and two tenants. The context object is filled in `before` and valid inside tests.
@@ -85,7 +157,7 @@ export function describeEachDialect(
   describe(name, () => {
     for (const { dialect, skip } of DIALECTS) {
       describe(dialect, { skip }, () => {
-        const ctx = { dialect, logs: [] as string[], routes: [] } as unknown as TestContext
+        const ctx = new DialectContext(dialect)
         // Each suite stores photos and documents in a folder of its own, removed with it.
         let mediaDir = ''
         before(async () => {
@@ -98,30 +170,20 @@ export function describeEachDialect(
             database: ctx.testDatabase.database,
             now: ctx.clock.now,
             ...(options.workSources ? { workSources: options.workSources } : {}),
-            logStream: { write: (line: string) => ctx.logs.push(line) } as unknown as NodeJS.WritableStream,
+            logStream: collectingStream(ctx.logs),
             onRoute: (route) => {
               for (const method of [route.method].flat())
                 ctx.routes.push({
                   route: `${method} ${route.url}`,
-                  config: (route.config ?? {}) as Record<string, unknown>,
+                  config: isRecord(route.config) ? route.config : {},
                 })
             },
           })
-          ctx.inject = (injectOptions) => ctx.app.inject(injectOptions)
-          ctx.addTenant = async (orgName = 'Tenant') => {
-            const { db } = ctx.testDatabase.database
-            const org = await createOrganization(db, { name: orgName }, ctx.clock.now())
-            // Every scope, the admin ones too, so that each route's control case succeeds.
-            const client = await createClient(db, org.id, 'test', ctx.clock.now(), SCOPES)
-            const token = await requestToken(ctx.app, client)
-            return { orgId: org.id, client, token, auth: { authorization: `Bearer ${token}` } }
-          }
           ctx.tenant = await ctx.addTenant('Main University')
           ctx.other = await ctx.addTenant('Other Hospital')
         })
         after(async () => {
-          await ctx.app?.close()
-          await ctx.testDatabase?.drop()
+          await ctx.close()
           if (mediaDir) rmSync(mediaDir, { recursive: true, force: true })
         })
         suite(ctx)
@@ -144,7 +206,7 @@ export async function openSecondApp(ctx: TestContext, config: Partial<Config> = 
     config: { ...ctx.config, ...config },
     database,
     now: ctx.clock.now,
-    logStream: { write: () => true } as unknown as NodeJS.WritableStream,
+    logStream: discardingStream(),
   })
   return {
     app,
@@ -193,7 +255,14 @@ export async function createExpert(
     payload: expertBody(overrides),
   })
   if (response.statusCode !== 200) throw new Error(`create expert failed: ${response.body}`)
-  return response.json().data.username as string
+  return usernameIn(response)
+}
+
+const Created = Type.Object({ data: Type.Object({ username: Type.String() }) })
+
+/** The username a create answered with. */
+function usernameIn(response: LightMyRequestResponse): string {
+  return parsed(Created, response.json()).data.username
 }
 
 /** Creates a staff member in `tenant`'s organization and returns its username. */
@@ -205,7 +274,7 @@ export async function createStaff(ctx: TestContext, tenant: Tenant, overrides: R
     payload: expertBody({ firstname: 'Alan', lastname: 'Turing', job_title: 'Registrar', ...overrides }),
   })
   if (response.statusCode !== 200) throw new Error(`create staff failed: ${response.body}`)
-  return response.json().data.username as string
+  return usernameIn(response)
 }
 
 /** Asserts nothing about the body; returns it parsed for envelope checks. */
@@ -281,6 +350,6 @@ export function detailsOf(response: LightMyRequestResponse): Record<string, stri
 }
 
 /** The detail of `field` in an error response, if any. */
-export function detailFor(response: { json(): unknown }, field: string) {
-  return envelope(response as never).error?.details?.find((detail) => detail.field === field)
+export function detailFor(response: LightMyRequestResponse, field: string) {
+  return envelope(response).error?.details?.find((detail) => detail.field === field)
 }

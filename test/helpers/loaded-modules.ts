@@ -18,7 +18,8 @@ registerHooks({
 })
 
 function recordFirstCall<T extends object>(owner: T, name: keyof T & string) {
-  const original = owner[name] as (...args: unknown[]) => unknown
+  const original = owner[name]
+  if (typeof original !== 'function') throw new Error(`${name} is not a function`)
   Object.defineProperty(owner, name, {
     configurable: true,
     writable: true,
@@ -41,9 +42,10 @@ for (const name of ['Collator', 'DateTimeFormat'] as const) recordFirstCall(Intl
 
 process.on('exit', () => {
   const file = process.env.LOADED_MODULES_FILE
-  const { moduleLoadList } = process as NodeJS.Process & { moduleLoadList: string[] }
-  const builtins = moduleLoadList.flatMap((entry) => {
-    const name = /^NativeModule (.+)$/.exec(entry)?.[1]
+  const moduleLoadList: unknown = Reflect.get(process, 'moduleLoadList')
+  const entries = Array.isArray(moduleLoadList) ? moduleLoadList : []
+  const builtins = entries.flatMap((entry) => {
+    const name = /^NativeModule (.+)$/.exec(String(entry))?.[1]
     return name ? [`builtin:${name}`] : []
   })
   if (file) writeFileSync(file, [...loaded, ...builtins].join('\n'))

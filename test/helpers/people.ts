@@ -33,7 +33,7 @@ export function dashboard(
   method: 'GET' | 'POST',
   url: string,
   options: { cookie?: string; payload?: object; headers?: Record<string, string> } = {},
-): InjectOptions {
+): InjectOptions & { headers: Record<string, string> } {
   return {
     method,
     url,

@@ -15,6 +15,7 @@ import {
 import { approveDomain } from '../../src/sso/domains.js'
 import { NO_NOTICES } from '../../src/sso/notices.js'
 import { putSsoSettings } from '../../src/sso/settings.js'
+import { idIn, present } from './checked.js'
 import { importDocument } from './content.js'
 import {
   createExpert,
@@ -46,7 +47,7 @@ async function createInquiryOf(ctx: TestContext, owner: Tenant): Promise<number>
     payload: inquiryBody('media', await expertOf(ctx, owner)),
   })
   if (response.statusCode !== 200) throw new Error(`create inquiry failed: ${response.body}`)
-  return response.json().data.id as number
+  return idIn(response)
 }
 
 /** Imports one post and one question into `owner`'s organization (published unless told); returns their ids. */
@@ -60,7 +61,7 @@ async function createContent(
     spotlights: [{ key, title: 'A post', html: '<p>Text</p>', published }],
     questions: [{ key, question: 'A question?', published }],
   })
-  return { spotlight: result.ids.spotlights[0] as number, question: result.ids.questions[0] as number }
+  return { spotlight: present(result.ids.spotlights[0]), question: present(result.ids.questions[0]) }
 }
 
 /** The flags of an expert the public may not see: unpublished, or published but private. */
@@ -667,7 +668,7 @@ async function asOwner(
 ) {
   const response = await ctx.inject({ method, url: path, headers: owner.auth, payload })
   if (response.statusCode !== 200) throw new Error(`${method} ${path} failed: ${response.body}`)
-  return response.json().data as { id: number }
+  return { id: idIn(response) }
 }
 
 /** An expert of `owner` (published and public unless told) with one article, addressed under `corporation`. */

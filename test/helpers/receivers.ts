@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { eventually } from './eventually.js'
+import { listeningPort } from './net.js'
 
 /** A real HTTP webhook endpoint on 127.0.0.1 that records every request and can play down. */
 export class WebhookReceiver {
@@ -45,7 +45,7 @@ export class WebhookReceiver {
       })
     })
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve))
-    this.port = (this.server.address() as AddressInfo).port
+    this.port = listeningPort(this.server)
   }
 
   /** Stops listening: connections are refused until `start()` again (on the same port). */
@@ -106,7 +106,7 @@ export class SmtpReceiver {
 
   async start(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
-    this.port = (this.server.server.address() as AddressInfo).port
+    this.port = listeningPort(this.server.server)
   }
 
   async stop(): Promise<void> {
