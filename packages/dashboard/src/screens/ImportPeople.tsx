@@ -5,8 +5,8 @@ import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
+import { writesContent } from '../roles.ts'
 import { FailureNote, useAction } from '../ui/action.tsx'
-import { canWrite } from './Shell.tsx'
 
 type Checked = components['schemas']['CsvImportResult']
 
@@ -90,8 +90,7 @@ export function ImportPeopleScreen() {
       URL.revokeObjectURL(link.href)
     })
 
-  if (!canWrite(me) || me.role === 'expert')
-    return <p role="status">Importing people needs the editor role or above.</p>
+  if (!writesContent(me)) return <p role="status">Importing people needs the editor role or above.</p>
   const problems = checked?.problems ?? []
   const ready = checked !== undefined && problems.length === 0 && !check.busy
   return (
