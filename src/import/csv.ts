@@ -19,6 +19,8 @@ const SECTION_FIELDS = {
 const PREVIEW_ROWS = 5
 
 const FLAG_FIELDS = new Set(['is_published', 'is_private'])
+/** Fields an empty cell leaves unset (flags and choices have no ""). */
+const UNSET_WHEN_EMPTY = new Set([...FLAG_FIELDS, 'orcid_policy', 'openalex_policy', 'scopus_policy'])
 
 /** The account fields of an imported expert, in the schema's order (`key` first). */
 const ACCOUNT_FIELDS = Object.keys(ImportExpert.properties).filter((field) => field !== 'sections')
@@ -156,7 +158,7 @@ function recordOf(columns: readonly { field: string | null }[], cells: readonly 
     else if (field === 'topics') sections.topic = list(cell).map((name) => ({ name }))
     else if (field === 'tags') sections.tag = list(cell).map((tag) => ({ tag }))
     else if (FLAG_FIELDS.has(field) && /^[01]$/.test(cell)) record[field] = Number(cell)
-    else if (!(FLAG_FIELDS.has(field) && cell === '')) record[field] = cell
+    else if (!(UNSET_WHEN_EMPTY.has(field) && cell === '')) record[field] = cell
   })
   if (Object.keys(sections).length > 0) record.sections = sections
   return record
