@@ -131,9 +131,8 @@ class DialectContext implements TestContext {
     await this.#testDatabase?.drop()
   }
 
-  inject(options: InjectOptions) {
-    return this.app.inject(options)
-  }
+  /** An arrow, so that it can be passed around without its context (`inject = ctx.inject`). */
+  inject = (options: InjectOptions) => this.app.inject(options)
 
   async addTenant(orgName = 'Tenant'): Promise<Tenant> {
     const { db } = this.testDatabase.database

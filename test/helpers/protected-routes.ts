@@ -120,6 +120,8 @@ export interface ProtectedRoute {
   ownerOnly?: true
   /** The status of a success when it is not 200 (a refresh now answers 202 Accepted). */
   success?: 202
+  /** A success that is a file to download, not a JSON envelope: its content type. */
+  file?: string
 }
 
 export const PROTECTED_ROUTES: ProtectedRoute[] = [
@@ -976,6 +978,7 @@ function csvImportRoutes(): ProtectedRoute[] {
       scope: 'read',
       covers: [`GET ${IMPORT}/template`],
       record: false,
+      file: 'text/csv',
       build: async (_ctx, corporation) => ({
         method: 'GET',
         url: `/v2/organization/${corporation}/experts/import/template`,
