@@ -42,7 +42,7 @@ for (const [iD, titles] of [
         container: 'Journal of Field Studies',
         authors: [
           { name: 'Ada Okafor', position: 'first' },
-          { name: 'Bo Lindqvist', position: 'additional' },
+          { name: 'Bo Lindqvist', position: 'last' },
         ],
         foundBecause: 'name_affiliation',
         score: 0.4,
@@ -61,7 +61,9 @@ async function expertWithWorks(ctx: TestContext, names: { firstname: string; las
       body: { orcid: iD, is_published: 1 },
     }),
   )
-  const started = await client.post('/v2/organization/{corporation}/expert/{username}/works/refresh', { params })
+  const started = await client.post('/v2/organization/{corporation}/expert/{username}/works/refresh', {
+    params,
+  })
   assert.equal(started.statusCode, 202, started.body)
   const run: { id: number } = started.json().data
   await eventually(
@@ -128,7 +130,10 @@ describeEachDialect(
         await page.getByRole('link', { name: 'Publications found by the sources' }).click()
         await page.getByRole('heading', { name: 'Publications', exact: true }).waitFor()
         const pending = page.getByRole('list', { name: 'Waiting for a decision' })
-        await pending.getByRole('listitem').nth(ADA_WORKS.length - 1).waitFor()
+        await pending
+          .getByRole('listitem')
+          .nth(ADA_WORKS.length - 1)
+          .waitFor()
         await pending.getByText('Name and affiliation match · score 40%').first().waitFor()
         await screenshot(page, 'publications')
 
@@ -167,7 +172,11 @@ describeEachDialect(
         await articles.first().waitFor()
         const shown = await articles.allTextContents()
         assert.equal(shown.length, 2, shown.join(' | '))
-        for (const title of [first, second]) assert.ok(shown.some((text) => text.startsWith(title)), title)
+        for (const title of [first, second])
+          assert.ok(
+            shown.some((text) => text.startsWith(title)),
+            title,
+          )
         assert.ok(shown.every((text) => text.includes('Journal of Field Studies')))
       })
     })
@@ -178,15 +187,24 @@ describeEachDialect(
       const editor = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'editor')
       await withPage(async (page) => {
         await signInAt(page, `${origin}/admin/experts`, editor)
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Publications' }).click()
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Publications' })
+          .click()
         const runs = page.getByRole('list', { name: 'Refreshes' })
-        await runs.getByRole('group', { name: `Refresh of ${bo}` }).getByText('Found 3: 3 new').waitFor()
+        await runs
+          .getByRole('region', { name: `Refresh of ${bo}` })
+          .getByText('Found 3: 3 new')
+          .waitFor()
         await assertAccessible(page, 'publication refreshes')
         await screenshot(page, 'publication-refreshes')
         await runs.getByRole('link', { name: `${bo}’s publications` }).click()
 
         const pending = page.getByRole('list', { name: 'Waiting for a decision' })
-        await pending.getByRole('listitem').nth(BO_WORKS.length - 1).waitFor()
+        await pending
+          .getByRole('listitem')
+          .nth(BO_WORKS.length - 1)
+          .waitFor()
         await page.getByRole('checkbox', { name: 'Select all' }).check()
         await page.getByLabel('Decision for the selected works').selectOption('claimed')
         await page.getByRole('button', { name: `Apply to ${BO_WORKS.length} selected` }).click()
@@ -201,7 +219,7 @@ describeEachDialect(
         try {
           await page.getByRole('button', { name: 'Refresh now' }).click()
           await page.getByRole('status').getByText('The refresh has started.').waitFor()
-          const run = page.getByRole('group', { name: `Refresh of ${bo}` })
+          const run = page.getByRole('region', { name: `Refresh of ${bo}` })
           await run.getByRole('list', { name: 'Errors' }).getByText('ORCID answered 503').waitFor()
           await run.getByText(/^Found 3:/).waitFor()
         } finally {

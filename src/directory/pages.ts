@@ -134,7 +134,10 @@ export function expertPage(scope: PageScope, profile: ProfileRead, form: string,
         text: item.title,
         href: item.url ?? undefined,
         // A source often gives only the year (stored as 1 January): the year is what is sure.
-        detail: joined([item.publisher, item.date === null ? null : String(new Date(item.date * 1000).getUTCFullYear())]),
+        detail: joined([
+          item.publisher,
+          item.date === null ? null : String(new Date(item.date * 1000).getUTCFullYear()),
+        ]),
       })),
     },
     {

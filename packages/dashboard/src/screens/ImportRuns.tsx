@@ -30,8 +30,8 @@ export function ImportRunsScreen() {
     <div className="import-runs">
       <h1>Publications</h1>
       <p className="muted">
-        Each expert with an ORCID iD, OpenAlex or Scopus id is refreshed every week. Open an expert to decide on
-        the works found.
+        Each expert with an ORCID iD, OpenAlex or Scopus id is refreshed every week. Open an expert to decide
+        on the works found.
       </p>
       {runs.isPending ? <Loading what="the refreshes" /> : null}
       {runs.isError ? <ErrorNote error={runs.error} retry={() => void runs.refetch()} /> : null}

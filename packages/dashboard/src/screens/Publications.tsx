@@ -72,8 +72,8 @@ export function PublicationsScreen() {
         </Link>
       </div>
       <p className="muted">
-        Works the scholarly sources (ORCID, OpenAlex, Crossref, PubMed) list for this expert. A claimed work is
-        shown in the profile’s articles; a rejected one is never offered again.
+        Works the scholarly sources (ORCID, OpenAlex, Crossref, PubMed) list for this expert. A claimed work
+        is shown in the profile’s articles; a rejected one is never offered again.
       </p>
       {canWrite(me) ? <Refresh organization={me.organization} username={username} /> : null}
       {works.isPending ? <Loading what="the publications" /> : null}
@@ -289,7 +289,9 @@ function Refresh({ organization, username }: { organization: number; username: s
 }
 
 function authorsOf(authors: readonly string[]): string {
-  return authors.length > 8 ? `${authors.slice(0, 8).join(', ')} and ${authors.length - 8} more` : authors.join(', ')
+  return authors.length > 8
+    ? `${authors.slice(0, 8).join(', ')} and ${authors.length - 8} more`
+    : authors.join(', ')
 }
 
 function pastOf(state: State): string {

@@ -13,7 +13,7 @@ const TRIGGERS: Readonly<Record<string, string>> = {
 export function RunSummary({ run }: { run: Run }) {
   const { counts } = run
   return (
-    <div className="run" role="group" aria-label={`Refresh of ${run.username}`}>
+    <section className="run" aria-label={`Refresh of ${run.username}`}>
       <p>
         <strong>{TRIGGERS[run.trigger] ?? run.trigger}</strong> · started <Time seconds={run.started} /> ·{' '}
         {run.finished === null ? (
@@ -46,6 +46,6 @@ export function RunSummary({ run }: { run: Run }) {
           ))}
         </ul>
       ) : null}
-    </div>
+    </section>
   )
 }
