@@ -284,6 +284,11 @@ function Refresh({ organization, username }: { organization: number; username: s
       {action.notice ? <Notice>{action.notice}</Notice> : null}
       <FailureNote failure={action.failure} />
       {last ? <RunSummary run={last} /> : null}
+      {started && !readsRuns ? (
+        <p className="muted">
+          The works it finds appear in the list once it has finished: open this page again then.
+        </p>
+      ) : null}
     </section>
   )
 }
