@@ -128,6 +128,19 @@ export function expertPage(scope: PageScope, profile: ProfileRead, form: string,
     },
     { id: 'languages', title: 'Languages', items: profile.language.map((item) => ({ text: item.name })) },
     {
+      id: 'articles',
+      title: 'Articles',
+      items: profile.article.map((item) => ({
+        text: item.title,
+        href: item.url ?? undefined,
+        // A source often gives only the year (stored as 1 January): the year is what is sure.
+        detail: joined([
+          item.publisher,
+          item.date === null ? null : String(new Date(item.date * 1000).getUTCFullYear()),
+        ]),
+      })),
+    },
+    {
       id: 'posts',
       title: 'Posts',
       items: profile.spotlight.map((post) => ({

@@ -16,8 +16,9 @@ export function homeOf(me: Me): string {
   return me.role === 'inquiries' ? '/inquiries' : '/experts'
 }
 
-/** An expert person may see only its own profile and its own inquiries. */
+/** An expert person may see only its own profile (with its publications) and its own inquiries. */
 export function reaches(me: Me, path: string): boolean {
   if (me.role !== 'expert') return true
-  return path === `/experts/${me.expert}` || path === '/inquiries'
+  const own = `/experts/${me.expert}`
+  return path === own || path === `${own}/publications` || path === '/inquiries'
 }

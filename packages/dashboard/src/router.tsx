@@ -116,6 +116,20 @@ const profile = createRoute({
   component: lazyRouteComponent(() => import('./screens/Profile.tsx'), 'ProfileScreen'),
 })
 
+const publications = createRoute({
+  getParentRoute: () => signedIn,
+  path: '/experts/$username/publications',
+  component: lazyRouteComponent(() => import('./screens/Publications.tsx'), 'PublicationsScreen'),
+})
+
+/** The organization's works refreshes; an expert person sees its own queue only. */
+const importRuns = createRoute({
+  getParentRoute: () => signedIn,
+  path: '/publications',
+  beforeLoad: only(writesContent),
+  component: lazyRouteComponent(() => import('./screens/ImportRuns.tsx'), 'ImportRunsScreen'),
+})
+
 const staff = createRoute({
   getParentRoute: () => signedIn,
   path: '/staff',
@@ -211,6 +225,8 @@ export const router = createRouter({
       experts,
       importPeople,
       profile,
+      publications,
+      importRuns,
       staff,
       inbox,
       posts,

@@ -52,6 +52,28 @@ describe('the form generator: fields from the API’s write schemas', () => {
     assert.deepEqual([start?.label, start?.required], ['Start', false])
   })
 
+  test('an expert’s identifiers have their titles, and each policy is a choice of its named values', () => {
+    const fields = Object.fromEntries(fieldsOf(EXPERT_SCHEMAS.update).map((field) => [field.name, field]))
+    assert.deepEqual(
+      ['orcid', 'openalex_id', 'scopus_id'].map((name) => [fields[name]?.label, fields[name]?.kind]),
+      [
+        ['ORCID iD', 'text'],
+        [fields.openalex_id?.label, 'text'],
+        [fields.scopus_id?.label, 'text'],
+      ],
+    )
+    for (const name of ['orcid_policy', 'openalex_policy', 'scopus_policy']) {
+      assert.equal(fields[name]?.kind, 'choice', name)
+      assert.deepEqual(
+        fields[name]?.options.map((option) => option.value),
+        ['auto_claim', 'suggest', 'auto_reject', 'ignore'],
+        name,
+      )
+    }
+    assert.equal(fields.orcid_policy?.label, 'ORCID iD policy')
+    assert.equal(fields.orcid_policy?.options[0]?.label, 'Claim automatically')
+  })
+
   test('only schema keywords decide: the title labels, the description hints, `x-input` picks the widget', () => {
     const [prose, date, named] = fieldsOf({
       type: 'object',

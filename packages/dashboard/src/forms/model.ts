@@ -66,7 +66,13 @@ export type FormValues = Record<string, string | boolean>
 /** The base schema of a field that may also be "" or null (a clearable optional field). */
 function baseOf(schema: JsonSchema): JsonSchema {
   if (!schema.anyOf) return schema
-  return schema.anyOf.find((branch) => branch.type !== 'null' && branch.const !== '') ?? schema
+  const branches = schema.anyOf.filter((branch) => branch.type !== 'null' && branch.const !== '')
+  // `anyOf` of named constants (an identifier's policy) is a choice like `oneOf`.
+  if (branches.length > 1 && branches.every((branch) => branch.const !== undefined)) {
+    const { anyOf: _, ...rest } = schema
+    return { ...rest, oneOf: branches }
+  }
+  return branches[0] ?? schema
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { getRouteApi, useNavigate } from '@tanstack/react-router'
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
@@ -28,9 +28,20 @@ import { SectionEditor } from './SectionEditor.tsx'
 
 const route = getRouteApi('/signed-in/experts/$username')
 /** Publishing and privacy have their own panel; the account form holds the rest of the expert's fields. */
-const accountFields = fieldsOf(EXPERT_SCHEMAS.update).filter(
+const expertFields = fieldsOf(EXPERT_SCHEMAS.update).filter(
   (field) => field.name !== 'is_published' && field.name !== 'is_private' && field.name !== 'username',
 )
+/** The scholarly identifiers and their policies have a form of their own, beside the works they find. */
+const SOURCE_FIELDS: ReadonlySet<string> = new Set([
+  'orcid',
+  'orcid_policy',
+  'openalex_id',
+  'openalex_policy',
+  'scopus_id',
+  'scopus_policy',
+])
+const accountFields = expertFields.filter((field) => !SOURCE_FIELDS.has(field.name))
+const sourceFields = expertFields.filter((field) => SOURCE_FIELDS.has(field.name))
 
 export function ProfileScreen() {
   const me = useSignedIn()
@@ -103,6 +114,9 @@ function ProfileEditor({
           {account.is_private ? <span className="badge warn">Private</span> : null}
         </div>
         <PublicPageLink organization={me.organization} username={username} visible={isPublic(account)} />
+        <Link to="/experts/$username/publications" params={{ username }}>
+          Publications found by the sources
+        </Link>
       </div>
       {conflict ? (
         <div className="conflict" role="alert" ref={banner} tabIndex={-1}>
@@ -132,6 +146,24 @@ function ProfileEditor({
           element={account}
           mode="update"
           submitLabel="Save account"
+          onSave={(body) => updateExpert(body)}
+        />
+      </section>
+      <section className="card" aria-labelledby="sources-title">
+        <h2 id="sources-title">Publication sources</h2>
+        <p className="muted">
+          Works found through these identifiers wait in the{' '}
+          <Link to="/experts/$username/publications" params={{ username }}>
+            publications queue
+          </Link>{' '}
+          unless a policy decides them.
+        </p>
+        <ElementForm
+          title="Publication sources"
+          fields={sourceFields}
+          element={account}
+          mode="update"
+          submitLabel="Save publication sources"
           onSave={(body) => updateExpert(body)}
         />
       </section>

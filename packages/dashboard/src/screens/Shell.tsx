@@ -30,6 +30,7 @@ function Layout({ me, signOut }: { me: Me; signOut: () => Promise<void> }) {
           )}
           {writesContent(me) ? (
             <>
+              <Link to="/publications">Publications</Link>
               <Link to="/staff">Staff</Link>
               <Link to="/posts">Posts</Link>
               <Link to="/questions">Q&amp;A</Link>

@@ -1,0 +1,51 @@
+import type { components } from '../../../client/src/schema.ts'
+import { Time } from '../ui/parts.tsx'
+
+type Run = components['schemas']['ImportRun']
+
+const TRIGGERS: Readonly<Record<string, string>> = {
+  schedule: 'Weekly refresh',
+  request: 'Refresh now',
+  cli: 'Command line',
+}
+
+/** What a works refresh did: when, what it found, and what failed or was skipped per source. */
+export function RunSummary({ run }: { run: Run }) {
+  const { counts } = run
+  return (
+    <section className="run" aria-label={`Refresh of ${run.username}`}>
+      <p>
+        <strong>{TRIGGERS[run.trigger] ?? run.trigger}</strong> · started <Time seconds={run.started} /> ·{' '}
+        {run.finished === null ? (
+          <span className="badge">running</span>
+        ) : (
+          <span className={run.status === 'failed' ? 'badge warn' : 'badge ok'}>{run.status}</span>
+        )}
+      </p>
+      {run.finished === null ? null : (
+        <p className="muted">
+          Found {counts.found}: {counts.created} new, {counts.updated} updated, {counts.claimed} claimed,{' '}
+          {counts.pending} pending, {counts.rejected} rejected. Sources: {run.sources.join(', ') || 'none'}.
+        </p>
+      )}
+      {run.errors.length > 0 ? (
+        <ul className="run-errors" aria-label="Errors">
+          {run.errors.map((error) => (
+            <li key={`${error.source}:${error.message}`} className="form-error">
+              {error.source}: {error.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {run.notes.length > 0 ? (
+        <ul className="muted" aria-label="Skipped sources">
+          {run.notes.map((note) => (
+            <li key={`${note.source}:${note.message}`}>
+              {note.source}: {note.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  )
+}
