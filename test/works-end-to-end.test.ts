@@ -1,19 +1,22 @@
 import assert from 'node:assert/strict'
-import { after, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import type { Config } from '../src/config.js'
 import { findExpert } from '../src/experts/repository.js'
 import { expertToSearch } from '../src/works/refresh.js'
 import { nameAndAffiliationTerm } from '../src/works/sources/pubmed.js'
 import { api, expectOk } from './helpers/api.js'
 import { isRecord } from './helpers/checked.js'
-import { runCli } from './helpers/cli.js'
+import { runCli, type ServerProcess, startServerProcess } from './helpers/cli.js'
+import { eventually } from './helpers/eventually.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
 import {
   CARBERRY,
   FIXTURE_FILES,
+  jsonReply,
   ROUTES,
   fixtureText as readFixture,
   registerStandardFixtures,
+  type SourceFixtureServer,
   startSourceFixtures,
 } from './helpers/source-fixtures.js'
 
@@ -279,3 +282,139 @@ function withSharedArticle(): string {
 function fixtureWithArticle(file: string, article: string): string {
   return readFixture(file).replace('</PubmedArticleSet>', `${article}</PubmedArticleSet>`)
 }
+
+/** An ORCID iD from its first fifteen digits, with its ISO 7064 mod 11-2 check digit. */
+function orcidOf(digits: string): string {
+  let total = 0
+  for (const digit of digits) total = (total + Number(digit)) * 2
+  const check = (12 - (total % 11)) % 11
+  const all = `${digits}${check === 10 ? 'X' : String(check)}`
+  return `${all.slice(0, 4)}-${all.slice(4, 8)}-${all.slice(8, 12)}-${all.slice(12)}`
+}
+
+/** A fixture server on which every ORCID iD has one work of its own, and that logs who was asked. */
+async function ownWorkPerOrcid(): Promise<SourceFixtureServer> {
+  const processSources = await startSourceFixtures()
+  processSources.handle('GET', '/orcid/', (_params, path) => {
+    const orcid = path.split('/')[2] ?? ''
+    const externalIds = {
+      'external-id': [
+        {
+          'external-id-type': 'doi',
+          'external-id-value': `10.5555/own.${orcid}`,
+          'external-id-relationship': 'self',
+        },
+      ],
+    }
+    if (!path.endsWith('/works'))
+      return jsonReply({
+        bulk: [
+          {
+            work: {
+              'put-code': 1,
+              title: { title: { value: `The work of ${orcid}` } },
+              type: 'journal-article',
+              'external-ids': externalIds,
+            },
+          },
+        ],
+      })
+    return jsonReply({
+      'last-modified-date': { value: 1 },
+      group: [
+        {
+          'external-ids': {
+            'external-id': [
+              {
+                'external-id-type': 'doi',
+                'external-id-value': `10.5555/own.${orcid}`,
+                'external-id-relationship': 'self',
+              },
+            ],
+          },
+          'work-summary': [
+            { 'put-code': 1, title: { title: { value: `The work of ${orcid}` } }, type: 'journal-article' },
+          ],
+        },
+      ],
+    })
+  })
+  return processSources
+}
+
+const EXPERTS = 6
+
+describeEachDialect('works schedule across processes', (ctx) => {
+  let processSources: SourceFixtureServer
+  before(async () => {
+    processSources = await ownWorkPerOrcid()
+  })
+  after(() => processSources.close())
+
+  test('two serve processes on one database refresh every expert exactly once', {
+    timeout: 180_000,
+  }, async () => {
+    const orcids = Array.from({ length: EXPERTS }, (_, index) =>
+      orcidOf(`000000021000${String(100 + index)}`),
+    )
+    const usernames: string[] = []
+    for (const orcid of orcids) {
+      const username = await createExpert(ctx, ctx.tenant)
+      expectOk(
+        await api(ctx.app, ctx.tenant).put('/v2/organization/{corporation}/expert/{username}', {
+          params: { corporation: ctx.tenant.orgId, username },
+          body: { orcid },
+        }),
+      )
+      usernames.push(username)
+    }
+    const env = {
+      EXPERTDIR_SOURCES: 'orcid',
+      EXPERTDIR_SOURCES_ALLOW_PRIVATE: '1',
+      EXPERTDIR_ORCID_URL: `${processSources.url}/orcid`,
+    }
+    const servers: ServerProcess[] = []
+    try {
+      servers.push(
+        ...(await Promise.all([
+          startServerProcess(ctx.testDatabase.url, { env }),
+          startServerProcess(ctx.testDatabase.url, { env }),
+        ])),
+      )
+      const db = ctx.testDatabase.database.db
+      await eventually(
+        async () => {
+          const refreshed = await db
+            .selectFrom('work_schedule')
+            .select('expert_id')
+            .where('org_id', '=', ctx.tenant.orgId)
+            .where('last_refreshed_at', 'is not', null)
+            .execute()
+          return refreshed.length === EXPERTS
+        },
+        { what: 'every expert is refreshed', timeoutMs: 120_000, intervalMs: 200 },
+      )
+      for (const orcid of orcids) {
+        const asked = processSources.log.filter((request) => request.path === `/orcid/${orcid}/works`)
+        assert.equal(asked.length, 1, `${orcid} was read once`)
+      }
+      const runs = await db
+        .selectFrom('work_runs')
+        .select('expert_id')
+        .where('org_id', '=', ctx.tenant.orgId)
+        .where('trigger', '=', 'schedule')
+        .execute()
+      assert.equal(runs.length, EXPERTS, 'one run per expert')
+      for (const username of usernames) {
+        const works = await listWorks(ctx, username)
+        assert.equal(works.length, 1)
+        assert.equal(works[0]?.state, 'claimed')
+      }
+    } finally {
+      for (const server of servers) {
+        server.child.kill('SIGTERM')
+        await server.exited
+      }
+    }
+  })
+})
