@@ -297,6 +297,8 @@ async function ownWorkPerOrcid(): Promise<SourceFixtureServer> {
   const processSources = await startSourceFixtures()
   processSources.handle('GET', '/orcid/', (_params, path) => {
     const orcid = path.split('/')[2] ?? ''
+    // Put-codes of different records differ, as ORCID's do.
+    const putCode = Number(orcid.replace(/\D/g, '').slice(-6))
     const externalIds = {
       'external-id': [
         {
@@ -311,7 +313,7 @@ async function ownWorkPerOrcid(): Promise<SourceFixtureServer> {
         bulk: [
           {
             work: {
-              'put-code': 1,
+              'put-code': putCode,
               title: { title: { value: `The work of ${orcid}` } },
               type: 'journal-article',
               'external-ids': externalIds,
@@ -333,7 +335,11 @@ async function ownWorkPerOrcid(): Promise<SourceFixtureServer> {
             ],
           },
           'work-summary': [
-            { 'put-code': 1, title: { title: { value: `The work of ${orcid}` } }, type: 'journal-article' },
+            {
+              'put-code': putCode,
+              title: { title: { value: `The work of ${orcid}` } },
+              type: 'journal-article',
+            },
           ],
         },
       ],
