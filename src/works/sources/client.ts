@@ -6,7 +6,8 @@ import { SourceError, type SourceName } from './source.js'
 /**
  * A source's requests through its pacer: 429 and 503 pause the source until `Retry-After` (or the
  * source's default pause) and are retried when the wait is short; 500, 502 and 504 are retried twice
- * after a short pause; anything else that is not 2xx is a `SourceError`.
+ * after a short pause; anything else that is not 2xx is a `SourceError`. While the source is paused for
+ * longer than `maxWaitMs`, a request fails at once with `retryAt` instead of waiting the pause out.
  */
 export interface SourceClientOptions {
   source: SourceName
@@ -34,6 +35,14 @@ export class SourceClient {
   async send(request: HttpRequest, signal?: AbortSignal): Promise<HttpReply> {
     const { source, pacer, clock, http, maxWaitMs } = this.options
     for (let attempt = 1; ; attempt += 1) {
+      // A pause longer than a request may wait (an earlier 429 of this source) fails now, not after it.
+      const pausedUntil = pacer.pausedUntilMs
+      if (pausedUntil - clock.now() > maxWaitMs)
+        throw new SourceError(
+          source,
+          `paused: the source asked to wait until ${new Date(pausedUntil).toISOString()}`,
+          pausedUntil,
+        )
       const reply = await pacer.run(() => sendRequest(source, http, request, signal), signal)
       this.options.onReply?.(reply)
       if (reply.status >= 200 && reply.status < 300) return reply
