@@ -328,6 +328,32 @@ describeEachDialect(
       assert.equal((await listWorks(ctx, username))[0]?.state, 'pending')
     })
 
+    test('a weaker key never joins works with different DOIs: two DOIs sharing a put-code and a PMID are two works', async () => {
+      const username = await expertWithOrcid(ctx)
+      orcid.works.set(ORCID, [
+        authoredWork('orcid', {
+          doi: '10.1000/first',
+          pmid: '4242',
+          orcidPutCode: '900',
+          title: 'First',
+          foundBecause: 'orcid_record',
+        }),
+        authoredWork('orcid', {
+          doi: '10.1000/second',
+          pmid: '4242',
+          orcidPutCode: '900',
+          title: 'Second',
+          foundBecause: 'orcid_record',
+        }),
+      ])
+      openalex.works.set(ORCID, [])
+      crossref.works.set(ORCID, [])
+      const run = await refresh(ctx, username)
+      assert.deepEqual(run.errors, [])
+      const dois = (await listWorks(ctx, username)).map((work) => work.doi).sort()
+      assert.deepEqual(dois, ['10.1000/first', '10.1000/second'])
+    })
+
     test('a title, year and first author match is a possible duplicate, never a merge', async () => {
       const username = await expertWithOrcid(ctx)
       orcid.works.set(ORCID, [])

@@ -65,17 +65,25 @@ async function findByKeys(db: Queryable, orgId: number, keys: WorkKeys): Promise
     const found = await works.where('doi_norm', '=', keys.doi).executeTakeFirst()
     if (found) return found
   }
+  // A weaker key never joins works that a stronger one tells apart (two DOIs are two works).
+  const compatible = (work: WorkRow | undefined) =>
+    work &&
+    !(keys.doi && work.doi_norm && work.doi_norm !== keys.doi) &&
+    !(keys.pmid && work.pmid && work.pmid !== keys.pmid) &&
+    !(keys.openalex && work.openalex_id && work.openalex_id !== keys.openalex)
+      ? work
+      : undefined
   if (keys.pmid) {
-    const found = await works.where('pmid', '=', keys.pmid).executeTakeFirst()
+    const found = compatible(await works.where('pmid', '=', keys.pmid).executeTakeFirst())
     if (found) return found
   }
   if (keys.openalex) {
-    const found = await works.where('openalex_id', '=', keys.openalex).executeTakeFirst()
+    const found = compatible(await works.where('openalex_id', '=', keys.openalex).executeTakeFirst())
     if (found) return found
   }
   if (keys.putcode) {
     const candidates = await works.where('orcid_putcodes', 'like', `%"${keys.putcode}"%`).execute()
-    return candidates.find((work) => putcodesOf(work).includes(keys.putcode ?? ''))
+    return compatible(candidates.find((work) => putcodesOf(work).includes(keys.putcode ?? '')))
   }
   return undefined
 }
@@ -122,13 +130,16 @@ export async function mergeWork(
     needs_lookup: title ? 0 : 1,
   }
   if (!stored) {
+    // A key another work already holds (one its DOI tells apart) stays with that work.
+    const free = async (column: 'pmid' | 'openalex_id', value: string | undefined) =>
+      value && !(await heldElsewhere(trx, orgId, 0, column, value)) ? value : null
     const work = await trx
       .insertInto('works')
       .values({
         org_id: orgId,
         doi_norm: keys.doi ?? null,
-        pmid: keys.pmid ?? null,
-        openalex_id: keys.openalex ?? null,
+        pmid: await free('pmid', keys.pmid),
+        openalex_id: await free('openalex_id', keys.openalex),
         orcid_putcodes: JSON.stringify(keys.putcode ? [keys.putcode] : []),
         ...derived,
         created_at: now,
