@@ -142,6 +142,7 @@ describeEachDialect(
           await invitee.getByRole('heading', { name: 'Experts' }).waitFor()
           assert.deepEqual(await menu(invitee).allTextContents(), [
             'Experts',
+            'Publications',
             'Staff',
             'Posts',
             'Q&A',

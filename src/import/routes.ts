@@ -114,8 +114,10 @@ export async function importRoutes(untyped: FastifyInstance, context: AppContext
         tags: ['experts'],
         summary: 'A CSV template for the experts import: every field as a column, with one example row',
         params: CorporationParams,
-        produces: ['text/csv'],
-        response: { 200: Type.String({ description: 'text/csv' }), ...errors },
+        response: {
+          200: { description: 'The template, text/csv', content: { 'text/csv': { schema: Type.String() } } },
+          ...errors,
+        },
       },
       config: { scope: 'read' },
     },

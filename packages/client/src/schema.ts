@@ -22570,7 +22570,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/csv */
+            /** @description The template, text/csv */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22596,7 +22596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -1,6 +1,7 @@
-import nodeHttp, { type IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import { createGunzip } from 'node:zlib'
 import { literalRefusal, RefusedTarget, type WebhookNetwork } from '../../delivery/webhook-network.js'
+import { nodeHttp } from '../../http/node-http.js'
 import { SourceError, type SourceName } from './source.js'
 
 /**
