@@ -79,6 +79,8 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.enum) return fc.constantFrom(...schema.enum.map(String))
   if (schema.format === 'email') return email
   if (schema.format === 'iso3166-alpha2') return countryCode
+  // ORCID's own example iDs, in the stored form (the app would rewrite other forms).
+  if (schema.format === 'orcid') return fc.constantFrom('0000-0002-1825-0097', '0000-0001-5109-3700')
   if (schema.format === 'uri') {
     const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined
     return fc
