@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { iso31661, iso31662 } from 'iso-3166'
+import { orcidCheckCharacter } from '../../src/validation/orcid.js'
 
 /** The JSON Schema keywords of our TypeBox route schemas that the generators read. */
 export interface JsonSchema {
@@ -79,8 +80,12 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.enum) return fc.constantFrom(...schema.enum.map(String))
   if (schema.format === 'email') return email
   if (schema.format === 'iso3166-alpha2') return countryCode
-  // ORCID's own example iDs, in the stored form (the app would rewrite other forms).
-  if (schema.format === 'orcid') return fc.constantFrom('0000-0002-1825-0097', '0000-0001-5109-3700')
+  // Distinct ORCID iDs with their check digit, in the stored form (the app would rewrite other forms).
+  if (schema.format === 'orcid')
+    return fc.stringMatching(/^[0-9]{15}$/).map((digits) => {
+      const bare = `${digits}${orcidCheckCharacter(digits)}`
+      return `${bare.slice(0, 4)}-${bare.slice(4, 8)}-${bare.slice(8, 12)}-${bare.slice(12)}`
+    })
   if (schema.format === 'uri') {
     const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined
     return fc
