@@ -87,6 +87,10 @@ const ACCOUNT_TEXT = [
   'location_room',
 ] as const
 
+/** The scholarly identifiers (stored in their canonical form) and what a match of each becomes (`suggest` unless set). */
+const IDENTIFIERS = ['orcid', 'openalex_id', 'scopus_id']
+const POLICIES = ['orcid_policy', 'openalex_policy', 'scopus_policy']
+
 /** How the service stores a sent text: trimmed, "" as null. */
 const stored = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null)
 
@@ -100,7 +104,11 @@ const textOrNull = (value: unknown) => {
 function expectedAccount(body: Record<string, unknown>, previous: Record<string, unknown>) {
   const account: Record<string, unknown> = { ...previous }
   for (const key of ACCOUNT_TEXT) if (key in body) account[key] = stored(body[key])
-  for (const key of ['is_published', 'is_private']) if (key in body) account[key] = body[key]
+  for (const key of ['is_published', 'is_private', ...POLICIES]) if (key in body) account[key] = body[key]
+  for (const key of ['orcid', 'scopus_id'] as const) if (key in body) account[key] = stored(body[key])
+  if ('openalex_id' in body) {
+    account.openalex_id = stored(body.openalex_id)?.replace('https://openalex.org/', '').toUpperCase() ?? null
+  }
   if ('location_country' in body) {
     account.location_country = stored(body.location_country)?.toUpperCase() ?? null
   }
@@ -112,7 +120,8 @@ function expectedAccount(body: Record<string, unknown>, previous: Record<string,
 }
 
 const EMPTY_ACCOUNT = {
-  ...Object.fromEntries(ACCOUNT_TEXT.map((key) => [key, null])),
+  ...Object.fromEntries([...ACCOUNT_TEXT, ...IDENTIFIERS].map((key) => [key, null])),
+  ...Object.fromEntries(POLICIES.map((key) => [key, 'suggest'])),
   location_state: null,
   location_country: null,
   is_published: 0,

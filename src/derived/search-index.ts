@@ -44,6 +44,20 @@ export async function bumpExpertSearchVersion(db: Queryable, orgId: number): Pro
     .execute()
 }
 
+/**
+ * Raises the version to at least `floor` (after bumpExpertSearchVersion, in the same transaction). A
+ * rebuild passes the clock: a version table dropped and made again by migrations starts counting anew,
+ * and a process that kept results from before must not find them under a repeated number.
+ */
+export async function raiseExpertSearchVersionTo(db: Queryable, orgId: number, floor: number): Promise<void> {
+  await db
+    .updateTable('expert_search_versions')
+    .set({ version: floor })
+    .where('org_id', '=', orgId)
+    .where('version', '<', floor)
+    .execute()
+}
+
 const versionQuery = reusableQuery((db: Queryable, orgId: number) =>
   db.selectFrom('expert_search_versions').select('version').where('org_id', '=', orgId),
 )

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
-import { bumpExpertSearchVersion } from './search-index.js'
+import { bumpExpertSearchVersion, raiseExpertSearchVersionTo } from './search-index.js'
 import { rebuildSearchIndex } from './search-maintenance.js'
 
 /**
@@ -62,7 +62,7 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
 
 /**
  * Rebuilds each organization in its own transaction, which first raises the organization's index
- * version (retiring cached results). That write comes first so that processes migrating together
+ * version (retiring cached results, past any number it had before the migrations). That write comes first so that processes migrating together
  * queue on it: the next one finds the index complete and rebuilds nothing.
  */
 async function rebuildOrganizations(
@@ -74,6 +74,7 @@ async function rebuildOrganizations(
   for (const orgId of orgIds) {
     const done = await writeTransaction(db, async (trx) => {
       await bumpExpertSearchVersion(trx, orgId)
+      await raiseExpertSearchVersionTo(trx, orgId, Date.now())
       if (onlyMissing && (await organizationsMissingRows(trx, orgId)).length === 0) return false
       await rebuildSearchIndex(trx, orgId)
       return true
