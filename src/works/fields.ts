@@ -1,4 +1,4 @@
-import type { SourceAuthor, SourceName } from './sources/source.js'
+import type { SourceAuthor, SourceName, WorkConcept } from './sources/source.js'
 
 /**
  * A work's descriptive fields, each with the source that gave it (CONTRACT §19: "each field remembers
@@ -6,6 +6,25 @@ import type { SourceAuthor, SourceName } from './sources/source.js'
  * over PubMed, PubMed over OpenAlex, OpenAlex over the researcher's own ORCID entry; a source always
  * refreshes the fields it gave.
  */
+const CONCEPT_SCHEMES = new Set<string>(['openalex_topic', 'openalex_keyword', 'mesh'])
+
+function isConcept(value: unknown): value is WorkConcept {
+  if (typeof value !== 'object' || value === null) return false
+  const scheme: unknown = Reflect.get(value, 'scheme')
+  const score: unknown = Reflect.get(value, 'score')
+  return (
+    typeof scheme === 'string' &&
+    CONCEPT_SCHEMES.has(scheme) &&
+    typeof Reflect.get(value, 'id') === 'string' &&
+    typeof Reflect.get(value, 'label') === 'string' &&
+    typeof score === 'number' &&
+    Number.isFinite(score) &&
+    typeof Reflect.get(value, 'major') === 'boolean'
+  )
+}
+
+const isConcepts = (value: unknown): value is WorkConcept[] => Array.isArray(value) && value.every(isConcept)
+
 export interface WorkFieldValues {
   title: string
   year: number
@@ -15,6 +34,7 @@ export interface WorkFieldValues {
   abstract: string
   type: string
   url: string
+  concepts: WorkConcept[]
 }
 
 export type WorkFieldName = keyof WorkFieldValues
@@ -69,6 +89,8 @@ export function parseWorkFields(text: string): WorkFields {
   if (type) fields.type = type
   const url = entry('url', isString)
   if (url) fields.url = url
+  const concepts = entry('concepts', isConcepts)
+  if (concepts) fields.concepts = concepts
   return fields
 }
 
@@ -83,6 +105,7 @@ export function fieldsOf(work: {
   abstract?: string | undefined
   type?: string | undefined
   url?: string | undefined
+  concepts?: WorkConcept[] | undefined
 }): WorkFields {
   const { source } = work
   const fields: WorkFields = {}
@@ -100,6 +123,7 @@ export function fieldsOf(work: {
   if (type) fields.type = { value: type, source }
   const url = work.url?.trim()
   if (url) fields.url = { value: url, source }
+  if (work.concepts && work.concepts.length > 0) fields.concepts = { value: work.concepts, source }
   return fields
 }
 
@@ -119,6 +143,7 @@ export function mergeFields(stored: WorkFields, incoming: WorkFields): WorkField
   take('abstract')
   take('type')
   take('url')
+  take('concepts')
   return merged
 }
 
@@ -133,5 +158,6 @@ export function serializeWorkFields(fields: WorkFields): string {
   if (fields.abstract) ordered.abstract = fields.abstract
   if (fields.type) ordered.type = fields.type
   if (fields.url) ordered.url = fields.url
+  if (fields.concepts) ordered.concepts = fields.concepts
   return JSON.stringify(ordered)
 }

@@ -7,6 +7,19 @@
 
 export type SourceName = 'orcid' | 'openalex' | 'crossref' | 'pubmed'
 
+/**
+ * A subject a source gives a work: an OpenAlex topic or keyword, or a MeSH heading (PubMed, OpenAlex
+ * `mesh[]`). `id` is the source's own (`T10017`, `D006358`, a keyword's slug); `score` 0..1 is the
+ * source's confidence (1 where it gives none); `major` marks a MeSH major topic (true elsewhere).
+ */
+export interface WorkConcept {
+  scheme: 'openalex_topic' | 'openalex_keyword' | 'mesh'
+  id: string
+  label: string
+  score: number
+  major: boolean
+}
+
 /** Why a work was found for the expert, strongest first (CONTRACT §19). */
 export type FoundBecause = 'authenticated_orcid' | 'orcid_record' | 'identifier' | 'name_affiliation'
 
@@ -56,6 +69,8 @@ export interface SourceWork {
   /** The source's own type word (`journal-article`, `article`, ...). */
   type?: string
   url?: string
+  /** Topics, keywords and MeSH headings the source gives the work (WorkConcept). */
+  concepts?: WorkConcept[]
   /** Why this source offered the work for this expert. */
   foundBecause: FoundBecause
   /** 0..1: how sure the source's signal is that the expert wrote it. */
