@@ -15,10 +15,8 @@ const MAX_RESTART_DELAY_MS = 30_000
 
 export interface ClusterOptions {
   workers: number
-  /** Runs once on the migrated database before any worker starts (demo seeding). */
-  prepare?: (database: Database) => Promise<void>
-  /** Called once every worker listens, with the port they share. */
-  onListening?: (port: number) => void
+  /** Called once every worker listens, with the database and the port they share (demo seeding). */
+  onListening?: (database: Database, port: number) => Promise<void>
 }
 
 /**
@@ -32,7 +30,6 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
   const log = pino({ level: config.logLevel })
   const database = openDatabase(config.databaseUrl, databaseOptions(config))
   await migrateDatabase(database)
-  await options.prepare?.(database)
   const metrics = config.metrics ? createMetrics({ database, http: false, outbox: true }) : undefined
   if (metrics) serveClusterScrapes(metrics.registry)
   const outbox = createOutbox({
@@ -62,7 +59,10 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
 
   let listening = 0
   cluster.on('listening', (_worker, address) => {
-    if (++listening === options.workers) options.onListening?.(address.port)
+    if (++listening === options.workers)
+      options.onListening?.(database, address.port).catch((error: unknown) => {
+        log.error({ err: error }, 'the step after listening failed')
+      })
   })
   cluster.on('exit', (worker, code, signal) => {
     const { slot, at } = started.get(worker) ?? { slot: 0, at: 0 }

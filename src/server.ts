@@ -18,13 +18,14 @@ export interface RunningServer {
 }
 
 /**
- * Migrates, builds the app and listens. `beforeListen` runs on the migrated database (demo seeding).
+ * Migrates, builds the app and listens. `onListening` runs once it listens, with the port it got
+ * (demo seeding, whose pictures' addresses name the port: with `PORT=0`, the one the system chose).
  * A cluster worker (`serve --workers N`) only serves: its primary has migrated and runs the outbox
  * worker and housekeeping once for all workers.
  */
 export async function startServer(
   config: Config,
-  beforeListen?: (database: Database, app: FastifyInstance) => Promise<void>,
+  onListening?: (database: Database, port: number) => Promise<void>,
   role: 'single' | 'worker' = 'single',
 ): Promise<RunningServer> {
   const database = openDatabase(config.databaseUrl, databaseOptions(config))
@@ -33,8 +34,9 @@ export async function startServer(
   const metrics = config.metrics ? createMetrics({ database, http: true, outbox: background }) : undefined
   const app = await buildApp({ config, database, ...(metrics ? { metrics } : {}) })
   database.commits.observe((batch) => app.log.debug(batch, 'group commit'))
-  await beforeListen?.(database, app)
   const url = await app.listen({ host: config.host, port: config.port })
+  const address = app.server.address()
+  await onListening?.(database, typeof address === 'object' && address ? address.port : config.port)
   const stopHousekeeping = background ? startHousekeeping(database.db, app.log, config) : () => {}
   // Inquiry deliveries run inside the server process; several processes may share one database.
   const outbox = createOutbox({

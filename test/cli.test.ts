@@ -8,7 +8,7 @@ import { Type } from 'typebox'
 import { toInquiryInput } from '../src/inquiries/schemas.js'
 import { createInquiry } from '../src/inquiries/service.js'
 import { createOrganization } from '../src/organizations/repository.js'
-import { freePort, runCli, runCliProcess, spawnCli, waitForOutput } from './helpers/cli.js'
+import { runCli, runCliProcess, spawnCli, waitForOutput } from './helpers/cli.js'
 import { createTestDatabase, type TestDatabase, testDialects } from './helpers/databases.js'
 import { inquiryBody } from './helpers/harness.js'
 
@@ -353,10 +353,11 @@ describe('the expertdir binary, once per command group', { concurrency: true }, 
 describe('serve --demo (the quick start)', () => {
   test('on an empty database prints credentials, a curl that returns a token and the demo owner; SIGTERM exits 0', async () => {
     const testDatabase = await createTestDatabase('sqlite')
-    const port = await freePort()
-    const child = spawnCli(['--db', testDatabase.url, 'serve', '--demo', '--port', String(port)])
+    const child = spawnCli(['--db', testDatabase.url, 'serve', '--demo'], { HOST: '127.0.0.1', PORT: '0' })
     try {
       const output = await waitForOutput(child, /one-time password \S+/)
+      const port = Number(/Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1])
+      assert.ok(port > 0, output)
       const clientId = /client_id: (\S+)/.exec(output)?.[1]
       const clientSecret = /client_secret: (\S+)/.exec(output)?.[1]
       const curl = /curl -s -X POST (\S+) -d grant_type=client_credentials/.exec(output)

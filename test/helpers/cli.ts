@@ -118,36 +118,21 @@ export interface ServerProcess {
 /** What `serve` prints once it listens, with the address the system chose for `PORT=0`. */
 const LISTENING = /^Listening on (http:\/\/\S+)$/m
 
-/** A free TCP port on 127.0.0.1, for `serve --demo` only (see `startServerProcess`). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net')
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      )
-    })
-  })
-}
-
 /**
  * Starts the real `expertdir serve` on 127.0.0.1 (no SMTP, rate limits off unless `env` says
  * otherwise) and resolves once it listens. It binds port 0 and reports the port it got, so servers
- * started by test files running side by side can never be handed the same port. The demo is the
- * exception: it stores its pictures' addresses before it listens, so it is given a free port first.
+ * started by test files running side by side can never be handed the same port (the demo stores its
+ * pictures' addresses once it listens, under the port it got).
  */
 export async function startServerProcess(
   databaseUrl: string,
   extra: { args?: string[]; env?: Record<string, string>; preload?: string[]; entry?: string } = {},
 ): Promise<ServerProcess> {
-  const port = extra.args?.includes('--demo') ? await freePort() : 0
   const child = spawnCli(
     ['--db', databaseUrl, 'serve', ...(extra.args ?? [])],
     {
       HOST: '127.0.0.1',
-      PORT: String(port),
+      PORT: '0',
       EXPERTDIR_SMTP_URL: '',
       EXPERTDIR_RATE_LIMIT_TOKEN: '0',
       EXPERTDIR_RATE_LIMIT_API: '0',

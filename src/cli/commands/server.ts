@@ -36,14 +36,15 @@ export function serverCommands(program: Command, cli: Cli): void {
       })
       let credentials: IssuedClient | undefined
       let owner: DemoOwner | undefined
-      const prepare = async ({ db }: Database) => {
+      // After listening: the demo's pictures are stored under the address the server really has.
+      const seedOnce = async ({ db }: Database, port: number) => {
         if (!options.demo || (await countOrganizations(db)) > 0) return
         const now = Date.now()
         const org = await createOrganization(db, { name: 'Demo University' }, now)
         const write = cliWriteContext(db, org.id, 'serve --demo', now)
         const storage = openStorage(config)
         try {
-          await seedDemo(write, demoMedia(config, storage))
+          await seedDemo(write, demoMedia(config, storage, port))
         } finally {
           await storage.close()
         }
@@ -68,8 +69,8 @@ export function serverCommands(program: Command, cli: Cli): void {
         const { runClusterPrimary } = await import('../../cluster.js')
         await runClusterPrimary(config, {
           workers: options.workers ?? 1,
-          prepare,
-          onListening: (port) => {
+          onListening: async (database, port) => {
+            await seedOnce(database, port)
             const url = `http://${config.host}:${port}`
             printListening(cli, url)
             printCredentials(cli, credentials, owner, url)
@@ -77,7 +78,7 @@ export function serverCommands(program: Command, cli: Cli): void {
         })
         return
       }
-      const server = await startServer(config, prepare)
+      const server = await startServer(config, seedOnce)
       closeOnSignals(server)
       printListening(cli, server.url)
       printCredentials(cli, credentials, owner, server.url)
@@ -110,7 +111,10 @@ export function serverCommands(program: Command, cli: Cli): void {
       const storage = openStorage(config)
       const seeded = await cli
         .withDatabase(async ({ db }) =>
-          seedDemo(cliWriteContext(db, options.org, 'seed --demo', Date.now()), demoMedia(config, storage)),
+          seedDemo(
+            cliWriteContext(db, options.org, 'seed --demo', Date.now()),
+            demoMedia(config, storage, config.port),
+          ),
         )
         .finally(() => storage.close())
       cli.report(
@@ -164,11 +168,11 @@ function printCredentials(
 }
 
 /** Where seeding stores the demo's pictures: the configured storage, under the server's public address. */
-function demoMedia(config: Config, storage: MediaStorage): DemoMedia {
+function demoMedia(config: Config, storage: MediaStorage, port: number): DemoMedia {
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host
   return {
     storage,
-    baseUrl: config.publicUrl ?? `http://${host}:${config.port}`,
+    baseUrl: config.publicUrl ?? `http://${host}:${port}`,
     maxBytes: config.uploadMaxBytes,
   }
 }
