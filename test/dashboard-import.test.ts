@@ -6,7 +6,14 @@ import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { browserSkip, launchBrowser } from './helpers/browser.js'
 import { contentRowCounts } from './helpers/content.js'
-import { assertAccessible, ensureDashboardBuilt, pageWidth, signInAt, withPage } from './helpers/dashboard.js'
+import {
+  assertAccessible,
+  ensureDashboardBuilt,
+  pageWidth,
+  screenshot,
+  signInAt,
+  withPage,
+} from './helpers/dashboard.js'
 import { describeEachDialect } from './helpers/harness.js'
 import { listeningPort } from './helpers/net.js'
 import { addPersonWithPassword } from './helpers/people.js'
@@ -81,7 +88,7 @@ describeEachDialect('the Import people screen in a real browser', (ctx) => {
       assert.equal(await page.getByRole('button', { name: `Import ${PEOPLE} people` }).isDisabled(), true)
       assert.equal(await page.getByLabel('Field of the column Staff ID').inputValue(), 'key')
       await assertAccessible(page, 'import people with problems')
-      await page.screenshot({ path: `/tmp/expertdir-import-${ctx.dialect}-1280.png` })
+      await screenshot(page, `import-people-${ctx.dialect}`)
       assert.deepEqual(await contentRowCounts(ctx), before)
 
       await choose(page, goodFile)
@@ -107,7 +114,7 @@ describeEachDialect('the Import people screen in a real browser', (ctx) => {
         await page.getByRole('heading', { name: 'Import people' }).waitFor()
         await choose(page, badFile)
         await page.locator('.import-problems li').first().waitFor()
-        await page.screenshot({ path: `/tmp/expertdir-import-${ctx.dialect}-360.png`, fullPage: true })
+        await screenshot(page, `import-people-${ctx.dialect}-360`)
         assert.ok((await pageWidth(page)) <= 360, `page width ${await pageWidth(page)}`)
       },
       { width: 360, height: 800 },

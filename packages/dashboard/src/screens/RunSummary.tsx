@@ -9,6 +9,14 @@ const TRIGGERS: Readonly<Record<string, string>> = {
   cli: 'Command line',
 }
 
+const SOURCE_NAMES: Readonly<Record<string, string>> = {
+  orcid: 'ORCID',
+  openalex: 'OpenAlex',
+  crossref: 'Crossref',
+  pubmed: 'PubMed',
+}
+const sourceName = (source: string) => SOURCE_NAMES[source] ?? source
+
 /** What a works refresh did: when, what it found, and what failed or was skipped per source. */
 export function RunSummary({ run }: { run: Run }) {
   const { counts } = run
@@ -25,14 +33,15 @@ export function RunSummary({ run }: { run: Run }) {
       {run.finished === null ? null : (
         <p className="muted">
           Found {counts.found}: {counts.created} new, {counts.updated} updated, {counts.claimed} claimed,{' '}
-          {counts.pending} pending, {counts.rejected} rejected. Sources: {run.sources.join(', ') || 'none'}.
+          {counts.pending} pending, {counts.rejected} rejected. Sources:{' '}
+          {run.sources.map(sourceName).join(', ') || 'none'}.
         </p>
       )}
       {run.errors.length > 0 ? (
         <ul className="run-errors" aria-label="Errors">
           {run.errors.map((error) => (
             <li key={`${error.source}:${error.message}`} className="form-error">
-              {error.source}: {error.message}
+              {sourceName(error.source)}: {error.message}
             </li>
           ))}
         </ul>
@@ -41,7 +50,7 @@ export function RunSummary({ run }: { run: Run }) {
         <ul className="muted" aria-label="Skipped sources">
           {run.notes.map((note) => (
             <li key={`${note.source}:${note.message}`}>
-              {note.source}: {note.message}
+              {sourceName(note.source)}: {note.message}
             </li>
           ))}
         </ul>
