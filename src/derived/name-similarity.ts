@@ -1,0 +1,81 @@
+/**
+ * Names found with typos and without accents (CONTRACT §20): a name and a query are compared by
+ * pg_trgm's trigram similarity, computed here so that both databases rank alike. The databases only
+ * find candidates (PostgreSQL's `%` over a trigram index, SQLite's FTS5 `trigram` tokenizer); this
+ * module decides which of them match and in what order.
+ */
+
+/** pg_trgm's default `pg_trgm.similarity_threshold`: a name at least this similar to the query matches. */
+export const NAME_SIMILARITY_THRESHOLD = 0.3
+
+/** A query whose key has fewer letters and digits than this is not matched by likeness (no trigram of it says much). */
+export const MIN_FUZZY_LENGTH = 3
+
+/** Letters NFKD leaves whole, spelt as unaccent's rules spell them. */
+const LETTERS: Record<string, string> = {
+  ß: 'ss',
+  ẞ: 'ss',
+  æ: 'ae',
+  Æ: 'ae',
+  œ: 'oe',
+  Œ: 'oe',
+  ø: 'o',
+  Ø: 'o',
+  ł: 'l',
+  Ł: 'l',
+  đ: 'd',
+  Đ: 'd',
+  ð: 'd',
+  Ð: 'd',
+  þ: 'th',
+  Þ: 'th',
+  ı: 'i',
+}
+const SPECIAL_LETTERS = new RegExp(`[${Object.keys(LETTERS).join('')}]`, 'gu')
+const NOT_WORD = /[^\p{L}\p{N}]+/gu
+
+/**
+ * The form names are compared in: lower-cased, without diacritics, words of letters and digits
+ * separated by one space. The index stores it for every profile (`expert_search.name_key`).
+ */
+export function nameKey(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(SPECIAL_LETTERS, (letter) => LETTERS[letter] ?? letter)
+    .toLowerCase()
+    .replace(NOT_WORD, ' ')
+    .trim()
+}
+
+/**
+ * The distinct trigrams of a name key as pg_trgm takes them: each word padded with two spaces before
+ * and one after, every run of three characters of it.
+ */
+export function trigramsOf(key: string): Set<string> {
+  const trigrams = new Set<string>()
+  for (const word of key.split(' ')) {
+    if (word === '') continue
+    const padded = [...`  ${word} `]
+    for (let i = 0; i + 3 <= padded.length; i++) trigrams.add(padded.slice(i, i + 3).join(''))
+  }
+  return trigrams
+}
+
+/** pg_trgm's `similarity`: shared trigrams over all trigrams of the two (Jaccard), of texts folded by nameKey. */
+export function nameSimilarity(a: string, b: string): number {
+  return trigramSimilarity(trigramsOf(nameKey(a)), trigramsOf(nameKey(b)))
+}
+
+export function trigramSimilarity(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let shared = 0
+  for (const trigram of a) if (b.has(trigram)) shared++
+  const all = a.size + b.size - shared
+  return all === 0 ? 0 : shared / all
+}
+
+/** Whether a query key is long enough to be matched by likeness. */
+export function fuzzyQueryKey(q: string): string | undefined {
+  const key = nameKey(q)
+  return key.replaceAll(' ', '').length >= MIN_FUZZY_LENGTH ? key : undefined
+}
