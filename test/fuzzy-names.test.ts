@@ -84,9 +84,13 @@ describeEachDialect('fuzzy names', (ctx) => {
     await importDocument(ctx, ctx.other.orgId, {
       experts: [record({ key: 'other-zoe', firstname: 'Zoe', lastname: 'Muller' })],
     })
-    const website = await createClient(ctx.testDatabase.database.db, ctx.tenant.orgId, 'site', ctx.clock.now(), [
-      'read:public',
-    ])
+    const website = await createClient(
+      ctx.testDatabase.database.db,
+      ctx.tenant.orgId,
+      'site',
+      ctx.clock.now(),
+      ['read:public'],
+    )
     publicToken = await scopedToken(ctx.app, website)
   })
 
@@ -227,9 +231,19 @@ describeEachDialect('fuzzy names', (ctx) => {
 
 const MIGRATION = '0029_fuzzy_names'
 
-async function insertIndexedExpert(db: Queryable, orgId: number, username: string, first: string, last: string) {
-  await sql`insert into usernames (org_id, username, created_at) values (${orgId}, ${username}, 1)`.execute(db)
-  const { rows } = await sql<{ id: number | string }>`insert into experts (org_id, username, firstname, lastname,
+async function insertIndexedExpert(
+  db: Queryable,
+  orgId: number,
+  username: string,
+  first: string,
+  last: string,
+) {
+  await sql`insert into usernames (org_id, username, created_at) values (${orgId}, ${username}, 1)`.execute(
+    db,
+  )
+  const { rows } = await sql<{
+    id: number | string
+  }>`insert into experts (org_id, username, firstname, lastname,
     job_title, email, email_key, company, is_published, is_private, created_at, updated_at, type)
     values (${orgId}, ${username}, ${first}, ${last}, 'Researcher', ${`${username}@uni.example`},
     ${`${username}@uni.example`}, 'Uni', 1, 0, 1, 1, 'expert') returning id`.execute(db)

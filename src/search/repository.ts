@@ -3,13 +3,13 @@ import { CONTENT_KINDS, type ContentKind, type TaggingTable } from '../db/conten
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ProfileType } from '../db/schema.js'
 import { type Audience, profileVisibleSql } from '../derived/audience.js'
-import { ofOrganization } from '../derived/search-index.js'
 import {
   fuzzyQueryKey,
   NAME_SIMILARITY_THRESHOLD,
   trigramSimilarity,
   trigramsOf,
 } from '../derived/name-similarity.js'
+import { ofOrganization } from '../derived/search-index.js'
 import { fts5Query, tsQuery } from '../derived/search-text.js'
 import type { ExpertFacet } from './schemas.js'
 
