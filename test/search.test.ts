@@ -230,6 +230,7 @@ describeEachDialect('search', (ctx) => {
     assert.deepEqual(await names('q=ph+education'), [])
     assert.deepEqual(await names('q=muller+physics'), ['Hans Müller'])
     assert.deepEqual(await names('q=physics+history'), [])
+    assert.deepEqual(await names('q=muller+history'), [], 'a word like no word of the name')
     assert.deepEqual(await names('q=qubits'), ['Hans Müller'], 'biography HTML is indexed as text')
     assert.deepEqual(await names('q=strong'), [], 'tag names are not indexed')
     assert.deepEqual(await names('q=%22OR%22+NEAR'), [], 'query syntax is plain text')

@@ -8,6 +8,13 @@
 /** pg_trgm's default `pg_trgm.similarity_threshold`: a name at least this similar to the query matches. */
 export const NAME_SIMILARITY_THRESHOLD = 0.3
 
+/**
+ * A word of the query is a name's word misspelt when they are at least this similar ("jon"/"john"
+ * 0.29, "smiht"/"smith" 0.33); a word like no word of the name ("history" against "hans muller")
+ * keeps the name from matching, as a word the text search cannot find keeps a profile out.
+ */
+export const WORD_SIMILARITY_THRESHOLD = 0.2
+
 /** A query whose key has fewer letters and digits than this is not matched by likeness (no trigram of it says much). */
 export const MIN_FUZZY_LENGTH = 3
 
@@ -72,6 +79,24 @@ export function trigramSimilarity(a: ReadonlySet<string>, b: ReadonlySet<string>
   for (const trigram of a) if (b.has(trigram)) shared++
   const all = a.size + b.size - shared
   return all === 0 ? 0 : shared / all
+}
+
+/**
+ * How like the name the query is (`nameSimilarity` of their keys), or undefined when it does not match:
+ * less similar than the threshold, or one of its words like none of the name's.
+ */
+export function nameLikeness(queryKey: string, name: string): number | undefined {
+  const similarity = trigramSimilarity(trigramsOf(queryKey), trigramsOf(name))
+  if (similarity < NAME_SIMILARITY_THRESHOLD) return undefined
+  const nameWords = name.split(' ').map((word) => trigramsOf(word))
+  const everyWordLike = queryKey
+    .split(' ')
+    .every((word) =>
+      nameWords.some(
+        (trigrams) => trigramSimilarity(trigramsOf(word), trigrams) >= WORD_SIMILARITY_THRESHOLD,
+      ),
+    )
+  return everyWordLike ? similarity : undefined
 }
 
 /** Whether a query key is long enough to be matched by likeness. */

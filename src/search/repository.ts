@@ -3,12 +3,7 @@ import { CONTENT_KINDS, type ContentKind, type TaggingTable } from '../db/conten
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ProfileType } from '../db/schema.js'
 import { type Audience, profileVisibleSql } from '../derived/audience.js'
-import {
-  fuzzyQueryKey,
-  NAME_SIMILARITY_THRESHOLD,
-  trigramSimilarity,
-  trigramsOf,
-} from '../derived/name-similarity.js'
+import { fuzzyQueryKey, nameLikeness, trigramsOf } from '../derived/name-similarity.js'
 import { ofOrganization } from '../derived/search-index.js'
 import { fts5Query, tsQuery } from '../derived/search-text.js'
 import type { ExpertFacet } from './schemas.js'
@@ -115,8 +110,8 @@ export async function findNamesLike(
   const { rows } = await query.execute(db)
   const matches: NameMatch[] = []
   for (const row of rows) {
-    const similarity = trigramSimilarity(trigrams, trigramsOf(row.name_key ?? ''))
-    if (similarity >= NAME_SIMILARITY_THRESHOLD) matches.push({ expertId: Number(row.expert_id), similarity })
+    const similarity = nameLikeness(key, row.name_key ?? '')
+    if (similarity !== undefined) matches.push({ expertId: Number(row.expert_id), similarity })
   }
   matches.sort((a, b) => b.similarity - a.similarity || a.expertId - b.expertId)
   return matches.slice(0, MAX_NAME_MATCHES)
