@@ -477,7 +477,9 @@ describeEachDialect('staff profiles', (ctx) => {
     ])
       assert.deepEqual(await found(q), ['Marchetti'], q)
     assert.deepEqual(await found('bursar'), ['Okafor'])
-    assert.deepEqual(await found('marchetti bursar'), [], 'every word must match')
+    // Two words that are no one's name (a name is also found by its likeness: test/fuzzy-names.test.ts).
+    assert.deepEqual(await found('registrar bursar'), [], 'every word must match')
+    assert.deepEqual(await found('marchetti bursar'), [], 'a word like no word of the name')
     assert.deepEqual(await found('strong'), [], 'markup is not text')
     assert.deepEqual(await found('"OR" NEAR'), [], 'query syntax is plain text')
     assert.deepEqual(await found(' ', 5), ['Marchetti', 'Okafor'], 'no words: the list by name')

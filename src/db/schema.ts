@@ -379,6 +379,11 @@ export interface ExpertSearchTable {
   keywords: string
   /** The biography as plain text. */
   biography: string
+  /**
+   * First and last name, lower-cased and unaccented (src/derived/name-similarity.ts): names found by
+   * likeness. Null only on rows that predate it, until the step after the migrations rebuilds them.
+   */
+  name_key: string | null
   /** Lower-cased, unaccented: the `name` sort. */
   sort_last: string
   sort_first: string

@@ -9,6 +9,7 @@ import type {
 } from '../db/schema.js'
 import type { SectionName } from '../db/sections.js'
 import { plainText } from '../validation/html-text.js'
+import { nameKey } from './name-similarity.js'
 import { foldForSort, valueKey } from './search-text.js'
 
 /** Profile sections whose element names feed a facet and the `keywords` text. */
@@ -73,6 +74,7 @@ export function expertDocument(
     expert_id: expert.id,
     org_id: expert.org_id,
     names: `${expert.firstname} ${expert.lastname}`,
+    name_key: nameKey(`${expert.firstname} ${expert.lastname}`),
     title: [expert.job_title, expert.company, expert.department ?? ''].join(' ').trim(),
     tagline,
     keywords: keywords.join(' '),

@@ -10,12 +10,12 @@ import { rebuildSearchIndex } from './search-maintenance.js'
  * application code that changes with time). The migrate step runs `rebuildSearchWhereMissing` after
  * every schema migration: it rebuilds only organizations with a profile (expert or staff member),
  * post or question that has no index row (data that predates migration 0006, staff members that
- * predate 0024, or an upgrade stopped between the two steps), so on an index that is current it costs
- * three anti-join reads. `expertdir search rebuild` rebuilds every
+ * predate 0024, or an upgrade stopped between the two steps), or an index row without the name key of
+ * 0029, so on an index that is current it costs three anti-join reads and one read of an empty index. `expertdir search rebuild` rebuilds every
  * organization (after a release changes what is indexed).
  */
 
-/** Organizations (all, or only `orgId`) holding a profile (expert or staff), post or question that the index lacks. */
+/** Organizations (all, or only `orgId`) holding a profile (expert or staff), post or question that the index lacks or holds incomplete. */
 async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<number[]> {
   const queries = [
     db
@@ -52,6 +52,13 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
           ),
         ),
       ),
+    // Index rows that predate migration 0029 (no name key yet: not found by a name's likeness).
+    db
+      .selectFrom('expert_search')
+      .select('org_id')
+      .distinct()
+      .where((eb) => eb.and(orgId === undefined ? [] : [eb('org_id', '=', orgId)]))
+      .where('name_key', 'is', null),
   ]
   const found = new Set<number>()
   for (const query of queries) {

@@ -3,6 +3,7 @@ import { CONTENT_KINDS, type ContentKind, type TaggingTable } from '../db/conten
 import type { DialectName, Queryable } from '../db/database.js'
 import type { ProfileType } from '../db/schema.js'
 import { type Audience, profileVisibleSql } from '../derived/audience.js'
+import { fuzzyQueryKey, nameLikeness, trigramsOf } from '../derived/name-similarity.js'
 import { ofOrganization } from '../derived/search-index.js'
 import { fts5Query, tsQuery } from '../derived/search-text.js'
 import type { ExpertFacet } from './schemas.js'
@@ -68,18 +69,90 @@ const flagConditions = (alias: string, criteria: ExpertCriteria): Condition[] =>
   return conditions
 }
 
-function expertTextCondition(dialect: DialectName, text: TextQuery): Condition {
+/** A profile whose name is like the query's words (src/derived/name-similarity.ts), and how alike. */
+export interface NameMatch {
+  expertId: number
+  similarity: number
+}
+
+/** The most names matched by likeness in one search: the likeliest, which the statements list by id. */
+const MAX_NAME_MATCHES = 500
+
+/**
+ * The profiles within the criteria's types, access and status whose first and last name is like the
+ * query (typos and accents forgiven), likeliest first. The database finds the names that share a
+ * trigram with it (PostgreSQL: pg_trgm's `%`, at its own threshold; SQLite: the trigram FTS table);
+ * the similarity computed here decides, so both databases match and order alike. Facets and companies
+ * are left to the search statement that takes these ids.
+ */
+export async function findNamesLike(
+  db: Queryable,
+  dialect: DialectName,
+  orgId: number,
+  criteria: ExpertCriteria,
+): Promise<NameMatch[]> {
+  const key = criteria.text && fuzzyQueryKey(criteria.text.terms.join(' '))
+  if (!key) return []
+  const trigrams = trigramsOf(key)
+  const conditions = and([
+    sql`s.org_id = ${orgId}`,
+    sql`s.type in (${sql.join(criteria.types)})`,
+    ...flagConditions('s', criteria),
+  ])
+  const match = [...trigrams].map((trigram) => `"${trigram}"`).join(' OR ')
+  const query =
+    dialect === 'postgres'
+      ? sql<{ expert_id: number | string; name_key: string | null }>`select s.expert_id, s.name_key
+          from expert_search s where s.name_key % ${key} and ${conditions}`
+      : sql<{ expert_id: number | string; name_key: string | null }>`select s.expert_id, s.name_key
+          from expert_name_trigrams t join expert_search s on s.expert_id = t.rowid
+          where expert_name_trigrams match ${match} and ${conditions}`
+  const { rows } = await query.execute(db)
+  const matches: NameMatch[] = []
+  for (const row of rows) {
+    const similarity = nameLikeness(key, row.name_key ?? '')
+    if (similarity !== undefined) matches.push({ expertId: Number(row.expert_id), similarity })
+  }
+  matches.sort((a, b) => b.similarity - a.similarity || a.expertId - b.expertId)
+  return matches.slice(0, MAX_NAME_MATCHES)
+}
+
+/** The text match alone (the words, as the full-text index finds them). */
+function expertTextMatch(dialect: DialectName, text: TextQuery): Condition {
   if (dialect === 'postgres') return sql`s.document @@ (${tsQuery(text.terms, text.namesOnly ? 'A' : '')})`
   const match = fts5Query(text.terms, text.namesOnly ? 'names' : undefined)
   return sql`s.expert_id in (select rowid from expert_search_fts where expert_search_fts match ${match})`
 }
 
-/** The conditions on `expert_search s` of a search; `omit` leaves out one facet's filter (its own counts). */
+/** `s` is one of the names matched by likeness. */
+const isNameMatch = (names: readonly NameMatch[]) =>
+  sql<SqlBool>`s.expert_id in (${sql.join(names.map((name) => name.expertId))})`
+
+function expertTextCondition(dialect: DialectName, text: TextQuery, names: readonly NameMatch[]): Condition {
+  const exact = expertTextMatch(dialect, text)
+  return names.length === 0 ? exact : sql<SqlBool>`(${exact} or ${isNameMatch(names)})`
+}
+
+/** Orders the names matched by likeness: likeliest first, equally alike ones together (the tie-breaks follow). */
+function likenessRank(names: readonly NameMatch[]): RawBuilder<number> {
+  let rank = 0
+  const whens = names.map((name, i) => {
+    if (i > 0 && name.similarity !== names[i - 1]?.similarity) rank = i
+    // Literals: the ids and ranks are numbers made here, and PostgreSQL would type untyped parameters as text.
+    return sql`when ${sql.lit(name.expertId)} then ${sql.lit(rank)}`
+  })
+  return sql<number>`case s.expert_id ${sql.join(whens, sql` `)} else ${sql.lit(names.length)} end`
+}
+
+/**
+ * The conditions on `expert_search s` of a search; `omit` leaves out one facet's filter (its own
+ * counts); `names` are the names matched by likeness, found by the text as well as its words.
+ */
 function expertConditions(
   dialect: DialectName,
   orgId: number,
   criteria: ExpertCriteria,
-  options: { omit?: ExpertFacet; withText?: boolean } = {},
+  options: { omit?: ExpertFacet; withText?: boolean; names?: readonly NameMatch[] } = {},
 ): Condition[] {
   const conditions: Condition[] = [
     sql`s.org_id = ${orgId}`,
@@ -87,7 +160,7 @@ function expertConditions(
     ...flagConditions('s', criteria),
   ]
   if (criteria.text && options.withText !== false)
-    conditions.push(expertTextCondition(dialect, criteria.text))
+    conditions.push(expertTextCondition(dialect, criteria.text, options.names ?? []))
   for (const [facet, values] of Object.entries(criteria.facets)) {
     if (facet === options.omit || !values || values.length === 0) continue
     conditions.push(sql`s.expert_id in (select expert_id from expert_facets
@@ -109,20 +182,39 @@ export async function searchExpertIds(
   page: Paging,
 ): Promise<number[]> {
   const limit = sql`limit ${page.limit} offset ${page.offset}`
+  const names = await findNamesLike(db, dialect, orgId, criteria)
   let query: RawBuilder<{ expert_id: number }>
   if (sort === 'relevance' && criteria.text && dialect === 'sqlite') {
     // bm25 weights follow the FTS columns: names, title, tagline, keywords, biography.
     const match = fts5Query(criteria.text.terms, criteria.text.namesOnly ? 'names' : undefined)
     const conditions = expertConditions(dialect, orgId, criteria, { withText: false })
-    query = sql`select s.expert_id from expert_search_fts
-      join expert_search s on s.expert_id = expert_search_fts.rowid
-      where expert_search_fts match ${match} and ${and(conditions)}
-      order by bm25(expert_search_fts, 10.0, 5.0, 3.0, 3.0, 1.0), ${NAME_ORDER} ${limit}`
+    const bm25 = sql`bm25(expert_search_fts, 10.0, 5.0, 3.0, 3.0, 1.0)`
+    query =
+      names.length === 0
+        ? sql`select s.expert_id from expert_search_fts
+          join expert_search s on s.expert_id = expert_search_fts.rowid
+          where expert_search_fts match ${match} and ${and(conditions)}
+          order by ${bm25}, ${NAME_ORDER} ${limit}`
+        : // The text's matches first, by bm25, then the names matched only by likeness.
+          sql`with f as materialized (select rowid as expert_id, ${bm25} as score
+            from expert_search_fts where expert_search_fts match ${match})
+          select s.expert_id from expert_search s left join f on f.expert_id = s.expert_id
+          where ${and(conditions)} and (f.expert_id is not null or ${isNameMatch(names)})
+          order by f.expert_id is null, f.score,
+            case when f.expert_id is null then ${likenessRank(names)} else 0 end, ${NAME_ORDER} ${limit}`
   } else {
-    const conditions = expertConditions(dialect, orgId, criteria)
+    const conditions = expertConditions(dialect, orgId, criteria, { names })
+    const textOrder = (text: TextQuery) => {
+      const words = tsQuery(text.terms, text.namesOnly ? 'A' : '')
+      if (names.length === 0) return sql`ts_rank(s.document, ${words}) desc, ${NAME_ORDER}`
+      // The text's matches first, by rank, then the names matched only by likeness.
+      const exact = sql`s.document @@ (${words})`
+      return sql`${exact} desc, case when ${exact} then ts_rank(s.document, ${words}) else 0 end desc,
+        case when ${exact} then 0 else ${likenessRank(names)} end, ${NAME_ORDER}`
+    }
     const order =
       sort === 'relevance' && criteria.text
-        ? sql`ts_rank(s.document, ${tsQuery(criteria.text.terms, criteria.text.namesOnly ? 'A' : '')}) desc, ${NAME_ORDER}`
+        ? textOrder(criteria.text)
         : sort === 'modified'
           ? sql`s.modified desc, s.expert_id desc`
           : sort === 'featured'
@@ -176,8 +268,9 @@ export async function countExpertMatches(
     criteria.text !== undefined ||
     criteria.companies.length > 0 ||
     facets.some((other) => other !== facet && filtered(other))
+  const names = await findNamesLike(db, dialect, orgId, criteria)
   const matchSet = (omit?: ExpertFacet) =>
-    sql`select s.expert_id from expert_search s where ${and(expertConditions(dialect, orgId, criteria, omit ? { omit } : {}))}`
+    sql`select s.expert_id from expert_search s where ${and(expertConditions(dialect, orgId, criteria, { names, ...(omit ? { omit } : {}) }))}`
   // SQLite's CROSS JOIN keeps the match set as the outer loop (facet rows found by key, not scanned).
   const matchJoin = dialect === 'sqlite' ? sql`cross join` : sql`,`
   const ctes = [sql`m as materialized (${matchSet()})`]
