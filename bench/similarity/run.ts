@@ -111,10 +111,10 @@ const figure = (value: number | null) => (value === null ? '   —  ' : value.to
 function report(dialect: DialectName, loaded: string, evaluation: Evaluation): string {
   const { similar, match } = evaluation
   const row = (measure: string, meaning: number | null, keyword: number, backoff: string, queries: number) =>
-    `  ${measure.padEnd(50)} ${figure(meaning)}  ${figure(keyword)}  ${backoff.padStart(7)}  ${String(queries).padStart(7)}`
+    `  ${measure.padEnd(53)} ${figure(meaning)}  ${figure(keyword)}  ${backoff.padStart(7)}  ${String(queries).padStart(7)}`
   const lines = [
     `${dialect}: ${loaded}; queried in ${evaluation.seconds.toFixed(1)} s`,
-    `  ${'measure'.padEnd(50)} meaning  keyword  backoff  queries`,
+    `  ${'measure'.padEnd(53)} meaning  keyword  backoff  queries`,
     row(
       'precision@5: similar experts who are co-authors',
       similar.meaning,
