@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { coauthorsOf, type SyntheticOrganization } from './generate.js'
 import { mean, meanPrecisionAtK, recallAtK } from './metrics.js'
+import { TfIdfReference } from './reference.js'
 
 /**
  * The evaluation's queries, sent to the API as any client would: similar experts (precision@5
@@ -108,6 +109,8 @@ export interface Measure {
   keyword: number
   /** The keyword search backing off to fewer words (texts only). */
   keywordBackoff?: number
+  /** TF-IDF over the generated data in memory (reference.ts): not the API, a yardstick. */
+  reference: number
   queries: number
 }
 
@@ -138,6 +141,7 @@ function measure(
   relevant: ReadonlySet<string>[],
   engine: { rankings: string[][] } | { unavailable: string },
   keyword: string[][],
+  reference: string[][],
   score: (queries: { ranked: string[]; relevant: ReadonlySet<string> }[], k: number) => number,
 ): Measure {
   const queries = (rankings: string[][]) =>
@@ -147,6 +151,7 @@ function measure(
       ? { meaning: score(queries(engine.rankings), K) }
       : { meaning: null, unavailable: engine.unavailable }),
     keyword: score(queries(keyword), K),
+    reference: score(queries(reference), K),
     queries: relevant.length,
   }
 }
@@ -161,6 +166,7 @@ export async function evaluate(
   const started = performance.now()
   const name = (index: number) => usernames[index] ?? `#${index}`
   const frequencies = documentFrequencies(organization)
+  const tfidf = new TfIdfReference(organization)
 
   // Similar experts: the experts a work was held out for (a sample of the organization), each against its co-authors.
   const graph = coauthorsOf(organization)
@@ -195,11 +201,23 @@ export async function evaluate(
 
   return {
     similar: {
-      ...measure(coauthors, similar, similarKeyword, meanPrecisionAtK),
+      ...measure(
+        coauthors,
+        similar,
+        similarKeyword,
+        asked.map((expert) => tfidf.similarTo(expert, K).map(name)),
+        meanPrecisionAtK,
+      ),
       ceiling: mean(coauthors.map((set) => Math.min(K, set.size) / K)),
     },
     match: {
-      ...measure(authors, match, matchKeyword, recallAtK),
+      ...measure(
+        authors,
+        match,
+        matchKeyword,
+        organization.heldOut.map(({ work }) => tfidf.forText(work.abstract, K).map(name)),
+        recallAtK,
+      ),
       keywordBackoff: recallAtK(
         matchBackoff.map((ranked, index) => ({ ranked, relevant: authors[index] ?? new Set<string>() })),
         K,
