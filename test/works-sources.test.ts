@@ -4,8 +4,8 @@ import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { type Config, loadConfig } from '../src/config.js'
 import { parseXml } from '../src/works/sources/client.js'
-import { type SourcesDeps, sourcesFrom } from '../src/works/sources/index.js'
 import { conceptScore, unionConcepts } from '../src/works/sources/concepts.js'
+import { type SourcesDeps, sourcesFrom } from '../src/works/sources/index.js'
 import {
   normalizeDoi,
   normalizeMeshUi,
@@ -766,8 +766,16 @@ describe('normalisers and shapes', () => {
       { scheme: 'openalex_keyword', id: 'pencil', label: 'Pencil', score: 0.6, major: true },
       { scheme: 'mesh', id: 'D009898', label: 'Optical Illusions', score: 1, major: true },
     ])
-    assert.deepEqual(unionConcepts(union, openalexSays, false), union, 'adding the same concepts again changes nothing')
-    assert.deepEqual(unionConcepts(openalexSays, pubmedSays, true), union, 'the order of arrival does not matter')
+    assert.deepEqual(
+      unionConcepts(union, openalexSays, false),
+      union,
+      'adding the same concepts again changes nothing',
+    )
+    assert.deepEqual(
+      unionConcepts(openalexSays, pubmedSays, true),
+      union,
+      'the order of arrival does not matter',
+    )
     assert.equal(conceptScore(Number.NaN), 1)
     assert.equal(conceptScore(1.5), 1)
   })

@@ -40,7 +40,8 @@ export function unionConcepts(
 }
 
 /** One concept of a source's list, deduplicated and ordered (`unionConcepts` with nothing kept). */
-export const orderedConcepts = (concepts: readonly WorkConcept[]): WorkConcept[] => unionConcepts([], concepts)
+export const orderedConcepts = (concepts: readonly WorkConcept[]): WorkConcept[] =>
+  unionConcepts([], concepts)
 
 function combine(seen: WorkConcept, next: WorkConcept, nextLabelWins: boolean): WorkConcept {
   return {

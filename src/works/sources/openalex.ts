@@ -18,14 +18,7 @@ import {
   OpenalexWorksShape,
   shapeDrift,
 } from './shapes.js'
-import type {
-  ExpertToSearch,
-  Source,
-  SourceAuthor,
-  SourceNote,
-  SourceWork,
-  WorkConcept,
-} from './source.js'
+import type { ExpertToSearch, Source, SourceAuthor, SourceNote, SourceWork, WorkConcept } from './source.js'
 
 /**
  * OpenAlex (SOURCES.md §2): the works of an author by ORCID (or by OpenAlex author id, followed
@@ -169,19 +162,27 @@ export function openalexConcepts(work: OpenalexWorkReply): WorkConcept[] {
   for (const topic of work.topics ?? []) {
     const id = normalizeOpenalexTopicId(topic.id)
     const label = plainText(topic.display_name)
-    if (id && label) concepts.push({ scheme: 'openalex_topic', id, label, score: conceptScore(topic.score), major: true })
+    if (id && label)
+      concepts.push({ scheme: 'openalex_topic', id, label, score: conceptScore(topic.score), major: true })
   }
   for (const keyword of work.keywords ?? []) {
     const id = normalizeOpenalexKeywordId(keyword.id)
     const label = plainText(keyword.display_name)
     if (id && label) {
-      concepts.push({ scheme: 'openalex_keyword', id, label, score: conceptScore(keyword.score), major: true })
+      concepts.push({
+        scheme: 'openalex_keyword',
+        id,
+        label,
+        score: conceptScore(keyword.score),
+        major: true,
+      })
     }
   }
   for (const row of work.mesh ?? []) {
     const id = normalizeMeshUi(row.descriptor_ui)
     const label = plainText(row.descriptor_name)
-    if (id && label) concepts.push({ scheme: 'mesh', id, label, score: 1, major: row.is_major_topic === true })
+    if (id && label)
+      concepts.push({ scheme: 'mesh', id, label, score: 1, major: row.is_major_topic === true })
   }
   return orderedConcepts(concepts)
 }
