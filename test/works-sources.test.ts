@@ -4,9 +4,13 @@ import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { type Config, loadConfig } from '../src/config.js'
 import { parseXml } from '../src/works/sources/client.js'
+import { conceptScore, unionConcepts } from '../src/works/sources/concepts.js'
 import { type SourcesDeps, sourcesFrom } from '../src/works/sources/index.js'
 import {
   normalizeDoi,
+  normalizeMeshUi,
+  normalizeOpenalexKeywordId,
+  normalizeOpenalexTopicId,
   normalizeOrcid,
   normalizePmid,
   orcidCheckDigit,
@@ -33,6 +37,7 @@ import {
   SourceError,
   type SourceName,
   type SourceWork,
+  type WorkConcept,
 } from '../src/works/sources/source.js'
 import { runCli } from './helpers/cli.js'
 import {
@@ -206,9 +211,45 @@ describe('golden replies become SourceWorks', () => {
       abstract: 'We study pencils and minds; sharp pencils win.',
       type: 'article',
       url: 'https://doi.org/10.5555/carberry.2020.001',
+      concepts: [
+        {
+          scheme: 'openalex_topic',
+          id: 'T10764',
+          label: 'Visual Perception and Processing Mechanisms',
+          score: 0.9987,
+          major: true,
+        },
+        {
+          scheme: 'openalex_topic',
+          id: 'T12162',
+          label: 'Handwriting and Writing Instruments',
+          score: 0.9712,
+          major: true,
+        },
+        { scheme: 'openalex_keyword', id: 'pencil', label: 'Pencil', score: 0.6, major: true },
+        {
+          scheme: 'openalex_keyword',
+          id: 'muller-lyer-illusion',
+          label: 'Müller-Lyer illusion',
+          score: 0.41,
+          major: true,
+        },
+        // Two rows of one descriptor (with and without a qualifier): one concept, major from either.
+        { scheme: 'mesh', id: 'D006801', label: 'Humans', score: 1, major: false },
+        { scheme: 'mesh', id: 'D009898', label: 'Optical Illusions', score: 1, major: true },
+      ],
       foundBecause: 'identifier',
       score: 0.85,
     })
+    assert.deepEqual(
+      crowded?.concepts?.map((concept) => [concept.scheme, concept.id, concept.score]),
+      [
+        ['openalex_topic', 'T13154', 0.0001],
+        ['openalex_topic', 'T14235', 0.0001],
+        ['openalex_topic', 'T14423', 0.0001],
+      ],
+      'low-score topics are kept as given: dropping them is for the fingerprints',
+    )
     assert.equal(crowded?.authors.length, 100)
     assert.equal(crowded?.doi, undefined)
     assert.equal(
@@ -323,6 +364,14 @@ describe('golden replies become SourceWorks', () => {
         abstract: 'BACKGROUND: Pots crack.\nRESULTS: Water flows through them.',
         type: 'Journal Article',
         url: 'https://pubmed.ncbi.nlm.nih.gov/31234567/',
+        concepts: [
+          { scheme: 'mesh', id: 'D003412', label: 'Ceramics', score: 1, major: true },
+          { scheme: 'mesh', id: 'D005858', label: 'Germany', score: 1, major: false },
+          { scheme: 'mesh', id: 'D006801', label: 'Humans', score: 1, major: false },
+          { scheme: 'mesh', id: 'D008422', label: 'Materials Testing', score: 1, major: false },
+          // Major through its qualifier (physiology, MajorTopicYN="Y").
+          { scheme: 'mesh', id: 'D014867', label: 'Water', score: 1, major: true },
+        ],
         foundBecause: 'identifier',
         score: 0.85,
       },
@@ -692,6 +741,43 @@ describe('normalisers and shapes', () => {
     assert.equal(normalizePmid('PMID: 0031234567'), '31234567')
     assert.equal(normalizePmid('12a'), undefined)
     assert.equal(titleFingerprint("Zoë's <i>Übung</i>: H<sub>2</sub>O!"), 'zoe s ubung h2o')
+  })
+
+  test('concept ids are bare (T-id, keyword slug, MeSH UI); a union keeps the highest score and any major', () => {
+    assert.equal(normalizeOpenalexTopicId('https://openalex.org/T10017'), 'T10017')
+    assert.equal(normalizeOpenalexTopicId('https://openalex.org/keywords/t1'), undefined)
+    assert.equal(normalizeOpenalexKeywordId('https://openalex.org/keywords/climate-change'), 'climate-change')
+    assert.equal(normalizeOpenalexKeywordId('https://openalex.org/keywords/'), undefined)
+    assert.equal(normalizeMeshUi(' d006801 '), 'D006801')
+    assert.equal(normalizeMeshUi('Q000502'), undefined)
+    const pubmedSays = [
+      { scheme: 'mesh', id: 'D009898', label: 'Optical Illusions', score: 1, major: false },
+    ] satisfies WorkConcept[]
+    const openalexSays = [
+      { scheme: 'mesh', id: 'D009898', label: 'Illusions (optical)', score: 0.5, major: true },
+      { scheme: 'openalex_keyword', id: 'pencil', label: 'Pencil', score: 0.6, major: true },
+      { scheme: 'openalex_topic', id: 'T2', label: 'Two', score: 0.5, major: true },
+      { scheme: 'openalex_topic', id: 'T1', label: 'One', score: 0.5, major: true },
+    ] satisfies WorkConcept[]
+    const union = unionConcepts(pubmedSays, openalexSays, false)
+    assert.deepEqual(union, [
+      { scheme: 'openalex_topic', id: 'T1', label: 'One', score: 0.5, major: true },
+      { scheme: 'openalex_topic', id: 'T2', label: 'Two', score: 0.5, major: true },
+      { scheme: 'openalex_keyword', id: 'pencil', label: 'Pencil', score: 0.6, major: true },
+      { scheme: 'mesh', id: 'D009898', label: 'Optical Illusions', score: 1, major: true },
+    ])
+    assert.deepEqual(
+      unionConcepts(union, openalexSays, false),
+      union,
+      'adding the same concepts again changes nothing',
+    )
+    assert.deepEqual(
+      unionConcepts(openalexSays, pubmedSays, true),
+      union,
+      'the order of arrival does not matter',
+    )
+    assert.equal(conceptScore(Number.NaN), 1)
+    assert.equal(conceptScore(1.5), 1)
   })
 
   test('every fixture has the shape its connector reads', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { findExpert } from '../src/experts/repository.js'
 import { normalizeOrcid } from '../src/validation/orcid.js'
+import { parseWorkFields } from '../src/works/fields.js'
 import { normalizeDoi, titleFingerprint } from '../src/works/normalize.js'
 import { api, expectError, expectOk } from './helpers/api.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
@@ -13,7 +14,8 @@ const ORCID = '0000-0002-1825-0097'
 const orcid = new AuthoredSource('orcid')
 const openalex = new AuthoredSource('openalex')
 const crossref = new AuthoredSource('crossref')
-const sources = [orcid, openalex, crossref]
+const pubmed = new AuthoredSource('pubmed')
+const sources = [orcid, openalex, crossref, pubmed]
 
 test('ORCID iDs are checked with ISO 7064 mod 11-2 and stored with hyphens', () => {
   assert.equal(normalizeOrcid('0000-0002-1825-0097'), ORCID)
@@ -164,6 +166,89 @@ describeEachDialect(
       assert.equal(article[0]?.title, 'Three sources, one work.')
       assert.equal(article[0]?.url, 'https://doi.org/10.1000/three')
       assert.equal(article[0]?.publisher, 'Journal of Tests')
+    })
+
+    test('one DOI from OpenAlex and PubMed: its concepts are the union of both, and a second refresh changes nothing', async () => {
+      const username = await expertWithOrcid(ctx)
+      const doi = '10.1000/concepts'
+      orcid.works.set(ORCID, [])
+      openalex.works.set(ORCID, [
+        authoredWork('openalex', {
+          doi,
+          openalexId: 'W9001',
+          title: 'Seeing lines',
+          concepts: [
+            { scheme: 'openalex_topic', id: 'T10764', label: 'Visual Perception', score: 0.99, major: true },
+            {
+              scheme: 'openalex_keyword',
+              id: 'muller-lyer-illusion',
+              label: 'Müller-Lyer illusion',
+              score: 0.41,
+              major: true,
+            },
+            { scheme: 'mesh', id: 'D009898', label: 'Optical Illusions', score: 1, major: true },
+            { scheme: 'mesh', id: 'D006801', label: 'Humans (OpenAlex)', score: 1, major: false },
+          ],
+        }),
+      ])
+      pubmed.works.set(ORCID, [
+        authoredWork('pubmed', {
+          doi,
+          pmid: '31239001',
+          title: 'Seeing lines.',
+          concepts: [
+            { scheme: 'mesh', id: 'D006801', label: 'Humans', score: 1, major: false },
+            { scheme: 'mesh', id: 'D009898', label: 'Optical Illusions', score: 1, major: false },
+            { scheme: 'mesh', id: 'D014785', label: 'Vision, Ocular', score: 1, major: true },
+          ],
+        }),
+      ])
+      crossref.works.set(ORCID, [])
+      try {
+        const run = await refresh(ctx, username)
+        assert.equal(run.counts.created, 1)
+        const works = await listWorks(ctx, username)
+        assert.equal(works.length, 1)
+        const [work] = works
+        assert.ok(work)
+        assert.equal(work.pmid, '31239001')
+        assert.equal(work.openalex_id, 'W9001')
+        assert.equal(work.provenance.concepts, 'pubmed', 'the highest-ranked source that gave any')
+        const storedFields = async () => {
+          const row = await ctx.testDatabase.database.db
+            .selectFrom('works')
+            .select('fields')
+            .where('org_id', '=', ctx.tenant.orgId)
+            .where('id', '=', work.id)
+            .executeTakeFirstOrThrow()
+          return row.fields
+        }
+        const before = await storedFields()
+        assert.deepEqual(parseWorkFields(before).concepts?.value, [
+          { scheme: 'openalex_topic', id: 'T10764', label: 'Visual Perception', score: 0.99, major: true },
+          {
+            scheme: 'openalex_keyword',
+            id: 'muller-lyer-illusion',
+            label: 'Müller-Lyer illusion',
+            score: 0.41,
+            major: true,
+          },
+          // PubMed outranks OpenAlex for a shared heading's label; major when either says so.
+          { scheme: 'mesh', id: 'D006801', label: 'Humans', score: 1, major: false },
+          { scheme: 'mesh', id: 'D009898', label: 'Optical Illusions', score: 1, major: true },
+          { scheme: 'mesh', id: 'D014785', label: 'Vision, Ocular', score: 1, major: true },
+        ])
+        ctx.clock.advance(60_000)
+        const second = await refresh(ctx, username)
+        assert.deepEqual(
+          { created: second.counts.created, updated: second.counts.updated },
+          { created: 0, updated: 0 },
+        )
+        assert.equal(await storedFields(), before, 'the stored text is the same')
+      } finally {
+        openalex.works.delete(ORCID)
+        pubmed.works.delete(ORCID)
+      }
     })
 
     test('refreshing twice changes nothing', async () => {

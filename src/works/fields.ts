@@ -1,3 +1,4 @@
+import { orderedConcepts, unionConcepts } from './sources/concepts.js'
 import type { SourceAuthor, SourceName, WorkConcept } from './sources/source.js'
 
 /**
@@ -38,7 +39,12 @@ export interface WorkFieldValues {
 }
 
 export type WorkFieldName = keyof WorkFieldValues
-export type WorkFields = { [K in WorkFieldName]?: { value: WorkFieldValues[K]; source: SourceName } }
+/** One field's value and the source that gave it. */
+export interface WorkField<K extends WorkFieldName> {
+  value: WorkFieldValues[K]
+  source: SourceName
+}
+export type WorkFields = { [K in WorkFieldName]?: WorkField<K> }
 
 export const SOURCE_PRECEDENCE: readonly SourceName[] = ['crossref', 'pubmed', 'openalex', 'orcid']
 const SOURCES = new Set<string>(SOURCE_PRECEDENCE)
@@ -56,46 +62,8 @@ const isString = (value: unknown): value is string => typeof value === 'string'
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString)
 
-/** The stored JSON of a work's fields, keeping only well-formed entries. */
-export function parseWorkFields(text: string): WorkFields {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return {}
-  }
-  if (typeof parsed !== 'object' || parsed === null) return {}
-  const entry = <T>(name: WorkFieldName, valid: (value: unknown) => value is T) => {
-    const raw: unknown = Reflect.get(parsed, name)
-    if (typeof raw !== 'object' || raw === null) return undefined
-    const value: unknown = Reflect.get(raw, 'value')
-    const source: unknown = Reflect.get(raw, 'source')
-    return valid(value) && isSourceName(source) ? { value, source } : undefined
-  }
-  const fields: WorkFields = {}
-  const title = entry('title', isString)
-  if (title) fields.title = title
-  const year = entry('year', isNumber)
-  if (year) fields.year = year
-  const date = entry('date', isNumber)
-  if (date) fields.date = date
-  const container = entry('container', isString)
-  if (container) fields.container = container
-  const authors = entry('authors', isStrings)
-  if (authors) fields.authors = authors
-  const abstract = entry('abstract', isString)
-  if (abstract) fields.abstract = abstract
-  const type = entry('type', isString)
-  if (type) fields.type = type
-  const url = entry('url', isString)
-  if (url) fields.url = url
-  const concepts = entry('concepts', isConcepts)
-  if (concepts) fields.concepts = concepts
-  return fields
-}
-
-/** The fields as one source describes the work. */
-export function fieldsOf(work: {
+/** A work as one source describes it: the parts of a `SourceWork` that become fields. */
+export interface SourceFields {
   source: SourceName
   title?: string | undefined
   year?: number | undefined
@@ -106,58 +74,130 @@ export function fieldsOf(work: {
   type?: string | undefined
   url?: string | undefined
   concepts?: WorkConcept[] | undefined
-}): WorkFields {
-  const { source } = work
+}
+
+/** How one field is read back from storage, taken from a source and merged with what is stored. */
+interface FieldRule<K extends WorkFieldName> {
+  name: K
+  // Method syntax: a table of rules of different fields is then a list of one rule type.
+  valid(value: unknown): value is WorkFieldValues[K]
+  /** The source's value, or undefined when it gives none (blank text, no names, no concepts). */
+  from: (work: SourceFields) => WorkFieldValues[K] | undefined
+  /** The merged field when both are present; by default the outranking source's value replaces the stored. */
+  merge?(stored: WorkField<K>, incoming: WorkField<K>): WorkField<K>
+}
+
+const rule = <K extends WorkFieldName>(spec: FieldRule<K>): FieldRule<K> => spec
+const trimmed = (text: string | undefined) => text?.trim() || undefined
+
+/**
+ * Every field, in the order of the stored JSON. Concepts are the one field no source wins: the union
+ * is kept (`unionConcepts`), attributed to the highest-ranked source that gave any.
+ */
+const FIELD_RULES = [
+  rule({ name: 'title', valid: isString, from: (work) => trimmed(work.title) }),
+  rule({ name: 'year', valid: isNumber, from: (work) => work.year }),
+  rule({ name: 'date', valid: isNumber, from: (work) => work.date }),
+  rule({ name: 'container', valid: isString, from: (work) => trimmed(work.container) }),
+  rule({
+    name: 'authors',
+    valid: isStrings,
+    from: (work) => {
+      const names = work.authors.map((author) => author.name.trim()).filter((name) => name !== '')
+      return names.length > 0 ? names : undefined
+    },
+  }),
+  rule({ name: 'abstract', valid: isString, from: (work) => trimmed(work.abstract) }),
+  rule({ name: 'type', valid: isString, from: (work) => trimmed(work.type) }),
+  rule({ name: 'url', valid: isString, from: (work) => trimmed(work.url) }),
+  rule({
+    name: 'concepts',
+    valid: isConcepts,
+    from: (work) => (work.concepts && work.concepts.length > 0 ? orderedConcepts(work.concepts) : undefined),
+    merge: (stored, incoming) => {
+      const incomingRanks = outranks(incoming.source, stored.source)
+      return {
+        value: unionConcepts(stored.value, incoming.value, incomingRanks),
+        source: incomingRanks ? incoming.source : stored.source,
+      }
+    },
+  }),
+]
+
+/** Every field name has its rule (a compile-time check). */
+const everyFieldHasARule: Exclude<WorkFieldName, (typeof FIELD_RULES)[number]['name']> extends never
+  ? true
+  : never = true
+void everyFieldHasARule
+
+/** Sets one field; typed over the field's own name, which a write into `WorkFields` by a generic name is not. */
+function setField<K extends WorkFieldName>(
+  fields: { [P in K]?: WorkField<P> },
+  name: K,
+  field: WorkField<K>,
+): void {
+  fields[name] = field
+}
+
+function storedEntry<K extends WorkFieldName>(parsed: object, spec: FieldRule<K>): WorkField<K> | undefined {
+  const raw: unknown = Reflect.get(parsed, spec.name)
+  if (typeof raw !== 'object' || raw === null) return undefined
+  const value: unknown = Reflect.get(raw, 'value')
+  const source: unknown = Reflect.get(raw, 'source')
+  return spec.valid(value) && isSourceName(source) ? { value, source } : undefined
+}
+
+/** The stored JSON of a work's fields, keeping only well-formed entries. */
+export function parseWorkFields(text: string): WorkFields {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return {}
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {}
   const fields: WorkFields = {}
-  const title = work.title?.trim()
-  if (title) fields.title = { value: title, source }
-  if (work.year !== undefined) fields.year = { value: work.year, source }
-  if (work.date !== undefined) fields.date = { value: work.date, source }
-  const container = work.container?.trim()
-  if (container) fields.container = { value: container, source }
-  const authors = work.authors.map((author) => author.name.trim()).filter((name) => name !== '')
-  if (authors.length > 0) fields.authors = { value: authors, source }
-  const abstract = work.abstract?.trim()
-  if (abstract) fields.abstract = { value: abstract, source }
-  const type = work.type?.trim()
-  if (type) fields.type = { value: type, source }
-  const url = work.url?.trim()
-  if (url) fields.url = { value: url, source }
-  if (work.concepts && work.concepts.length > 0) fields.concepts = { value: work.concepts, source }
+  const read = <K extends WorkFieldName>(spec: FieldRule<K>) => {
+    const entry = storedEntry(parsed, spec)
+    if (entry) setField(fields, spec.name, entry)
+  }
+  for (const spec of FIELD_RULES) read(spec)
   return fields
 }
 
-/** `stored` with each field of `incoming` that outranks what is stored. */
+/** The fields as one source describes the work. */
+export function fieldsOf(work: SourceFields): WorkFields {
+  const fields: WorkFields = {}
+  const take = <K extends WorkFieldName>(spec: FieldRule<K>) => {
+    const value = spec.from(work)
+    if (value !== undefined) setField(fields, spec.name, { value, source: work.source })
+  }
+  for (const spec of FIELD_RULES) take(spec)
+  return fields
+}
+
+/** `stored` with each field of `incoming` merged in: by its rule, or replaced when `incoming` outranks it. */
 export function mergeFields(stored: WorkFields, incoming: WorkFields): WorkFields {
   const merged: WorkFields = { ...stored }
-  const take = <K extends WorkFieldName>(name: K) => {
-    const next = incoming[name]
-    const current = stored[name]
-    if (next && (!current || outranks(next.source, current.source))) merged[name] = next
+  const take = <K extends WorkFieldName>(spec: FieldRule<K>) => {
+    const next = incoming[spec.name]
+    const current = stored[spec.name]
+    if (!next) return
+    if (!current) setField(merged, spec.name, next)
+    else if (spec.merge) setField(merged, spec.name, spec.merge(current, next))
+    else if (outranks(next.source, current.source)) setField(merged, spec.name, next)
   }
-  take('title')
-  take('year')
-  take('date')
-  take('container')
-  take('authors')
-  take('abstract')
-  take('type')
-  take('url')
-  take('concepts')
+  for (const spec of FIELD_RULES) take(spec)
   return merged
 }
 
 /** The stored JSON, fields in one order so that the same fields always give the same text. */
 export function serializeWorkFields(fields: WorkFields): string {
   const ordered: WorkFields = {}
-  if (fields.title) ordered.title = fields.title
-  if (fields.year) ordered.year = fields.year
-  if (fields.date) ordered.date = fields.date
-  if (fields.container) ordered.container = fields.container
-  if (fields.authors) ordered.authors = fields.authors
-  if (fields.abstract) ordered.abstract = fields.abstract
-  if (fields.type) ordered.type = fields.type
-  if (fields.url) ordered.url = fields.url
-  if (fields.concepts) ordered.concepts = fields.concepts
+  const copy = <K extends WorkFieldName>(spec: FieldRule<K>) => {
+    const field = fields[spec.name]
+    if (field) setField(ordered, spec.name, field)
+  }
+  for (const spec of FIELD_RULES) copy(spec)
   return JSON.stringify(ordered)
 }

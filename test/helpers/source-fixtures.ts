@@ -222,7 +222,7 @@ export const HYPER = '0000-0003-1234-5674'
 export const HYPER_WORKS = { orcid: 2_500, openalex: 250, crossref: 250, pubmed: 450 }
 
 export const OPENALEX_SELECT =
-  'id,doi,ids,title,display_name,publication_year,publication_date,type,primary_location,authorships,abstract_inverted_index'
+  'id,doi,ids,title,display_name,publication_year,publication_date,type,primary_location,authorships,abstract_inverted_index,topics,keywords,mesh'
 export const CROSSREF_SELECT = 'DOI,title,author,issued,container-title,type,URL,abstract'
 const OPENALEX_CURSOR_2 = 'IlsxNjA5MzcyODAwMDAwLCAnaHR0cHM6Ly9vcGVuYWxleC5vcmcvVzMwMDAwMDAwMDInXSI='
 const OPENALEX_CURSOR_3 = 'IlsxNDk4Nzc3MjAwMDAwLCAnaHR0cHM6Ly9vcGVuYWxleC5vcmcvVzMwMDAwMDAwMDMnXSI='

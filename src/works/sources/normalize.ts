@@ -72,6 +72,33 @@ export function normalizeOpenalexId(raw: string | null | undefined, kind: 'W' | 
   return new RegExp(`^${kind}\\d{1,15}$`).test(text) ? text : undefined
 }
 
+/** A bare OpenAlex topic id (`T10017`) from the id or its `https://openalex.org/` URL; undefined when it is none. */
+export function normalizeOpenalexTopicId(raw: string | null | undefined): string | undefined {
+  if (typeof raw !== 'string') return undefined
+  const text = raw
+    .trim()
+    .replace(/^https?:\/\/(?:api\.)?openalex\.org\/(?:topics\/)?/i, '')
+    .toUpperCase()
+  return /^T\d{1,9}$/.test(text) ? text : undefined
+}
+
+/** An OpenAlex keyword's slug (`climate-change`) from `https://openalex.org/keywords/<slug>`; undefined when it is none. */
+export function normalizeOpenalexKeywordId(raw: string | null | undefined): string | undefined {
+  if (typeof raw !== 'string') return undefined
+  const text = raw
+    .trim()
+    .replace(/^https?:\/\/(?:api\.)?openalex\.org\/keywords\//i, '')
+    .toLowerCase()
+  return /^[\p{Ll}\p{N}]+(?:-[\p{Ll}\p{N}]+)*$/u.test(text) ? text : undefined
+}
+
+/** A MeSH descriptor's unique id (`D003412`); undefined when it is none. */
+export function normalizeMeshUi(raw: string | null | undefined): string | undefined {
+  if (typeof raw !== 'string') return undefined
+  const text = raw.trim().toUpperCase()
+  return /^D\d{6,9}$/.test(text) ? text : undefined
+}
+
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
 
 /** Decodes the XML/HTML named entities above and numeric ones (`&#233;`, `&#xE9;`). */

@@ -1,8 +1,12 @@
 import type { SourceClient } from './client.js'
+import { conceptScore, orderedConcepts } from './concepts.js'
 import {
   datedFields,
   normalizeDoi,
+  normalizeMeshUi,
   normalizeOpenalexId,
+  normalizeOpenalexKeywordId,
+  normalizeOpenalexTopicId,
   normalizeOrcid,
   normalizePmid,
   plainText,
@@ -14,7 +18,7 @@ import {
   OpenalexWorksShape,
   shapeDrift,
 } from './shapes.js'
-import type { ExpertToSearch, Source, SourceAuthor, SourceNote, SourceWork } from './source.js'
+import type { ExpertToSearch, Source, SourceAuthor, SourceNote, SourceWork, WorkConcept } from './source.js'
 
 /**
  * OpenAlex (SOURCES.md §2): the works of an author by ORCID (or by OpenAlex author id, followed
@@ -40,6 +44,9 @@ const SELECT = [
   'primary_location',
   'authorships',
   'abstract_inverted_index',
+  'topics',
+  'keywords',
+  'mesh',
 ].join(',')
 
 /** OpenAlex's daily budget is said to reset at midnight UTC ([unverified] in the sources' notes). */
@@ -146,6 +153,40 @@ function authorship(entry: OpenalexWorkReply['authorships'][number]): SourceAuth
   ]
 }
 
+/**
+ * The work's topics (`T10017`), keywords (their slug) and MeSH descriptors (one per descriptor, major
+ * when any of its rows, one per qualifier, is), without the entries that have no usable id or label.
+ */
+export function openalexConcepts(work: OpenalexWorkReply): WorkConcept[] {
+  const concepts: WorkConcept[] = []
+  for (const topic of work.topics ?? []) {
+    const id = normalizeOpenalexTopicId(topic.id)
+    const label = plainText(topic.display_name)
+    if (id && label)
+      concepts.push({ scheme: 'openalex_topic', id, label, score: conceptScore(topic.score), major: true })
+  }
+  for (const keyword of work.keywords ?? []) {
+    const id = normalizeOpenalexKeywordId(keyword.id)
+    const label = plainText(keyword.display_name)
+    if (id && label) {
+      concepts.push({
+        scheme: 'openalex_keyword',
+        id,
+        label,
+        score: conceptScore(keyword.score),
+        major: true,
+      })
+    }
+  }
+  for (const row of work.mesh ?? []) {
+    const id = normalizeMeshUi(row.descriptor_ui)
+    const label = plainText(row.descriptor_name)
+    if (id && label)
+      concepts.push({ scheme: 'mesh', id, label, score: 1, major: row.is_major_topic === true })
+  }
+  return orderedConcepts(concepts)
+}
+
 export function openalexWork(work: OpenalexWorkReply, score: number): SourceWork {
   const openalexId = normalizeOpenalexId(work.id, 'W')
   const doi = normalizeDoi(work.doi)
@@ -164,6 +205,7 @@ export function openalexWork(work: OpenalexWorkReply, score: number): SourceWork
       : {}
   const container = plainText(work.primary_location?.source?.display_name)
   const abstract = rebuildAbstract(work.abstract_inverted_index)
+  const concepts = openalexConcepts(work)
   return {
     source: 'openalex',
     ...(doi ? { doi } : {}),
@@ -176,6 +218,7 @@ export function openalexWork(work: OpenalexWorkReply, score: number): SourceWork
     ...(abstract ? { abstract } : {}),
     ...(work.type ? { type: work.type } : {}),
     ...(doi ? { url: `https://doi.org/${doi}` } : {}),
+    ...(concepts.length > 0 ? { concepts } : {}),
     foundBecause: 'identifier',
     score,
   }

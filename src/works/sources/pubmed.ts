@@ -1,8 +1,10 @@
 import type { SourceClient } from './client.js'
+import { orderedConcepts } from './concepts.js'
 import {
   datedFields,
   monthNumber,
   normalizeDoi,
+  normalizeMeshUi,
   normalizeOrcid,
   normalizePmid,
   plainText,
@@ -10,6 +12,7 @@ import {
 } from './normalize.js'
 import {
   expectShape,
+  type MeshTermNode,
   type PubmedArticleReply,
   PubmedArticleSetShape,
   PubmedSearchShape,
@@ -17,7 +20,15 @@ import {
   shapeDrift,
   type XmlTextNode,
 } from './shapes.js'
-import type { ExpertToSearch, FoundBecause, Source, SourceAuthor, SourceNote, SourceWork } from './source.js'
+import type {
+  ExpertToSearch,
+  FoundBecause,
+  Source,
+  SourceAuthor,
+  SourceNote,
+  SourceWork,
+  WorkConcept,
+} from './source.js'
 
 /**
  * PubMed E-utilities (SOURCES.md §4): `esearch` by ORCID iD (`[auid]`) and by name + affiliation,
@@ -224,6 +235,27 @@ function pubmedAuthors(article: PubmedArticleReply['MedlineCitation']['Article']
   })
 }
 
+const isMajor = (term: MeshTermNode) => term['@_MajorTopicYN']?.trim().toUpperCase() === 'Y'
+
+/**
+ * The article's MeSH headings, score 1: a heading is major when its descriptor or any of its qualifiers
+ * is marked `MajorTopicYN="Y"`.
+ */
+export function pubmedConcepts(citation: PubmedArticleReply['MedlineCitation']): WorkConcept[] {
+  const list = citation.MeshHeadingList
+  const headings = typeof list === 'object' ? (list.MeshHeading ?? []) : []
+  return orderedConcepts(
+    headings.flatMap((heading): WorkConcept[] => {
+      const descriptor = heading.DescriptorName
+      const id = normalizeMeshUi(descriptor['@_UI'])
+      const label = plainText(descriptor['#text'])
+      if (!id || !label) return []
+      const major = isMajor(descriptor) || (heading.QualifierName ?? []).some(isMajor)
+      return [{ scheme: 'mesh', id, label, score: 1, major }]
+    }),
+  )
+}
+
 /** One PubMed article as a work; `foundBecause` and `score` are set by the search that found it. */
 export function pubmedWork(entry: PubmedArticleReply): SourceWork | undefined {
   const citation = entry.MedlineCitation
@@ -248,6 +280,7 @@ export function pubmedWork(entry: PubmedArticleReply): SourceWork | undefined {
     return [label ? `${label}: ${body}` : body]
   })
   const type = plainText(text(article.PublicationTypeList?.PublicationType?.[0]))
+  const concepts = pubmedConcepts(citation)
   return {
     source: 'pubmed',
     pmid,
@@ -259,6 +292,7 @@ export function pubmedWork(entry: PubmedArticleReply): SourceWork | undefined {
     ...(parts.length > 0 ? { abstract: parts.join('\n') } : {}),
     ...(type ? { type } : {}),
     url: `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`,
+    ...(concepts.length > 0 ? { concepts } : {}),
     foundBecause: 'identifier',
     score: 0.85,
   }

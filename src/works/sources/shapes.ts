@@ -77,6 +77,13 @@ export const OrcidBulkShape = Type.Object({
 /** The token endpoint's reply (client credentials). */
 export const OrcidTokenShape = Type.Object({ access_token: Type.String() })
 
+/** A topic (`https://openalex.org/T…`) or keyword (`https://openalex.org/keywords/<slug>`) of a work. */
+const OpenalexScored = Type.Object({
+  id: Type.String(),
+  display_name: Maybe(Type.String()),
+  score: Maybe(Type.Number()),
+})
+
 const OpenalexWork = Type.Object({
   id: Type.String(),
   doi: Maybe(Type.String()),
@@ -97,6 +104,17 @@ const OpenalexWork = Type.Object({
     }),
   ),
   abstract_inverted_index: Maybe(Type.Record(Type.String(), Type.Array(Type.Integer({ minimum: 0 })))),
+  topics: Maybe(Type.Array(OpenalexScored)),
+  keywords: Maybe(Type.Array(OpenalexScored)),
+  mesh: Maybe(
+    Type.Array(
+      Type.Object({
+        descriptor_ui: Type.String(),
+        descriptor_name: Maybe(Type.String()),
+        is_major_topic: Maybe(Type.Boolean()),
+      }),
+    ),
+  ),
 })
 
 /** `GET /works?filter=…&cursor=…`: one page of works. */
@@ -157,9 +175,28 @@ const XmlText = Type.Union([Type.String(), Type.Object({ '#text': Type.Optional(
 const XmlTagged = (attribute: string) =>
   Type.Object({ '#text': Type.Optional(Type.String()), [attribute]: Type.Optional(Type.String()) })
 
+/** A MeSH descriptor or qualifier: its name beside the `UI` and `MajorTopicYN` attributes. */
+const MeshTerm = Type.Object({
+  '#text': Type.Optional(Type.String()),
+  '@_UI': Type.Optional(Type.String()),
+  '@_MajorTopicYN': Type.Optional(Type.String()),
+})
+
 const PubmedArticle = Type.Object({
   MedlineCitation: Type.Object({
     PMID: XmlText,
+    MeshHeadingList: Type.Optional(
+      Type.Union([
+        Type.String(),
+        Type.Object({
+          MeshHeading: Type.Optional(
+            Type.Array(
+              Type.Object({ DescriptorName: MeshTerm, QualifierName: Type.Optional(Type.Array(MeshTerm)) }),
+            ),
+          ),
+        }),
+      ]),
+    ),
     Article: Type.Object({
       ArticleTitle: Type.Optional(XmlText),
       Journal: Type.Optional(
@@ -229,6 +266,7 @@ export type PubmedSearch = Static<typeof PubmedSearchShape>
 export type PubmedArticleSet = Static<typeof PubmedArticleSetShape>
 export type PubmedArticleReply = Static<typeof PubmedArticle>
 export type XmlTextNode = Static<typeof XmlText>
+export type MeshTermNode = Static<typeof MeshTerm>
 
 let ajv: Ajv | undefined
 
