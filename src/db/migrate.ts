@@ -25,6 +25,7 @@ import * as ssoBindings from './migrations/0025_sso_bindings.js'
 import * as inquiryAssigneePeople from './migrations/0026_inquiry_assignee_people.js'
 import * as mediaReferences from './migrations/0027_media_references.js'
 import * as works from './migrations/0028_works.js'
+import * as meaning from './migrations/0030_meaning.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -54,6 +55,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0026_inquiry_assignee_people': inquiryAssigneePeople,
   '0027_media_references': mediaReferences,
   '0028_works': works,
+  '0030_meaning': meaning,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

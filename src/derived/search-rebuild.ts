@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
+import { rebuildMeaning } from './meaning/maintenance.js'
 import { bumpExpertSearchVersion, raiseExpertSearchVersionTo } from './search-index.js'
 import { rebuildSearchIndex } from './search-maintenance.js'
 
@@ -11,7 +12,7 @@ import { rebuildSearchIndex } from './search-maintenance.js'
  * every schema migration: it rebuilds only organizations with a profile (expert or staff member),
  * post or question that has no index row (data that predates migration 0006, staff members that
  * predate 0024, or an upgrade stopped between the two steps), so on an index that is current it costs
- * three anti-join reads. `expertdir search rebuild` rebuilds every
+ * four anti-join reads (the fourth: experts without their meaning rows, src/derived/meaning/). `expertdir search rebuild` rebuilds every
  * organization (after a release changes what is indexed).
  */
 
@@ -25,6 +26,23 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
       .where((eb) => eb.and(orgId === undefined ? [] : [eb('experts.org_id', '=', orgId)]))
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('expert_search').select('expert_id').whereRef('expert_id', '=', 'experts.id'))),
+      ),
+    // Finding by meaning (migration 0030): experts without their meaning row.
+    db
+      .selectFrom('experts')
+      .select('experts.org_id')
+      .distinct()
+      .where((eb) => eb.and(orgId === undefined ? [] : [eb('experts.org_id', '=', orgId)]))
+      .where('experts.type', '=', 'expert')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('meaning_documents')
+              .select('meaning_documents.expert_id')
+              .whereRef('meaning_documents.org_id', '=', 'experts.org_id')
+              .whereRef('meaning_documents.expert_id', '=', 'experts.id'),
+          ),
+        ),
       ),
     db
       .selectFrom('spotlights')
@@ -77,6 +95,7 @@ async function rebuildOrganizations(
       await raiseExpertSearchVersionTo(trx, orgId, Date.now())
       if (onlyMissing && (await organizationsMissingRows(trx, orgId)).length === 0) return false
       await rebuildSearchIndex(trx, orgId)
+      await rebuildMeaning(trx, orgId, Date.now())
       return true
     })
     if (done) rebuilt.push(orgId)
