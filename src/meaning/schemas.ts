@@ -7,10 +7,10 @@ export const DEFAULT_LIMIT = 10
 export const MAX_LIMIT = 50
 export const MAX_TEXT = 20_000
 
+// No `default` keyword: a body property with one reads as required to the client generator.
 const Limit = Type.Integer({
   minimum: 1,
   maximum: MAX_LIMIT,
-  default: DEFAULT_LIMIT,
   description: `How many to return, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`,
   'x-message': `must be an integer from 1 to ${MAX_LIMIT}`,
 })
@@ -131,7 +131,7 @@ export const ConceptList = Type.Object(
     examples: [
       {
         concepts: [
-          { concept: 'flood-risk', label: 'Flood risk', weight: 0.7071, hidden: false },
+          { concept: 'flood-risk', label: 'Flood risk', weight: 0.6, hidden: false },
           { concept: 'hydrology', label: 'Hydrology', weight: 0, hidden: true },
         ],
       },

@@ -4297,7 +4297,7 @@ export interface components {
          *         {
          *           "concept": "flood-risk",
          *           "label": "Flood risk",
-         *           "weight": 0.7071,
+         *           "weight": 0.6,
          *           "hidden": false
          *         },
          *         {
@@ -4439,11 +4439,8 @@ export interface components {
         ExpertMatch: {
             /** @description A press release, an abstract or a question, up to 20,000 characters. DOIs and PMIDs in it bring in the concepts of those works. */
             text: string;
-            /**
-             * @description How many to return, 1 to 50 (default 10)
-             * @default 10
-             */
-            limit: number;
+            /** @description How many to return, 1 to 50 (default 10) */
+            limit?: number;
         };
         /** ExpertSearchResult */
         ExpertSearchResult: {
