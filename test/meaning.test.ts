@@ -9,7 +9,7 @@ import { mergeWork } from '../src/works/merge.js'
 import type { WorkConcept } from '../src/works/sources/source.js'
 import { api, expectError, expectOk, unchecked } from './helpers/api.js'
 import { present } from './helpers/checked.js'
-import { createExpert, describeEachDialect, requestToken, type TestContext } from './helpers/harness.js'
+import { createExpert, describeEachDialect, requestToken } from './helpers/harness.js'
 import { authoredWork } from './helpers/works.js'
 
 /** Finding experts by meaning (CONTRACT §20): fingerprints, similar experts, experts for a text, related topics. */
