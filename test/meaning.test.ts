@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import { createClient } from '../src/auth/clients.js'
 import { writeTransaction } from '../src/db/transactions.js'
-import { rebuildSearchIndexes } from '../src/derived/search-rebuild.js'
+import { rebuildSearchIndexes, rebuildSearchWhereMissing } from '../src/derived/search-rebuild.js'
 import { findExpert } from '../src/experts/repository.js'
 import { offerWork } from '../src/works/candidates.js'
 import { mergeWork } from '../src/works/merge.js'
@@ -439,6 +439,17 @@ describeEachDialect('finding experts by meaning', (ctx) => {
     const written = await snapshot()
     assert.ok(written.concepts.length > 30 && written.terms.length > 100)
     await rebuildSearchIndexes(db, [orgId])
+    assert.deepEqual(await snapshot(), written)
+    // Data from before migration 0030: migrate's derived step finds experts without their rows.
+    for (const table of [
+      'meaning_documents',
+      'expert_concepts',
+      'expert_terms',
+      'concept_df',
+      'term_df',
+    ] as const)
+      await db.deleteFrom(table).where('org_id', '=', orgId).execute()
+    assert.ok((await rebuildSearchWhereMissing(db)).includes(orgId))
     assert.deepEqual(await snapshot(), written)
   })
 
