@@ -16,6 +16,7 @@ import type { Database } from './db/database.js'
 import { createContactLimit } from './directory/contact-limit.js'
 import { directoryRoutes } from './directory/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
+import { expertMeaningRoutes } from './experts/meaning-routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
 import { registerBodyParsers } from './http/body-parsers.js'
@@ -59,6 +60,7 @@ import type { MediaStorage } from './storage/storage.js'
 import { createMetrics, httpObserverOf, type Metrics, registerMetrics } from './system/metrics.js'
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
+import { topicRoutes } from './topics/routes.js'
 import { createRefreshLimit } from './works/refresh-limit.js'
 import { worksRoutes } from './works/routes.js'
 import { createWorksSchedule, type WorksSchedule } from './works/schedule.js'
@@ -264,6 +266,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       works: worksSchedule,
       refreshLimit: createRefreshLimit(counters),
     })
+    await expertMeaningRoutes(protectedScope, context)
+    await topicRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

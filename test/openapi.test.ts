@@ -51,6 +51,9 @@ function expectedScope(method: string, path: string): string {
   // The CSV import's template, an expert's works queue and the import runs are not the public's.
   if (/\/experts\/import\/template$|\/works(\/|$)|\/imports$/.test(path))
     return method === 'get' ? 'read' : 'write'
+  // An expert's fingerprint lists its hidden concepts; matching a text is a read (CONTRACT §20).
+  if (/\/concepts(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
+  if (path.endsWith('/expert/match')) return 'read:public'
   return method === 'get' ? 'read:public' : 'write'
 }
 

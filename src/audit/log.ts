@@ -32,6 +32,7 @@ export const RECORD_KINDS = [
   'webhook',
   'person',
   'sso_settings',
+  'concept',
 ] as const
 
 export type RecordKind = (typeof RECORD_KINDS)[number]

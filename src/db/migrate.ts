@@ -26,6 +26,7 @@ import * as inquiryAssigneePeople from './migrations/0026_inquiry_assignee_peopl
 import * as mediaReferences from './migrations/0027_media_references.js'
 import * as works from './migrations/0028_works.js'
 import * as fuzzyNames from './migrations/0029_fuzzy_names.js'
+import * as meaning from './migrations/0030_meaning.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -56,6 +57,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0027_media_references': mediaReferences,
   '0028_works': works,
   '0029_fuzzy_names': fuzzyNames,
+  '0030_meaning': meaning,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

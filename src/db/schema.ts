@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
 import type { ContentKind } from './content-kinds.js'
+import type { MeaningTables } from './meaning-schema.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
 import type { SsoTables } from './sso-schema.js'
@@ -99,7 +100,14 @@ export interface UsernameRedirectsTable {
   created_at: number
 }
 
-export interface DB extends ContentTables, SearchTables, PeopleTables, SsoTables, AuditTables, WorksTables {
+export interface DB
+  extends ContentTables,
+    SearchTables,
+    PeopleTables,
+    SsoTables,
+    AuditTables,
+    WorksTables,
+    MeaningTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable

@@ -1,5 +1,6 @@
 import { CONTENT_KIND_NAMES, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
+import { refreshMeaning, removeMeaning } from './meaning/maintenance.js'
 import { bumpOrganizationVersion, deleteDocument } from './read-documents.js'
 import { bumpExpertSearchVersion } from './search-index.js'
 import {
@@ -46,6 +47,33 @@ export async function profileChanged(
   await touchExperts(trx, orgId, ids, now)
   if (account) await staleContentShowingExperts(trx, orgId, ids)
   await refreshExpertsSearch(trx, orgId, ids)
+  await refreshMeaning(trx, orgId, ids, now)
+}
+
+/** An expert hid or showed a concept of its fingerprint: only the meaning rows derive from that. */
+export async function fingerprintChanged(trx: Queryable, orgId: number, expertId: number, now: number) {
+  await refreshMeaning(trx, orgId, [expertId], now)
+}
+
+/**
+ * A stored work's fields changed (a source refreshed its title, abstract or concepts): the experts who
+ * claimed it get their meaning rows recomputed. Their profiles change through `profileChanged` when
+ * the article they show changes as well.
+ */
+export async function workChanged(trx: Queryable, orgId: number, workId: number, now: number): Promise<void> {
+  const claimed = await trx
+    .selectFrom('work_candidates')
+    .select('expert_id')
+    .where('org_id', '=', orgId)
+    .where('work_id', '=', workId)
+    .where('state', '=', 'claimed')
+    .execute()
+  await refreshMeaning(
+    trx,
+    orgId,
+    claimed.map((row) => Number(row.expert_id)),
+    now,
+  )
 }
 
 /**
@@ -118,6 +146,7 @@ export async function expertDeleted(
 ): Promise<boolean> {
   const items = await listItemsOfExpert(trx, expertId)
   await removeExpertSearch(trx, orgId, expertId)
+  await removeMeaning(trx, orgId, expertId)
   if (!(await remove())) return false
   await deleteDocument(trx, 'expert', expertId)
   for (const kind of CONTENT_KIND_NAMES) {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Queryable } from '../db/database.js'
 import type { DB } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
+import { rebuildMeaning } from './meaning/maintenance.js'
 import { bumpExpertSearchVersion, raiseExpertSearchVersionTo } from './search-index.js'
 import { rebuildSearchIndex } from './search-maintenance.js'
 
@@ -10,8 +11,9 @@ import { rebuildSearchIndex } from './search-maintenance.js'
  * application code that changes with time). The migrate step runs `rebuildSearchWhereMissing` after
  * every schema migration: it rebuilds only organizations with a profile (expert or staff member),
  * post or question that has no index row (data that predates migration 0006, staff members that
- * predate 0024, or an upgrade stopped between the two steps), or an index row without the name key of
- * 0029, so on an index that is current it costs three anti-join reads and one read of an empty index. `expertdir search rebuild` rebuilds every
+ * predate 0024, or an upgrade stopped between the two steps), an index row without the name key of 0029,
+ * or an expert without its meaning rows (src/derived/meaning/), so on an index that is current it costs a
+ * few anti-join reads. `expertdir search rebuild` rebuilds every
  * organization (after a release changes what is indexed).
  */
 
@@ -25,6 +27,23 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
       .where((eb) => eb.and(orgId === undefined ? [] : [eb('experts.org_id', '=', orgId)]))
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('expert_search').select('expert_id').whereRef('expert_id', '=', 'experts.id'))),
+      ),
+    // Finding by meaning (migration 0030): experts without their meaning row.
+    db
+      .selectFrom('experts')
+      .select('experts.org_id')
+      .distinct()
+      .where((eb) => eb.and(orgId === undefined ? [] : [eb('experts.org_id', '=', orgId)]))
+      .where('experts.type', '=', 'expert')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('meaning_documents')
+              .select('meaning_documents.expert_id')
+              .whereRef('meaning_documents.org_id', '=', 'experts.org_id')
+              .whereRef('meaning_documents.expert_id', '=', 'experts.id'),
+          ),
+        ),
       ),
     db
       .selectFrom('spotlights')
@@ -69,8 +88,9 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
 
 /**
  * Rebuilds each organization in its own transaction, which first raises the organization's index
- * version (retiring cached results, past any number it had before the migrations). That write comes first so that processes migrating together
- * queue on it: the next one finds the index complete and rebuilds nothing.
+ * version (retiring cached results, past any number it had before the migrations). That write comes
+ * first so that processes migrating together queue on it: the next one finds the index complete and
+ * rebuilds nothing.
  */
 async function rebuildOrganizations(
   db: Kysely<DB>,
@@ -84,6 +104,7 @@ async function rebuildOrganizations(
       await raiseExpertSearchVersionTo(trx, orgId, Date.now())
       if (onlyMissing && (await organizationsMissingRows(trx, orgId)).length === 0) return false
       await rebuildSearchIndex(trx, orgId)
+      await rebuildMeaning(trx, orgId, Date.now())
       return true
     })
     if (done) rebuilt.push(orgId)

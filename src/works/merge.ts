@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import type { WorkRow } from '../db/works-schema.js'
+import { workChanged } from '../derived/changes.js'
 import { stringsOf } from '../validation/guards.js'
 import { fieldsOf, mergeFields, parseWorkFields, serializeWorkFields } from './fields.js'
 import { familyName, normalizeDoi, titleFingerprint } from './normalize.js'
@@ -176,6 +177,7 @@ export async function mergeWork(
     .returningAll()
     .executeTakeFirstOrThrow()
   if (changes.title_fingerprint !== undefined) await notePossibleDuplicates(trx, orgId, work, now)
+  if (changes.fields !== undefined || changes.year !== undefined) await workChanged(trx, orgId, work.id, now)
   return { work, change: 'updated' }
 }
 

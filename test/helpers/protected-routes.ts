@@ -348,7 +348,85 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...mediaRoutes(),
   ...adminRoutes(),
   ...worksRoutes(),
+  ...meaningRoutes(),
 ]
+
+/** Finding experts by meaning (CONTRACT §20): similar experts, experts for a text, concepts, related topics. */
+function meaningRoutes(): ProtectedRoute[] {
+  const base = '/v2/organization/:corporation/expert/:username'
+  const withTopic = async (ctx: TestContext, owner: Tenant) => {
+    const username = await expertOf(ctx, owner)
+    const response = await ctx.inject({
+      method: 'POST',
+      url: `/v2/organization/${owner.orgId}/expert/${username}/topic`,
+      headers: owner.auth,
+      payload: { name: 'Flood risk' },
+    })
+    if (response.statusCode !== 200) throw new Error(`add topic failed: ${response.body}`)
+    return username
+  }
+  return [
+    {
+      name: 'GET similar experts',
+      scope: 'read:public',
+      covers: [`GET ${base}/similar`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/expert/${await flaggedExpert(ctx, owner)}/similar`,
+      }),
+      hidden: async (ctx, corporation, owner) =>
+        Promise.all(
+          HIDDEN_FLAGS.map(async (flags) => ({
+            method: 'GET' as const,
+            url: `/v2/organization/${corporation}/expert/${await flaggedExpert(ctx, owner, flags)}/similar`,
+          })),
+        ),
+    },
+    {
+      name: 'POST expert match',
+      scope: 'read:public',
+      covers: ['POST /v2/organization/:corporation/expert/match'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/expert/match`,
+        payload: { text: 'Flood risk in coastal cities' },
+      }),
+    },
+    {
+      name: 'GET expert concepts',
+      scope: 'read',
+      covers: [`GET ${base}/concepts`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/concepts`,
+      }),
+    },
+    {
+      name: 'PUT expert concept',
+      scope: 'write',
+      covers: [`PUT ${base}/concepts/:concept`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}/expert/${await withTopic(ctx, owner)}/concepts/flood-risk`,
+        payload: { hidden: true },
+      }),
+    },
+    {
+      name: 'GET related topics',
+      scope: 'read:public',
+      covers: ['GET /v2/organization/:corporation/topic/related'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/topic/related?topic=Flood%20risk`,
+      }),
+    },
+  ]
+}
 
 /** The works importer (CONTRACT §19): an expert's works under `read` and `write`, the run log under `read`. */
 function worksRoutes(): ProtectedRoute[] {

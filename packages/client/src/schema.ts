@@ -3397,6 +3397,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Experts similar to this one, with the reasons
+         * @description Reciprocal rank fusion of three rankings: concept fingerprints (cosine), the words of their profiles and works ("more like this", BM25) and co-authored works; the same department adds a little. Reasons: up to 3 shared concepts, co-authored works, up to 3 shared words. A read:public token sees only published, non-private experts, and reasons drawn from them only.
+         */
+        get: operations["similarExperts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Experts for a text: a press release, an abstract or a question
+         * @description The text's most telling words ("more like this", BM25) fused with the concepts it names and the concepts of the works whose DOI or PMID it gives. It is a read: the scopes of the expert search. Reasons name the matched concepts and words.
+         */
+        post: operations["matchExperts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/concepts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An expert's concept fingerprint, hidden concepts included
+         * @description Concepts from its topics, keywords, industries and claimed works, strongest first, each with its weight (IDF applied, L2-normalised) and whether it is hidden.
+         */
+        get: operations["listExpertConcepts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/concepts/{concept}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Hide a concept of an expert, or show it again
+         * @description A hidden concept leaves the fingerprint, similar experts, matching and every reason, and stays hidden when the profile or its works change.
+         */
+        put: operations["updateExpertConcept"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/topic/related": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Topics related to a topic, by the experts who have both
+         * @description Normalised pointwise mutual information over the experts' concept fingerprints; a pair needs at least 3 experts. A read:public token counts only published, non-private experts. An unknown topic has no related topics.
+         */
+        get: operations["relatedTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3614,7 +3714,7 @@ export interface components {
             /** @description What was done, as a sentence with the names of today: "Changed the biography of Ada Okafor" */
             summary: string;
             record: {
-                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings */
+                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings, concept */
                 kind: string;
                 /** @description The id the API knows the record by (a username, a number, <username>/<section>/<id>, <question>/<answer>) */
                 id: string | null;
@@ -4175,6 +4275,43 @@ export interface components {
             time_zone?: string | "" | null;
             time?: string | "" | null;
         };
+        /** ExpertConcept */
+        ExpertConcept: {
+            /** @description The key: the label in lower case, without accents, words joined by - */
+            concept: string;
+            label: string;
+            /** @description Its weight in the fingerprint (IDF applied, L2-normalised); 0 when hidden */
+            weight: number;
+            /** @description Hidden concepts count nowhere: not in similarity, matching or reasons */
+            hidden: boolean;
+        };
+        /** ExpertConceptUpdate */
+        ExpertConceptUpdate: {
+            /** @description true hides the concept, false shows it again */
+            hidden: boolean;
+        };
+        /**
+         * ExpertConcepts
+         * @example {
+         *       "concepts": [
+         *         {
+         *           "concept": "flood-risk",
+         *           "label": "Flood risk",
+         *           "weight": 0.6,
+         *           "hidden": false
+         *         },
+         *         {
+         *           "concept": "hydrology",
+         *           "label": "Hydrology",
+         *           "weight": 0,
+         *           "hidden": true
+         *         }
+         *       ]
+         *     }
+         */
+        ExpertConcepts: {
+            concepts: components["schemas"]["ExpertConcept"][];
+        };
         /** ExpertCreate */
         ExpertCreate: {
             /** @description First name */
@@ -4297,6 +4434,13 @@ export interface components {
             is_private: 0 | 1;
             /** @description Last change (unix seconds) */
             modified: number;
+        };
+        /** ExpertMatch */
+        ExpertMatch: {
+            /** @description A press release, an abstract or a question, up to 20,000 characters. DOIs and PMIDs in it bring in the concepts of those works. */
+            text: string;
+            /** @description How many to return, 1 to 50 (default 10) */
+            limit?: number;
         };
         /** ExpertSearchResult */
         ExpertSearchResult: {
@@ -4750,6 +4894,13 @@ export interface components {
             token: string;
             /** @description The new password: at least 12 characters, not a common password */
             password: string;
+        };
+        /** MeaningReason */
+        MeaningReason: {
+            /** @description concept: a concept both fingerprints share (or the text names); coauthor: a work both experts claimed; term: a word both texts use */
+            kind: "concept" | "coauthor" | "term";
+            /** @description The concept's label, the shared work's title or the word */
+            label: string;
         };
         /**
          * MediaInquiry
@@ -5904,6 +6055,30 @@ export interface components {
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
         };
+        /** RelatedTopic */
+        RelatedTopic: {
+            /** @description The related topic's label */
+            topic: string;
+            /** @description Normalised pointwise mutual information over experts' concepts, -1 to 1; higher first */
+            strength: number;
+            /** @description Experts who have both (at least 3) */
+            experts: number;
+        };
+        /**
+         * RelatedTopics
+         * @example {
+         *       "topics": [
+         *         {
+         *           "topic": "Coastal engineering",
+         *           "strength": 0.8123,
+         *           "experts": 4
+         *         }
+         *       ]
+         *     }
+         */
+        RelatedTopics: {
+            topics: components["schemas"]["RelatedTopic"][];
+        };
         /**
          * ResearchInquiry
          * @description Send a research inquiry to an expert.
@@ -6080,6 +6255,61 @@ export interface components {
             password_change_required: boolean;
             /** Format: date-time */
             session_expires_at: string;
+        };
+        /** SimilarExpert */
+        SimilarExpert: {
+            username: string;
+            firstname: string;
+            lastname: string;
+            job_title: string;
+            /** @description Image URLs, "" when none */
+            avatar: {
+                small: string;
+                medium: string;
+                large: string;
+                original: string;
+            };
+            /** @description Reciprocal rank fusion of the rankings that found the expert; higher first */
+            score: number;
+            /** @description Why: shared concepts first, then co-authored works, then words */
+            reasons: components["schemas"]["MeaningReason"][];
+        };
+        /**
+         * SimilarExperts
+         * @example {
+         *       "experts": [
+         *         {
+         *           "username": "ada-okafor",
+         *           "firstname": "Ada",
+         *           "lastname": "Okafor",
+         *           "job_title": "Professor of Coastal Engineering",
+         *           "avatar": {
+         *             "small": "",
+         *             "medium": "",
+         *             "large": "",
+         *             "original": ""
+         *           },
+         *           "score": 0.032522,
+         *           "reasons": [
+         *             {
+         *               "kind": "concept",
+         *               "label": "Flood risk"
+         *             },
+         *             {
+         *               "kind": "coauthor",
+         *               "label": "Storm surge barriers in a warmer climate"
+         *             },
+         *             {
+         *               "kind": "term",
+         *               "label": "surge"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        SimilarExperts: {
+            experts: components["schemas"]["SimilarExpert"][];
         };
         /** SlideshareCreate */
         SlideshareCreate: {
@@ -23521,7 +23751,7 @@ export interface operations {
                 /** @description Only entries of this actor: person:<id>, client:<client_id>, cli or system */
                 actor?: string;
                 /** @description Only entries about this kind of record */
-                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings";
+                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings" | "concept";
                 /** @description With kind: only the history of this record, by the id the entries name it with (an expert's username: its photo and profile sections included; a question's id: its answers included) */
                 record?: string;
                 /** @description Entries per page, 1 to 100 (default 20) */
@@ -23820,6 +24050,288 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["ImportRunList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    similarExperts: {
+        parameters: {
+            query?: {
+                /** @description How many to return, 1 to 50 (default 10) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SimilarExperts"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matchExperts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Rising seas and storm surges: how should coastal cities plan flood defences?",
+                 *       "limit": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExpertMatch"];
+                /**
+                 * @example {
+                 *       "text": "Rising seas and storm surges: how should coastal cities plan flood defences?",
+                 *       "limit": 5
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ExpertMatch"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SimilarExperts"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExpertConcepts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ExpertConcepts"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateExpertConcept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description The concept's key, as the concepts list gives it (its label in lower case, words joined by -) */
+                concept: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hidden": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExpertConceptUpdate"];
+                /**
+                 * @example {
+                 *       "hidden": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ExpertConceptUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ExpertConcept"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    relatedTopics: {
+        parameters: {
+            query: {
+                /** @description A topic or concept label (case and accents do not matter) */
+                topic: string;
+                /** @description How many to return, 1 to 50 (default 10) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RelatedTopics"];
                     };
                 };
             };

@@ -1,0 +1,75 @@
+/** Tables of finding experts by meaning (migration 0030, CONTRACT §20): derived, rebuilt by the search rebuild. */
+export interface MeaningTables {
+  meaning_documents: MeaningDocumentsTable
+  meaning_stats: MeaningStatsTable
+  expert_concepts: ExpertConceptsTable
+  concept_df: DocumentFrequencyOfConcept
+  hidden_concepts: HiddenConceptsTable
+  expert_terms: ExpertTermsTable
+  term_df: DocumentFrequencyOfTerm
+}
+
+/** One row per expert: its flags, the size of its fingerprint and of its text. */
+export interface MeaningDocumentsTable {
+  org_id: number
+  expert_id: number
+  is_published: number
+  is_private: number
+  /** Visible (not hidden) concepts. */
+  concepts: number
+  /** Terms in the expert's text, repeats counted (BM25's document length). */
+  length: number
+}
+
+export interface MeaningStatsTable {
+  org_id: number
+  /** Experts with at least one visible concept (the N of a concept's IDF). */
+  concept_experts: number
+  /** Experts with a document (the N of a term's IDF). */
+  documents: number
+  total_length: number
+}
+
+export interface ExpertConceptsTable {
+  org_id: number
+  expert_id: number
+  /** The concept's key: its label folded (lower case, no accents, words joined by `-`). */
+  concept: string
+  label: string
+  /** Before IDF: the sum of the concept's contributions (sections, works). */
+  weight: number
+  /** 1 when the expert or an editor hid it: it counts nowhere. */
+  hidden: number
+  is_published: number
+  is_private: number
+}
+
+export interface DocumentFrequencyOfConcept {
+  org_id: number
+  concept: string
+  df: number
+}
+
+export interface HiddenConceptsTable {
+  org_id: number
+  expert_id: number
+  concept: string
+  hidden_at: number
+}
+
+export interface ExpertTermsTable {
+  org_id: number
+  expert_id: number
+  /** The analyzed term (stemmed). */
+  term: string
+  /** Its most frequent form in this document. */
+  word: string
+  tf: number
+  length: number
+}
+
+export interface DocumentFrequencyOfTerm {
+  org_id: number
+  term: string
+  df: number
+}

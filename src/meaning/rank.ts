@@ -1,0 +1,220 @@
+import type { Queryable } from '../db/database.js'
+import {
+  readConceptFrequencies,
+  readConceptPostings,
+  readConceptsOf,
+  readTermFrequencies,
+  readTermPostings,
+  type Totals,
+} from './repository.js'
+
+/**
+ * The rankings finding by meaning fuses (SOURCES §7): concept cosine, BM25 over "more like this" terms,
+ * and reciprocal rank fusion. Candidate sets are bounded at every step: the query's strongest concepts
+ * and terms only, postings of keys held by at most MAX_POSTINGS experts, the best CANDIDATES of a
+ * first pass scored exactly. Ties are broken by expert id, so both databases give one order.
+ */
+
+/** Concepts of the query (the source's strongest) that pick candidates. */
+const QUERY_CONCEPTS = 50
+/** Terms of a "more like this" query (Lucene's max_query_terms). */
+export const QUERY_TERMS = 25
+/** Keys held by more experts than this pick no candidates (they still count in an exact cosine). */
+const MAX_POSTINGS = 5000
+/** Candidates of the concept ranking whose full vectors are read for an exact cosine. */
+const CANDIDATES = 100
+/** Ranks each list keeps for fusion. */
+export const LIST_DEPTH = 100
+export const RRF_K = 60
+const K1 = 1.2
+const B = 0.75
+
+export const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Ids ordered by score (higher first), then id. */
+export function ordered(scores: Map<number, number>): number[] {
+  return [...scores].sort(([a, x], [b, y]) => y - x || a - b).map(([id]) => id)
+}
+
+/** Reciprocal rank fusion: Σ weight / (k + rank), ranks from 1 (Cormack, Clarke & Büttcher 2009). */
+export function fuse(lists: readonly { ids: readonly number[]; weight?: number }[]): Map<number, number> {
+  const fused = new Map<number, number>()
+  for (const { ids, weight = 1 } of lists)
+    for (const [index, id] of ids.entries())
+      fused.set(id, (fused.get(id) ?? 0) + weight / (RRF_K + index + 1))
+  return fused
+}
+
+export const conceptIdf = (experts: number, df: number) => Math.log(1 + experts / Math.max(df, 1))
+
+/** A concept vector: key → weight with IDF applied, and the label each key had. */
+export interface ConceptVector {
+  weights: Map<string, number>
+  labels: Map<string, string>
+}
+
+/** Weights × IDF of rows of one expert; keys nobody holds visibly any more are left out. */
+export function vectorOf(
+  rows: readonly { concept: string; label: string; weight: number }[],
+  frequencies: Map<string, number>,
+  totals: Totals,
+): ConceptVector {
+  const weights = new Map<string, number>()
+  const labels = new Map<string, string>()
+  for (const row of rows) {
+    const df = frequencies.get(row.concept)
+    if (df === undefined) continue
+    weights.set(row.concept, row.weight * conceptIdf(totals.conceptExperts, df))
+    labels.set(row.concept, row.label)
+  }
+  return { weights, labels }
+}
+
+export const norm = (weights: Map<string, number>) =>
+  Math.sqrt([...weights.values()].reduce((sum, w) => sum + w * w, 0))
+
+export interface ConceptRanking {
+  /** Candidates by cosine, best first. */
+  ids: number[]
+  vectors: Map<number, ConceptVector>
+}
+
+/** Experts by the cosine of their concept vector with `query` (IDF applied), `exclude` left out. */
+export async function rankByConcepts(
+  db: Queryable,
+  orgId: number,
+  query: Map<string, number>,
+  totals: Totals,
+  exclude?: number,
+): Promise<ConceptRanking> {
+  const queryNorm = norm(query)
+  if (queryNorm === 0) return { ids: [], vectors: new Map() }
+  const strongest = [...query]
+    .sort(([a, x], [b, y]) => y - x || byCode(a, b))
+    .slice(0, QUERY_CONCEPTS)
+    .map(([key]) => key)
+  const frequencies = await readConceptFrequencies(db, orgId, strongest)
+  const picking = strongest.filter((key) => (frequencies.get(key) ?? 0) <= MAX_POSTINGS)
+  const partial = new Map<number, number>()
+  for (const posting of await readConceptPostings(db, orgId, picking)) {
+    if (posting.expert_id === exclude) continue
+    const df = frequencies.get(posting.concept) ?? 1
+    const w = posting.weight * conceptIdf(totals.conceptExperts, df)
+    partial.set(
+      posting.expert_id,
+      (partial.get(posting.expert_id) ?? 0) + w * (query.get(posting.concept) ?? 0),
+    )
+  }
+  const candidates = ordered(partial).slice(0, CANDIDATES)
+  const rows = await readConceptsOf(db, orgId, candidates)
+  const allFrequencies = await readConceptFrequencies(db, orgId, [...new Set(rows.map((row) => row.concept))])
+  const byExpert = new Map<number, typeof rows>()
+  for (const row of rows) byExpert.set(row.expert_id, [...(byExpert.get(row.expert_id) ?? []), row])
+  const cosine = new Map<number, number>()
+  const vectors = new Map<number, ConceptVector>()
+  for (const id of candidates) {
+    const vector = vectorOf(byExpert.get(id) ?? [], allFrequencies, totals)
+    const length = norm(vector.weights)
+    if (length === 0) continue
+    let dot = 0
+    for (const [key, w] of vector.weights) dot += w * (query.get(key) ?? 0)
+    if (dot <= 0) continue
+    cosine.set(id, dot / (length * queryNorm))
+    vectors.set(id, vector)
+  }
+  return { ids: ordered(cosine).slice(0, LIST_DEPTH), vectors }
+}
+
+export interface QueryTerm {
+  term: string
+  word: string
+  tf: number
+}
+
+/**
+ * The "more like this" query (SOURCES §7.1): the QUERY_TERMS terms of the source with the highest
+ * tf-idf among those held by at least `minDf` documents (2 for an expert: someone else must use it)
+ * and by at most half the documents.
+ */
+export async function moreLikeThisTerms(
+  db: Queryable,
+  orgId: number,
+  source: readonly QueryTerm[],
+  totals: Totals,
+  minDf: number,
+): Promise<{ terms: QueryTerm[]; frequencies: Map<string, number> }> {
+  const frequencies = await readTermFrequencies(
+    db,
+    orgId,
+    source.map((term) => term.term),
+  )
+  const most = Math.min(totals.documents / 2, MAX_POSTINGS)
+  const scored = source
+    .map((term) => ({ term, df: frequencies.get(term.term) ?? 0 }))
+    .filter(({ df }) => df >= minDf && df <= most)
+    .map(({ term, df }) => ({ term, score: term.tf * (Math.log(totals.documents / (df + 1)) + 1) }))
+    .sort((a, b) => b.score - a.score || byCode(a.term.term, b.term.term))
+    .slice(0, QUERY_TERMS)
+  return { terms: scored.map(({ term }) => term), frequencies }
+}
+
+export interface TermRanking {
+  ids: number[]
+  /** Each candidate's score per query term. */
+  contributions: Map<number, Map<string, number>>
+}
+
+/** BM25 (k1 1.2, b 0.75) of the query terms over the organization's documents, `exclude` left out. */
+export async function rankByTerms(
+  db: Queryable,
+  orgId: number,
+  terms: readonly QueryTerm[],
+  frequencies: Map<string, number>,
+  totals: Totals,
+  exclude?: number,
+): Promise<TermRanking> {
+  if (terms.length === 0 || totals.documents === 0) return { ids: [], contributions: new Map() }
+  const average = totals.totalLength / totals.documents
+  const postings = await readTermPostings(
+    db,
+    orgId,
+    terms.map((term) => term.term),
+  )
+  postings.sort((a, b) => a.expert_id - b.expert_id || byCode(a.term, b.term))
+  const scores = new Map<number, number>()
+  const contributions = new Map<number, Map<string, number>>()
+  for (const posting of postings) {
+    if (posting.expert_id === exclude) continue
+    const df = frequencies.get(posting.term) ?? 1
+    const idf = Math.log(1 + (totals.documents - df + 0.5) / (df + 0.5))
+    const score =
+      (idf * posting.tf * (K1 + 1)) / (posting.tf + K1 * (1 - B + (B * posting.length) / (average || 1)))
+    scores.set(posting.expert_id, (scores.get(posting.expert_id) ?? 0) + score)
+    const mine = contributions.get(posting.expert_id) ?? new Map<string, number>()
+    mine.set(posting.term, score)
+    contributions.set(posting.expert_id, mine)
+  }
+  return { ids: ordered(scores).slice(0, LIST_DEPTH), contributions }
+}
+
+/** The keys of `a` also in `b`, by the product of their weights, strongest first (then by label). */
+export function sharedConcepts(
+  a: Map<string, number>,
+  b: ConceptVector,
+  count: number,
+): { key: string; label: string }[] {
+  return [...b.weights]
+    .filter(([key]) => a.has(key))
+    .map(([key, w]) => ({ key, label: b.labels.get(key) ?? key, product: w * (a.get(key) ?? 0) }))
+    .sort((x, y) => y.product - x.product || byCode(x.label, y.label))
+    .slice(0, count)
+    .map(({ key, label }) => ({ key, label }))
+}
+
+/** A candidate's strongest query terms, strongest first. */
+export function strongestTerms(contributions: Map<string, number> | undefined, count: number): string[] {
+  return [...(contributions ?? [])]
+    .sort(([a, x], [b, y]) => y - x || byCode(a, b))
+    .slice(0, count)
+    .map(([term]) => term)
+}
