@@ -61,7 +61,7 @@ import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 import { createRefreshLimit } from './works/refresh-limit.js'
 import { worksRoutes } from './works/routes.js'
-import { createWorksSchedule, type WorksSchedule } from './works/schedule.js'
+import { createWorksSchedule, scheduleTiming, type WorksSchedule } from './works/schedule.js'
 import { sourcesFrom } from './works/sources/index.js'
 import type { Source } from './works/sources/source.js'
 
@@ -200,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: database.db,
     dialect: database.dialect,
     sources: options.workSources ?? sourcesFrom(config),
+    ...scheduleTiming(config),
     now,
     log: app.log,
   })

@@ -129,7 +129,10 @@ export const RunView = Type.Object(
     id: Type.Integer(),
     username: Type.String({ description: 'The expert refreshed' }),
     trigger: Type.String({ description: 'schedule, request (refresh now) or cli' }),
-    status: Type.String({ description: 'running, finished or failed' }),
+    status: Type.String({
+      description:
+        'running, finished, failed, or interrupted (the process running it stopped; another refreshed the expert again)',
+    }),
     sources: Type.Array(Type.String(), { description: 'The sources asked' }),
     counts: Type.Object({
       found: Type.Integer(),
