@@ -163,4 +163,7 @@ export const RunsQuery = Type.Object(
   { additionalProperties: false },
 )
 
+/** One expert's runs (`GET .../expert/:username/works/runs`): the paging of the run log, no filter. */
+export const ExpertRunsQuery = Type.Object({ ...paging }, { additionalProperties: false })
+
 export type WorkDecisionsInput = Static<typeof WorkDecisions>
