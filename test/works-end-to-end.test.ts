@@ -108,6 +108,16 @@ describeEachDialect(
       const run = await refreshOverApi(ctx, username)
       assert.deepEqual(run.errors, [])
       assert.equal(run.status, 'finished')
+      // No key, contact address or client is configured: each source that ran says so in the run log.
+      assert.deepEqual(
+        run.notes.map((note) => note.source),
+        ['orcid', 'openalex', 'crossref', 'pubmed'],
+      )
+      assert.match(run.notes.find((note) => note.source === 'openalex')?.message ?? '', /no OpenAlex API key/)
+      assert.match(
+        run.notes.find((note) => note.source === 'crossref')?.message ?? '',
+        /no Crossref contact address/,
+      )
       const works = await listWorks(ctx, username)
       const shared = works.filter((work) => work.doi === SHARED_DOI)
       assert.equal(shared.length, 1, 'the DOI three sources share is one work')
