@@ -171,7 +171,8 @@ export const ConfigSchema = Type.Object({
   worksPollSeconds: Type.Integer({
     minimum: 1,
     default: 60,
-    description: 'how often the process that runs background work looks for experts due for a publications refresh, in seconds',
+    description:
+      'how often the process that runs background work looks for experts due for a publications refresh, in seconds',
   }),
   openalexUrl: Type.String({
     pattern: '^https?://',

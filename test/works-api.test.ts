@@ -5,8 +5,8 @@ import { REFRESH_NOW_PER_HOUR } from '../src/works/refresh-limit.js'
 import { createWorksSchedule, REFRESH_INTERVAL_MS } from '../src/works/schedule.js'
 import { api, expectError, expectOk } from './helpers/api.js'
 import { eventually } from './helpers/eventually.js'
-import { personToken } from './helpers/people.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
+import { personToken } from './helpers/people.js'
 import { AuthoredSource, authoredWork } from './helpers/works.js'
 
 /** The works API's refresh now, its limits and refusals, and the schedule across processes (CONTRACT §19). */
@@ -76,7 +76,7 @@ describeEachDialect(
       assert.ok(Number(limited.headers['retry-after']) > 0)
     })
 
-    test('a signed-in expert reads the runs of its own refreshes, never another expert\'s nor the organization\'s log', async () => {
+    test("a signed-in expert reads the runs of its own refreshes, never another expert's nor the organization's log", async () => {
       const username = await expertWith(ctx, OWN_RUNS_ORCID)
       const neighbour = await expertWith(ctx, '0000-0002-9079-593X')
       orcid.works.set(OWN_RUNS_ORCID, [

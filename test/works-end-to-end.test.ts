@@ -481,7 +481,11 @@ describeEachDialect(
           .execute(),
       })
       const before = await stored()
-      const runsBefore = await db.selectFrom('work_runs').select('id').where('expert_id', '=', expert.id).execute()
+      const runsBefore = await db
+        .selectFrom('work_runs')
+        .select('id')
+        .where('expert_id', '=', expert.id)
+        .execute()
 
       // ORCID, the first source asked, answers process A's next request slowly.
       const asked = () => server.requests(ROUTES.orcidWorks).length

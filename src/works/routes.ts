@@ -159,7 +159,7 @@ export async function worksRoutes(untyped: FastifyInstance, context: WorksContex
         tags: ['works'],
         summary: "An expert's works refreshes, newest first: the run log narrowed to the expert",
         description:
-          'What a refresh now started shows here when it ends (status finished, failed or interrupted). A signed-in expert reads its own runs here; the organization\'s log (GET .../imports) is not within its reach.',
+          "What a refresh now started shows here when it ends (status finished, failed or interrupted). A signed-in expert reads its own runs here; the organization's log (GET .../imports) is not within its reach.",
         params: ExpertParams,
         querystring: ExpertRunsQuery,
         response: { 200: Success(RunList), ...errors },
