@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import type { AuditTrail } from '../audit/actor.js'
 import type { Config } from '../config.js'
+import { keepRenewing, pollingLoop } from '../db/leases.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import type { RunTrigger, WorkRunRow } from '../db/works-schema.js'
 import { hasSearchableIdentifier, refreshExpert, startRefresh } from './refresh.js'
@@ -93,13 +94,19 @@ async function claimDue(
     .limit(limit)
   due = expertId === undefined ? due.where('due_at', '<=', now) : due.where('expert_id', '=', expertId)
   if (dialect === 'postgres') due = due.forUpdate().skipLocked()
-  return db
-    .updateTable('work_schedule')
-    // A refresh asked for now is due now: should its process die, the schedule takes it over.
-    .set({ locked_until: now + leaseMs, lock_token: token, ...(expertId === undefined ? {} : { due_at: now }) })
-    .where('expert_id', 'in', due)
-    .returning(['expert_id', 'org_id'])
-    .execute()
+  return (
+    db
+      .updateTable('work_schedule')
+      // A refresh asked for now is due now: should its process die, the schedule takes it over.
+      .set({
+        locked_until: now + leaseMs,
+        lock_token: token,
+        ...(expertId === undefined ? {} : { due_at: now }),
+      })
+      .where('expert_id', 'in', due)
+      .returning(['expert_id', 'org_id'])
+      .execute()
+  )
 }
 
 /**
@@ -137,18 +144,17 @@ function keepLease(
   leaseMs: number,
   log: Log,
 ) {
-  const timer = setInterval(() => {
-    db.updateTable('work_schedule')
-      .set({ locked_until: now() + leaseMs })
-      .where('expert_id', '=', expertId)
-      .where('lock_token', '=', token)
-      .execute()
-      .catch((error: unknown) =>
-        log.warn({ err: error, expert_id: expertId }, 'could not renew a works lease'),
-      )
-  }, leaseMs / 3)
-  timer.unref()
-  return () => clearInterval(timer)
+  return keepRenewing(
+    () =>
+      db
+        .updateTable('work_schedule')
+        .set({ locked_until: now() + leaseMs })
+        .where('expert_id', '=', expertId)
+        .where('lock_token', '=', token)
+        .execute(),
+    leaseMs,
+    (error: unknown) => log.warn({ err: error, expert_id: expertId }, 'could not renew a works lease'),
+  )
 }
 
 export interface WorksSchedule {
@@ -261,42 +267,18 @@ export function createWorksSchedule(options: WorksScheduleOptions): WorksSchedul
     return { run, finished }
   }
 
-  let running: Promise<void> | undefined
-  let stopping = false
-  let wake: (() => void) | undefined
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-
-  async function loop(): Promise<void> {
-    while (!stopping) {
-      let busy = false
-      try {
-        busy = (await runOnce()) === BATCH
-      } catch (error) {
-        log.warn({ err: error }, 'works schedule pass failed; retrying shortly')
-      }
-      if (!busy && !stopping) await pause(pollMs)
-    }
-  }
+  const loop = pollingLoop(
+    async () => (await runOnce()) === BATCH,
+    pollMs,
+    (error) => log.warn({ err: error }, 'works schedule pass failed; retrying shortly'),
+  )
 
   return {
     runOnce,
     refreshNow,
-    start() {
-      stopping = false
-      running ??= loop()
-    },
+    start: loop.start,
     async stop() {
-      stopping = true
-      wake?.()
-      await running
-      running = undefined
+      await loop.stop()
       await Promise.allSettled([...under])
     },
   }
