@@ -14,6 +14,7 @@
  *                    start; its memory and profiles then include the TypeScript loader)
  *   --search-only    only the search measurements (otherwise they follow the route measurements)
  *   --no-search      skip the search measurements
+ *   --no-works       skip the works refresh throughput (bench/works-refresh.ts; after the routes, a few seconds)
  *   --uploads-only   only the photo upload measurements (bench/uploads.ts; otherwise they come last)
  *   --no-uploads     skip the photo upload measurements
  *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, search, mcp,
@@ -45,9 +46,11 @@ import { isPostgresUrl, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { bumpExpertSearchVersion } from '../src/derived/search-index.js'
 import { rebuildSearchWhereMissing } from '../src/derived/search-rebuild.js'
+import { isObject } from '../src/validation/guards.js'
 import { buildDataset, type Dataset, type DatasetSizes } from './dataset.js'
 import { buildSearchDataset, type SearchDataset } from './search-dataset.js'
 import { uploadsBench } from './uploads.js'
+import { measureWorksRefresh } from './works-refresh.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values: flags } = parseArgs({
@@ -65,6 +68,7 @@ const { values: flags } = parseArgs({
     'uploads-only': { type: 'boolean', default: false },
     'no-uploads': { type: 'boolean', default: false },
     'no-search': { type: 'boolean', default: false },
+    'no-works': { type: 'boolean', default: false },
     workers: { type: 'string' },
   },
 })
@@ -875,6 +879,8 @@ async function main(): Promise<void> {
   build()
   const uploadsOnly = flags['uploads-only']
   const report: Record<string, unknown> = flags['search-only'] || uploadsOnly ? {} : await routesBench()
+  if (!flags['no-works'] && !flags['search-only'] && !uploadsOnly)
+    report.worksRefresh = await worksBench(report)
   if (!flags['no-search'] && !uploadsOnly) report.search = await searchBench()
   if (!flags['no-uploads'] && !flags['search-only'])
     report.uploads = await uploadsBench({ startApp: (url, env) => startApp(url, env), log, quick })
@@ -882,6 +888,31 @@ async function main(): Promise<void> {
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
   log(`written ${out}`)
+}
+
+/** Experts and works per refresh measurement: a few seconds at ORCID's pacer (two requests per expert). */
+const WORKS_BENCH = { experts: 20, works: 10 }
+
+/**
+ * The works refresh throughput (bench/works-refresh.ts) on its own fresh database, printed beside the
+ * profile read's ratio to the bare baseline from the route measurements of the same run.
+ */
+async function worksBench(report: Record<string, unknown>): Promise<Record<string, unknown>> {
+  log(`works refresh: ${WORKS_BENCH.experts} experts of ${WORKS_BENCH.works} works each...`)
+  const { complete, ...figures } = await measureWorksRefresh({ db: flags.db, ...WORKS_BENCH })
+  if (!complete)
+    throw new Error(`the works refresh benchmark stored less than it was given: ${JSON.stringify(figures)}`)
+  const results = Array.isArray(report.results) ? report.results : []
+  const profile: unknown = results.find((row: unknown) => isObject(row) && row.route === 'GET expert profile')
+  const profileRatio = isObject(profile) && typeof profile.ratio === 'number' ? profile.ratio : undefined
+  console.log(
+    `\nworks refresh (${figures.dialect}, ${figures.experts} experts, ${figures.works_created} works, ORCID stand-in): ` +
+      `${figures.experts_per_second} experts/s, ${figures.works_per_second} works/s` +
+      (profileRatio === undefined
+        ? ''
+        : `; profile read in this run: ${profileRatio.toFixed(2)}x of the bare baseline`),
+  )
+  return { ...figures, ...(profileRatio === undefined ? {} : { profileReadRatio: profileRatio }) }
 }
 
 async function routesBench(): Promise<Record<string, unknown>> {

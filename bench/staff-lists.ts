@@ -7,13 +7,9 @@
  *   npx tsx bench/staff-lists.ts                      # SQLite in a temporary file
  *   npx tsx bench/staff-lists.ts --db postgres://...  # a fresh PostgreSQL database, dropped after
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
-import pg from 'pg'
-import { type Database, isPostgresUrl, openDatabase } from '../src/db/database.js'
+import { type Database, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import type { ProfileType } from '../src/db/schema.js'
 import type { Audience } from '../src/derived/audience.js'
@@ -21,35 +17,11 @@ import { bumpExpertSearchVersion } from '../src/derived/search-index.js'
 import { rebuildSearchIndex } from '../src/derived/search-maintenance.js'
 import type { ProfileListInput } from '../src/staff/schemas.js'
 import { listPeople } from '../src/staff/service.js'
+import { freshDatabase } from './fresh-database.js'
 import { buildSearchDataset } from './search-dataset.js'
 
 const PROFILES = 6000
 const RUNS = 50
-
-async function freshDatabase(
-  target: string | undefined,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (target && isPostgresUrl(target)) {
-    const name = `expertdir_bench_staff_${process.pid}`
-    const admin = new pg.Client({ connectionString: target })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
-    const url = new URL(target)
-    url.pathname = `/${name}`
-    return {
-      url: url.toString(),
-      async drop() {
-        const cleanup = new pg.Client({ connectionString: target })
-        await cleanup.connect()
-        await cleanup.query(`drop database if exists ${name} with (force)`)
-        await cleanup.end()
-      },
-    }
-  }
-  const dir = mkdtempSync(join(os.tmpdir(), 'expertdir-bench-staff-'))
-  return { url: join(dir, 'bench.sqlite'), drop: async () => rmSync(dir, { recursive: true, force: true }) }
-}
 
 /** p50 and p99 of `run`; `before` runs untimed before each (a write that retires the kept results). */
 async function time(
@@ -71,7 +43,7 @@ async function time(
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { db: { type: 'string' } } })
-  const database = await freshDatabase(values.db)
+  const database = await freshDatabase(values.db, 'staff')
   let handle: Database | undefined
   try {
     handle = openDatabase(database.url)

@@ -8,55 +8,18 @@
  *   npx tsx bench/works-refresh.ts --db postgres://...          # a fresh PostgreSQL database, dropped after
  *   npx tsx bench/works-refresh.ts --experts 20 --works 5       # a smoke run
  */
-import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
-import os from 'node:os'
-import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
 import { cliTrail } from '../src/audit/actor.js'
 import { loadConfig } from '../src/config.js'
-import { isPostgresUrl, openDatabase } from '../src/db/database.js'
+import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { insertExpert } from '../src/experts/repository.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { createWorksSchedule, refreshExpertsNow } from '../src/works/schedule.js'
 import { sourcesFrom } from '../src/works/sources/index.js'
-
-const { values: flags } = parseArgs({
-  options: {
-    db: { type: 'string' },
-    experts: { type: 'string', default: '200' },
-    works: { type: 'string', default: '20' }, // at most 1000
-  },
-})
-const EXPERTS = Number(flags.experts)
-const WORKS = Number(flags.works)
-
-async function freshDatabase(
-  target: string | undefined,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (target && isPostgresUrl(target)) {
-    const name = `expertdir_bench_works_${process.pid}`
-    const admin = new pg.Client({ connectionString: target })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
-    const url = new URL(target)
-    url.pathname = `/${name}`
-    return {
-      url: url.toString(),
-      async drop() {
-        const cleanup = new pg.Client({ connectionString: target })
-        await cleanup.connect()
-        await cleanup.query(`drop database if exists ${name} with (force)`)
-        await cleanup.end()
-      },
-    }
-  }
-  const dir = mkdtempSync(join(os.tmpdir(), 'expertdir-bench-works-'))
-  return { url: join(dir, 'bench.sqlite'), drop: async () => rmSync(dir, { recursive: true, force: true }) }
-}
+import { freshDatabase } from './fresh-database.js'
 
 /** An ORCID iD from its first fifteen digits, with its ISO 7064 mod 11-2 check digit. */
 function orcidOf(digits: string): string {
@@ -72,8 +35,8 @@ const putCodeOf = (orcid: string, index: number) => Number(orcid.replace(/\D/g, 
 
 const doiOf = (orcid: string, index: number) => `10.5555/bench.${orcid}.${index}`
 
-/** ORCID's works summary (`/:orcid/works`) and bulk read (`/:orcid/works/1,2,...`) for any iD. */
-function orcidStandIn(): http.Server {
+/** ORCID's works summary (`/:orcid/works`) and bulk read (`/:orcid/works/1,2,...`) for any iD, `works` each. */
+function orcidStandIn(works: number): http.Server {
   return http.createServer((request, response) => {
     const [, orcid = '', , codes] = new URL(request.url ?? '/', 'http://bench').pathname.split('/')
     const externalIds = (index: number) => ({
@@ -90,7 +53,7 @@ function orcidStandIn(): http.Server {
       codes === undefined
         ? {
             'last-modified-date': { value: 1 },
-            group: Array.from({ length: WORKS }, (_, index) => ({
+            group: Array.from({ length: works }, (_, index) => ({
               'external-ids': externalIds(index),
               'work-summary': [
                 { 'put-code': putCodeOf(orcid, index), title: title(index), type: 'journal-article' },
@@ -113,85 +76,121 @@ function orcidStandIn(): http.Server {
   })
 }
 
-const target = await freshDatabase(flags.db)
-const standIn = orcidStandIn()
-await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve))
-const address = standIn.address()
-if (address === null || typeof address === 'string') throw new Error('the ORCID stand-in has no port')
-const { port } = address
-const database = openDatabase(target.url)
-try {
-  await migrateToLatest(database.db)
-  const now = Date.now()
-  const org = await createOrganization(database.db, { name: 'Bench University' }, now)
-  for (let index = 0; index < EXPERTS; index++) {
-    const orcid = orcidOf(`0000000210${String(10_000 + index).padStart(5, '0')}`)
-    await insertExpert(database.db, {
-      org_id: org.id,
-      username: `bench-${index}`,
-      firstname: 'Bench',
-      lastname: `Expert ${index}`,
-      job_title: 'Researcher',
-      email: `bench-${index}@example.org`,
-      email_key: `bench-${index}@example.org`,
-      company: 'Bench University',
-      department: null,
-      phone_number: null,
-      phone_number_extension: null,
-      location_city: null,
-      location_state: null,
-      location_country: null,
-      location_postal: null,
-      location_address: null,
-      location_building: null,
-      location_room: null,
-      is_published: 1,
-      is_private: 0,
-      created_at: now,
-      updated_at: now,
-      orcid,
-    })
-  }
-  const config = loadConfig(
-    {
-      sources: ['orcid'],
-      sourcesAllowPrivate: true,
-      orcidUrl: `http://127.0.0.1:${port}`,
-    },
-    {},
-  )
-  const schedule = createWorksSchedule({
-    db: database.db,
-    dialect: database.dialect,
-    sources: sourcesFrom(config),
-  })
-  const started = performance.now()
-  const result = await refreshExpertsNow(schedule, database.db, {
-    orgId: org.id,
-    trail: cliTrail('works refresh'),
-  })
-  const seconds = (performance.now() - started) / 1000
-  await schedule.stop()
-  const created = result.runs.reduce((sum, run) => sum + run.counts.created, 0)
-  const errors = result.runs.flatMap((run) => run.errors)
-  console.log(
-    JSON.stringify(
+export interface WorksRefreshFigures {
+  dialect: string
+  experts: number
+  works_created: number
+  errors: number
+  seconds: number
+  experts_per_second: number
+  works_per_second: number
+}
+
+/**
+ * Refreshes `experts` experts of `works` works each on a fresh database (`db`: a PostgreSQL server's URL,
+ * else a temporary SQLite file) and answers the throughput; `complete` is false when a work is missing
+ * or a source failed.
+ */
+export async function measureWorksRefresh({
+  db,
+  experts: EXPERTS,
+  works: WORKS,
+}: {
+  db?: string | undefined
+  experts: number
+  works: number
+}): Promise<WorksRefreshFigures & { complete: boolean }> {
+  const target = await freshDatabase(db, 'works')
+  const standIn = orcidStandIn(WORKS)
+  await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve))
+  const address = standIn.address()
+  if (address === null || typeof address === 'string') throw new Error('the ORCID stand-in has no port')
+  const { port } = address
+  const database = openDatabase(target.url)
+  try {
+    await migrateToLatest(database.db)
+    const now = Date.now()
+    const org = await createOrganization(database.db, { name: 'Bench University' }, now)
+    for (let index = 0; index < EXPERTS; index++) {
+      const orcid = orcidOf(`0000000210${String(10_000 + index).padStart(5, '0')}`)
+      await insertExpert(database.db, {
+        org_id: org.id,
+        username: `bench-${index}`,
+        firstname: 'Bench',
+        lastname: `Expert ${index}`,
+        job_title: 'Researcher',
+        email: `bench-${index}@example.org`,
+        email_key: `bench-${index}@example.org`,
+        company: 'Bench University',
+        department: null,
+        phone_number: null,
+        phone_number_extension: null,
+        location_city: null,
+        location_state: null,
+        location_country: null,
+        location_postal: null,
+        location_address: null,
+        location_building: null,
+        location_room: null,
+        is_published: 1,
+        is_private: 0,
+        created_at: now,
+        updated_at: now,
+        orcid,
+      })
+    }
+    const config = loadConfig(
       {
-        dialect: database.dialect,
-        experts: result.runs.length,
-        works_created: created,
-        errors: errors.length,
-        seconds: Number(seconds.toFixed(2)),
-        experts_per_second: Number((result.runs.length / seconds).toFixed(2)),
-        works_per_second: Number((created / seconds).toFixed(1)),
+        sources: ['orcid'],
+        sourcesAllowPrivate: true,
+        orcidUrl: `http://127.0.0.1:${port}`,
       },
-      null,
-      2,
-    ),
-  )
-  if (errors.length > 0 || created !== EXPERTS * WORKS) process.exitCode = 1
-} finally {
-  await database.close()
-  standIn.close()
-  await target.drop()
+      {},
+    )
+    const schedule = createWorksSchedule({
+      db: database.db,
+      dialect: database.dialect,
+      sources: sourcesFrom(config),
+    })
+    const started = performance.now()
+    const result = await refreshExpertsNow(schedule, database.db, {
+      orgId: org.id,
+      trail: cliTrail('works refresh'),
+    })
+    const seconds = (performance.now() - started) / 1000
+    await schedule.stop()
+    const created = result.runs.reduce((sum, run) => sum + run.counts.created, 0)
+    const errors = result.runs.flatMap((run) => run.errors)
+    return {
+      dialect: database.dialect,
+      experts: result.runs.length,
+      works_created: created,
+      errors: errors.length,
+      seconds: Number(seconds.toFixed(2)),
+      experts_per_second: Number((result.runs.length / seconds).toFixed(2)),
+      works_per_second: Number((created / seconds).toFixed(1)),
+      complete: errors.length === 0 && created === EXPERTS * WORKS,
+    }
+  } finally {
+    await database.close()
+    standIn.close()
+    await target.drop()
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values: flags } = parseArgs({
+    options: {
+      db: { type: 'string' },
+      experts: { type: 'string', default: '200' },
+      works: { type: 'string', default: '20' }, // at most 1000
+    },
+  })
+  const { complete, ...figures } = await measureWorksRefresh({
+    db: flags.db,
+    experts: Number(flags.experts),
+    works: Number(flags.works),
+  })
+  console.log(JSON.stringify(figures, null, 2))
+  if (!complete) process.exitCode = 1
 }

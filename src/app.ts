@@ -63,7 +63,7 @@ import { healthRoutes } from './system/routes.js'
 import { topicRoutes } from './topics/routes.js'
 import { createRefreshLimit } from './works/refresh-limit.js'
 import { worksRoutes } from './works/routes.js'
-import { createWorksSchedule, type WorksSchedule } from './works/schedule.js'
+import { createWorksSchedule, scheduleTiming, type WorksSchedule } from './works/schedule.js'
 import { sourcesFrom } from './works/sources/index.js'
 import type { Source } from './works/sources/source.js'
 
@@ -202,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: database.db,
     dialect: database.dialect,
     sources: options.workSources ?? sourcesFrom(config),
+    ...scheduleTiming(config),
     now,
     log: app.log,
   })

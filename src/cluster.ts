@@ -6,7 +6,7 @@ import { createOutbox } from './delivery/outbox.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics, serveClusterScrapes } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
-import { createWorksSchedule } from './works/schedule.js'
+import { createWorksSchedule, scheduleTiming } from './works/schedule.js'
 import { sourcesFrom } from './works/sources/index.js'
 
 /** A worker that dies sooner than this after its start counts as a crash loop: its restart waits. */
@@ -43,6 +43,7 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     db: database.db,
     dialect: database.dialect,
     sources: sourcesFrom(config),
+    ...scheduleTiming(config),
     log,
   })
   works.start()

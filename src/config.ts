@@ -161,6 +161,19 @@ export const ConfigSchema = Type.Object({
     default: 100,
     description: 'full ORCID works read per request (ORCID allows 100; older documents say 50)',
   }),
+  worksLeaseSeconds: Type.Integer({
+    minimum: 1,
+    default: 600,
+    'x-default-note': '10 minutes',
+    description:
+      "how long a process's hold on an expert's publications refresh lasts unless it renews it (it does, every third of it, while the refresh runs), in seconds: a refresh cut short by a dead process is taken over and started again after at most this much",
+  }),
+  worksPollSeconds: Type.Integer({
+    minimum: 1,
+    default: 60,
+    description:
+      'how often the process that runs background work looks for experts due for a publications refresh, in seconds',
+  }),
   openalexUrl: Type.String({
     pattern: '^https?://',
     default: 'https://api.openalex.org',
@@ -374,6 +387,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   orcidClientId: 'EXPERTDIR_ORCID_CLIENT_ID',
   orcidClientSecret: 'EXPERTDIR_ORCID_CLIENT_SECRET',
   orcidBatchSize: 'EXPERTDIR_ORCID_BATCH_SIZE',
+  worksLeaseSeconds: 'EXPERTDIR_WORKS_LEASE_SECONDS',
+  worksPollSeconds: 'EXPERTDIR_WORKS_POLL_SECONDS',
   openalexUrl: 'EXPERTDIR_OPENALEX_URL',
   openalexApiKey: 'EXPERTDIR_OPENALEX_API_KEY',
   crossrefUrl: 'EXPERTDIR_CROSSREF_URL',

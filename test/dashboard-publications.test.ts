@@ -147,6 +147,14 @@ describeEachDialect(
         assert.equal(await pending.getByRole('listitem').count(), 1)
         await assertAccessible(page, 'publications')
 
+        // The expert reads how its own refreshes end, the one it starts included.
+        const lastRun = page.getByRole('region', { name: `Refresh of ${ada}` })
+        await lastRun.getByText(/^Found 4: 4 new/).waitFor()
+        await page.getByRole('button', { name: 'Refresh now' }).click()
+        await page.getByRole('status').getByText('The refresh has started.').waitFor()
+        await lastRun.getByText(/^Found 4: 0 new/).waitFor()
+        await lastRun.getByText('finished').waitFor()
+
         // The organization's run log is not an expert person's: it lands on its own profile.
         await page.goto(`${origin}/admin/publications`)
         await page.getByRole('link', { name: 'Publications found by the sources' }).waitFor()

@@ -6,12 +6,14 @@ import { createWorksSchedule, REFRESH_INTERVAL_MS } from '../src/works/schedule.
 import { api, expectError, expectOk } from './helpers/api.js'
 import { eventually } from './helpers/eventually.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
+import { personToken } from './helpers/people.js'
 import { AuthoredSource, authoredWork } from './helpers/works.js'
 
 /** The works API's refresh now, its limits and refusals, and the schedule across processes (CONTRACT §19). */
 
 const ORCIDS = ['0000-0002-1825-0097', '0000-0001-5109-3700', '0000-0002-1694-233X']
 const NOW_ORCID = '0000-0002-1111-1115'
+const OWN_RUNS_ORCID = '0000-0001-7713-4216'
 const orcid = new AuthoredSource('orcid')
 
 async function expertWith(ctx: TestContext, iD: string) {
@@ -72,6 +74,88 @@ describeEachDialect(
       })
       expectError(limited, 429, 'rate_limited')
       assert.ok(Number(limited.headers['retry-after']) > 0)
+    })
+
+    test("a signed-in expert reads the runs of its own refreshes, never another expert's nor the organization's log", async () => {
+      const username = await expertWith(ctx, OWN_RUNS_ORCID)
+      const neighbour = await expertWith(ctx, '0000-0002-9079-593X')
+      orcid.works.set(OWN_RUNS_ORCID, [
+        authoredWork('orcid', { doi: '10.1000/own-runs', orcidPutCode: '7', foundBecause: 'orcid_record' }),
+      ])
+      const person = await personToken(ctx, ctx.tenant.orgId, 'expert', { expert: username })
+      const own = api(ctx.app, person.token)
+      const params = { corporation: ctx.tenant.orgId, username }
+      const started = await own.post('/v2/organization/{corporation}/expert/{username}/works/refresh', {
+        params,
+      })
+      assert.equal(started.statusCode, 202, started.body)
+      const run = started.json().data
+      await ctx.app.worksSchedule.stop()
+      // The neighbour's run, started by an editor, is not the expert's to read.
+      const neighbourRun = await api(ctx.app, ctx.tenant).post(
+        '/v2/organization/{corporation}/expert/{username}/works/refresh',
+        { params: { corporation: ctx.tenant.orgId, username: neighbour } },
+      )
+      assert.equal(neighbourRun.statusCode, 202, neighbourRun.body)
+      await ctx.app.worksSchedule.stop()
+
+      const { runs, next_cursor } = expectOk(
+        await own.get('/v2/organization/{corporation}/expert/{username}/works/runs', { params }),
+      )
+      assert.deepEqual(
+        runs.map((entry) => [entry.id, entry.username, entry.status]),
+        [[run.id, username, 'finished']],
+      )
+      assert.equal(runs[0]?.counts.claimed, 1)
+      assert.equal(next_cursor, null)
+      expectError(
+        await own.get('/v2/organization/{corporation}/expert/{username}/works/runs', {
+          params: { corporation: ctx.tenant.orgId, username: neighbour },
+        }),
+        403,
+        'forbidden',
+      )
+      expectError(
+        await own.get('/v2/organization/{corporation}/imports', {
+          params: { corporation: ctx.tenant.orgId },
+          query: { username },
+        }),
+        403,
+        'forbidden',
+      )
+      // An editor reads any expert's runs there; the runs follow the expert, not a username.
+      const editor = api(ctx.app, ctx.tenant)
+      const neighbours = expectOk(
+        await editor.get('/v2/organization/{corporation}/expert/{username}/works/runs', {
+          params: { corporation: ctx.tenant.orgId, username: neighbour },
+          query: { page_size: 1 },
+        }),
+      )
+      assert.deepEqual(
+        neighbours.runs.map((entry) => entry.username),
+        [neighbour],
+      )
+      expectError(
+        await editor.get('/v2/organization/{corporation}/expert/{username}/works/runs', {
+          params: { corporation: ctx.other.orgId, username },
+        }),
+        403,
+        'forbidden',
+      )
+      for (const absent of ['nobody-here', await createExpert(ctx, ctx.other, { lastname: 'Elsewhere' })])
+        expectError(
+          await editor.send('GET', `/v2/organization/${ctx.tenant.orgId}/expert/${absent}/works/runs`),
+          404,
+          'not_found',
+        )
+      expectError(
+        await editor.send(
+          'GET',
+          `/v2/organization/${ctx.tenant.orgId}/expert/${username}/works/runs?username=${neighbour}`,
+        ),
+        400,
+        'validation_failed',
+      )
     })
 
     test("another organization's expert is a 404 for decisions and refresh; bad states and cursors are 400", async () => {

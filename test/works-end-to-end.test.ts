@@ -108,6 +108,16 @@ describeEachDialect(
       const run = await refreshOverApi(ctx, username)
       assert.deepEqual(run.errors, [])
       assert.equal(run.status, 'finished')
+      // No key, contact address or client is configured: each source that ran says so in the run log.
+      assert.deepEqual(
+        run.notes.map((note) => note.source),
+        ['orcid', 'openalex', 'crossref', 'pubmed'],
+      )
+      assert.match(run.notes.find((note) => note.source === 'openalex')?.message ?? '', /no OpenAlex API key/)
+      assert.match(
+        run.notes.find((note) => note.source === 'crossref')?.message ?? '',
+        /no Crossref contact address/,
+      )
       const works = await listWorks(ctx, username)
       const shared = works.filter((work) => work.doi === SHARED_DOI)
       assert.equal(shared.length, 1, 'the DOI three sources share is one work')
@@ -424,3 +434,150 @@ describeEachDialect('works schedule across processes', (ctx) => {
     }
   })
 })
+
+describeEachDialect(
+  'works refresh cut short by a killed process',
+  (ctx) => {
+    test('SIGKILL during a refresh, then a restart: it completes once, nothing duplicated, no decision lost', {
+      timeout: 240_000,
+    }, async () => {
+      const db = ctx.testDatabase.database.db
+      const username = await carberry(ctx)
+      const expert = await findExpert(db, ctx.tenant.orgId, username)
+      assert.ok(expert)
+      await refreshOverApi(ctx, username)
+
+      // A person's decisions: one work claimed, another rejected.
+      const found = await listWorks(ctx, username)
+      const [toClaim, toReject] = found.filter((work) => work.state !== 'claimed')
+      const [claimedBefore] = found.filter((work) => work.state === 'claimed')
+      assert.ok(toClaim && toReject, 'the fixtures give at least two works waiting for a decision')
+      assert.ok(claimedBefore, 'and one on the ORCID record')
+      const decided = expectOk(
+        await api(ctx.app, ctx.tenant).post(
+          '/v2/organization/{corporation}/expert/{username}/works/decisions',
+          {
+            params: { corporation: ctx.tenant.orgId, username },
+            body: {
+              decisions: [
+                { id: toClaim.id, state: 'claimed' },
+                { id: toReject.id, state: 'rejected' },
+                { id: claimedBefore.id, state: 'rejected' },
+              ],
+            },
+          },
+        ),
+      )
+      assert.equal(decided.updated, 3)
+      const stored = async () => ({
+        works: await listWorks(ctx, username),
+        articles: await articles(ctx, username),
+        workRows: await db.selectFrom('works').select('id').where('org_id', '=', ctx.tenant.orgId).execute(),
+        candidates: await db
+          .selectFrom('work_candidates')
+          .select(['work_id', 'state'])
+          .where('org_id', '=', ctx.tenant.orgId)
+          .orderBy('work_id')
+          .execute(),
+      })
+      const before = await stored()
+      const runsBefore = await db
+        .selectFrom('work_runs')
+        .select('id')
+        .where('expert_id', '=', expert.id)
+        .execute()
+
+      // ORCID, the first source asked, answers process A's next request slowly.
+      const asked = () => server.requests(ROUTES.orcidWorks).length
+      const askedBefore = asked()
+      server.fault(ROUTES.orcidWorks, { kind: 'delay', ms: 120_000 }, askedBefore + 1)
+      const env = {
+        EXPERTDIR_SOURCES_ALLOW_PRIVATE: '1',
+        EXPERTDIR_ORCID_URL: sourcesConfig.orcidUrl,
+        EXPERTDIR_OPENALEX_URL: sourcesConfig.openalexUrl,
+        EXPERTDIR_CROSSREF_URL: sourcesConfig.crossrefUrl,
+        EXPERTDIR_PUBMED_URL: sourcesConfig.pubmedUrl,
+        EXPERTDIR_WORKS_LEASE_SECONDS: '2',
+        EXPERTDIR_WORKS_POLL_SECONDS: '1',
+      }
+      const servers: ServerProcess[] = []
+      try {
+        const first = await startServerProcess(ctx.testDatabase.url, { env })
+        servers.push(first)
+        const started = await fetch(
+          `${first.base}/v2/organization/${ctx.tenant.orgId}/expert/${username}/works/refresh`,
+          { method: 'POST', headers: ctx.tenant.auth },
+        )
+        const text = await started.text()
+        assert.equal(started.status, 202, text)
+        const body: unknown = JSON.parse(text)
+        assert.ok(isRecord(body) && isRecord(body.data) && typeof body.data.id === 'number')
+        const killedRun = body.data.id
+        await eventually(() => asked() === askedBefore + 1, {
+          what: 'process A is waiting for ORCID',
+          timeoutMs: 60_000,
+        })
+        first.child.kill('SIGKILL')
+        await first.exited
+        const left = await db
+          .selectFrom('work_runs')
+          .select('status')
+          .where('id', '=', killedRun)
+          .executeTakeFirstOrThrow()
+        assert.equal(left.status, 'running', 'the killed process could not close its run')
+
+        servers.push(await startServerProcess(ctx.testDatabase.url, { env }))
+        const runs = await eventually(
+          async () => {
+            const rows = await db
+              .selectFrom('work_runs')
+              .selectAll()
+              .where('expert_id', '=', expert.id)
+              .where(
+                'id',
+                'not in',
+                runsBefore.map((row) => row.id),
+              )
+              .orderBy('id')
+              .execute()
+            return rows.some((row) => row.status === 'finished') ? rows : undefined
+          },
+          { what: 'the restarted process refreshes the expert', timeoutMs: 120_000, intervalMs: 200 },
+        )
+        assert.deepEqual(
+          runs.map((row) => [row.id === killedRun, row.status]),
+          [
+            [true, 'interrupted'],
+            [false, 'finished'],
+          ],
+          'the killed run is closed as interrupted; the refresh completed once',
+        )
+        assert.match(runs[0]?.errors ?? '', /stopped before it finished/)
+        assert.ok(runs[0]?.finished_at, 'the interrupted run has an end')
+        assert.equal(asked(), askedBefore + 2, 'ORCID was asked once by each process')
+        const after = await stored()
+        assert.deepEqual(after, before, 'no work, candidate or article duplicated; every decision kept')
+        const states = new Map(after.works.map((work) => [work.id, work.state]))
+        assert.equal(states.get(toClaim.id), 'claimed')
+        assert.equal(states.get(toReject.id), 'rejected')
+        assert.equal(states.get(claimedBefore.id), 'rejected')
+        const urls = after.articles.map((element) => element.url)
+        assert.equal(new Set(urls).size, urls.length, 'no article twice')
+        // The log served by the API says the same.
+        const { runs: logged } = expectOk(
+          await api(ctx.app, ctx.tenant).get('/v2/organization/{corporation}/imports', {
+            params: { corporation: ctx.tenant.orgId },
+            query: { username },
+          }),
+        )
+        assert.equal(logged.find((run) => run.id === killedRun)?.status, 'interrupted')
+      } finally {
+        for (const process of servers) {
+          if (process.child.exitCode === null) process.child.kill('SIGTERM')
+          await process.exited
+        }
+      }
+    })
+  },
+  { config: sourcesConfig },
+)

@@ -4,6 +4,7 @@ import { findExpert } from '../src/experts/repository.js'
 import { normalizeOrcid } from '../src/validation/orcid.js'
 import { parseWorkFields } from '../src/works/fields.js'
 import { normalizeDoi, titleFingerprint } from '../src/works/normalize.js'
+import type { SourceName, SourceWork } from '../src/works/sources/source.js'
 import { api, expectError, expectOk } from './helpers/api.js'
 import { createExpert, describeEachDialect, type TestContext } from './helpers/harness.js'
 import { AuthoredSource, authoredWork } from './helpers/works.js'
@@ -40,6 +41,13 @@ async function expertWithOrcid(ctx: TestContext, extra: Record<string, unknown> 
       body: { orcid: `https://orcid.org/${ORCID}`, ...extra },
     }),
   )
+  return username
+}
+
+/** An expert with the ORCID iD, whom each source finds with these works (none where not given). */
+async function expertFinding(ctx: TestContext, found: Partial<Record<SourceName, SourceWork[]>>) {
+  const username = await expertWithOrcid(ctx)
+  for (const source of sources) source.works.set(ORCID, found[source.name] ?? [])
   return username
 }
 
@@ -112,33 +120,34 @@ describeEachDialect(
     })
 
     test('one DOI from three sources is one work, each field naming its source', async () => {
-      const username = await expertWithOrcid(ctx)
-      orcid.works.set(ORCID, [
-        authoredWork('orcid', {
-          doi: '10.1000/three',
-          orcidPutCode: '111',
-          title: 'Three sources, one work',
-          foundBecause: 'orcid_record',
-        }),
-      ])
-      openalex.works.set(ORCID, [
-        authoredWork('openalex', {
-          doi: 'https://doi.org/10.1000/THREE',
-          openalexId: 'W123',
-          title: 'Three Sources, One Work',
-          abstract: 'An abstract rebuilt from the inverted index.',
-          year: 2023,
-        }),
-      ])
-      crossref.works.set(ORCID, [
-        authoredWork('crossref', {
-          doi: '10.1000/three',
-          title: 'Three sources, one work.',
-          container: 'Journal of Tests',
-          year: 2023,
-          date: Date.UTC(2023, 4, 1) / 1000,
-        }),
-      ])
+      const username = await expertFinding(ctx, {
+        orcid: [
+          authoredWork('orcid', {
+            doi: '10.1000/three',
+            orcidPutCode: '111',
+            title: 'Three sources, one work',
+            foundBecause: 'orcid_record',
+          }),
+        ],
+        openalex: [
+          authoredWork('openalex', {
+            doi: 'https://doi.org/10.1000/THREE',
+            openalexId: 'W123',
+            title: 'Three Sources, One Work',
+            abstract: 'An abstract rebuilt from the inverted index.',
+            year: 2023,
+          }),
+        ],
+        crossref: [
+          authoredWork('crossref', {
+            doi: '10.1000/three',
+            title: 'Three sources, one work.',
+            container: 'Journal of Tests',
+            year: 2023,
+            date: Date.UTC(2023, 4, 1) / 1000,
+          }),
+        ],
+      })
       const run = await refresh(ctx, username)
       assert.equal(run.status, 'finished')
       assert.equal(run.counts.found, 3)
@@ -252,24 +261,22 @@ describeEachDialect(
     })
 
     test('refreshing twice changes nothing', async () => {
-      const username = await expertWithOrcid(ctx)
-      orcid.works.set(ORCID, [
-        authoredWork('orcid', {
-          doi: '10.1000/twice',
-          orcidPutCode: '222',
-          title: 'Twice',
-          foundBecause: 'orcid_record',
-        }),
-        authoredWork('orcid', {
-          orcidPutCode: '223',
-          title: 'No DOI, only a put-code',
-          foundBecause: 'orcid_record',
-        }),
-      ])
-      openalex.works.set(ORCID, [
-        authoredWork('openalex', { openalexId: 'W777', title: 'Suggested', score: 0.7 }),
-      ])
-      crossref.works.set(ORCID, [])
+      const username = await expertFinding(ctx, {
+        orcid: [
+          authoredWork('orcid', {
+            doi: '10.1000/twice',
+            orcidPutCode: '222',
+            title: 'Twice',
+            foundBecause: 'orcid_record',
+          }),
+          authoredWork('orcid', {
+            orcidPutCode: '223',
+            title: 'No DOI, only a put-code',
+            foundBecause: 'orcid_record',
+          }),
+        ],
+        openalex: [authoredWork('openalex', { openalexId: 'W777', title: 'Suggested', score: 0.7 })],
+      })
       await refresh(ctx, username)
       const before = { works: await listWorks(ctx, username), articles: await articles(ctx, username) }
       ctx.clock.advance(60_000)
@@ -292,12 +299,11 @@ describeEachDialect(
     })
 
     test('a rejected work stays rejected when a later refresh adds its PMID, or finds it by the PMID alone', async () => {
-      const username = await expertWithOrcid(ctx)
-      orcid.works.set(ORCID, [])
-      crossref.works.set(ORCID, [])
-      openalex.works.set(ORCID, [
-        authoredWork('openalex', { doi: '10.1000/rejected', openalexId: 'W900', title: 'Not mine' }),
-      ])
+      const username = await expertFinding(ctx, {
+        openalex: [
+          authoredWork('openalex', { doi: '10.1000/rejected', openalexId: 'W900', title: 'Not mine' }),
+        ],
+      })
       await refresh(ctx, username)
       const [work] = await listWorks(ctx, username)
       assert.ok(work)
@@ -329,16 +335,15 @@ describeEachDialect(
     })
 
     test('a claimed work is in the article section, the profile and search; unclaiming removes it', async () => {
-      const username = await expertWithOrcid(ctx)
-      orcid.works.set(ORCID, [])
-      crossref.works.set(ORCID, [])
-      openalex.works.set(ORCID, [
-        authoredWork('openalex', {
-          doi: '10.1000/zygomorphic',
-          title: 'Zygomorphic petals of orchids',
-          year: 2020,
-        }),
-      ])
+      const username = await expertFinding(ctx, {
+        openalex: [
+          authoredWork('openalex', {
+            doi: '10.1000/zygomorphic',
+            title: 'Zygomorphic petals of orchids',
+            year: 2020,
+          }),
+        ],
+      })
       await refresh(ctx, username)
       const [work] = await listWorks(ctx, username, 'pending')
       assert.ok(work)
@@ -386,10 +391,9 @@ describeEachDialect(
     })
 
     test('decisions are all or nothing: an unknown work refuses the whole request', async () => {
-      const username = await expertWithOrcid(ctx)
-      orcid.works.set(ORCID, [])
-      crossref.works.set(ORCID, [])
-      openalex.works.set(ORCID, [authoredWork('openalex', { doi: '10.1000/atomic', title: 'Atomic' })])
+      const username = await expertFinding(ctx, {
+        openalex: [authoredWork('openalex', { doi: '10.1000/atomic', title: 'Atomic' })],
+      })
       await refresh(ctx, username)
       const [work] = await listWorks(ctx, username)
       assert.ok(work)
@@ -414,25 +418,24 @@ describeEachDialect(
     })
 
     test('a weaker key never joins works with different DOIs: two DOIs sharing a put-code and a PMID are two works', async () => {
-      const username = await expertWithOrcid(ctx)
-      orcid.works.set(ORCID, [
-        authoredWork('orcid', {
-          doi: '10.1000/first',
-          pmid: '4242',
-          orcidPutCode: '900',
-          title: 'First',
-          foundBecause: 'orcid_record',
-        }),
-        authoredWork('orcid', {
-          doi: '10.1000/second',
-          pmid: '4242',
-          orcidPutCode: '900',
-          title: 'Second',
-          foundBecause: 'orcid_record',
-        }),
-      ])
-      openalex.works.set(ORCID, [])
-      crossref.works.set(ORCID, [])
+      const username = await expertFinding(ctx, {
+        orcid: [
+          authoredWork('orcid', {
+            doi: '10.1000/first',
+            pmid: '4242',
+            orcidPutCode: '900',
+            title: 'First',
+            foundBecause: 'orcid_record',
+          }),
+          authoredWork('orcid', {
+            doi: '10.1000/second',
+            pmid: '4242',
+            orcidPutCode: '900',
+            title: 'Second',
+            foundBecause: 'orcid_record',
+          }),
+        ],
+      })
       const run = await refresh(ctx, username)
       assert.deepEqual(run.errors, [])
       const dois = (await listWorks(ctx, username)).map((work) => work.doi).sort()
@@ -440,13 +443,12 @@ describeEachDialect(
     })
 
     test('a title, year and first author match is a possible duplicate, never a merge', async () => {
-      const username = await expertWithOrcid(ctx)
-      orcid.works.set(ORCID, [])
-      crossref.works.set(ORCID, [])
-      openalex.works.set(ORCID, [
-        authoredWork('openalex', { doi: '10.1000/dup-a', title: 'A Study of Duplicates', year: 2019 }),
-        authoredWork('openalex', { doi: '10.9999/dup-b', title: 'A study of duplicates.', year: 2020 }),
-      ])
+      const username = await expertFinding(ctx, {
+        openalex: [
+          authoredWork('openalex', { doi: '10.1000/dup-a', title: 'A Study of Duplicates', year: 2019 }),
+          authoredWork('openalex', { doi: '10.9999/dup-b', title: 'A study of duplicates.', year: 2020 }),
+        ],
+      })
       await refresh(ctx, username)
       const works = await listWorks(ctx, username)
       assert.equal(works.length, 2)

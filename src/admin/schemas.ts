@@ -1,41 +1,20 @@
-import { type Static, type TSchema, Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { ACTOR_KINDS } from '../audit/actor.js'
 import { RECORD_KINDS } from '../audit/log.js'
 import { ROLES } from '../auth/roles.js'
 import { SCOPES } from '../auth/scopes.js'
+import { cursorPaging, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, NextCursor, nullable } from '../http/paging.js'
 import { ExpertParams } from '../http/params.js'
 import { Clearable } from '../validation/fields.js'
 import { Email, Flag, Id, Text, Url } from '../validation/text.js'
 
 /** The admin API's shapes (CONTRACT §14): clients, the webhook, people and the audit log. Times are unix seconds. */
 
-const nullable = <T extends TSchema>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description })
 const UnixTime = (description: string) => Type.Integer({ description: `${description}, unix seconds` })
 
-export const DEFAULT_PAGE_SIZE = 20
-export const MAX_PAGE_SIZE = 100
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE }
 
-const paging = {
-  page_size: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_PAGE_SIZE,
-      default: DEFAULT_PAGE_SIZE,
-      description: `Entries per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
-      'x-message': `must be an integer from 1 to ${MAX_PAGE_SIZE}`,
-    }),
-  ),
-  cursor: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: "The previous page's next_cursor; omit it for the newest entries",
-      'x-message': 'must be the next_cursor of a previous page',
-    }),
-  ),
-}
-const NextCursor = nullable(Type.String(), 'Pass as cursor for the next page; null on the last page')
+const paging = cursorPaging('the newest entries')
 
 // Clients
 

@@ -66,7 +66,8 @@ export interface WorkDuplicatesTable {
 }
 
 export type RunTrigger = 'schedule' | 'request' | 'cli'
-export type RunStatus = 'running' | 'finished' | 'failed'
+/** `interrupted`: the process running it died; another took the expert over and refreshed it again. */
+export type RunStatus = 'running' | 'finished' | 'failed' | 'interrupted'
 
 export interface WorkRunsTable {
   id: Generated<number>

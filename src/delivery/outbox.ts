@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
+import { keepRenewing, pollingLoop } from '../db/leases.js'
 import type { DeliveryRow } from '../db/schema.js'
 import { parseRecipients } from '../inquiries/handling.js'
 import { findInquiry } from '../inquiries/repository.js'
@@ -160,13 +161,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
    * delivers twice; a process that dies stops renewing and its claim lapses after one lease.
    */
   function keepLeases(ids: number[], token: string): () => void {
-    const timer = setInterval(() => {
-      renewLeases(db, ids, token, now() + leaseMs).catch((error: unknown) =>
-        log.warn({ err: error }, 'could not renew delivery leases'),
-      )
-    }, leaseMs / 3)
-    timer.unref()
-    return () => clearInterval(timer)
+    return keepRenewing(
+      () => renewLeases(db, ids, token, now() + leaseMs),
+      leaseMs,
+      (error: unknown) => log.warn({ err: error }, 'could not renew delivery leases'),
+    )
   }
 
   async function processOnce(): Promise<OutboxRun> {
@@ -200,41 +199,17 @@ export function createOutbox(options: OutboxOptions): Outbox {
     return run
   }
 
-  let running: Promise<void> | undefined
-  let stopping = false
-  let wake: (() => void) | undefined
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-
-  async function loop(): Promise<void> {
-    while (!stopping) {
-      let busy = false
-      try {
-        busy = (await processOnce()).claimed === BATCH
-      } catch (error) {
-        log.warn({ err: error }, 'outbox pass failed; retrying shortly')
-      }
-      if (!busy && !stopping) await pause(config.deliveryPollMs)
-    }
-  }
+  const loop = pollingLoop(
+    async () => (await processOnce()).claimed === BATCH,
+    config.deliveryPollMs,
+    (error) => log.warn({ err: error }, 'outbox pass failed; retrying shortly'),
+  )
 
   return {
     processOnce,
-    start() {
-      stopping = false
-      running ??= loop()
-    },
+    start: loop.start,
     async stop() {
-      stopping = true
-      wake?.()
-      await running
-      running = undefined
+      await loop.stop()
       email?.close()
     },
   }

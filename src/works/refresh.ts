@@ -83,6 +83,8 @@ export async function refreshExpert(
       notes.push({ source: source.name, message: skip })
       continue
     }
+    // What a person should know although the source runs: a missing key or contact address.
+    for (const note of source.notes?.() ?? []) notes.push({ source: note.source, message: note.message })
     const found: SourceWork[] = []
     try {
       for await (const work of source.worksFor(searched, signal)) found.push(work)

@@ -12,6 +12,7 @@ import type { WorksSchedule } from './schedule.js'
 import {
   DEFAULT_PAGE_SIZE,
   DecisionsResult,
+  ExpertRunsQuery,
   RunList,
   RunsQuery,
   RunView,
@@ -147,6 +148,35 @@ export async function worksRoutes(untyped: FastifyInstance, context: WorksContex
       if (!started)
         throw new ApiError('conflict', `A refresh of expert ${username} is under way: wait for it to finish.`)
       return reply.code(202).send(ok(runView(started.run)))
+    },
+  )
+
+  app.get(
+    `${base}/runs`,
+    {
+      schema: {
+        operationId: 'listExpertWorkRuns',
+        tags: ['works'],
+        summary: "An expert's works refreshes, newest first: the run log narrowed to the expert",
+        description:
+          "What a refresh now started shows here when it ends (status finished, failed or interrupted). A signed-in expert reads its own runs here; the organization's log (GET .../imports) is not within its reach.",
+        params: ExpertParams,
+        querystring: ExpertRunsQuery,
+        response: { 200: Success(RunList), ...errors },
+      },
+      config: { scope: 'read' },
+    },
+    async (request) => {
+      const { corporation, username } = request.params
+      const { page_size, cursor } = request.query
+      const expert = await expertOrNotFound(db, corporation, username)
+      return ok(
+        await listRuns(db, corporation, {
+          page_size: page_size ?? DEFAULT_PAGE_SIZE,
+          cursor,
+          expertId: expert.id,
+        }),
+      )
     },
   )
 

@@ -132,7 +132,10 @@ export type RunView = ReturnType<typeof runView>
 
 const runCursor = idCursor('run1.', 'this run log')
 
-/** The organization's runs, newest first, a page at a time; optionally one expert's. */
+/**
+ * The organization's runs, newest first, a page at a time; optionally those logged under a username, or
+ * one expert's whatever the username was when each ran (`expertId`).
+ */
 export async function listRuns(
   db: Queryable,
   orgId: number,
@@ -140,12 +143,19 @@ export async function listRuns(
     page_size,
     cursor,
     username,
-  }: { page_size: number; cursor?: string | undefined; username?: string | undefined },
+    expertId,
+  }: {
+    page_size: number
+    cursor?: string | undefined
+    username?: string | undefined
+    expertId?: number | undefined
+  },
 ): Promise<{ runs: RunView[]; next_cursor: string | null }> {
   const before = runCursor.parameter(cursor)
   let query = db.selectFrom('work_runs').selectAll().where('org_id', '=', orgId)
   if (before !== undefined) query = query.where('id', '<', before)
   if (username !== undefined) query = query.where('username', '=', username)
+  if (expertId !== undefined) query = query.where('expert_id', '=', expertId)
   const rows = await query
     .orderBy('id', 'desc')
     .limit(page_size + 1)

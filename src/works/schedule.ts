@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import type { AuditTrail } from '../audit/actor.js'
+import type { Config } from '../config.js'
+import { keepRenewing, pollingLoop } from '../db/leases.js'
 import type { DB, ExpertRow } from '../db/schema.js'
 import type { RunTrigger, WorkRunRow } from '../db/works-schema.js'
 import { hasSearchableIdentifier, refreshExpert, startRefresh } from './refresh.js'
@@ -18,8 +20,11 @@ import type { Source } from './sources/source.js'
  */
 
 export const REFRESH_INTERVAL_MS = 7 * 24 * 60 * 60 * 1000
-/** A refresh's lease: far above a refresh's time, renewed every third of it while it runs. */
+/** A refresh's lease by default: far above a refresh's time, renewed every third of it while it runs. */
 export const REFRESH_LEASE_MS = 10 * 60 * 1000
+/** What a run left `running` by a process that died says once another process takes the expert over. */
+export const INTERRUPTED_MESSAGE =
+  'The process running this refresh stopped before it finished; the refresh was started again from the start.'
 const BATCH = 5
 
 type Log = { warn(object: object, message: string): void; info(object: object, message: string): void }
@@ -35,6 +40,11 @@ export interface WorksScheduleOptions {
   leaseMs?: number
   pollMs?: number
   log?: Log
+}
+
+/** The lease and poll interval of the schedule from the settings (`EXPERTDIR_WORKS_LEASE_SECONDS`, `_POLL_SECONDS`). */
+export function scheduleTiming(config: Pick<Config, 'worksLeaseSeconds' | 'worksPollSeconds'>) {
+  return { leaseMs: config.worksLeaseSeconds * 1000, pollMs: config.worksPollSeconds * 1000 }
 }
 
 /** Puts every expert with an identifier and no schedule row on the schedule, due now. */
@@ -84,11 +94,36 @@ async function claimDue(
     .limit(limit)
   due = expertId === undefined ? due.where('due_at', '<=', now) : due.where('expert_id', '=', expertId)
   if (dialect === 'postgres') due = due.forUpdate().skipLocked()
-  return db
-    .updateTable('work_schedule')
-    .set({ locked_until: now + leaseMs, lock_token: token })
-    .where('expert_id', 'in', due)
-    .returning(['expert_id', 'org_id'])
+  return (
+    db
+      .updateTable('work_schedule')
+      // A refresh asked for now is due now: should its process die, the schedule takes it over.
+      .set({
+        locked_until: now + leaseMs,
+        lock_token: token,
+        ...(expertId === undefined ? {} : { due_at: now }),
+      })
+      .where('expert_id', 'in', due)
+      .returning(['expert_id', 'org_id'])
+      .execute()
+  )
+}
+
+/**
+ * Closes the runs of these experts still marked `running`: called by the lease's new holder, so each is a
+ * run whose process died (or lost its lease) before it could finish it.
+ */
+async function closeInterruptedRuns(db: Kysely<DB>, expertIds: number[], now: number): Promise<void> {
+  if (expertIds.length === 0) return
+  await db
+    .updateTable('work_runs')
+    .set({
+      status: 'interrupted',
+      errors: JSON.stringify([{ source: 'schedule', message: INTERRUPTED_MESSAGE }]),
+      finished_at: now,
+    })
+    .where('expert_id', 'in', expertIds)
+    .where('status', '=', 'running')
     .execute()
 }
 
@@ -109,18 +144,17 @@ function keepLease(
   leaseMs: number,
   log: Log,
 ) {
-  const timer = setInterval(() => {
-    db.updateTable('work_schedule')
-      .set({ locked_until: now() + leaseMs })
-      .where('expert_id', '=', expertId)
-      .where('lock_token', '=', token)
-      .execute()
-      .catch((error: unknown) =>
-        log.warn({ err: error, expert_id: expertId }, 'could not renew a works lease'),
-      )
-  }, leaseMs / 3)
-  timer.unref()
-  return () => clearInterval(timer)
+  return keepRenewing(
+    () =>
+      db
+        .updateTable('work_schedule')
+        .set({ locked_until: now() + leaseMs })
+        .where('expert_id', '=', expertId)
+        .where('lock_token', '=', token)
+        .execute(),
+    leaseMs,
+    (error: unknown) => log.warn({ err: error, expert_id: expertId }, 'could not renew a works lease'),
+  )
 }
 
 export interface WorksSchedule {
@@ -180,6 +214,11 @@ export function createWorksSchedule(options: WorksScheduleOptions): WorksSchedul
     await enrollExperts(db, now())
     const token = randomUUID()
     const claimed = await claimDue(db, dialect, { now: now(), leaseMs, limit: BATCH, token })
+    await closeInterruptedRuns(
+      db,
+      claimed.map((row) => row.expert_id),
+      now(),
+    )
     let refreshed = 0
     for (const { expert_id, org_id } of claimed) {
       const expert = await db.selectFrom('experts').selectAll().where('id', '=', expert_id).executeTakeFirst()
@@ -220,6 +259,7 @@ export function createWorksSchedule(options: WorksScheduleOptions): WorksSchedul
       expertId: expert.id,
     })
     if (!claimed) return undefined
+    await closeInterruptedRuns(db, [expert.id], now())
     const run = await startRefresh(db, orgId, expert, { sources, trigger, now })
     const finished = track(refreshLeased(orgId, expert, token, { trigger, trail, run }))
     // The caller may not wait: a failure is logged by refreshLeased and shows in the run log.
@@ -227,42 +267,18 @@ export function createWorksSchedule(options: WorksScheduleOptions): WorksSchedul
     return { run, finished }
   }
 
-  let running: Promise<void> | undefined
-  let stopping = false
-  let wake: (() => void) | undefined
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-
-  async function loop(): Promise<void> {
-    while (!stopping) {
-      let busy = false
-      try {
-        busy = (await runOnce()) === BATCH
-      } catch (error) {
-        log.warn({ err: error }, 'works schedule pass failed; retrying shortly')
-      }
-      if (!busy && !stopping) await pause(pollMs)
-    }
-  }
+  const loop = pollingLoop(
+    async () => (await runOnce()) === BATCH,
+    pollMs,
+    (error) => log.warn({ err: error }, 'works schedule pass failed; retrying shortly'),
+  )
 
   return {
     runOnce,
     refreshNow,
-    start() {
-      stopping = false
-      running ??= loop()
-    },
+    start: loop.start,
     async stop() {
-      stopping = true
-      wake?.()
-      await running
-      running = undefined
+      await loop.stop()
       await Promise.allSettled([...under])
     },
   }

@@ -1,15 +1,13 @@
-import { type Static, type TSchema, Type } from 'typebox'
+import { type Static, Type } from 'typebox'
+import { cursorPaging, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, NextCursor, nullable } from '../http/paging.js'
 import { ExpertParams } from '../http/params.js'
 import { Id } from '../validation/text.js'
 
 /** Request and response schemas of the works routes (CONTRACT §19). */
 
-const nullable = <T extends TSchema>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description })
 const UnixTime = (description: string) => Type.Integer({ description: `${description}, unix seconds` })
 
-export const DEFAULT_PAGE_SIZE = 20
-export const MAX_PAGE_SIZE = 100
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE }
 export const MAX_DECISIONS = 100
 
 const State = Type.Union(
@@ -27,26 +25,7 @@ const State = Type.Union(
   },
 )
 
-const paging = {
-  page_size: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_PAGE_SIZE,
-      default: DEFAULT_PAGE_SIZE,
-      description: `Entries per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
-      'x-message': `must be an integer from 1 to ${MAX_PAGE_SIZE}`,
-    }),
-  ),
-  cursor: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: "The previous page's next_cursor; omit it for the first page",
-      'x-message': 'must be the next_cursor of a previous page',
-    }),
-  ),
-}
-const NextCursor = nullable(Type.String(), 'Pass as cursor for the next page; null on the last page')
+const paging = cursorPaging('the first page')
 
 export const WorksQuery = Type.Object(
   { state: Type.Optional(State), ...paging },
@@ -129,7 +108,10 @@ export const RunView = Type.Object(
     id: Type.Integer(),
     username: Type.String({ description: 'The expert refreshed' }),
     trigger: Type.String({ description: 'schedule, request (refresh now) or cli' }),
-    status: Type.String({ description: 'running, finished or failed' }),
+    status: Type.String({
+      description:
+        'running, finished, failed, or interrupted (the process running it stopped; another refreshed the expert again)',
+    }),
     sources: Type.Array(Type.String(), { description: 'The sources asked' }),
     counts: Type.Object({
       found: Type.Integer(),
@@ -159,5 +141,8 @@ export const RunsQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+/** One expert's runs (`GET .../expert/:username/works/runs`): the paging of the run log, no filter. */
+export const ExpertRunsQuery = Type.Object({ ...paging }, { additionalProperties: false })
 
 export type WorkDecisionsInput = Static<typeof WorkDecisions>

@@ -428,7 +428,7 @@ function meaningRoutes(): ProtectedRoute[] {
   ]
 }
 
-/** The works importer (CONTRACT §19): an expert's works under `read` and `write`, the run log under `read`. */
+/** The works importer (CONTRACT §19): an expert's works and runs under `read` and `write`, the run log under `read`. */
 function worksRoutes(): ProtectedRoute[] {
   const base = '/v2/organization/:corporation/expert/:username/works'
   const withWork = async (ctx: TestContext, owner: Tenant) => {
@@ -445,6 +445,17 @@ function worksRoutes(): ProtectedRoute[] {
       build: async (ctx, corporation, owner) => ({
         method: 'GET',
         url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/works`,
+      }),
+    },
+    {
+      // Another organization's expert is a 404 here too: test/works-api.test.ts.
+      name: 'GET works runs',
+      scope: 'read',
+      covers: [`GET ${base}/runs`],
+      record: false,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/works/runs`,
       }),
     },
     {

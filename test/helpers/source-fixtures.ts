@@ -7,7 +7,7 @@ import { listeningPort } from './net.js'
  * 127.0.0.1, port 0, that the connectors reach through their real HTTP path. Routes are keyed by
  * method + path + sorted query (and form body), ignoring `mailto`, `email`, `tool` and `api_key`;
  * every request is logged with its time on the given clock. Faults replace a route's reply on one
- * call number or on every call.
+ * call number or on every call; `delay` holds the usual reply back (a slow source), `hang` holds it for ever.
  */
 
 export const FIXTURES_DIR = new URL('../fixtures/sources/', import.meta.url)
@@ -32,6 +32,8 @@ export interface Reply {
 export type Fault =
   | { kind: 'status'; status: number; retryAfter?: 'seconds' | 'date'; seconds?: number }
   | { kind: 'hang' }
+  /** The route's usual reply, held back `ms` milliseconds: a slow source (dropped if the client goes away). */
+  | { kind: 'delay'; ms: number }
   | { kind: 'truncate' }
   | { kind: 'malformed' }
   | { kind: 'redirect'; location: string }
@@ -151,6 +153,15 @@ export async function startSourceFixtures(
       case 'hang':
         hanging.add(response)
         return
+      case 'delay': {
+        hanging.add(response)
+        const timer = setTimeout(
+          () => send(response, reply ?? jsonReply({ error: 'no fixture' }, 404)),
+          fault.ms,
+        )
+        response.on('close', () => clearTimeout(timer))
+        return
+      }
       case 'truncate': {
         const body = reply?.body ?? '{"results":[]}'
         response.writeHead(200, {

@@ -3380,6 +3380,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/expert/{username}/works/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An expert's works refreshes, newest first: the run log narrowed to the expert
+         * @description What a refresh now started shows here when it ends (status finished, failed or interrupted). A signed-in expert reads its own runs here; the organization's log (GET .../imports) is not within its reach.
+         */
+        get: operations["listExpertWorkRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/imports": {
         parameters: {
             query?: never;
@@ -4670,7 +4690,7 @@ export interface components {
             username: string;
             /** @description schedule, request (refresh now) or cli */
             trigger: string;
-            /** @description running, finished or failed */
+            /** @description running, finished, failed, or interrupted (the process running it stopped; another refreshed the expert again) */
             status: string;
             /** @description The sources asked */
             sources: string[];
@@ -23999,6 +24019,61 @@ export interface operations {
                     };
                 };
             };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExpertWorkRuns: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ImportRunList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
             308: components["responses"]["RenamedExpert"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

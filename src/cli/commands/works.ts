@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { cliTrail } from '../../audit/actor.js'
 import { findExpert } from '../../experts/repository.js'
 import { findOrganization } from '../../organizations/repository.js'
-import { createWorksSchedule, refreshExpertsNow } from '../../works/schedule.js'
+import { createWorksSchedule, refreshExpertsNow, scheduleTiming } from '../../works/schedule.js'
 import { checkSources } from '../../works/sources/check.js'
 import { sourcesFrom } from '../../works/sources/index.js'
 import { normalizeOrcid } from '../../works/sources/normalize.js'
@@ -42,6 +42,7 @@ export function worksCommands(program: Command, cli: Cli): void {
           db,
           dialect: database.dialect,
           sources: sourcesFrom(cli.config()),
+          ...scheduleTiming(cli.config()),
         })
         try {
           return await refreshExpertsNow(schedule, db, {

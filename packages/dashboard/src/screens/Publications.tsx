@@ -1,11 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { getRouteApi, Link } from '@tanstack/react-router'
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
 import { dataOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
-import { canWrite, writesContent } from '../roles.ts'
+import { canWrite } from '../roles.ts'
 import { FailureNote, useAction } from '../ui/action.tsx'
 import { Empty, ErrorNote, Loading, Notice, Time } from '../ui/parts.tsx'
 import { RunSummary } from './RunSummary.tsx'
@@ -239,26 +239,32 @@ function WorkRow({
   )
 }
 
-/** "Refresh now" (202 with the run); editors also see how the expert's last runs ended. */
+/**
+ * "Refresh now" (202 with the run) and how the expert's last run ended, read from the expert's own runs
+ * (`.../works/runs`), which a signed-in expert may read too. A run under way is read again until it ends;
+ * when the run started here ends, the works are read again.
+ */
 function Refresh({ organization, username }: { organization: number; username: string }) {
-  const me = useSignedIn()
   const queries = useQueryClient()
   const action = useAction()
   const [started, setStarted] = useState<components['schemas']['ImportRun']>()
-  const readsRuns = writesContent(me)
+  const runsKey = ['works-runs', organization, username]
   const runs = useQuery({
-    queryKey: ['imports', organization, username],
-    enabled: readsRuns,
+    queryKey: runsKey,
     queryFn: async () =>
       dataOf(
-        await api.GET('/v2/organization/{corporation}/imports', {
-          params: { path: { corporation: organization }, query: { username, page_size: 1 } },
+        await api.GET('/v2/organization/{corporation}/expert/{username}/works/runs', {
+          params: { path: { corporation: organization, username }, query: { page_size: 1 } },
         }),
       ),
-    // A run under way is read again until it ends.
     refetchInterval: (query) => (query.state.data?.runs[0]?.status === 'running' ? 2000 : false),
   })
   const last = runs.data?.runs[0] ?? started
+  const endedHere = started && last?.id === started.id && last.status !== 'running' ? last.id : undefined
+  useEffect(() => {
+    if (endedHere !== undefined)
+      void queries.invalidateQueries({ queryKey: worksKey(organization, username) })
+  }, [endedHere, organization, username, queries])
   const refresh = () =>
     action.run(async () => {
       const run = dataOf(
@@ -267,9 +273,7 @@ function Refresh({ organization, username }: { organization: number; username: s
         }),
       )
       setStarted(run)
-      await queries.invalidateQueries({ queryKey: ['imports', organization, username] })
-      // The works of a quick run are there at once; a longer one shows them on the next visit.
-      await queries.invalidateQueries({ queryKey: worksKey(organization, username) })
+      await queries.invalidateQueries({ queryKey: runsKey })
       return 'The refresh has started.'
     })
   return (
@@ -283,12 +287,8 @@ function Refresh({ organization, username }: { organization: number; username: s
       </button>
       {action.notice ? <Notice>{action.notice}</Notice> : null}
       <FailureNote failure={action.failure} />
+      {runs.isError ? <ErrorNote error={runs.error} retry={() => void runs.refetch()} /> : null}
       {last ? <RunSummary run={last} /> : null}
-      {started && !readsRuns ? (
-        <p className="muted">
-          The works it finds appear in the list once it has finished: open this page again then.
-        </p>
-      ) : null}
     </section>
   )
 }

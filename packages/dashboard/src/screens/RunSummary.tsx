@@ -27,7 +27,7 @@ export function RunSummary({ run }: { run: Run }) {
         {run.finished === null ? (
           <span className="badge">running</span>
         ) : (
-          <span className={run.status === 'failed' ? 'badge warn' : 'badge ok'}>{run.status}</span>
+          <span className={run.status === 'finished' ? 'badge ok' : 'badge warn'}>{run.status}</span>
         )}
       </p>
       {run.finished === null ? null : (
@@ -47,7 +47,7 @@ export function RunSummary({ run }: { run: Run }) {
         </ul>
       ) : null}
       {run.notes.length > 0 ? (
-        <ul className="muted" aria-label="Skipped sources">
+        <ul className="muted" aria-label="Notes">
           {run.notes.map((note) => (
             <li key={`${note.source}:${note.message}`}>
               {sourceName(note.source)}: {note.message}
