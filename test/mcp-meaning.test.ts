@@ -246,7 +246,10 @@ describeEachDialect('MCP tools for finding experts by meaning', (ctx: TestContex
     assert.match(summary, /get_expert/)
     const limited = await findForText(readToken, 'storm surge and flood risk for coastal cities', 2)
     assert.equal(limited.experts.length, 2)
-    assert.deepEqual(limited.experts, await apiMatch(readToken, 'storm surge and flood risk for coastal cities', 2))
+    assert.deepEqual(
+      limited.experts,
+      await apiMatch(readToken, 'storm surge and flood risk for coastal cities', 2),
+    )
   })
 
   test('find_experts_for_text: a text nobody covers finds no one, and says so', async () => {
@@ -270,7 +273,10 @@ describeEachDialect('MCP tools for finding experts by meaning', (ctx: TestContex
   test('read:public never gets a private or unpublished expert, nor a reason drawn from one', async () => {
     for (const first of ['Ada', 'Ben', 'Cara', 'Kim']) {
       const { summary, experts } = await similar(publicToken, first, 50)
-      assert.ok(!firstNames(experts).some((name) => HIDDEN.includes(name)), `${first}: ${firstNames(experts)}`)
+      assert.ok(
+        !firstNames(experts).some((name) => HIDDEN.includes(name)),
+        `${first}: ${firstNames(experts)}`,
+      )
       for (const expert of experts)
         for (const reason of expert.reasons) assert.doesNotMatch(reason.label, HIDDEN_WORDS)
       assert.doesNotMatch(summary, /Ivy|Jon|tsunami|groundwater/i)
@@ -283,7 +289,10 @@ describeEachDialect('MCP tools for finding experts by meaning', (ctx: TestContex
     assert.doesNotMatch(seen.summary, /Ivy|Jon|tsunami|groundwater/i)
 
     const all = await findForText(readToken, tsunami, 50)
-    assert.ok(HIDDEN.every((name) => firstNames(all.experts).includes(name)), 'a read token sees them')
+    assert.ok(
+      HIDDEN.every((name) => firstNames(all.experts).includes(name)),
+      'a read token sees them',
+    )
     assert.ok(firstNames((await similar(readToken, 'Ada', 50)).experts).includes('Ivy'))
 
     for (const first of HIDDEN) {
@@ -323,5 +332,33 @@ describeEachDialect('MCP tools for finding experts by meaning', (ctx: TestContex
       'not_found: Expert nobody-here was not found.',
     )
     assert.match(errorText(await call(publicToken, 'similar_experts', {})), /\n- username: /)
+  })
+
+  test('similar_experts follows a renamed expert’s old username, unless the caller may not see the expert', async () => {
+    const rename = async (from: string, to: string) => {
+      const response = await ctx.inject({
+        method: 'PUT',
+        url: `/v2/organization/${org()}/expert/${from}`,
+        headers: ctx.tenant.auth,
+        payload: { username: to },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+    }
+    for (const first of ['Cara', 'Ivy']) await rename(user(first), `${user(first)}-renamed`)
+    try {
+      const viaOld = await similar(publicToken, 'Cara')
+      const viaNew = answer(
+        await call(publicToken, 'similar_experts', { username: `${user('Cara')}-renamed` }),
+      ).experts
+      assert.ok(viaOld.experts.length > 0)
+      assert.deepEqual(viaOld.experts, viaNew)
+      assert.match(
+        errorText(await call(publicToken, 'similar_experts', { username: user('Ivy') })),
+        /^not_found: /,
+      )
+      assert.ok((await similar(readToken, 'Ivy')).experts.length > 0, 'read follows the rename')
+    } finally {
+      for (const first of ['Cara', 'Ivy']) await rename(`${user(first)}-renamed`, user(first))
+    }
   })
 })
