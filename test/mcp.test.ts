@@ -191,12 +191,20 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     assert.equal(reply.result.protocolVersion, '2025-06-18')
   })
 
-  test('tools/list: the five tools, their input schemas the API’s own, with output schemas', async () => {
+  test('tools/list: the seven tools, their input schemas the API’s own, with output schemas', async () => {
     const client = await clientFor(publicToken)
     const { tools } = await client.listTools()
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['search_experts', 'get_expert', 'search_posts', 'search_questions', 'send_inquiry'],
+      [
+        'search_experts',
+        'get_expert',
+        'search_posts',
+        'search_questions',
+        'find_experts_for_text',
+        'similar_experts',
+        'send_inquiry',
+      ],
     )
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name)
@@ -237,7 +245,14 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     const { tools } = await reader.listTools()
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['search_experts', 'get_expert', 'search_posts', 'search_questions'],
+      [
+        'search_experts',
+        'get_expert',
+        'search_posts',
+        'search_questions',
+        'find_experts_for_text',
+        'similar_experts',
+      ],
     )
     const before = (await apiData(`/v2/organization/${org()}/inquiry`, ctx.tenant.token)).inquiries.length
     const refused = await reader.callTool({

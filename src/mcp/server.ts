@@ -5,6 +5,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type TextContent,
 } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import type { FastifyBaseLogger } from 'fastify'
@@ -16,7 +17,9 @@ import { type McpTool, TOOLS, type ToolCall } from './tools.js'
 
 const INSTRUCTIONS =
   "This server is an organization's expert directory. Find experts with search_experts (free text and " +
-  'facets) and read one with get_expert; search_posts and search_questions find its articles and Q&A. ' +
+  'facets) and read one with get_expert; find_experts_for_text finds experts for a press release, an ' +
+  'abstract or a question, and similar_experts finds experts like one expert, with the reasons. ' +
+  'search_posts and search_questions find its articles and Q&A. ' +
   'send_inquiry contacts an expert: use it only when the user asks to, with their own details.'
 
 /**
@@ -40,11 +43,15 @@ function toolError(error: ApiError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}${fields}` }] }
 }
 
+const textBlock = (text: string): TextContent => ({ type: 'text', text })
+
 async function callTool(tool: McpTool, call: ToolCall, args: unknown, log: FastifyBaseLogger) {
   if (!grants(call.principal.scopes, tool.scope)) return toolError(insufficientScope(tool.scope))
   try {
-    const { text, structured } = await tool.call(call, args)
-    return { content: [{ type: 'text', text }], structuredContent: structured }
+    const { text, structured, summary } = await tool.call(call, args)
+    // The JSON block stays, as the protocol asks of a tool with structured content; a summary comes first.
+    const content = summary === undefined ? [textBlock(text)] : [textBlock(summary), textBlock(text)]
+    return { content, structuredContent: structured }
   } catch (error) {
     const refusal = error instanceof Error ? toApiError(error) : undefined
     if (refusal && refusal.code !== 'internal_error') return toolError(refusal)

@@ -11,6 +11,8 @@ import { compileValidator, type Validator } from '../http/validation.js'
 import { INQUIRY_KINDS, type InquiryKind, KIND_NAMES } from '../inquiries/kinds.js'
 import { IdempotencyHeaders, INQUIRY_SCHEMAS, InquiryCreated, toInquiryInput } from '../inquiries/schemas.js'
 import { createInquiry } from '../inquiries/service.js'
+import { DEFAULT_LIMIT, LimitQuery, MatchBody, SimilarExperts } from '../meaning/schemas.js'
+import { matchExperts, similarExperts } from '../meaning/service.js'
 import { Profile, type ProfileData, readProfile } from '../profiles/read.js'
 import {
   ExpertSearchQuery,
@@ -24,6 +26,7 @@ import { searchExperts, searchQuestions, searchSpotlights } from '../search/serv
 import { withMediaBase } from '../storage/keys.js'
 import { isObject } from '../validation/guards.js'
 import { type ObjectJsonSchema, toolSchema } from './json-schema.js'
+import { summarizeExperts } from './summaries.js'
 
 /** Who calls a tool and with what: the app's infrastructure and the bearer token's principal. */
 export interface ToolCall {
@@ -66,9 +69,11 @@ export interface McpTool {
 export interface ToolResult {
   text: string
   structured: Record<string, unknown>
+  /** The answer in sentences a model reads well, given before the JSON when the tool writes one. */
+  summary?: string
 }
 
-interface ToolSpec<Args> {
+interface ToolSpec<Args, Result extends object = object> {
   name: string
   title: string
   description: string
@@ -78,20 +83,22 @@ interface ToolSpec<Args> {
   input: TSchema
   validate: Validator<Args>
   output: TSchema
-  run: (call: ToolCall, args: Args) => Promise<object>
+  run: (call: ToolCall, args: Args) => Promise<Result>
+  /** The result in plain sentences, beside the JSON (media addresses are left out of it). */
+  summarize?: (result: Result, args: Args) => string
 }
 
 /** The validator of a tool's arguments: the API's own, for a JSON body (values already typed). */
 const argumentsOf = <T extends TSchema>(schema: T) => compileValidator<Static<T>>(schema, 'arguments')
 
 /** A tool whose arguments are one of the API's request schemas, validated as the API validates it. */
-function schemaTool<Input extends TSchema>(
-  spec: Omit<ToolSpec<Static<Input>>, 'input' | 'validate'> & { input: Input },
+function schemaTool<Input extends TSchema, Result extends object = object>(
+  spec: Omit<ToolSpec<Static<Input>, Result>, 'input' | 'validate'> & { input: Input },
 ): McpTool {
   return defineTool({ ...spec, validate: argumentsOf(spec.input) })
 }
 
-function defineTool<Args>(spec: ToolSpec<Args>): McpTool {
+function defineTool<Args, Result extends object = object>(spec: ToolSpec<Args, Result>): McpTool {
   const { validate } = spec
   // Fastify's own serializer, compiled once from the route's response schema: nothing the schema does
   // not list goes out, and values take the schema's types, exactly as in the API's `data`.
@@ -114,13 +121,12 @@ function defineTool<Args>(spec: ToolSpec<Args>): McpTool {
     async call(call, args) {
       const checked = validate(args)
       if (checked.error) throw checked.error
-      const text = withMediaBase(
-        Buffer.from(serialize(await spec.run(call, checked.value))),
-        call.mediaBase,
-      ).toString()
+      const result = await spec.run(call, checked.value)
+      const text = withMediaBase(Buffer.from(serialize(result)), call.mediaBase).toString()
       const structured: unknown = JSON.parse(text)
       if (!isObject(structured)) throw new Error(`${spec.name} returned no object`)
-      return { text, structured }
+      const summary = spec.summarize?.(result, checked.value)
+      return summary === undefined ? { text, structured } : { text, structured, summary }
     },
   }
 }
@@ -151,19 +157,29 @@ const GetExpertArguments = Type.Object(
   { additionalProperties: false, title: 'GetExpertArguments' },
 )
 
-/** The profile under `username`, or under the name a renamed expert has now (the API's 308). */
-async function readExpertProfile(call: ToolCall, username: string): Promise<ProfileData> {
-  const { db } = call.context
-  const orgId = call.principal.orgId
+/**
+ * `read` for the expert under `username`, or under the name a renamed expert has now (the API's 308);
+ * the first not_found stands when there is no such rename the caller may see.
+ */
+async function underCurrentName<T>(
+  call: ToolCall,
+  username: string,
+  read: (username: string) => Promise<T>,
+): Promise<T> {
   try {
-    return await readProfile(db, orgId, username, 'expert', audience(call))
+    return await read(username)
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'not_found') throw error
-    const renamed = await findRenamedExpert(db, orgId, username)
+    const renamed = await findRenamedExpert(call.context.db, call.principal.orgId, username)
     if (!renamed || !profileVisibleTo(audience(call), renamed)) throw error
-    return readProfile(db, orgId, renamed.username, 'expert', audience(call))
+    return read(renamed.username)
   }
 }
+
+const readExpertProfile = (call: ToolCall, username: string): Promise<ProfileData> =>
+  underCurrentName(call, username, (current) =>
+    readProfile(call.context.db, call.principal.orgId, current, 'expert', audience(call)),
+  )
 
 const getExpertTool = schemaTool({
   name: 'get_expert',
@@ -203,6 +219,62 @@ const searchQuestionsTool = schemaTool({
   input: QuestionSearchQuery,
   output: QuestionSearchResult,
   run: (call, input) => searchQuestions(searchTarget(call), call.principal.orgId, input, audience(call)),
+})
+
+const findExpertsForTextTool = schemaTool({
+  name: 'find_experts_for_text',
+  title: 'Find experts for a text',
+  description:
+    'Finds the experts best placed to speak to a text: a press release, an abstract, a story idea or a ' +
+    "journalist's question (up to 20,000 characters), by meaning rather than exact words: the text's " +
+    'most telling words, the concepts it names and the concepts of works it cites by DOI or PMID. ' +
+    'Returns the experts best first, each with a score and the reasons (shared concepts and words). ' +
+    `Use get_expert with a username for the full profile. ${PUBLIC_NOTE}`,
+  scope: 'read:public',
+  readOnly: true,
+  input: MatchBody,
+  output: SimilarExperts,
+  run: async (call, input) => ({
+    experts: await matchExperts(
+      call.context.db,
+      call.principal.orgId,
+      input.text,
+      audience(call),
+      input.limit ?? DEFAULT_LIMIT,
+    ),
+  }),
+  summarize: ({ experts }) => summarizeExperts(experts, 'for the text'),
+})
+
+const SimilarExpertsArguments = Type.Object(
+  { username: ExpertParams.properties.username, limit: Type.Optional(LimitQuery.properties.limit) },
+  { additionalProperties: false, title: 'SimilarExpertsArguments' },
+)
+
+const similarExpertsTool = schemaTool({
+  name: 'similar_experts',
+  title: 'Find similar experts',
+  description:
+    'The experts most like one expert (by username, as search_experts returns it): shared concepts, ' +
+    'the words of their profiles and works, co-authored works, and a little for the same department. ' +
+    'Useful when that expert is unavailable. Returns them best first, each with a score and the reasons. ' +
+    PUBLIC_NOTE,
+  scope: 'read:public',
+  readOnly: true,
+  input: SimilarExpertsArguments,
+  output: SimilarExperts,
+  run: async (call, input) => ({
+    experts: await underCurrentName(call, input.username, (current) =>
+      similarExperts(
+        call.context.db,
+        call.principal.orgId,
+        current,
+        audience(call),
+        input.limit ?? DEFAULT_LIMIT,
+      ),
+    ),
+  }),
+  summarize: ({ experts }, { username }) => summarizeExperts(experts, `similar to ${username}`),
 })
 
 const IdempotencyKey = IdempotencyHeaders.properties['idempotency-key']
@@ -310,5 +382,7 @@ export const TOOLS: readonly McpTool[] = [
   getExpertTool,
   searchPostsTool,
   searchQuestionsTool,
+  findExpertsForTextTool,
+  similarExpertsTool,
   sendInquiryTool,
 ]
