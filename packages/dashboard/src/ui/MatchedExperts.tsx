@@ -53,20 +53,20 @@ function MatchedRow({ expert, linked }: { expert: MatchedExpert; linked: boolean
           <strong>{name}</strong>
         )}
         {expert.job_title ? <p className="muted">{expert.job_title}</p> : null}
-        <Reasons reasons={expert.reasons} name={name} />
+        <Reasons reasons={expert.reasons} />
       </div>
     </li>
   )
 }
 
-function Reasons({ reasons, name }: { reasons: readonly Reason[]; name: string }) {
+function Reasons({ reasons }: { reasons: readonly Reason[] }) {
   const groups = REASON_KINDS.map(({ kind, title }) => ({
     title,
     labels: reasons.filter((reason) => reason.kind === kind).map((reason) => reason.label),
   })).filter((group) => group.labels.length > 0)
   if (groups.length === 0) return null
   return (
-    <dl className="reasons" aria-label={`Why ${name}`}>
+    <dl className="reasons">
       {groups.map((group) => (
         <div key={group.title}>
           <dt>{group.title}</dt>
