@@ -113,7 +113,10 @@ describeEachDialect('finding experts by meaning in a real browser', (ctx) => {
       await page.getByRole('button', { name: 'Find experts' }).click()
       const ada = rowOf(page, 'Matching experts', 'Ada Okafor')
       await ada.getByRole('definition').filter({ hasText: 'Coastal engineering' }).waitFor()
-      const names = await page.getByRole('list', { name: 'Matching experts' }).getByRole('link').allTextContents()
+      const names = await page
+        .getByRole('list', { name: 'Matching experts' })
+        .getByRole('link')
+        .allTextContents()
       assert.equal(names[0], 'Ada Okafor', names.join(' | '))
       assert.ok(!names.includes('Cy Marsh'), names.join(' | '))
       await assertAccessible(page, 'find experts')
@@ -129,7 +132,9 @@ describeEachDialect('finding experts by meaning in a real browser', (ctx) => {
       await signInAt(page, `${origin}/admin/find`, person)
       await page.getByLabel('Press release or question').fill(PRESS_RELEASE)
       await page.getByRole('button', { name: 'Find experts' }).click()
-      await rowOf(page, 'Matching experts', 'Ada Okafor').getByRole('definition').filter({ hasText: 'Coastal engineering' }).waitFor()
+      const ada = rowOf(page, 'Matching experts', 'Ada Okafor')
+      await ada.getByRole('definition').filter({ hasText: 'Coastal engineering' }).waitFor()
+      await ada.scrollIntoViewIfNeeded()
       assert.ok((await pageWidth(page)) <= NARROW.width, `find experts ${await pageWidth(page)} px wide`)
       await assertAccessible(page, 'find experts at 360 px')
       await screenshot(page, 'find-experts-360')
@@ -150,7 +155,9 @@ describeEachDialect('finding experts by meaning in a real browser', (ctx) => {
     await withPage(async (page) => {
       await signInAt(page, `${origin}/admin/experts/${ada}`, editor)
       await page.getByRole('heading', { name: 'Ada Okafor', level: 1 }).waitFor()
-      await conceptReasons(rowOf(page, 'Similar experts', 'Bo Lindqvist')).getByText('Hydrology').waitFor()
+      await conceptReasons(rowOf(page, 'Similar experts', 'Bo Lindqvist'))
+        .getByText('Hydrology')
+        .waitFor()
       await screenshot(page, 'profile-meaning')
 
       await page.getByRole('button', { name: 'Hide Hydrology' }).click()

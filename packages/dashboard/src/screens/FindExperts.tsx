@@ -91,7 +91,9 @@ export function FindExpertsScreen() {
           ) : (
             <>
               <p role="status" className="muted">
-                {match.data.length === 1 ? '1 expert, best first' : `${match.data.length} experts, best first`}
+                {match.data.length === 1
+                  ? '1 expert, best first'
+                  : `${match.data.length} experts, best first`}
               </p>
               <MatchedExperts experts={match.data} label="Matching experts" linked />
             </>
