@@ -316,12 +316,18 @@ describeEachDialect(
             void dialog.dismiss()
           }),
         )
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Experts' }).click()
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Experts', exact: true })
+          .click()
         assert.match(await dismissed, /unsaved changes/)
         await page.getByRole('heading', { name: 'Emmy Noether' }).waitFor()
 
         page.once('dialog', (dialog) => void dialog.accept())
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Experts' }).click()
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Experts', exact: true })
+          .click()
         await page.getByRole('heading', { name: 'Experts' }).waitFor()
       })
     })

@@ -8,6 +8,8 @@ export const canHandleInquiries = (me: Me) => hasScope(me, 'inquiries:handle')
 export const writesContent = (me: Me) => canWrite(me) && me.role !== 'expert'
 /** Owners and admins: the organization's settings (scope admin). */
 export const administers = (me: Me) => hasScope(me, 'admin')
+/** Finding experts for a pasted text: everyone who reads the organization's experts (not an expert person). */
+export const findsExperts = (me: Me) => hasScope(me, 'read') && me.role !== 'expert'
 export const readsInquiries = (me: Me) => hasScope(me, 'inquiries:read')
 
 /** Where a person starts: an expert on its own profile. */

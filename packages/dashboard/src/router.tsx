@@ -20,7 +20,7 @@ import {
   signInSearchOf,
   toStart,
 } from './guards.ts'
-import { administers, writesContent } from './roles.ts'
+import { administers, findsExperts, writesContent } from './roles.ts'
 import { ChangePassword } from './screens/ChangePassword.tsx'
 import { type ContentSearch, contentSearchOf, PostsScreen, QuestionsScreen } from './screens/ContentList.tsx'
 import { ExpertsScreen, type ExpertsSearch, expertsSearchOf } from './screens/Experts.tsx'
@@ -100,6 +100,13 @@ const experts = createRoute({
   path: '/experts',
   validateSearch: (search: Record<string, unknown>): ExpertsSearch => expertsSearchOf(search),
   component: ExpertsScreen,
+})
+
+const findExperts = createRoute({
+  getParentRoute: () => signedIn,
+  path: '/find',
+  beforeLoad: only(findsExperts),
+  component: lazyRouteComponent(() => import('./screens/FindExperts.tsx'), 'FindExpertsScreen'),
 })
 
 const importPeople = createRoute({
@@ -223,6 +230,7 @@ export const router = createRouter({
     signedIn.addChildren([
       home,
       experts,
+      findExperts,
       importPeople,
       profile,
       publications,

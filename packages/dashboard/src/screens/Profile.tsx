@@ -13,6 +13,7 @@ import { EXPERT_SCHEMAS, SECTION_SCHEMAS } from '../schemas.ts'
 import { useAction } from '../ui/action.tsx'
 import { ErrorNote, Loading } from '../ui/parts.tsx'
 import { DeleteProfile } from './DeleteProfile.tsx'
+import { ConceptsPanel, SimilarExpertsPanel } from './MeaningPanels.tsx'
 import { PhotoPanel } from './PhotoPanel.tsx'
 import {
   ConflictError,
@@ -137,6 +138,10 @@ function ProfileEditor({
           writable={writable}
           save={save}
         />
+      </div>
+      <div className="profile-meaning">
+        <ConceptsPanel username={username} writable={writable} />
+        <SimilarExpertsPanel username={username} />
       </div>
       <section className="card" aria-labelledby="account-title">
         <h2 id="account-title">Account</h2>

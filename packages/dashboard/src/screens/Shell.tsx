@@ -1,6 +1,6 @@
 import { Link, Outlet } from '@tanstack/react-router'
 import { type Me, useMe, useSessionActions } from '../api/session.ts'
-import { administers, readsInquiries, writesContent } from '../roles.ts'
+import { administers, findsExperts, readsInquiries, writesContent } from '../roles.ts'
 
 /** The signed-in screens' layout: the menu of what the person may do, and the screen. */
 export function Shell() {
@@ -28,6 +28,7 @@ function Layout({ me, signOut }: { me: Me; signOut: () => Promise<void> }) {
           ) : (
             <Link to="/experts">Experts</Link>
           )}
+          {findsExperts(me) ? <Link to="/find">Find experts</Link> : null}
           {writesContent(me) ? (
             <>
               <Link to="/publications">Publications</Link>
