@@ -40,7 +40,8 @@ describeEachDialect(
       assert.equal(response.statusCode, 200, `${url}: ${response.body.slice(0, 300)}`)
       return parse(response.body)
     }
-    const similarOn = async (username: string) => cards((await page(`${root()}/${username}`)).querySelector('.similar'))
+    const similarOn = async (username: string) =>
+      cards((await page(`${root()}/${username}`)).querySelector('.similar'))
 
     const expert = (
       key: string,
@@ -56,7 +57,10 @@ describeEachDialect(
       email: `${key}@uni.example`,
       company: 'Main University',
       ...flags,
-      sections: { topic: topics.map((name) => ({ name })), biography: [{ biography: `<p>${biography}</p>` }] },
+      sections: {
+        topic: topics.map((name) => ({ name })),
+        biography: [{ biography: `<p>${biography}</p>` }],
+      },
     })
 
     before(async () => {
@@ -92,7 +96,7 @@ describeEachDialect(
       assert.ok(search.querySelector(`.site-nav a[href="${href}"]`), 'the nav links to it')
       const form = (await page(`${root()}/story/`)).querySelector('form.story')
       assert.equal(form?.getAttribute('method'), 'post')
-      assert.equal(form?.getAttribute('action'), href)
+      assert.equal(form?.getAttribute('action'), `${href}#results`)
       assert.ok(form?.querySelector('textarea[name="text"]'))
       assert.ok(form?.querySelector('label[for="story-text"]'))
     })
@@ -110,7 +114,10 @@ describeEachDialect(
         found[0]?.reasons.some((reason) => /^Works on: .*(Flood risk|Coastal engineering)/.test(reason)),
         JSON.stringify(found[0]),
       )
-      assert.ok(found[0]?.reasons.some((reason) => reason.startsWith('Words in common: ')), JSON.stringify(found[0]))
+      assert.ok(
+        found[0]?.reasons.some((reason) => reason.startsWith('Words in common: ')),
+        JSON.stringify(found[0]),
+      )
       const names = found.map((card) => card.name)
       assert.ok(names.includes('Brook Tester'), 'flood risk finds the hydrologist too')
       for (const hidden of ['Sienna Tester', 'Dune Tester']) assert.ok(!names.includes(hidden), hidden)
@@ -120,13 +127,19 @@ describeEachDialect(
     test('empty, too long and unmatched texts are clear pages, not errors', async () => {
       const empty = await story('   ')
       assert.equal(empty.statusCode, 400)
-      assert.match(parse(empty.body).querySelector('#story-error')?.textContent ?? '', /Paste or type your story/)
+      assert.match(
+        parse(empty.body).querySelector('#story-error')?.textContent ?? '',
+        /Paste or type your story/,
+      )
 
       const long = 'flood '.repeat(3_400)
       const tooLong = await story(long)
       assert.equal(tooLong.statusCode, 400)
       const html = parse(tooLong.body)
-      assert.match(html.querySelector('#story-error')?.textContent ?? '', /20,400 characters; use at most 20,000/)
+      assert.match(
+        html.querySelector('#story-error')?.textContent ?? '',
+        /20,400 characters; use at most 20,000/,
+      )
       assert.equal(html.querySelector('textarea')?.textContent, long, 'the text is kept to be shortened')
       assert.equal(html.querySelector('textarea')?.getAttribute('aria-invalid'), 'true')
 

@@ -67,7 +67,7 @@ function layout(
   const lists = listUrls(urls)
   const nav = [
     { label: 'Experts', href: urls.home, section: 'experts' },
-    { label: 'Describe your story', href: storyUrl(urls), section: 'story' },
+    { label: 'Your story', href: storyUrl(urls), section: 'story' },
     { label: 'Posts', href: lists.posts, section: 'posts' },
     { label: 'Q&A', href: lists.questions, section: 'questions' },
   ].map((link) => ({ ...link, current: link.section === options.section }))
@@ -570,7 +570,8 @@ export function storyPage(scope: PageScope, view: StoryView) {
       ? 'No experts found for this text'
       : `${experts.length === 1 ? '1 expert' : `${experts.length} experts`} for this text`
   const body = render('story', {
-    action: storyUrl(urls),
+    // The answer opens at its results, below a form that fills a phone's screen.
+    action: `${storyUrl(urls)}#results`,
     searchHref: urls.home,
     text: view.text,
     maxText: view.maxText,
