@@ -163,6 +163,9 @@ describeEachDialect(
         payload: 'text=flood',
       })
       assert.equal(unknown.statusCode, 404)
+      const put = await ctx.inject({ method: 'PUT', url: `${root()}/story/`, payload: {} })
+      assert.equal(put.statusCode, 405)
+      assert.equal(put.headers.allow, 'GET, HEAD, POST')
     })
 
     test('the expert page shows similar public experts with reasons, and follows changes to the others', async () => {
