@@ -474,6 +474,7 @@ describeEachDialect(
         .map((link) => [link.textContent, link.getAttribute('href')])
       assert.deepEqual(nav, [
         ['Experts', `${PUBLIC_URL}${root()}/`],
+        ['Your story', `${PUBLIC_URL}${root()}/story/`],
         ['Posts', `${PUBLIC_URL}${root()}/spotlight/`],
         ['Q&A', `${PUBLIC_URL}${root()}/qanda/`],
       ])

@@ -50,15 +50,20 @@ export async function profileChanged(
   await refreshMeaning(trx, orgId, ids, now)
 }
 
-/** An expert hid or showed a concept of its fingerprint: only the meaning rows derive from that. */
+/**
+ * An expert hid or showed a concept of its fingerprint: only the meaning rows derive from that, and what
+ * is kept under the search version (the directory's expert pages show similar experts). The version is
+ * taken before the meaning rows, in the order `profileChanged` takes them.
+ */
 export async function fingerprintChanged(trx: Queryable, orgId: number, expertId: number, now: number) {
+  await bumpExpertSearchVersion(trx, orgId)
   await refreshMeaning(trx, orgId, [expertId], now)
 }
 
 /**
  * A stored work's fields changed (a source refreshed its title, abstract or concepts): the experts who
  * claimed it get their meaning rows recomputed. Their profiles change through `profileChanged` when
- * the article they show changes as well.
+ * the article they show changes as well. The search version moves too (see `fingerprintChanged`).
  */
 export async function workChanged(trx: Queryable, orgId: number, workId: number, now: number): Promise<void> {
   const claimed = await trx
@@ -68,6 +73,7 @@ export async function workChanged(trx: Queryable, orgId: number, workId: number,
     .where('work_id', '=', workId)
     .where('state', '=', 'claimed')
     .execute()
+  if (claimed.length > 0) await bumpExpertSearchVersion(trx, orgId)
   await refreshMeaning(
     trx,
     orgId,

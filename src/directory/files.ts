@@ -55,6 +55,9 @@ export const TEMPLATES = {
   error: text('templates/error.eta'),
   errorLayout: text('templates/error-layout.eta'),
   list: text('templates/list.eta'),
+  story: text('templates/story.eta'),
+  matches: text('templates/matches.eta'),
+  similar: text('templates/similar.eta'),
   urlset: text('templates/urlset.eta'),
   sitemapIndex: text('templates/sitemap-index.eta'),
 }

@@ -11,7 +11,14 @@ import {
 import { readExpertSearchVersion, readExpertSearchVersionOn } from '../derived/search-index.js'
 import { ValidatedAnswers } from '../kept-reads/validated-answers.js'
 import { type DirectorySite, findDirectory, findDirectoryOn } from './site.js'
-import { findContentView, findExpertView, findSearchView, type RecordView, type SearchView } from './views.js'
+import {
+  type ExpertView,
+  findContentView,
+  findExpertView,
+  findSearchView,
+  type RecordView,
+  type SearchView,
+} from './views.js'
 
 /**
  * What every page view asks before its kept page can be sent: the organization's directory (undefined
@@ -21,8 +28,8 @@ export interface DirectoryLookups {
   site(orgId: number): Promise<DirectorySite | undefined>
   /** A public expert by username, with its current version. */
   expert(orgId: number, username: string): Promise<DocumentLookup | undefined>
-  /** The directory with a public expert by username. */
-  expertView(orgId: number, username: string): Promise<RecordView | undefined>
+  /** The directory with a public expert by username, and the search version (its similar experts). */
+  expertView(orgId: number, username: string): Promise<ExpertView | undefined>
   /** The directory with a public post (`spotlight`) or question by id. */
   contentView(kind: ContentKind, orgId: number, id: number): Promise<RecordView | undefined>
   /** The directory with the organization's search version (src/derived/search-index.ts). */
@@ -115,7 +122,13 @@ export function directoryLookups(database: Database): DirectoryLookups {
     expert,
     expertView: async (orgId, username) => {
       const directory = await site(orgId)
-      return directory && { site: directory, found: await expert(orgId, username) }
+      return (
+        directory && {
+          site: directory,
+          found: await expert(orgId, username),
+          searchVersion: await searchVersion(orgId),
+        }
+      )
     },
     contentView: async (kind, orgId, id) => {
       const directory = await site(orgId)

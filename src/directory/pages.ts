@@ -7,6 +7,7 @@ import {
   questionMetadata,
   summarize,
 } from '@expertdir/client/metadata'
+import type { SimilarExpertData } from '../meaning/schemas.js'
 import type { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
 import { countryName, subdivisionName } from './places.js'
 import type { DirectorySite } from './site.js'
@@ -46,12 +47,15 @@ function dateOf(seconds: number | null) {
 }
 
 /** The parts of the directory its header links to. */
-export type Section = 'experts' | 'posts' | 'questions'
+export type Section = 'experts' | 'story' | 'posts' | 'questions'
 
 /** The list pages of posts and Q&A items (`/directory/:corporation/spotlight/`, `.../qanda/`). */
 export function listUrls(urls: DirectoryUrls) {
   return { posts: `${urls.home}spotlight/`, questions: `${urls.home}qanda/` }
 }
+
+/** The "describe your story" page; its trailing slash keeps it apart from an expert named `story`. */
+export const storyUrl = (urls: DirectoryUrls) => `${urls.home}story/`
 
 function layout(
   scope: PageScope,
@@ -63,6 +67,7 @@ function layout(
   const lists = listUrls(urls)
   const nav = [
     { label: 'Experts', href: urls.home, section: 'experts' },
+    { label: 'Your story', href: storyUrl(urls), section: 'story' },
     { label: 'Posts', href: lists.posts, section: 'posts' },
     { label: 'Q&A', href: lists.questions, section: 'questions' },
   ].map((link) => ({ ...link, current: link.section === options.section }))
@@ -96,8 +101,16 @@ function placeOf(account: {
 
 const siteName = (site: DirectorySite) => `${site.name} experts`
 
-/** The expert page: profile, its posts and answers, and the contact form (`form`, rendered apart). */
-export function expertPage(scope: PageScope, profile: ProfileRead, form: string, otherKinds: KindLink[]) {
+/**
+ * The expert page: profile, its posts and answers, similar experts and the contact form (`similar` and
+ * `form` rendered apart).
+ */
+export function expertPage(
+  scope: PageScope,
+  profile: ProfileRead,
+  parts: { similar: string; form: string },
+  otherKinds: KindLink[],
+) {
   const { urls, site } = scope
   const [account] = profile.account
   if (!account) throw new Error('The profile has no account element')
@@ -187,7 +200,8 @@ export function expertPage(scope: PageScope, profile: ProfileRead, form: string,
     biography: profile.biography[0]?.biography,
     lists,
     otherKinds,
-    form,
+    similar: parts.similar,
+    form: parts.form,
   })
   return layout(scope, meta, body, { section: 'experts' })
 }
@@ -357,6 +371,7 @@ export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSea
       : `${result.total === 1 ? '1 expert' : `${result.total} experts`}${pages > 1 ? `, ${from + 1} to ${Math.min(from + PAGE_SIZE, result.total)} shown` : ''}`
   const body = render('search', {
     action: urls.home,
+    storyHref: storyUrl(urls),
     q: query.q,
     hidden,
     facets,
@@ -510,4 +525,63 @@ export function contactPage(
     jsonLd: { '@context': 'https://schema.org', '@type': 'ContactPage', name: view.title },
   }
   return layout(scope, meta, render('contactPage', view), { noindex: true, section: 'experts' })
+}
+
+/** Reason kinds as a page names them, in the order it shows them. */
+const REASON_TITLES = [
+  ['concept', 'Works on'],
+  ['coauthor', 'Wrote with them'],
+  ['term', 'Words in common'],
+] as const
+
+/** A found expert as the story page and the similar experts show it: the card and its reasons by kind. */
+function matchCards(urls: DirectoryUrls, experts: readonly SimilarExpertData[]) {
+  return experts.map((expert) => ({
+    name: fullName(expert),
+    href: urls.expert(expert.username),
+    role: expert.job_title,
+    avatar: urls.media(expert.avatar.medium || undefined),
+    reasons: REASON_TITLES.flatMap(([kind, title]) => {
+      const labels = expert.reasons.filter((reason) => reason.kind === kind).map((reason) => reason.label)
+      return labels.length > 0 ? [{ title, labels }] : []
+    }),
+  }))
+}
+
+/** The expert page's "Similar experts" section; empty when there are none. */
+export function similarSection(urls: DirectoryUrls, experts: readonly SimilarExpertData[]): string {
+  return render('similar', { experts: matchCards(urls, experts) })
+}
+
+/** What the story page shows: the text as sent, and the experts found for it (none before a search). */
+export interface StoryView {
+  text: string
+  maxText: number
+  experts?: readonly SimilarExpertData[]
+  error?: string
+}
+
+/** The "describe your story" page: a text in, the experts whose work is closest to it out. */
+export function storyPage(scope: PageScope, view: StoryView) {
+  const { urls, site } = scope
+  const experts = matchCards(urls, view.experts ?? [])
+  const summary =
+    experts.length === 0
+      ? 'No experts found for this text'
+      : `${experts.length === 1 ? '1 expert' : `${experts.length} experts`} for this text`
+  const body = render('story', {
+    // The answer opens at its results, below a form that fills a phone's screen.
+    action: `${storyUrl(urls)}#results`,
+    searchHref: urls.home,
+    text: view.text,
+    maxText: view.maxText,
+    error: view.error,
+    searched: view.experts !== undefined,
+    summary,
+    experts,
+  })
+  return layout(scope, { title: `Describe your story | ${siteName(site)}` }, body, {
+    noindex: view.experts !== undefined || view.error !== undefined,
+    section: 'story',
+  })
 }

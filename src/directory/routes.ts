@@ -10,6 +10,8 @@ import { refusedMethod } from '../http/allowed-methods.js'
 import { ok, Success } from '../http/envelope.js'
 import { sendError, toApiError } from '../http/error-handler.js'
 import { VersionedCache } from '../kept-reads/result-cache.js'
+import { MAX_TEXT } from '../meaning/schemas.js'
+import { matchExperts, similarExperts } from '../meaning/service.js'
 import { parseQueryString } from '../search/query-string.js'
 import { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
 import { propertyOf } from '../validation/guards.js'
@@ -30,6 +32,8 @@ import {
   postPage,
   questionPage,
   searchPage,
+  similarSection,
+  storyPage,
 } from './pages.js'
 import { WidgetProfile, WidgetSearch, widgetProfile, widgetSearch } from './public-api.js'
 import { type DirectorySite, listDirectoryIds } from './site.js'
@@ -77,12 +81,17 @@ const MAX_FILTER_VALUES = 20
 /** The API's deepest page (`page_from` at most 10,000) in pages of the find-an-expert page. */
 const MAX_PAGE = 1001
 const WIDGET_MAX_PAGE_SIZE = 20
+/** Similar experts an expert page shows at most. */
+const SIMILAR_EXPERTS = 5
+/** Experts the story page shows at most. */
+const STORY_EXPERTS = 10
 
 const READ: readonly string[] = ['GET', 'HEAD']
 /** The pages' paths and their methods. */
 const PAGE_METHODS: [string, readonly string[]][] = [
   ['/:corporation', READ],
   ['/:corporation/', READ],
+  ['/:corporation/story/', [...READ, 'POST']],
   ['/:corporation/:username', READ],
   ['/:corporation/:username/contact', [...READ, 'POST']],
   ...CONTENT_KIND_NAMES.map((kind): [string, readonly string[]] => [
@@ -340,6 +349,32 @@ export async function directoryRoutes(
       )
     }
 
+    // "Describe your story": the form, and a POST with the text (too long for an address). The POST is a
+    // read that stores nothing, so it needs no form token; its limits are the text's length and the body's.
+    pages.get<{ Params: OrgParams }>('/:corporation/story/', async (request, reply) => {
+      const scope = await scopeOf(request)
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .send(storyPage(scope, { text: '', maxText: MAX_TEXT }))
+    })
+    pages.post<{ Params: OrgParams }>('/:corporation/story/', async (request, reply) => {
+      const scope = await scopeOf(request)
+      const given = propertyOf(request.body, 'text')
+      const text = typeof given === 'string' ? given : ''
+      const length = [...text].length
+      const error =
+        text.trim() === ''
+          ? 'Paste or type your story first: a few sentences, an abstract or a press release.'
+          : length > MAX_TEXT
+            ? `The text has ${length.toLocaleString('en')} characters; use at most ${MAX_TEXT.toLocaleString('en')} (shorten it or keep its main part).`
+            : undefined
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store')
+      if (error) return reply.code(400).send(storyPage(scope, { text, maxText: MAX_TEXT, error }))
+      const experts = await matchExperts(db, scope.site.id, text, 'public', STORY_EXPERTS)
+      return reply.send(storyPage(scope, { text, maxText: MAX_TEXT, experts }))
+    })
+
     pages.get<{ Params: OrgParams }>('/:corporation/theme.css', async (request, reply) => {
       const { site } = await scopeOf(request)
       reply.header('cache-control', 'public, max-age=300')
@@ -372,22 +407,21 @@ export async function directoryRoutes(
       if ('renamedTo' in expert) return reply.redirect(scope.urls.expert(expert.renamedTo), 308)
       const { found } = expert
       const kind = contact.defaultKind(scope)
-      // The notification settings too: the contact form says who receives a message.
-      const key = `expert:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${scope.site.notifications}:${scope.urls.base}`
+      // The notification settings too: the contact form says who receives a message. The search version
+      // too: the similar experts it shows depend on every expert (src/derived/changes.ts raises it).
+      const key = `expert:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${view?.searchVersion ?? 0}:${scope.site.notifications}:${scope.urls.base}`
       const page = await rendered.get(key, async () => {
         const profile = await readPublicProfile(db, scope.site.id, request.params.username, found)
+        const shown = profile.account[0]?.username ?? request.params.username
+        const similar = await similarExperts(db, scope.site.id, shown, 'public', SIMILAR_EXPERTS)
         const { form, marker } = await contact.formWithMarker(scope, profile, kind)
         const [before = '', after = ''] = expertPage(
           scope,
           profile,
-          form,
+          { similar: similarSection(scope.urls, similar), form },
           contact.otherKinds(scope, profile, kind),
         ).split(marker)
-        return {
-          before: Buffer.from(before),
-          after: Buffer.from(after),
-          username: profile.account[0]?.username ?? request.params.username,
-        }
+        return { before: Buffer.from(before), after: Buffer.from(after), username: shown }
       })
       const token = await contact.token(scope, page.username, kind)
       return html(reply, Buffer.concat([page.before, Buffer.from(token), page.after]))

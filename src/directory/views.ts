@@ -18,6 +18,11 @@ export interface RecordView {
   found: DocumentLookup | undefined
 }
 
+/** An expert's page view: its similar experts depend on every expert, so it follows the search version too. */
+export interface ExpertView extends RecordView {
+  searchVersion: number
+}
+
 const PUBLIC = visibilityBounds('public')
 
 const expertView = reusableQuery(
@@ -37,7 +42,9 @@ const expertView = reusableQuery(
           'organizations.profile_version',
         ),
       )
+      .leftJoin('expert_search_versions', 'expert_search_versions.org_id', 'organizations.id')
       .select([
+        'expert_search_versions.version as search_version',
         'experts.id as record_id',
         'experts.doc_version as record_version',
         'read_documents.body as body',
@@ -99,11 +106,11 @@ export async function findExpertView(
   db: Queryable,
   orgId: number,
   username: string,
-): Promise<RecordView | undefined> {
+): Promise<ExpertView | undefined> {
   const [row] = await expertView(db, orgId, username, PUBLIC.minPublished, PUBLIC.maxPrivate)
   if (!row) return undefined
   const site = siteOf(row)
-  return { site, found: foundIn(row, site.version) }
+  return { site, found: foundIn(row, site.version), searchVersion: Number(row.search_version ?? 0) }
 }
 
 /** The directory with the public post or question `id` (found or not). */

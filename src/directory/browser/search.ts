@@ -1,3 +1,5 @@
+import { enhanceStory } from './story.js'
+
 /**
  * Progressive enhancement of the find-an-expert page: results follow the search box as one types
  * (the same page fetched with the new query; its results replace the shown ones). Without
@@ -37,3 +39,4 @@ function enhanceSearch(): void {
 }
 
 enhanceSearch()
+enhanceStory()
