@@ -12,6 +12,10 @@ import { spec } from 'node:test/reporters'
 const SLOWEST_FIRST = [
   'test/dashboard-browser.test.ts',
   'test/faults.test.ts',
+  'test/works-end-to-end.test.ts',
+  'test/dashboard-publications.test.ts',
+  'test/dashboard-meaning.test.ts',
+  'test/directory-meaning-browser.test.ts',
   'test/experts.test.ts',
   'test/concurrency.test.ts',
   'test/cluster.test.ts',
