@@ -142,6 +142,7 @@ describeEachDialect(
           await invitee.getByRole('heading', { name: 'Experts' }).waitFor()
           assert.deepEqual(await menu(invitee).allTextContents(), [
             'Experts',
+            'Find experts',
             'Publications',
             'Staff',
             'Posts',
@@ -160,7 +161,7 @@ describeEachDialect(
 
           await invitee.reload()
           await menu(invitee).getByText('Inquiries').waitFor()
-          assert.deepEqual(await menu(invitee).allTextContents(), ['Experts', 'Inquiries'])
+          assert.deepEqual(await menu(invitee).allTextContents(), ['Experts', 'Find experts', 'Inquiries'])
         })
       })
     })
