@@ -200,23 +200,22 @@ describeEachDialect('the similarity evaluation on a loaded organization', (ctx) 
     assert.ok(found.length <= 5)
   })
 
-  test('without the meaning routes the evaluation reports the keyword figures and says similar/match are not available', async () => {
+  test('the evaluation reports the meaning, keyword and reference figures of similar experts and experts for a text', async () => {
     const evaluation = await evaluate(sendAs(ctx), ctx.tenant.orgId, organization, loaded.usernames)
-    assert.equal(evaluation.match.meaning, null)
-    assert.match(evaluation.match.unavailable ?? '', /^not available \(40[45]\)$/)
-    assert.equal(evaluation.similar.meaning, null)
+    assert.equal(evaluation.match.unavailable, undefined)
     assert.equal(evaluation.match.queries, organization.heldOut.length)
     for (const figure of [
+      evaluation.match.meaning,
       evaluation.match.keyword,
       evaluation.match.reference,
+      evaluation.similar.meaning,
       evaluation.similar.keyword,
       evaluation.similar.reference,
       evaluation.similar.ceiling,
     ])
-      assert.ok(figure >= 0 && figure <= 1, String(figure))
-    const goals = goalsMet(evaluation)
-    assert.equal(goals.met, false)
-    assert.match(goals.why, /similar\/match: not available/)
+      assert.ok(figure !== null && figure >= 0 && figure <= 1, String(figure))
+    // On 60 experts the figures say little; the goal is judged by `npm run eval:similarity` at 1,000.
+    assert.equal(typeof goalsMet(evaluation).met, 'boolean')
     assert.ok(documentFrequencies(organization).size > 100)
   })
 })
