@@ -371,7 +371,7 @@ export async function directoryRoutes(
             : undefined
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store')
       if (error) return reply.code(400).send(storyPage(scope, { text, maxText: MAX_TEXT, error }))
-      const experts = await matchExperts(db, scope.site.id, text, 'public', STORY_EXPERTS)
+      const experts = await matchExperts(db, scope.site.id, text, 'public', STORY_EXPERTS, context.embeddings)
       return reply.send(storyPage(scope, { text, maxText: MAX_TEXT, experts }))
     })
 
@@ -413,7 +413,14 @@ export async function directoryRoutes(
       const page = await rendered.get(key, async () => {
         const profile = await readPublicProfile(db, scope.site.id, request.params.username, found)
         const shown = profile.account[0]?.username ?? request.params.username
-        const similar = await similarExperts(db, scope.site.id, shown, 'public', SIMILAR_EXPERTS)
+        const similar = await similarExperts(
+          db,
+          scope.site.id,
+          shown,
+          'public',
+          SIMILAR_EXPERTS,
+          context.embeddings,
+        )
         const { form, marker } = await contact.formWithMarker(scope, profile, kind)
         const [before = '', after = ''] = expertPage(
           scope,
