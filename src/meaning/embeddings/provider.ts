@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { Agent, IncomingMessage } from 'node:http'
 import { nodeHttp } from '../../http/node-http.js'
 import { isObject } from '../../validation/guards.js'
 import { retryAfterMs } from '../../works/sources/pacer.js'
@@ -10,6 +10,7 @@ import { retryAfterMs } from '../../works/sources/pacer.js'
  * a timeout. Every failure is an `EmbeddingError` a person can read; a 429 or 503 pauses the provider
  * until its `Retry-After` (a minute when it names none), and a call while paused fails at once, without
  * a request. Redirects are not followed: requests go only to the address the operator configured.
+ * Connections are kept alive between requests, so a query's embedding does not pay a TLS handshake.
  */
 export interface EmbeddingProvider {
   /** The model asked for; stored with each vector, so a new model embeds every expert again. */
@@ -49,6 +50,13 @@ export function openAiEmbeddings(options: OpenAiEmbeddingsOptions): EmbeddingPro
   const endpoint = new URL(`${options.url.replace(/\/+$/, '')}/embeddings`)
   const now = options.now ?? Date.now
   let pausedUntil = 0
+  const https = endpoint.protocol === 'https:'
+  const agent: Agent = new (https ? process.getBuiltinModule('node:https').Agent : nodeHttp.Agent)({
+    keepAlive: true,
+    maxSockets: 8,
+    // As Node's global agent: an idle connection is closed after 5 s, before most servers close it.
+    timeout: 5000,
+  })
 
   async function embedBatch(texts: readonly string[], timeoutMs: number): Promise<Float32Array[]> {
     if (pausedUntil > now())
@@ -60,6 +68,7 @@ export function openAiEmbeddings(options: OpenAiEmbeddingsOptions): EmbeddingPro
       endpoint,
       JSON.stringify({ model: options.model, input: texts }),
       options.apiKey,
+      agent,
       timeoutMs,
       BASE_BYTES + texts.length * BYTES_PER_TEXT,
     )
@@ -146,6 +155,7 @@ function post(
   url: URL,
   body: string,
   apiKey: string | undefined,
+  agent: Agent,
   timeoutMs: number,
   maxBytes: number,
 ): Promise<Reply> {
@@ -170,7 +180,7 @@ function post(
           accept: 'application/json',
           ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
         },
-        agent: false,
+        agent,
         signal: timeout,
       },
       (response) =>
