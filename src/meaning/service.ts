@@ -222,6 +222,9 @@ export async function matchExperts(
   limit: number,
   embeddings?: EmbeddingRanking,
 ): Promise<SimilarExpertData[]> {
+  // The text's embedding is asked for while the other rankings run; it never rejects for the provider.
+  const embedded = embeddings ? embeddings.forText(orgId, text) : Promise.resolve([])
+  embedded.catch(() => {})
   const totals = await readTotals(db, orgId)
   const conceptQuery = await conceptQueryOf(db, orgId, text, totals.conceptExperts)
   const concepts = await rankByConcepts(db, orgId, conceptQuery, totals)
@@ -229,7 +232,7 @@ export async function matchExperts(
   const words = new Map(counted.map((term) => [term.term, term.word]))
   const query = await moreLikeThisTerms(db, orgId, counted, totals, 1)
   const terms = await rankByTerms(db, orgId, query.terms, query.frequencies, totals)
-  const nearest = embeddings ? await embeddings.forText(orgId, text) : []
+  const nearest = await embedded
   const visible = await readVisibleExperts(
     db,
     orgId,
