@@ -393,6 +393,34 @@ describeEachDialect(
       assert.equal(off.code, 1)
       assert.match(off.stderr, /Embeddings are off/)
     })
+
+    test('another model embeds every expert again, and the ranking reads only the configured model', async () => {
+      const { database } = ctx.testDatabase
+      const experts = await dbOf(ctx)
+        .selectFrom('expert_embeddings')
+        .select('expert_id')
+        .where('vector', 'is not', null)
+        .execute()
+      const before = server.requests.length
+      const newer = createEmbeddingLoop({
+        db: database.db,
+        dialect: database.dialect,
+        batchSize: 64,
+        now: ctx.clock.now,
+        provider: openAiEmbeddings({ url: server.url, model: `${MODEL}-v2`, batchSize: 64, timeoutMs: 5000 }),
+      })
+      assert.equal((await newer.runOnce()).embedded, experts.length)
+      assert.ok(server.requests.slice(before).every((request) => request.model === `${MODEL}-v2`))
+      const models = await dbOf(ctx).selectFrom('expert_embeddings').select('model').distinct().execute()
+      assert.deepEqual(
+        models.map((row) => row.model),
+        [`${MODEL}-v2`],
+      )
+      assert.ok(
+        !(await matchNames(ctx, 'We need a cardiac specialist')).includes('Pia'),
+        "no vector of the app's model",
+      )
+    })
   },
   {
     config: {
