@@ -13,7 +13,7 @@ import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
-import { createContactLimit } from './directory/contact-limit.js'
+import { createContactLimit, createStoryLimit } from './directory/address-limits.js'
 import { directoryRoutes } from './directory/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
 import { expertMeaningRoutes } from './experts/meaning-routes.js'
@@ -255,6 +255,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (directory) =>
     directoryRoutes(directory, context, {
       contactLimit: createContactLimit(counters, config.directoryContactLimit),
+      storyLimit: createStoryLimit(counters, config.directoryStoryLimit),
     }),
   )
   const keptBodies = new KeptBodies(config.readCacheBytes)
