@@ -27,6 +27,7 @@ import * as mediaReferences from './migrations/0027_media_references.js'
 import * as works from './migrations/0028_works.js'
 import * as fuzzyNames from './migrations/0029_fuzzy_names.js'
 import * as meaning from './migrations/0030_meaning.js'
+import * as editorial from './migrations/0032_editorial.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -58,6 +59,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0028_works': works,
   '0029_fuzzy_names': fuzzyNames,
   '0030_meaning': meaning,
+  '0032_editorial': editorial,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -161,6 +161,17 @@ export async function updateAccount(
   input: ExpertUpdateInput,
   now: number,
 ): Promise<boolean> {
+  return (await changeAccount(trx, orgId, expert, input, now)) !== null
+}
+
+/** `updateAccount`, answering the expert's row as it is after the change (null: nothing changed). */
+export async function changeAccount(
+  trx: Queryable,
+  orgId: number,
+  expert: ExpertRow,
+  input: ExpertUpdateInput,
+  now: number,
+): Promise<ExpertRow | null> {
   const { username, ...fields } = input
   const columns = toColumns(fields, expert)
   const changes: Partial<NewExpertRow> = changedColumns(columns, expert)
@@ -175,7 +186,7 @@ export async function updateAccount(
     await addUsernameRedirect(trx, orgId, expert.username, expert.id, now)
     changes.username = username
   }
-  if (Object.keys(changes).length === 0) return false
+  if (Object.keys(changes).length === 0) return null
   await updateExpertRow(trx, orgId, expert.id, changes)
-  return true
+  return { ...expert, ...changes }
 }

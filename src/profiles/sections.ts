@@ -14,6 +14,7 @@ import { ApiError, notFound, validationError } from '../errors.js'
 import { profileNotFound } from '../experts/profile-type.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
 import type { WriteCondition } from '../experts/service.js'
+import { recordVersion } from '../history/versions.js'
 import {
   deleteProfileItems,
   insertProfileItem,
@@ -75,6 +76,27 @@ async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, el
         elements.map((element) => String(element.tag)),
       )
     : new Map()
+}
+
+/**
+ * The version of a section after a write: the section as its GET serves it (`{"education": [...]}`),
+ * from the items the write holds (`items`, in served order), so keeping it costs one insert and no read.
+ */
+function recordSectionVersion(
+  trx: Queryable,
+  { orgId, trail, now }: Pick<WriteContext, 'orgId' | 'trail' | 'now'>,
+  expertId: number,
+  section: StoredSection,
+  items: readonly Pick<ProfileItemRow, 'id' | 'data'>[],
+) {
+  const snapshot = { [section]: items.map((item) => elementOf(section, item)) }
+  return recordVersion(
+    trx,
+    orgId,
+    trail,
+    { record: { kind: 'profile', id: expertId }, part: section, snapshot },
+    now,
+  )
 }
 
 /** A section element in the audit log: `<username>/<section>/<id>`. */
@@ -169,9 +191,10 @@ const apiKey = () => `api:${randomUUID()}`
  * replace the stored ones). Returns the element's id and whether anything changed.
  */
 export async function addElement(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   { profile, section, input }: { profile: ProfileRef; section: StoredSection; input: Element },
 ): Promise<{ id: number; updated: boolean }> {
+  const { db, orgId, now, trail } = write
   const audit = (trx: Queryable, id: number) =>
     recordAudit(trx, orgId, trail, sectionRecord(profile, section, id), now)
   return writeTransaction(db, async (trx) => {
@@ -198,6 +221,7 @@ export async function addElement(
       }
       await profileChanged(trx, orgId, expert.id, now)
       await audit(trx, id)
+      await recordSectionVersion(trx, write, expert.id, section, [{ id, data }])
       return { id, updated: true }
     }
     if (NAME_SECTIONS.has(section)) {
@@ -225,13 +249,14 @@ export async function addElement(
     })
     await profileChanged(trx, orgId, expert.id, now)
     await audit(trx, id)
+    await recordSectionVersion(trx, write, expert.id, section, [...items, { id, data }])
     return { id, updated: true }
   })
 }
 
 /** PUT on a list element: the given fields replace the stored ones. */
 export async function updateElement(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   {
     profile,
     section,
@@ -239,9 +264,11 @@ export async function updateElement(
     input,
   }: { profile: ProfileRef; section: StoredSection; id: number; input: Element },
 ): Promise<boolean> {
+  const { db, orgId, now, trail } = write
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
-    const item = (await listSectionItems(trx, orgId, expert.id, [section])).find((i) => i.id === id)
+    const items = await listSectionItems(trx, orgId, expert.id, [section])
+    const item = items.find((i) => i.id === id)
     if (!item) throw elementNotFound(section, id)
     const merged = { ...elementOf(section, item), ...fieldsGiven(section, input) }
     missingRequired(section, merged)
@@ -250,15 +277,18 @@ export async function updateElement(
     await updateProfileItem(trx, orgId, id, { data })
     await profileChanged(trx, orgId, expert.id, now)
     await recordAudit(trx, orgId, trail, sectionRecord(profile, section, id), now)
+    const after = items.map((stored) => (stored.id === id ? { ...stored, data } : stored))
+    await recordSectionVersion(trx, write, expert.id, section, after)
     return true
   })
 }
 
 /** DELETE of one element (`id`), or of the single element of a single-element section. */
 export async function deleteElement(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   { profile, section, id }: { profile: ProfileRef; section: StoredSection; id?: number | undefined },
 ): Promise<number> {
+  const { db, orgId, now, trail } = write
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
@@ -272,6 +302,8 @@ export async function deleteElement(
     await deleteProfileItems(trx, orgId, [item.id])
     await profileChanged(trx, orgId, expert.id, now)
     await recordAudit(trx, orgId, trail, sectionRecord(profile, section, item.id), now)
+    const after = items.filter((stored) => stored.id !== item.id)
+    await recordSectionVersion(trx, write, expert.id, section, after)
     return item.id
   })
 }
@@ -282,9 +314,10 @@ export async function deleteElement(
  * meanwhile). Returns the order now stored and whether it changed.
  */
 export async function reorderElements(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   { profile, section, ids }: { profile: ProfileRef; section: StoredSection; ids: readonly number[] },
 ): Promise<{ ids: number[]; updated: boolean }> {
+  const { db, orgId, now, trail } = write
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
@@ -296,7 +329,57 @@ export async function reorderElements(
       if (positions.get(id) !== position) await updateProfileItem(trx, orgId, id, { position })
     await profileChanged(trx, orgId, expert.id, now)
     await recordAudit(trx, orgId, trail, { kind: 'section', id: `${profile.username}/${section}` }, now)
+    const byId = new Map(items.map((item) => [item.id, item]))
+    const after = ids.flatMap((id) => byId.get(id) ?? [])
+    await recordSectionVersion(trx, write, expert.id, section, after)
     return { ids: [...ids], updated: true }
+  })
+}
+
+/**
+ * Makes one section of a profile equal `elements`, the section as a version kept it (a restore,
+ * src/editorial/restore.ts): elements still there (by id) are rewritten where they differ, those deleted
+ * since come back under the ids they had (ids are never handed out twice), the others go, and the order
+ * is the version's. Returns whether anything changed; a change is audited and kept as a new version.
+ */
+export async function restoreSection(
+  write: WriteContext,
+  {
+    profile,
+    section,
+    elements,
+  }: { profile: ProfileRef; section: StoredSection; elements: readonly Element[] },
+): Promise<boolean> {
+  const { db, orgId, now, trail } = write
+  return writeTransaction(db, async (trx) => {
+    const expert = await expertForWrite(trx, orgId, profile)
+    const items = await listSectionItems(trx, orgId, expert.id, [section])
+    const tags = await tagsFor(trx, orgId, section, [...elements])
+    const desired = elements.flatMap((element, position) =>
+      typeof element.id === 'number'
+        ? [{ id: element.id, position, data: elementData(section, element, tags) }]
+        : [],
+    )
+    const stored = new Map(items.map((item) => [item.id, item]))
+    const wanted = new Set(desired.map((item) => item.id))
+    const gone = items.filter((item) => !wanted.has(item.id)).map((item) => item.id)
+    let changed = gone.length > 0
+    await deleteProfileItems(trx, orgId, gone)
+    for (const item of desired) {
+      const row = stored.get(item.id)
+      if (!row) {
+        const key = SINGLE_SECTIONS.has(section) ? '#0' : apiKey()
+        await insertProfileItem(trx, orgId, expert.id, { ...item, section, external_key: key })
+      } else if (row.position !== item.position || row.data !== item.data)
+        await updateProfileItem(trx, orgId, item.id, { position: item.position, data: item.data })
+      else continue
+      changed = true
+    }
+    if (!changed) return false
+    await profileChanged(trx, orgId, expert.id, now)
+    await recordAudit(trx, orgId, trail, { kind: 'section', id: `${profile.username}/${section}` }, now)
+    await recordSectionVersion(trx, write, expert.id, section, desired)
+    return true
   })
 }
 
