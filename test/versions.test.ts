@@ -5,6 +5,7 @@ import { createClient } from '../src/auth/clients.js'
 import { api, expectError, expectOk } from './helpers/api.js'
 import {
   createExpert,
+  createStaff,
   describeEachDialect,
   requestToken,
   type Tenant,
@@ -389,6 +390,39 @@ describeEachDialect('versions: history, diff and restore of profiles, posts and 
     ).question[0]
     assert.equal(item?.details, '<p>Asked by a reader.</p>')
     assert.equal(item?.published, 0)
+  })
+
+  test('a staff member’s profile keeps versions as an expert’s, under its own paths', async () => {
+    const username = await createStaff(ctx, ctx.tenant, { job_title: 'Registrar' })
+    const params = { corporation: ctx.tenant.orgId, username }
+    expectOk(
+      await caller().put('/v2/organization/{corporation}/staff/{username}', {
+        params,
+        body: { job_title: 'Bursar' },
+      }),
+    )
+    const { versions } = expectOk(
+      await caller().get('/v2/organization/{corporation}/staff/{username}/versions', { params }),
+    )
+    assert.deepEqual(
+      versions.map((version) => version.part),
+      ['account', 'account'],
+    )
+    const first = versions.at(-1)
+    assert.ok(first)
+    expectOk(
+      await caller().post('/v2/organization/{corporation}/staff/{username}/versions/{id}/restore', {
+        params: { ...params, id: first.id },
+      }),
+    )
+    const read = expectOk(await caller().get('/v2/organization/{corporation}/staff/{username}', { params }))
+    assert.equal(read.account[0]?.job_title, 'Registrar')
+    // A staff member is not an expert: its versions are not under /expert.
+    expectError(
+      await caller().get('/v2/organization/{corporation}/expert/{username}/versions', { params }),
+      404,
+      'not_found',
+    )
   })
 
   test('another organization’s records and versions are a 404; a deleted record takes its versions', async () => {

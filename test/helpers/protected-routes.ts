@@ -358,18 +358,63 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
  */
 function editorialRoutes(): ProtectedRoute[] {
   const expertBase = '/v2/organization/:corporation/expert/:username'
-  /** An expert of `owner` with its first version; its username and the version's id. */
-  const withVersion = async (ctx: TestContext, owner: Tenant) => {
-    const username = await expertOf(ctx, owner)
+  /** A profile of `owner` (an expert or a staff member) with its first version; its username and the version's id. */
+  const withVersion = async (ctx: TestContext, owner: Tenant, segment: 'expert' | 'staff') => {
+    const username =
+      segment === 'expert'
+        ? await expertOf(ctx, owner)
+        : await createStaff(ctx, owner, { lastname: `Turing Org${owner.orgId}` })
     const row = await ctx.testDatabase.database.db
       .selectFrom('record_versions')
       .innerJoin('experts', 'experts.id', 'record_versions.record_id')
       .select('record_versions.id')
       .where('record_versions.org_id', '=', owner.orgId)
       .where('record_versions.record_kind', '=', 'profile')
+      .where('experts.org_id', '=', owner.orgId)
       .where('experts.username', '=', username)
       .executeTakeFirstOrThrow()
     return { username, version: Number(row.id) }
+  }
+  const profileRoutes = (segment: 'expert' | 'staff'): ProtectedRoute[] => {
+    const base = `/v2/organization/:corporation/${segment}/:username`
+    return [
+      {
+        name: `GET ${segment} versions`,
+        scope: 'read',
+        covers: [`GET ${base}/versions`],
+        record: true,
+        build: async (ctx, corporation, owner) => ({
+          method: 'GET',
+          url: `/v2/organization/${corporation}/${segment}/${(await withVersion(ctx, owner, segment)).username}/versions`,
+        }),
+      },
+      {
+        name: `GET ${segment} version`,
+        scope: 'read',
+        covers: [`GET ${base}/versions/:id`],
+        record: true,
+        build: async (ctx, corporation, owner) => {
+          const { username, version } = await withVersion(ctx, owner, segment)
+          return {
+            method: 'GET',
+            url: `/v2/organization/${corporation}/${segment}/${username}/versions/${version}`,
+          }
+        },
+      },
+      {
+        name: `POST ${segment} version restore`,
+        scope: 'write',
+        covers: [`POST ${base}/versions/:id/restore`],
+        record: true,
+        build: async (ctx, corporation, owner) => {
+          const { username, version } = await withVersion(ctx, owner, segment)
+          return {
+            method: 'POST',
+            url: `/v2/organization/${corporation}/${segment}/${username}/versions/${version}/restore`,
+          }
+        },
+      },
+    ]
   }
   /** A post or question of `owner` written through the API (so it has a version); its id and the version's. */
   const itemWithVersion = async (ctx: TestContext, owner: Tenant, path: 'spotlight' | 'qanda') => {
@@ -456,42 +501,8 @@ function editorialRoutes(): ProtectedRoute[] {
         url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/checklist`,
       }),
     },
-    {
-      name: 'GET expert versions',
-      scope: 'read',
-      covers: [`GET ${expertBase}/versions`],
-      record: true,
-      build: async (ctx, corporation, owner) => ({
-        method: 'GET',
-        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/versions`,
-      }),
-    },
-    {
-      name: 'GET expert version',
-      scope: 'read',
-      covers: [`GET ${expertBase}/versions/:id`],
-      record: true,
-      build: async (ctx, corporation, owner) => {
-        const { username, version } = await withVersion(ctx, owner)
-        return {
-          method: 'GET',
-          url: `/v2/organization/${corporation}/expert/${username}/versions/${version}`,
-        }
-      },
-    },
-    {
-      name: 'POST expert version restore',
-      scope: 'write',
-      covers: [`POST ${expertBase}/versions/:id/restore`],
-      record: true,
-      build: async (ctx, corporation, owner) => {
-        const { username, version } = await withVersion(ctx, owner)
-        return {
-          method: 'POST',
-          url: `/v2/organization/${corporation}/expert/${username}/versions/${version}/restore`,
-        }
-      },
-    },
+    ...profileRoutes('expert'),
+    ...profileRoutes('staff'),
     ...itemRoutes('spotlight'),
     ...itemRoutes('qanda'),
   ]
