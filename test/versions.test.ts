@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { createClient } from '../src/auth/clients.js'
 import { api, expectError, expectOk } from './helpers/api.js'
+import { importDocument } from './helpers/content.js'
 import {
   createExpert,
   createStaff,
@@ -12,6 +13,7 @@ import {
   type TestContext,
 } from './helpers/harness.js'
 import { personToken } from './helpers/people.js'
+import { seedCandidate } from './helpers/works.js'
 
 /** Runs of the restore property per dialect. */
 const PROPERTY_RUNS = 12
@@ -390,6 +392,91 @@ describeEachDialect('versions: history, diff and restore of profiles, posts and 
     ).question[0]
     assert.equal(item?.details, '<p>Asked by a reader.</p>')
     assert.equal(item?.published, 0)
+  })
+
+  test('an import keeps the versions of what it changed, named after the import', async () => {
+    const tenant = await ctx.addTenant('Imported University')
+    const key = `imported-${Date.now()}`
+    const file = (biography: string, job_title: string) => ({
+      experts: [
+        {
+          key,
+          firstname: 'Marie',
+          lastname: 'Imported',
+          job_title,
+          email: `${key}@lab.example`,
+          company: 'Lab',
+          sections: {
+            biography: [{ biography: `<p>${biography}</p>` }],
+            topic: [{ name: 'Radium' }],
+          },
+        },
+      ],
+      spotlights: [{ key: `${key}-post`, title: 'Radium', html: '<p>Glows.</p>', experts: [key] }],
+    })
+    const first = await importDocument(ctx, tenant.orgId, file('Physicist and chemist.', 'Physicist'))
+    const username = first.ids.experts[0]
+    const post = first.ids.spotlights[0]
+    assert.ok(username && post)
+    const at = { params: { corporation: tenant.orgId, username } }
+    const own = api(ctx.app, tenant)
+    const listed = async () =>
+      expectOk(await own.get('/v2/organization/{corporation}/expert/{username}/versions', at)).versions
+    const created = await listed()
+    assert.deepEqual(created.map((version) => version.part).sort(), ['account', 'biography', 'topic'])
+    assert.ok(created.every((version) => version.actor.kind === 'cli' && version.action === 'cli import'))
+    // The same file again changes nothing and keeps nothing; a new biography keeps that section only.
+    await importDocument(ctx, tenant.orgId, file('Physicist and chemist.', 'Physicist'))
+    assert.equal((await listed()).length, 3)
+    await importDocument(ctx, tenant.orgId, file('Physicist, chemist, twice a laureate.', 'Physicist'))
+    const after = await listed()
+    assert.equal(after.length, 4)
+    assert.equal(after[0]?.part, 'biography')
+    const detail = expectOk(
+      await own.get('/v2/organization/{corporation}/expert/{username}/versions/{id}', {
+        params: { ...at.params, id: after[0]?.id ?? 0 },
+      }),
+    )
+    // The word diff reads back as each text: kept and removed words the old one, kept and added the new.
+    const words = detail.diff[0]?.words ?? []
+    const text = (skip: 'added' | 'removed') =>
+      words
+        .filter((word) => word.op !== skip)
+        .map((word) => word.text)
+        .join('')
+    assert.equal(text('added'), 'Physicist and chemist.')
+    assert.equal(text('removed'), 'Physicist, chemist, twice a laureate.')
+    assert.deepEqual(
+      detail.snapshot,
+      expectOk(await own.get('/v2/organization/{corporation}/expert/{username}/biography', at)),
+    )
+    const postVersions = expectOk(
+      await own.get('/v2/spotlight/{corporation}/{id}/versions', {
+        params: { corporation: tenant.orgId, id: post },
+      }),
+    ).versions
+    assert.equal(postVersions.length, 1)
+  })
+
+  test('a work claimed into the articles keeps a version of the section, named after the claim', async () => {
+    const username = await createExpert(ctx, ctx.tenant)
+    const id = await seedCandidate(ctx.testDatabase.database.db, ctx.tenant.orgId, username, ctx.clock.now())
+    const claimed = await ctx.inject({
+      method: 'PATCH',
+      url: `/v2/organization/${ctx.tenant.orgId}/expert/${username}/works/${id}`,
+      headers: ctx.tenant.auth,
+      payload: { state: 'claimed' },
+    })
+    assert.equal(claimed.statusCode, 200, claimed.body)
+    const [latest] = await versionsOf(username)
+    assert.equal(latest?.part, 'article')
+    assert.match(latest?.action ?? '', /works\/:id$/)
+    assert.deepEqual(
+      (await versionOf(username, latest?.id ?? 0)).snapshot,
+      expectOk(
+        await caller().get('/v2/organization/{corporation}/expert/{username}/article', profile(username)),
+      ),
+    )
   })
 
   test('a staff member’s profile keeps versions as an expert’s, under its own paths', async () => {

@@ -149,22 +149,11 @@ export const usernameAssigner = (trx: Queryable, orgId: number): UsernameAssigne
   new UsernameAssigner((candidates) => takenUsernames(trx, orgId, candidates))
 
 /**
- * Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). A new
- * `username` renames the expert (409 when another expert of the organization has it): the old one
- * leads to the expert from then on, and the new one, were it an old name of anyone, no longer leads
- * elsewhere.
+ * Applies a partial update; returns the expert's row as it is after the change, or null when nothing
+ * changed (the caller bumps `updated_at`). A new `username` renames the expert (409 when another expert
+ * of the organization has it): the old one leads to the expert from then on, and the new one, were it an
+ * old name of anyone, no longer leads elsewhere.
  */
-export async function updateAccount(
-  trx: Queryable,
-  orgId: number,
-  expert: ExpertRow,
-  input: ExpertUpdateInput,
-  now: number,
-): Promise<boolean> {
-  return (await changeAccount(trx, orgId, expert, input, now)) !== null
-}
-
-/** `updateAccount`, answering the expert's row as it is after the change (null: nothing changed). */
 export async function changeAccount(
   trx: Queryable,
   orgId: number,

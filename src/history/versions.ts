@@ -51,6 +51,35 @@ export async function recordVersion(
     .execute()
 }
 
+/** Versions of many changes at once (an import), a constant number of statements per call. */
+export async function recordVersions(
+  trx: Queryable,
+  orgId: number,
+  trail: AuditTrail,
+  versions: readonly { record: VersionedRecord; part: string; snapshot: unknown }[],
+  now: number,
+): Promise<void> {
+  const rows = versions.map(({ record, part, snapshot }) => ({
+    org_id: orgId,
+    record_kind: record.kind,
+    record_id: record.id,
+    part,
+    created_at: now,
+    actor_kind: trail.actor.kind,
+    actor_id: actorId(trail.actor),
+    action: trail.action,
+    snapshot: JSON.stringify(snapshot),
+  }))
+  for (let start = 0; start < rows.length; start += VERSION_ROWS_PER_INSERT)
+    await trx
+      .insertInto('record_versions')
+      .values(rows.slice(start, start + VERSION_ROWS_PER_INSERT))
+      .execute()
+}
+
+/** 9 parameters a row: well under SQLite's and PostgreSQL's limits on one statement's parameters. */
+const VERSION_ROWS_PER_INSERT = 500
+
 /** A record's history goes with it (a deleted expert's personal data is not kept in its versions). */
 export async function deleteVersions(trx: Queryable, orgId: number, record: VersionedRecord): Promise<void> {
   await trx

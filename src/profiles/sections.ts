@@ -6,7 +6,7 @@ import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
 import type { ExpertRow, ProfileType } from '../db/schema.js'
-import { isSectionName } from '../db/sections.js'
+import { isSectionName, type SectionName } from '../db/sections.js'
 import { writeTransaction } from '../db/transactions.js'
 import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { profileChanged } from '../derived/changes.js'
@@ -81,8 +81,9 @@ async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, el
 /**
  * The version of a section after a write: the section as its GET serves it (`{"education": [...]}`),
  * from the items the write holds (`items`, in served order), so keeping it costs one insert and no read.
+ * The writes here call it; so does a writer that changes a section through `putKeyedElement`.
  */
-function recordSectionVersion(
+export function recordSectionVersion(
   trx: Queryable,
   { orgId, trail, now }: Pick<WriteContext, 'orgId' | 'trail' | 'now'>,
   expertId: number,
@@ -424,14 +425,19 @@ export async function replaceSections(
 /**
  * `replaceSections` for many experts at once, with a constant number of statements per call (reads,
  * inserts and deletes are batched; only changed elements are updated one by one). Returns the experts
- * whose sections changed.
+ * whose sections changed, each with the names of the sections that did.
  */
 export async function replaceSectionsOfExperts(
   trx: Queryable,
   orgId: number,
   entries: readonly { expertId: number; sections: SectionsInput }[],
-): Promise<Set<number>> {
-  const changed = new Set<number>()
+): Promise<Map<number, Set<SectionName>>> {
+  const changed = new Map<number, Set<SectionName>>()
+  const mark = (expertId: number, section: SectionName) => {
+    const sections = changed.get(expertId)
+    if (sections) sections.add(section)
+    else changed.set(expertId, new Set([section]))
+  }
   // The import's schema lets only section names through.
   const named = entries
     .map(({ expertId, sections }) => ({
@@ -477,11 +483,11 @@ export async function replaceSectionsOfExperts(
         else if (row.position !== item.position || row.data !== item.data)
           await updateProfileItem(trx, orgId, row.id, { position: item.position, data: item.data })
         else continue
-        changed.add(expertId)
+        mark(expertId, section)
       }
       if (byKey.size > 0) {
         for (const row of byKey.values()) deletes.push(row.id)
-        changed.add(expertId)
+        mark(expertId, section)
       }
     }
   }
@@ -498,26 +504,33 @@ export async function replaceSectionsOfExperts(
  * Sets the element of a list section that an importer keeps under `key` (the works importer keeps each
  * claimed work as `work:<id>` in `article`), or removes it when `element` is null: updated in place when
  * it is there, appended otherwise, so a re-import never duplicates it. Runs in the caller's transaction,
- * which reports the profile change (`profileChanged`) and its audit entry when this returns a change.
+ * which reports the profile change (`profileChanged`), its audit entry and its version
+ * (`recordSectionVersion` with the `items` answered) when this returns a change.
  */
 export async function putKeyedElement(
   trx: Queryable,
   orgId: number,
   expertId: number,
   { section, key, element }: { section: StoredSection; key: string; element: Element | null },
-): Promise<{ id: number; change: 'create' | 'update' | 'delete' } | null> {
+): Promise<{
+  id: number
+  change: 'create' | 'update' | 'delete'
+  /** The section's items after the change, in served order (for its version). */
+  items: Pick<ProfileItemRow, 'id' | 'data'>[]
+} | null> {
   const items = await listSectionItems(trx, orgId, expertId, [section])
   const current = items.find((item) => item.external_key === key)
   if (element === null) {
     if (!current) return null
     await deleteProfileItems(trx, orgId, [current.id])
-    return { id: current.id, change: 'delete' }
+    return { id: current.id, change: 'delete', items: items.filter((item) => item.id !== current.id) }
   }
   const data = elementData(section, fieldsGiven(section, element), new Map())
   if (current) {
     if (current.data === data) return null
     await updateProfileItem(trx, orgId, current.id, { data })
-    return { id: current.id, change: 'update' }
+    const after = items.map((item) => (item.id === current.id ? { ...item, data } : item))
+    return { id: current.id, change: 'update', items: after }
   }
   if (items.length >= MAX_SECTION_ELEMENTS)
     throw new ApiError('conflict', `Section ${section} already holds ${MAX_SECTION_ELEMENTS} elements.`, {
@@ -525,7 +538,7 @@ export async function putKeyedElement(
     })
   const position = items.reduce((max, item) => Math.max(max, item.position + 1), 0)
   const id = await insertProfileItem(trx, orgId, expertId, { section, position, external_key: key, data })
-  return { id, change: 'create' }
+  return { id, change: 'create', items: [...items, { id, data }] }
 }
 
 type DesiredItem = Omit<ProfileItemRow, 'id' | 'section'>
