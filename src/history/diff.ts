@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module'
 import { isDeepStrictEqual } from 'node:util'
-import { diffWords } from 'diff'
+import type * as JsDiff from 'diff'
 import { plainText } from '../validation/html-text.js'
+
+/** jsdiff, loaded with the first version read that has rich text to compare, not by every process. */
+let jsdiff: typeof JsDiff | undefined
+const loadedJsDiff = (): typeof JsDiff => {
+  const loaded: typeof JsDiff = jsdiff ?? createRequire(import.meta.url)('diff')
+  jsdiff = loaded
+  return loaded
+}
 
 /**
  * The field-level difference between two snapshots of a record's part (src/history/versions.ts), as the
@@ -42,10 +51,12 @@ const isElementList = (value: unknown): value is (Json & { id: number })[] =>
 /** The word diff of two HTML or text values, read as text. */
 export function wordDiff(before: unknown, after: unknown): WordChange[] {
   const text = (value: unknown) => (typeof value === 'string' ? plainText(value) : '')
-  return diffWords(text(before), text(after)).map((change) => ({
-    op: change.added ? 'added' : change.removed ? 'removed' : 'same',
-    text: change.value,
-  }))
+  return loadedJsDiff()
+    .diffWords(text(before), text(after))
+    .map((change) => ({
+      op: change.added ? 'added' : change.removed ? 'removed' : 'same',
+      text: change.value,
+    }))
 }
 
 function change(field: string, name: string, before: unknown, after: unknown, rich: RichField): FieldChange {
