@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import type { DB } from './db/schema.js'
+import type { EmbeddingRanking } from './meaning/embeddings/ranking.js'
 import type { MediaStorage } from './storage/storage.js'
 
 /** The running app's infrastructure that every feature needs: config, database, clock, media storage. */
@@ -13,4 +14,6 @@ export interface AppContext {
   readonly now: () => number
   /** Where photos and documents are stored (a folder or a bucket). */
   readonly storage: MediaStorage
+  /** The embeddings' ranking, fused into finding experts by meaning; absent when no embeddings API is configured. */
+  readonly embeddings?: EmbeddingRanking | undefined
 }

@@ -14,7 +14,7 @@ import { contentRoutes } from './content/routes.js'
 import { contentVersionRoutes } from './content/version-routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
-import { createContactLimit } from './directory/contact-limit.js'
+import { createContactLimit, createStoryLimit } from './directory/address-limits.js'
 import { directoryRoutes } from './directory/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
 import { expertEditorialRoutes } from './experts/editorial-routes.js'
@@ -41,6 +41,7 @@ import { KeptRoutes, registerKeptReads } from './kept-reads/kept-reads.js'
 import { memoryCounters } from './limits/memory-counters.js'
 import { redisCounters } from './limits/redis-counters.js'
 import { mcpRoutes } from './mcp/routes.js'
+import { type Embeddings, embeddingsFrom } from './meaning/embeddings/index.js'
 import { registerMediaBase } from './media/base.js'
 import { mediaRoutes, uploadRoutes } from './media/routes.js'
 import { createUploads } from './media/uploads.js'
@@ -76,6 +77,8 @@ declare module 'fastify' {
     keptReadLane?: KeptReadLane
     /** The works refreshes of this process: refresh now, and the schedule a background process starts. */
     worksSchedule: WorksSchedule
+    /** The optional embeddings (absent when not configured): the loop a background process starts. */
+    embeddings: Embeddings | undefined
   }
 }
 
@@ -162,7 +165,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     : memoryCounters(now)
   const storage = options.storage ?? openStorage(config)
   if (!options.storage) app.addHook('onClose', () => storage.close())
-  const context: AppContext = { config, database, db: database.db, now, storage }
+  const embeddings = embeddingsFrom(config, {
+    db: database.db,
+    dialect: database.dialect,
+    now,
+    log: app.log,
+  })
+  app.decorate('embeddings', embeddings)
+  if (embeddings) app.addHook('onClose', () => embeddings.loop.stop())
+  const context: AppContext = {
+    config,
+    database,
+    db: database.db,
+    now,
+    storage,
+    embeddings: embeddings?.ranking,
+  }
   const auth: AuthContext = {
     ...context,
     principals: withPersonTokens(databasePrincipals({ database, now }), {
@@ -240,6 +258,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (directory) =>
     directoryRoutes(directory, context, {
       contactLimit: createContactLimit(counters, config.directoryContactLimit),
+      storyLimit: createStoryLimit(counters, config.directoryStoryLimit),
     }),
   )
   const keptBodies = new KeptBodies(config.readCacheBytes)

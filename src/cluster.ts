@@ -3,6 +3,7 @@ import { pino } from 'pino'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
+import { embeddingsFrom } from './meaning/embeddings/index.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics, serveClusterScrapes } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
@@ -22,9 +23,10 @@ export interface ClusterOptions {
 /**
  * The primary of `serve --workers N`: migrates, forks N workers that share the listening port,
  * restarts a worker that dies (waiting longer after each quick death so that a crash loop does not
- * spin), and runs the outbox worker and housekeeping itself, so they run once however many workers
- * serve. SIGTERM or SIGINT: every worker drains its requests and exits, then the primary exits 0.
- * Each worker runs the same command and ends up in `startServer(config, undefined, 'worker')`.
+ * spin), and runs the outbox worker, the works schedule, the embedding loop (when configured) and
+ * housekeeping itself, so they run once however many workers serve. SIGTERM or SIGINT: every worker
+ * drains its requests and exits, then the primary exits 0. Each worker runs the same command and ends
+ * up in `startServer(config, undefined, 'worker')`.
  */
 export async function runClusterPrimary(config: Config, options: ClusterOptions): Promise<void> {
   const log = pino({ level: config.logLevel })
@@ -47,6 +49,8 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     log,
   })
   works.start()
+  const embeddings = embeddingsFrom(config, { db: database.db, dialect: database.dialect, log })
+  embeddings?.loop.start()
   const stopHousekeeping = startHousekeeping(database.db, log, config)
 
   let stopping = false
@@ -97,6 +101,7 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     const drained = (await Promise.all(exits)).every(Boolean)
     stopHousekeeping()
     await works.stop()
+    await embeddings?.loop.stop()
     await outbox.stop()
     await database.close()
     if (!drained) log.error('a worker did not shut down cleanly')

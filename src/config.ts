@@ -203,6 +203,49 @@ export const ConfigSchema = Type.Object({
   ncbiApiKey: Type.Optional(
     Type.String({ description: 'NCBI API key: PubMed at 10 requests a second instead of 3' }),
   ),
+  embeddingsUrl: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description:
+        "base URL of an OpenAI-compatible embeddings API (`https://api.openai.com/v1`, or a server of your own): experts' texts and pasted texts are sent to `{url}/embeddings` and the vectors blend into similar experts and experts for a text ([meaning.md](meaning.md#embeddings-optional)). Unset: off, nothing is sent. Being the operator's choice, it may be on this machine or a private network",
+    }),
+  ),
+  embeddingsModel: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'the embedding model asked for (`text-embedding-3-small`); required with `EXPERTDIR_EMBEDDINGS_URL`. Changing it embeds every expert again',
+    }),
+  ),
+  embeddingsApiKey: Type.Optional(
+    Type.String({
+      description: 'sent as `Authorization: Bearer ...` to the embeddings API; never logged',
+    }),
+  ),
+  embeddingsBatchSize: Type.Integer({
+    minimum: 1,
+    maximum: 2048,
+    default: 64,
+    description: 'texts sent in one request to the embeddings API (OpenAI takes up to 2,048)',
+  }),
+  embeddingsTimeoutMs: Type.Integer({
+    minimum: 100,
+    default: 30_000,
+    description:
+      'how long the background embedding of experts waits for one reply of the embeddings API, in milliseconds',
+  }),
+  embeddingsQueryTimeoutMs: Type.Integer({
+    minimum: 50,
+    default: 2000,
+    description:
+      'how long experts for a text wait for the embedding of the text, in milliseconds; past it (or on any error) the answer is ranked without embeddings',
+  }),
+  embeddingsPollSeconds: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description:
+      'how often the process that runs background work looks for experts whose text changed and embeds them, in seconds',
+  }),
   deliveryMaxAttempts: Type.Integer({
     minimum: 1,
     maximum: 100,
@@ -346,6 +389,12 @@ export const ConfigSchema = Type.Object({
     description:
       'public directory contact-form submissions per sender address and hour (`0`: no limit; [directory.md](directory.md))',
   }),
+  directoryStoryLimit: Type.Integer({
+    minimum: 0,
+    default: 20,
+    description:
+      'public directory "describe your story" searches per address and minute (`0`: no limit; [directory.md](directory.md))',
+  }),
   directorySitemapUrls: Type.Integer({
     minimum: 1,
     maximum: 50_000,
@@ -395,6 +444,13 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   crossrefMailto: 'EXPERTDIR_CROSSREF_MAILTO',
   pubmedUrl: 'EXPERTDIR_PUBMED_URL',
   ncbiApiKey: 'EXPERTDIR_NCBI_API_KEY',
+  embeddingsUrl: 'EXPERTDIR_EMBEDDINGS_URL',
+  embeddingsModel: 'EXPERTDIR_EMBEDDINGS_MODEL',
+  embeddingsApiKey: 'EXPERTDIR_EMBEDDINGS_API_KEY',
+  embeddingsBatchSize: 'EXPERTDIR_EMBEDDINGS_BATCH_SIZE',
+  embeddingsTimeoutMs: 'EXPERTDIR_EMBEDDINGS_TIMEOUT_MS',
+  embeddingsQueryTimeoutMs: 'EXPERTDIR_EMBEDDINGS_QUERY_TIMEOUT_MS',
+  embeddingsPollSeconds: 'EXPERTDIR_EMBEDDINGS_POLL_SECONDS',
   deliveryMaxAttempts: 'EXPERTDIR_DELIVERY_MAX_ATTEMPTS',
   deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',
   deliveryPollMs: 'EXPERTDIR_DELIVERY_POLL_MS',
@@ -417,6 +473,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   rateLimitUploads: 'EXPERTDIR_RATE_LIMIT_UPLOADS',
   secretKey: 'EXPERTDIR_SECRET_KEY',
   directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
+  directoryStoryLimit: 'EXPERTDIR_DIRECTORY_STORY_LIMIT',
   directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',
   readCacheBytes: 'EXPERTDIR_READ_CACHE_BYTES',
 }
@@ -450,6 +507,7 @@ function fromEnvironment(key: keyof Config, value: string): unknown {
   }
   if (
     key === 'publicUrl' ||
+    key === 'embeddingsUrl' ||
     key === 'orcidUrl' ||
     key === 'openalexUrl' ||
     key === 'crossrefUrl' ||
@@ -478,6 +536,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const validate = configValidator()
   if (!validate(config)) {
     throw new Error(`Invalid configuration: ${describeProblems(validate.errors ?? []).join('; ')}`)
+  }
+  if (config.embeddingsUrl !== undefined && config.embeddingsModel === undefined) {
+    throw new Error(
+      `Invalid configuration: ${ENV_NAMES.embeddingsModel} is required when ${ENV_NAMES.embeddingsUrl} is set`,
+    )
   }
   const badRange = config.webhookAllowNetworks.find((range) => parseCidr(range) === undefined)
   if (badRange !== undefined) {

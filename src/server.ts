@@ -48,6 +48,8 @@ export async function startServer(
   if (background) outbox.start()
   // The works schedule takes each due expert once across every process sharing the database.
   if (background) app.worksSchedule.start()
+  // The same for the optional embeddings: one process embeds each expert.
+  if (background) app.embeddings?.loop.start()
   const awaitFirstRequests = trackFreshConnections(app)
   // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
   // draining process wait for before they send the signal.

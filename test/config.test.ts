@@ -40,3 +40,23 @@ test('a bad setting is refused with its environment name and what it must be', (
   assert.throws(() => loadConfig({}, { EXPERTDIR_METRICS: 'yes' }), /EXPERTDIR_METRICS must be boolean/)
   assert.throws(() => loadConfig({}, { EXPERTDIR_CORS_ORIGINS: 'x' }), /EXPERTDIR_CORS_ORIGINS must match/)
 })
+
+test('embeddings are off unless a URL is set, and a URL needs its model', () => {
+  const defaults = loadConfig({}, {})
+  assert.equal(defaults.embeddingsUrl, undefined)
+  assert.equal(defaults.embeddingsBatchSize, 64)
+  const on = loadConfig(
+    {},
+    { EXPERTDIR_EMBEDDINGS_URL: 'http://127.0.0.1:8080/v1/', EXPERTDIR_EMBEDDINGS_MODEL: 'nomic-embed-text' },
+  )
+  assert.equal(on.embeddingsUrl, 'http://127.0.0.1:8080/v1')
+  assert.equal(on.embeddingsModel, 'nomic-embed-text')
+  assert.throws(() => loadConfig({}, { EXPERTDIR_EMBEDDINGS_URL: 'http://127.0.0.1:8080/v1' }), {
+    message:
+      'Invalid configuration: EXPERTDIR_EMBEDDINGS_MODEL is required when EXPERTDIR_EMBEDDINGS_URL is set',
+  })
+  assert.throws(
+    () => loadConfig({}, { EXPERTDIR_EMBEDDINGS_URL: 'ftp://x', EXPERTDIR_EMBEDDINGS_MODEL: 'm' }),
+    /EXPERTDIR_EMBEDDINGS_URL must match pattern/,
+  )
+})

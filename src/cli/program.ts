@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander'
 import { backupCommands } from './commands/backup.js'
 import { clientCommands } from './commands/clients.js'
 import { contentCommands } from './commands/content.js'
+import { embeddingsCommands } from './commands/embeddings.js'
 import { inquiryCommands } from './commands/inquiries.js'
 import { mediaCommands } from './commands/media.js'
 import { organizationCommands } from './commands/organizations.js'
@@ -53,6 +54,7 @@ export function buildProgram(io: CliIo): Command {
   backupCommands(program, cli)
   mediaCommands(program, cli)
   worksCommands(program, cli)
+  embeddingsCommands(program, cli)
   return program
 }
 

@@ -7,6 +7,8 @@ export interface MeaningTables {
   hidden_concepts: HiddenConceptsTable
   expert_terms: ExpertTermsTable
   term_df: DocumentFrequencyOfTerm
+  expert_embeddings: ExpertEmbeddingsTable
+  embedding_stats: EmbeddingStatsTable
 }
 
 /** One row per expert: its flags, the size of its fingerprint and of its text. */
@@ -72,4 +74,34 @@ export interface DocumentFrequencyOfTerm {
   org_id: number
   term: string
   df: number
+}
+
+/** An expert's embedding (migration 0031): kept by the background loop when an embeddings API is configured. */
+export interface ExpertEmbeddingsTable {
+  org_id: number
+  expert_id: number
+  /** Bumped by every write that may change the expert's text; the loop stores a vector only for the version it read. */
+  version: number
+  /** When the expert is due to be embedded (again); null when its vector is current. */
+  due_at: number | null
+  locked_until: number | null
+  lock_token: string | null
+  /** The model of the stored vector. */
+  model: string | null
+  /** SHA-256 (hex) of the text the stored vector was made from. */
+  text_hash: string | null
+  dimensions: number | null
+  /** Float32 values, little-endian. */
+  vector: Uint8Array | null
+  embedded_at: number | null
+  /** Failed attempts since the last success. */
+  attempts: number
+  /** The last failure, for a person to read; null after a success. */
+  error: string | null
+}
+
+export interface EmbeddingStatsTable {
+  org_id: number
+  /** Moves whenever a vector of the organization is stored or removed. */
+  version: number
 }

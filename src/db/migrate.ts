@@ -27,6 +27,7 @@ import * as mediaReferences from './migrations/0027_media_references.js'
 import * as works from './migrations/0028_works.js'
 import * as fuzzyNames from './migrations/0029_fuzzy_names.js'
 import * as meaning from './migrations/0030_meaning.js'
+import * as embeddings from './migrations/0031_embeddings.js'
 import * as editorial from './migrations/0032_editorial.js'
 import type { DB } from './schema.js'
 
@@ -59,6 +60,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0028_works': works,
   '0029_fuzzy_names': fuzzyNames,
   '0030_meaning': meaning,
+  '0031_embeddings': embeddings,
   '0032_editorial': editorial,
 }
 

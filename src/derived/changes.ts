@@ -1,5 +1,6 @@
 import { CONTENT_KIND_NAMES, type ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
+import { markEmbeddingsDue } from './meaning/embedding-marks.js'
 import { refreshMeaning, removeMeaning } from './meaning/maintenance.js'
 import { bumpOrganizationVersion, deleteDocument } from './read-documents.js'
 import { bumpExpertSearchVersion } from './search-index.js'
@@ -25,7 +26,7 @@ export type ChangedProfiles = number | readonly number[] | 'all'
  * (every expert shows it), post tagging and answers. It sets the experts' `updated_at` (the `modified`
  * of reads) and makes their stored read documents stale: each expert's `doc_version` is bumped, or,
  * for the organization profile, the organization's `profile_version` (one row, however many experts).
- * It refreshes their search index rows.
+ * It refreshes their search index rows and meaning rows, and makes their embeddings due (when kept).
  *
  * `account`: the write changed account fields (names, job title) that posts tagging the experts and
  * questions they answered show too; those items' documents go stale as well.
@@ -48,6 +49,7 @@ export async function profileChanged(
   if (account) await staleContentShowingExperts(trx, orgId, ids)
   await refreshExpertsSearch(trx, orgId, ids)
   await refreshMeaning(trx, orgId, ids, now)
+  await markEmbeddingsDue(trx, orgId, ids, now)
 }
 
 /**
@@ -74,12 +76,9 @@ export async function workChanged(trx: Queryable, orgId: number, workId: number,
     .where('state', '=', 'claimed')
     .execute()
   if (claimed.length > 0) await bumpExpertSearchVersion(trx, orgId)
-  await refreshMeaning(
-    trx,
-    orgId,
-    claimed.map((row) => Number(row.expert_id)),
-    now,
-  )
+  const experts = claimed.map((row) => Number(row.expert_id))
+  await refreshMeaning(trx, orgId, experts, now)
+  await markEmbeddingsDue(trx, orgId, experts, now)
 }
 
 /**

@@ -7,6 +7,7 @@ import { profileNotFound } from '../experts/profile-type.js'
 import { findExpert } from '../experts/repository.js'
 import { propertyOf } from '../validation/guards.js'
 import { normalizeDoi, normalizePmid } from '../works/sources/normalize.js'
+import type { EmbeddingRanking } from './embeddings/ranking.js'
 import {
   byCode,
   type ConceptVector,
@@ -36,6 +37,10 @@ import type { ReasonData, SimilarExpertData } from './schemas.js'
  * Similar experts and experts for a text (CONTRACT §20, SOURCES §7): each ranking is narrowed to the
  * experts the audience may see before ranks are fused, so a hidden expert never takes a rank, a place
  * or a reason. Reasons come only from the two visible sides: the source (or the text) and the candidate.
+ *
+ * With embeddings configured (`embeddings`), their cosine ranking is one more list, narrowed the same way.
+ * It gives no reasons: an expert found by it alone is listed with the reasons the other lists give it,
+ * possibly none.
  */
 
 const CONCEPT_REASONS = 3
@@ -97,6 +102,7 @@ export async function similarExperts(
   username: string,
   audience: Audience,
   limit: number,
+  embeddings?: EmbeddingRanking,
 ): Promise<SimilarExpertData[]> {
   const source = await findExpert(db, orgId, username)
   if (!source || (audience === 'public' && (source.is_published !== 1 || source.is_private !== 0)))
@@ -121,14 +127,20 @@ export async function similarExperts(
   const terms = await rankByTerms(db, orgId, query.terms, query.frequencies, totals, source.id)
 
   const coauthors = await coauthorsOf(db, orgId, source.id)
+  const nearest = embeddings ? await embeddings.forExpert(orgId, source.id) : []
 
   const visible = await readVisibleExperts(
     db,
     orgId,
-    [...new Set([...concepts.ids, ...terms.ids, ...coauthors.ids])],
+    [...new Set([...concepts.ids, ...terms.ids, ...coauthors.ids, ...nearest])],
     audience,
   )
-  const lists = [keep(concepts.ids, visible), keep(terms.ids, visible), keep(coauthors.ids, visible)]
+  const lists = [
+    keep(concepts.ids, visible),
+    keep(terms.ids, visible),
+    keep(coauthors.ids, visible),
+    keep(nearest, visible),
+  ]
   const fused = fuse(lists.map((ids) => ({ ids })))
   const department = source.department?.trim()
   if (department) {
@@ -208,7 +220,11 @@ export async function matchExperts(
   text: string,
   audience: Audience,
   limit: number,
+  embeddings?: EmbeddingRanking,
 ): Promise<SimilarExpertData[]> {
+  // The text's embedding is asked for while the other rankings run; it never rejects for the provider.
+  const embedded = embeddings ? embeddings.forText(orgId, text) : Promise.resolve([])
+  embedded.catch(() => {})
   const totals = await readTotals(db, orgId)
   const conceptQuery = await conceptQueryOf(db, orgId, text, totals.conceptExperts)
   const concepts = await rankByConcepts(db, orgId, conceptQuery, totals)
@@ -216,8 +232,18 @@ export async function matchExperts(
   const words = new Map(counted.map((term) => [term.term, term.word]))
   const query = await moreLikeThisTerms(db, orgId, counted, totals, 1)
   const terms = await rankByTerms(db, orgId, query.terms, query.frequencies, totals)
-  const visible = await readVisibleExperts(db, orgId, [...new Set([...concepts.ids, ...terms.ids])], audience)
-  const fused = fuse([{ ids: keep(concepts.ids, visible) }, { ids: keep(terms.ids, visible) }])
+  const nearest = await embedded
+  const visible = await readVisibleExperts(
+    db,
+    orgId,
+    [...new Set([...concepts.ids, ...terms.ids, ...nearest])],
+    audience,
+  )
+  const fused = fuse([
+    { ids: keep(concepts.ids, visible) },
+    { ids: keep(terms.ids, visible) },
+    { ids: keep(nearest, visible) },
+  ])
   return ordered(fused)
     .slice(0, limit)
     .flatMap((id) => {

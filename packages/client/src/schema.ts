@@ -3477,7 +3477,7 @@ export interface paths {
         };
         /**
          * Experts similar to this one, with the reasons
-         * @description Reciprocal rank fusion of three rankings: concept fingerprints (cosine), the words of their profiles and works ("more like this", BM25) and co-authored works; the same department adds a little. Reasons: up to 3 shared concepts, co-authored works, up to 3 shared words. A read:public token sees only published, non-private experts, and reasons drawn from them only.
+         * @description Reciprocal rank fusion of three rankings: concept fingerprints (cosine), the words of their profiles and works ("more like this", BM25) and co-authored works; the same department adds a little. Where the operator configured embeddings, the cosine of the embeddings of the two experts is fused too (it adds no reason). Reasons: up to 3 shared concepts, co-authored works, up to 3 shared words. A read:public token sees only published, non-private experts, and reasons drawn from them only.
          */
         get: operations["similarExperts"];
         put?: never;
@@ -3499,7 +3499,7 @@ export interface paths {
         put?: never;
         /**
          * Experts for a text: a press release, an abstract or a question
-         * @description The text's most telling words ("more like this", BM25) fused with the concepts it names and the concepts of the works whose DOI or PMID it gives. It is a read: the scopes of the expert search. Reasons name the matched concepts and words.
+         * @description The text's most telling words ("more like this", BM25) fused with the concepts it names and the concepts of the works whose DOI or PMID it gives, and, where the operator configured embeddings, the experts nearest to the embedding of the text. It is a read: the scopes of the expert search. Reasons name the matched concepts and words.
          */
         post: operations["matchExperts"];
         delete?: never;

@@ -156,3 +156,28 @@ export function fingerprintOf(
   const { terms, length } = termCounts(text.filter(Boolean).join('\n'))
   return { concepts, terms, length }
 }
+
+/** The most characters of an expert's text sent to an embeddings API (about 2,000 tokens). */
+export const EMBEDDING_TEXT_CHARS = 8000
+
+/**
+ * The text an embeddings API is given for an expert (SOURCES §7.5): its topics, tagline, biography (the
+ * text of its HTML) and the titles of its claimed works, one a line, cut at EMBEDDING_TEXT_CHARS.
+ * Abstracts are left out: they would crowd out the rest within a model's input limit.
+ */
+export function embeddingTextOf(items: readonly ProfileItem[], works: readonly ClaimedWork[]): string {
+  const parts: string[] = []
+  for (const section of ['topic', 'tagline', 'biography'] as const)
+    for (const item of items) {
+      if (item.section !== section) continue
+      if (section === 'topic') parts.push(stringField(item, 'name'))
+      else if (section === 'tagline') parts.push(stringField(item, 'tagline'))
+      else parts.push(plainText(stringField(item, 'biography')))
+    }
+  for (const work of works) parts.push(workText(work.fields).title)
+  return parts
+    .map((part) => part.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n')
+    .slice(0, EMBEDDING_TEXT_CHARS)
+}

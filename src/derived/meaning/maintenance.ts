@@ -157,12 +157,20 @@ async function takeOut(
     await db.deleteFrom(table).where('org_id', '=', orgId).where('expert_id', 'in', ids).execute()
 }
 
-async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: number): Promise<void> {
-  const conceptDeltas = new Map<string, number>()
-  const termDeltas = new Map<string, number>()
-  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0 }
-  await takeOut(db, orgId, ids, conceptDeltas, termDeltas, totals)
+export interface MeaningInputs {
+  /** The experts among the ids asked for (not staff, not gone), by id. */
+  experts: { id: number; is_published: number; is_private: number }[]
+  items: Map<number, (ProfileItem & { expert_id: number })[]>
+  works: Map<number, (ClaimedWork & { expert_id: number })[]>
+  hidden: Map<number, { expert_id: number; concept: string }[]>
+}
 
+/** What an expert's fingerprint and texts are computed from: its profile items, claimed works and hidden concepts. */
+export async function readMeaningInputs(
+  db: Queryable,
+  orgId: number,
+  ids: readonly number[],
+): Promise<MeaningInputs> {
   const experts = await db
     .selectFrom('experts')
     .select(['id', 'is_published', 'is_private'])
@@ -172,40 +180,51 @@ async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: nu
     .orderBy('id')
     .execute()
   const present = experts.map((expert) => expert.id)
-  if (present.length > 0) {
-    const items = grouped<ProfileItem & { expert_id: number }>(
-      await db
-        .selectFrom('profile_items')
-        .select(['expert_id', 'section', 'data'])
-        .where(ofOrganization('org_id', orgId))
-        .where('expert_id', 'in', present)
-        .where('section', 'in', SECTIONS)
-        .orderBy('expert_id')
-        .orderBy('section')
-        .orderBy('position')
-        .execute(),
-    )
-    const works = grouped<ClaimedWork & { expert_id: number }>(
-      await db
-        .selectFrom('work_candidates')
-        .innerJoin('works', 'works.id', 'work_candidates.work_id')
-        .select(['work_candidates.expert_id', 'works.fields', 'works.year'])
-        .where('work_candidates.org_id', '=', orgId)
-        .where('works.org_id', '=', orgId)
-        .where('work_candidates.expert_id', 'in', present)
-        .where('work_candidates.state', '=', 'claimed')
-        .orderBy('work_candidates.expert_id')
-        .orderBy('works.id')
-        .execute(),
-    )
-    const hidden = grouped(
-      await db
-        .selectFrom('hidden_concepts')
-        .select(['expert_id', 'concept'])
-        .where('org_id', '=', orgId)
-        .where('expert_id', 'in', present)
-        .execute(),
-    )
+  if (present.length === 0) return { experts, items: new Map(), works: new Map(), hidden: new Map() }
+  const items = grouped<ProfileItem & { expert_id: number }>(
+    await db
+      .selectFrom('profile_items')
+      .select(['expert_id', 'section', 'data'])
+      .where(ofOrganization('org_id', orgId))
+      .where('expert_id', 'in', present)
+      .where('section', 'in', SECTIONS)
+      .orderBy('expert_id')
+      .orderBy('section')
+      .orderBy('position')
+      .execute(),
+  )
+  const works = grouped<ClaimedWork & { expert_id: number }>(
+    await db
+      .selectFrom('work_candidates')
+      .innerJoin('works', 'works.id', 'work_candidates.work_id')
+      .select(['work_candidates.expert_id', 'works.fields', 'works.year'])
+      .where('work_candidates.org_id', '=', orgId)
+      .where('works.org_id', '=', orgId)
+      .where('work_candidates.expert_id', 'in', present)
+      .where('work_candidates.state', '=', 'claimed')
+      .orderBy('work_candidates.expert_id')
+      .orderBy('works.id')
+      .execute(),
+  )
+  const hidden = grouped(
+    await db
+      .selectFrom('hidden_concepts')
+      .select(['expert_id', 'concept'])
+      .where('org_id', '=', orgId)
+      .where('expert_id', 'in', present)
+      .execute(),
+  )
+  return { experts, items, works, hidden }
+}
+
+async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: number): Promise<void> {
+  const conceptDeltas = new Map<string, number>()
+  const termDeltas = new Map<string, number>()
+  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0 }
+  await takeOut(db, orgId, ids, conceptDeltas, termDeltas, totals)
+
+  const { experts, items, works, hidden } = await readMeaningInputs(db, orgId, ids)
+  if (experts.length > 0) {
     const documentRows = []
     const conceptRows = []
     const termRows = []
