@@ -11,11 +11,13 @@ import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
+import { contentVersionRoutes } from './content/version-routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
 import { createContactLimit, createStoryLimit } from './directory/address-limits.js'
 import { directoryRoutes } from './directory/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
+import { expertEditorialRoutes } from './experts/editorial-routes.js'
 import { expertMeaningRoutes } from './experts/meaning-routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
@@ -62,6 +64,7 @@ import { createMetrics, httpObserverOf, type Metrics, registerMetrics } from './
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 import { topicRoutes } from './topics/routes.js'
+import { workflowRoutes } from './workflow/routes.js'
 import { createRefreshLimit } from './works/refresh-limit.js'
 import { worksRoutes } from './works/routes.js'
 import { createWorksSchedule, scheduleTiming, type WorksSchedule } from './works/schedule.js'
@@ -288,6 +291,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     })
     await expertMeaningRoutes(protectedScope, context)
     await topicRoutes(protectedScope, context)
+    await workflowRoutes(protectedScope, context)
+    await expertEditorialRoutes(protectedScope, context)
+    await contentVersionRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

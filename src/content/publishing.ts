@@ -7,6 +7,7 @@ import { writeTransaction } from '../db/transactions.js'
 import { itemChanged, itemDeleted } from '../derived/changes.js'
 import { notFound, validationError } from '../errors.js'
 import { findExpertIds } from '../experts/repository.js'
+import { deleteVersions, ITEM_PART, recordVersion } from '../history/versions.js'
 import { blankToNull } from '../validation/fields.js'
 import { sanitizeHtml } from '../validation/html.js'
 import { CONTENT_API, type CreateInput, type UpdateInput } from './kinds.js'
@@ -30,6 +31,7 @@ import {
   updateContent,
 } from './repository.js'
 import type { AnswerCreateInput, AnswerUpdateInput } from './schemas.js'
+import { itemSnapshot } from './snapshot.js'
 
 /**
  * Posts ("spotlight") and Q&A items with their answers: one service each, used by the API and the
@@ -242,6 +244,18 @@ async function findItem<K extends ContentKind>(trx: Queryable, orgId: number, ki
   return row
 }
 
+/** Keeps the version of a post or question after a change: the item as its update body takes it. */
+async function recordItemVersion(
+  trx: Queryable,
+  { orgId, now, trail }: Pick<WriteContext, 'orgId' | 'now' | 'trail'>,
+  kind: ContentKind,
+  id: number,
+) {
+  const snapshot = await itemSnapshot(trx, orgId, kind, id)
+  if (snapshot)
+    await recordVersion(trx, orgId, trail, { record: { kind, id }, part: ITEM_PART, snapshot }, now)
+}
+
 /** Creates a post or a question; returns its id. */
 export async function createItem<K extends ContentKind>(
   { db, orgId, now, trail }: WriteContext,
@@ -252,6 +266,7 @@ export async function createItem<K extends ContentKind>(
     const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
     const { id } = await saveItem(trx, orgId, kind, undefined, fields, now)
     await recordAudit(trx, orgId, trail, { kind, id }, now)
+    await recordItemVersion(trx, { orgId, now, trail }, kind, id)
     return id
   })
 }
@@ -265,7 +280,10 @@ export async function updateItem<K extends ContentKind>(
     const existing = await findItem(trx, orgId, kind, id)
     const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
     const { changed } = await saveItem(trx, orgId, kind, existing, fields, now)
-    if (changed) await recordAudit(trx, orgId, trail, { kind, id }, now)
+    if (changed) {
+      await recordAudit(trx, orgId, trail, { kind, id }, now)
+      await recordItemVersion(trx, { orgId, now, trail }, kind, id)
+    }
     return changed
   })
 }
@@ -277,6 +295,7 @@ export async function deleteItem({ db, orgId, now, trail }: WriteContext, kind: 
     const experts = await KIND_WRITES[kind].experts(trx, id)
     await deleteContent(trx, orgId, kind, id)
     await itemDeleted(trx, orgId, kind, id, experts, now)
+    await deleteVersions(trx, orgId, { kind, id })
     await recordAudit(trx, orgId, trail, { kind, id }, now)
   })
 }

@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
 import type { ContentKind } from './content-kinds.js'
+import type { EditorialTables } from './editorial-schema.js'
 import type { MeaningTables } from './meaning-schema.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
@@ -107,7 +108,8 @@ export interface DB
     SsoTables,
     AuditTables,
     WorksTables,
-    MeaningTables {
+    MeaningTables,
+    EditorialTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable

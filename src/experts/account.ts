@@ -149,18 +149,18 @@ export const usernameAssigner = (trx: Queryable, orgId: number): UsernameAssigne
   new UsernameAssigner((candidates) => takenUsernames(trx, orgId, candidates))
 
 /**
- * Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). A new
- * `username` renames the expert (409 when another expert of the organization has it): the old one
- * leads to the expert from then on, and the new one, were it an old name of anyone, no longer leads
- * elsewhere.
+ * Applies a partial update; returns the expert's row as it is after the change, or null when nothing
+ * changed (the caller bumps `updated_at`). A new `username` renames the expert (409 when another expert
+ * of the organization has it): the old one leads to the expert from then on, and the new one, were it an
+ * old name of anyone, no longer leads elsewhere.
  */
-export async function updateAccount(
+export async function changeAccount(
   trx: Queryable,
   orgId: number,
   expert: ExpertRow,
   input: ExpertUpdateInput,
   now: number,
-): Promise<boolean> {
+): Promise<ExpertRow | null> {
   const { username, ...fields } = input
   const columns = toColumns(fields, expert)
   const changes: Partial<NewExpertRow> = changedColumns(columns, expert)
@@ -175,7 +175,7 @@ export async function updateAccount(
     await addUsernameRedirect(trx, orgId, expert.username, expert.id, now)
     changes.username = username
   }
-  if (Object.keys(changes).length === 0) return false
+  if (Object.keys(changes).length === 0) return null
   await updateExpertRow(trx, orgId, expert.id, changes)
-  return true
+  return { ...expert, ...changes }
 }

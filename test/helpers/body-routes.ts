@@ -44,6 +44,7 @@ export interface BodyRoute {
     | 'clients'
     | 'webhooks'
     | 'sso_settings'
+    | 'organization_workflows'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -131,6 +132,14 @@ export const BODY_ROUTES: BodyRoute[] = [
     url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/sso`,
     malformed: 'validation_failed',
     table: 'sso_settings',
+  },
+  {
+    name: 'PUT workflow',
+    method: 'PUT',
+    auth: true,
+    url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/workflow`,
+    malformed: 'validation_failed',
+    table: 'organization_workflows',
   },
   {
     name: 'PUT notifications',
