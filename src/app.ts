@@ -16,6 +16,7 @@ import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
 import { createContactLimit, createStoryLimit } from './directory/address-limits.js'
 import { directoryRoutes } from './directory/routes.js'
+import { draftRoutes } from './drafts/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
 import { expertEditorialRoutes } from './experts/editorial-routes.js'
 import { expertMeaningRoutes } from './experts/meaning-routes.js'
@@ -292,6 +293,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await expertMeaningRoutes(protectedScope, context)
     await topicRoutes(protectedScope, context)
     await workflowRoutes(protectedScope, context)
+    await draftRoutes(protectedScope, context)
     await expertEditorialRoutes(protectedScope, context)
     await contentVersionRoutes(protectedScope, context)
   })

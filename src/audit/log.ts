@@ -34,6 +34,7 @@ export const RECORD_KINDS = [
   'sso_settings',
   'concept',
   'workflow',
+  'draft',
 ] as const
 
 export type RecordKind = (typeof RECORD_KINDS)[number]

@@ -28,9 +28,10 @@ declare module 'fastify' {
      * How a token limited to one expert (an `expert` person's, CONTRACT §14) may use this route. By
      * default a route whose path names `:username` is within reach for that expert's username and
      * every other route is out of reach. `inquiry`: the `:id` inquiry must be addressed to that
-     * expert; `inquiry-list`: the `username` query parameter must name it; `false`: never.
+     * expert; `inquiry-list`: the `username` query parameter must name it; `own`: the route itself
+     * narrows what it answers to the person's own records (drafts); `false`: never.
      */
-    expertReach?: 'inquiry' | 'inquiry-list' | false
+    expertReach?: 'inquiry' | 'inquiry-list' | 'own' | false
   }
 }
 
@@ -203,6 +204,7 @@ async function checkExpertReach(
   if (username === null) throw outOfReach()
   const mode = request.routeOptions.config.expertReach
   if (mode === false) throw outOfReach()
+  if (mode === 'own') return
   if (mode === 'inquiry-list') {
     if (stringField(request.query, 'username') !== username) {
       throw new ApiError(

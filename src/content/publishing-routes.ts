@@ -3,6 +3,8 @@ import type { TSchema } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { type WriteContext, writeContextOf } from '../audit/write-context.js'
 import { CONTENT_KIND_NAMES, type ContentKind } from '../db/content-kinds.js'
+import { draftResponse } from '../drafts/schemas.js'
+import { draftItem } from '../drafts/service.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import type { BodyOf, TypedApp } from '../http/typed-routes.js'
@@ -57,15 +59,18 @@ function itemRoutes<C extends TSchema, U extends TSchema>(
         ...operations.update,
         params,
         body: spec.update,
-        response: { 200: Success(Updated), ...errors },
+        response: { 200: Success(Updated), ...draftResponse, ...errors },
       },
       config: write,
     },
-    async (request) => {
+    async (request, reply) => {
       const { corporation, id } = request.params
+      const writing = writeContextOf(request, context, corporation)
+      const draft = await draftItem(writing, { kind, id }, request.body)
+      if (draft) return reply.code(202).send(ok(draft))
       return ok({
         id,
-        updated: await writes.update(writeContextOf(request, context, corporation), id, request.body),
+        updated: await writes.update(writing, id, request.body),
       })
     },
   )

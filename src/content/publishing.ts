@@ -274,10 +274,22 @@ export async function createItem<K extends ContentKind>(
 /** Applies a partial update to a post or question; returns whether anything changed. */
 export async function updateItem<K extends ContentKind>(
   { db, orgId, now, trail }: WriteContext,
-  { kind, id, input }: { kind: K; id: number; input: UpdateInput<K> },
+  {
+    kind,
+    id,
+    input,
+    condition,
+  }: {
+    kind: K
+    id: number
+    input: UpdateInput<K>
+    /** Checked once the item is locked, before anything changes (a draft's approval claims the draft). */
+    condition?: ((trx: Queryable) => Promise<void>) | undefined
+  },
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const existing = await findItem(trx, orgId, kind, id)
+    await condition?.(trx)
     const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
     const { changed } = await saveItem(trx, orgId, kind, existing, fields, now)
     if (changed) {

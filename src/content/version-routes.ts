@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { writeContextOf } from '../audit/write-context.js'
 import { CONTENT_KIND_NAMES } from '../db/content-kinds.js'
+import { draftResponse } from '../drafts/schemas.js'
 import {
   ItemVersionParams,
   VersionDetail,
@@ -73,13 +74,19 @@ export async function contentVersionRoutes(untyped: FastifyInstance, context: Ap
           tags,
           summary: `Restore a version of a ${labels.singular}, as a new change`,
           params: ItemVersionParams,
-          response: { 200: Success(VersionRestored), ...errors },
+          response: { 200: Success(VersionRestored), ...draftResponse, ...errors },
         },
         config: { scope: 'write' },
       },
-      async (request) => {
+      async (request, reply) => {
         const { corporation, id, version } = request.params
-        return ok(await restoreVersion(writeContextOf(request, context, corporation), { kind, id }, version))
+        const restored = await restoreVersion(
+          writeContextOf(request, context, corporation),
+          { kind, id },
+          version,
+        )
+        if ('draft' in restored) return reply.code(202).send(ok(restored))
+        return ok(restored)
       },
     )
   }

@@ -6,6 +6,7 @@ import { PostUpdate, QuestionUpdate } from '../content/schemas.js'
 import type { ContentKind } from '../db/content-kinds.js'
 import type { Queryable } from '../db/database.js'
 import type { ProfileType } from '../db/schema.js'
+import { type DraftOpened, draftAccount, draftItem, draftSection } from '../drafts/service.js'
 import { ApiError, notFound } from '../errors.js'
 import { profileNotFound } from '../experts/profile-type.js'
 import { findExpert } from '../experts/repository.js'
@@ -109,21 +110,25 @@ function accountBody(snapshot: unknown): Record<string, unknown> {
  * Restores a version: the part it kept becomes the record's again, as a new change through the same
  * write as any other (the account's update, the section's restore, the item's update), so the audit
  * log, the search index, the read documents, the publish gate and a new version follow. Every restore
- * goes through here: when changes need review, this is where a restore becomes a draft instead.
- * Returns whether the record changed (false when it already equalled the version).
+ * goes through here: when the writer's changes need review, the restore becomes the writer's draft
+ * instead (src/drafts/), and the live record is left as it is.
+ * Returns whether the record changed (false when it already equalled the version), or the draft.
  */
 export async function restoreVersion(
   write: WriteContext,
   target: VersionTarget,
   id: number,
-): Promise<{ restored: number; updated: boolean }> {
+): Promise<{ restored: number; updated: boolean } | DraftOpened> {
   const found = await findVersion(write.db, write.orgId, await recordOf(write.db, write.orgId, target), id)
   if (!found) throw versionNotFound(id)
   const { part, snapshot } = found.version
   if (target.kind === 'profile') {
     const profile = { type: target.type, username: target.username }
     if (part === 'account') {
-      const input = asUpdate(expertUpdate, accountBody(snapshot), id)
+      const body = accountBody(snapshot)
+      const input = asUpdate(expertUpdate, body, id)
+      const draft = await draftAccount(write, profile, input)
+      if (draft) return draft
       const { updated } = await updateExpert(write, { username: target.username, input, type: target.type })
       return { restored: id, updated }
     }
@@ -131,9 +136,13 @@ export async function restoreVersion(
     if (!isStoredSection(part) || !Array.isArray(kept))
       throw new ApiError('conflict', `Version ${id} keeps no section this service can restore.`)
     const elements = kept.filter(isObject)
+    const draft = await draftSection(write, profile, part, { op: 'replace', elements })
+    if (draft) return draft
     return { restored: id, updated: await restoreSection(write, { profile, section: part, elements }) }
   }
   if (part !== ITEM_PART) throw versionNotFound(id)
+  const draft = await draftItem(write, target, snapshot)
+  if (draft) return draft
   const updated =
     target.kind === 'spotlight'
       ? await updateItem(write, {

@@ -1,6 +1,8 @@
 import type { AppContext } from '../app-context.js'
 import { writeContextOf } from '../audit/write-context.js'
 import { audienceOf } from '../derived/audience.js'
+import { draftResponse } from '../drafts/schemas.js'
+import { draftAccount } from '../drafts/service.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { sendDocument } from '../http/etag.js'
 import { CorporationParams, ExpertParams } from '../http/params.js'
@@ -80,13 +82,16 @@ export function updateProfileRoute(context: AppContext, kind: ProfileKind, opera
       params: ExpertParams,
       headers: IfMatchHeaders,
       body: ExpertUpdate,
-      response: { 200: Success(ExpertUpdated), ...errors },
+      response: { 200: Success(ExpertUpdated), ...draftResponse, ...errors },
     },
     config: { scope: 'write' },
     handler: async (request, reply) => {
       const { corporation, username } = request.params
+      const write = writeContextOf(request, context, corporation)
+      const draft = await draftAccount(write, { type: kind.type, username }, request.body)
+      if (draft) return reply.code(202).send(ok(draft))
       return ok(
-        await updateExpert(writeContextOf(request, context, corporation), {
+        await updateExpert(write, {
           username,
           input: request.body,
           type: kind.type,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../app-context.js'
 import { writeContextOf } from '../audit/write-context.js'
+import { draftResponse } from '../drafts/schemas.js'
 import {
   ExpertVersionParams,
   VersionDetail,
@@ -66,12 +67,18 @@ export function profileVersionRoutes(context: AppContext, kind: ProfileKind) {
         tags,
         summary: `Restore a version of the profile of ${kind.noun}: the part it kept becomes the profile's again, as a new change`,
         params: ExpertVersionParams,
-        response: { 200: Success(VersionRestored), ...errors },
+        response: { 200: Success(VersionRestored), ...draftResponse, ...errors },
       },
       config: { scope: 'write' },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const { corporation, username, id } = request.params
-        return ok(await restoreVersion(writeContextOf(request, context, corporation), profile(username), id))
+        const restored = await restoreVersion(
+          writeContextOf(request, context, corporation),
+          profile(username),
+          id,
+        )
+        if ('draft' in restored) return reply.code(202).send(ok(restored))
+        return ok(restored)
       },
     }),
   }

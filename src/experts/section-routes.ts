@@ -3,6 +3,8 @@ import { type Static, Type } from 'typebox'
 import type { AppContext } from '../app-context.js'
 import { writeContextOf } from '../audit/write-context.js'
 import { audienceOf } from '../derived/audience.js'
+import { draftResponse } from '../drafts/schemas.js'
+import { draftSection } from '../drafts/service.js'
 import { Created, Deleted, ErrorEnvelope, ok, Success, Updated } from '../http/envelope.js'
 import { ExpertParams } from '../http/params.js'
 import { route } from '../http/typed-routes.js'
@@ -167,13 +169,15 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
           params: ExpertParams,
           headers: IfMatchHeaders,
           body: sectionBody(section, 'patch'),
-          response: { 200: Success(Updated), ...errors },
+          response: { 200: Success(Updated), ...draftResponse, ...errors },
         },
         config: { scope: 'write' },
         ...withAliases,
         handler: async (request, reply) => {
           const profile = writer(request, reply, request.params)
           const write = writeContextOf(request, context, request.params.corporation)
+          const draft = await draftSection(write, profile, section, { op: 'add', input: request.body })
+          if (draft) return reply.code(202).send(ok(draft))
           return ok(await addElement(write, { profile, section, input: request.body }))
         },
       }),
@@ -184,15 +188,15 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
           summary: `Clear the ${section} of ${noun} (404 when not set)`,
           params: ExpertParams,
           headers: IfMatchHeaders,
-          response: { 200: Success(Deleted), ...errors },
+          response: { 200: Success(Deleted), ...draftResponse, ...errors },
         },
         config: { scope: 'write' },
         handler: async (request, reply) => {
           const profile = writer(request, reply, request.params)
-          const id = await deleteElement(writeContextOf(request, context, request.params.corporation), {
-            profile,
-            section,
-          })
+          const write = writeContextOf(request, context, request.params.corporation)
+          const draft = await draftSection(write, profile, section, { op: 'delete' })
+          if (draft) return reply.code(202).send(ok(draft))
+          const id = await deleteElement(write, { profile, section })
           return ok({ id, deleted: true })
         },
       }),
@@ -226,7 +230,7 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
       params: ExpertParams,
       headers: IfMatchHeaders,
       body: sectionBody(section, 'create'),
-      response: { 200: Success(Created), ...errors },
+      response: { 200: Success(Created), ...draftResponse, ...errors },
     },
     config: { scope: 'write' },
     ...withAliases,
@@ -234,6 +238,8 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
       const input = inputOf(section, request.body)
       const profile = writer(request, reply, request.params)
       const write = writeContextOf(request, context, request.params.corporation)
+      const draft = await draftSection(write, profile, section, { op: 'add', input })
+      if (draft) return reply.code(202).send(ok(draft))
       const { id } = await addElement(write, { profile, section, input })
       return ok({ id })
     },
@@ -249,7 +255,7 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
           params: ElementParams,
           headers: IfMatchHeaders,
           body: sectionBody(section, 'patch'),
-          response: { 200: Success(Updated), ...errors },
+          response: { 200: Success(Updated), ...draftResponse, ...errors },
         },
         config: { scope: 'write' },
         ...withAliases,
@@ -257,6 +263,8 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
           const { id } = request.params
           const profile = writer(request, reply, request.params)
           const write = writeContextOf(request, context, request.params.corporation)
+          const draft = await draftSection(write, profile, section, { op: 'update', id, input: request.body })
+          if (draft) return reply.code(202).send(ok(draft))
           const updated = await updateElement(write, { profile, section, id, input: request.body })
           return ok({ id, updated })
         },
@@ -276,12 +284,14 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
           params: ExpertParams,
           headers: IfMatchHeaders,
           body: SectionOrder,
-          response: { 200: Success(SectionOrdered), ...errors },
+          response: { 200: Success(SectionOrdered), ...draftResponse, ...errors },
         },
         config: { scope: 'write' },
         handler: async (request, reply) => {
           const profile = writer(request, reply, request.params)
           const write = writeContextOf(request, context, request.params.corporation)
+          const draft = await draftSection(write, profile, section, { op: 'order', ids: request.body.ids })
+          if (draft) return reply.code(202).send(ok(draft))
           const order = await reorderElements(write, { profile, section, ids: request.body.ids })
           return ok({ section, ...order })
         },
@@ -294,17 +304,16 @@ export function sectionRoutes(context: AppContext, kind: ProfileKind, section: S
       summary: `Delete a ${section} element of ${noun}`,
       params: ElementParams,
       headers: IfMatchHeaders,
-      response: { 200: Success(Deleted), ...errors },
+      response: { 200: Success(Deleted), ...draftResponse, ...errors },
     },
     config: { scope: 'write' },
     handler: async (request, reply) => {
       const { id } = request.params
       const profile = writer(request, reply, request.params)
-      await deleteElement(writeContextOf(request, context, request.params.corporation), {
-        profile,
-        section,
-        id,
-      })
+      const write = writeContextOf(request, context, request.params.corporation)
+      const draft = await draftSection(write, profile, section, { op: 'delete', id })
+      if (draft) return reply.code(202).send(ok(draft))
+      await deleteElement(write, { profile, section, id })
       return ok({ id, deleted: true })
     },
   })

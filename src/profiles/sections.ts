@@ -169,7 +169,7 @@ export async function getElement(
 }
 
 /** Only the fields the section knows, `null` for those sent empty. */
-function fieldsGiven(section: StoredSection, input: Element): Element {
+export function fieldsGiven(section: StoredSection, input: Element): Element {
   const given: Element = {}
   for (const field of sectionFieldNames(section)) {
     if (input[field] !== undefined) given[field] = input[field] === '' ? null : input[field]
@@ -177,7 +177,8 @@ function fieldsGiven(section: StoredSection, input: Element): Element {
   return given
 }
 
-function missingRequired(section: StoredSection, element: Element): void {
+/** A 400 naming each required field the element lacks. */
+export function missingRequired(section: StoredSection, element: Element): void {
   const missing = Object.entries(SECTION_FIELDS[section])
     .filter(([name, field]) => field.required && (element[name] === null || element[name] === undefined))
     .map(([name]) => ({ field: name, message: 'is required' }))
@@ -356,25 +357,40 @@ export async function restoreSection(
     const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
     const tags = await tagsFor(trx, orgId, section, [...elements])
-    const desired = elements.flatMap((element, position) =>
-      typeof element.id === 'number'
-        ? [{ id: element.id, position, data: elementData(section, element, tags) }]
-        : [],
-    )
+    // An element without a positive id is new (a draft's addition): it is inserted under a new id.
+    const entries = elements.map((element, position) => {
+      const { id, ...fields } = element
+      return {
+        id: typeof id === 'number' && id > 0 ? id : undefined,
+        position,
+        data: elementData(section, fields, tags),
+      }
+    })
     const stored = new Map(items.map((item) => [item.id, item]))
-    const wanted = new Set(desired.map((item) => item.id))
+    const wanted = new Set(entries.map((item) => item.id))
     const gone = items.filter((item) => !wanted.has(item.id)).map((item) => item.id)
     let changed = gone.length > 0
     await deleteProfileItems(trx, orgId, gone)
-    for (const item of desired) {
-      const row = stored.get(item.id)
+    const desired: { id: number; position: number; data: string }[] = []
+    for (const { id, position, data } of entries) {
+      const row = id === undefined ? undefined : stored.get(id)
+      const key = SINGLE_SECTIONS.has(section) ? '#0' : apiKey()
       if (!row) {
-        const key = SINGLE_SECTIONS.has(section) ? '#0' : apiKey()
-        await insertProfileItem(trx, orgId, expert.id, { ...item, section, external_key: key })
-      } else if (row.position !== item.position || row.data !== item.data)
-        await updateProfileItem(trx, orgId, item.id, { position: item.position, data: item.data })
-      else continue
-      changed = true
+        const item = id === undefined ? { position, data } : { id, position, data }
+        const inserted = await insertProfileItem(trx, orgId, expert.id, {
+          ...item,
+          section,
+          external_key: key,
+        })
+        desired.push({ id: inserted, position, data })
+        changed = true
+        continue
+      }
+      desired.push({ id: row.id, position, data })
+      if (row.position !== position || row.data !== data) {
+        await updateProfileItem(trx, orgId, row.id, { position, data })
+        changed = true
+      }
     }
     if (!changed) return false
     await profileChanged(trx, orgId, expert.id, now)

@@ -110,9 +110,13 @@ export async function updateContent(
 ): Promise<void> {
   const params = { path: { corporation, id } }
   if (kind.kind === 'post')
-    dataOf(await api.PUT('/v2/spotlight/{corporation}/{id}', { params, body: body as Schemas['PostUpdate'] }))
+    dataOf<unknown>(
+      await api.PUT('/v2/spotlight/{corporation}/{id}', { params, body: body as Schemas['PostUpdate'] }),
+    )
   else
-    dataOf(await api.PUT('/v2/qanda/{corporation}/{id}', { params, body: body as Schemas['QuestionUpdate'] }))
+    dataOf<unknown>(
+      await api.PUT('/v2/qanda/{corporation}/{id}', { params, body: body as Schemas['QuestionUpdate'] }),
+    )
 }
 
 export async function deleteContent(kind: ContentKind, corporation: number, id: number): Promise<void> {

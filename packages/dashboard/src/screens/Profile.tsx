@@ -93,7 +93,8 @@ function ProfileEditor({
   }
   const updateExpert = (body: components['schemas']['ExpertUpdate']) =>
     save(async (ifMatch) =>
-      dataOf(
+      // A 202 (the change kept as a draft for review) answers a draft instead of the update.
+      dataOf<unknown>(
         await api.PUT('/v2/organization/{corporation}/expert/{username}', {
           params: { path: { corporation: me.organization, username }, header: { 'if-match': ifMatch } },
           body,
