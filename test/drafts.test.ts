@@ -4,7 +4,9 @@ import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import { createClient } from '../src/auth/clients.js'
 import { createExpert, describeEachDialect, openSecondApp, requestToken } from './helpers/harness.js'
+import { mailText } from './helpers/mail-text.js'
 import { personToken } from './helpers/people.js'
+import { SmtpReceiver } from './helpers/receivers.js'
 
 /** Runs of the state-machine property per dialect. */
 const PROPERTY_RUNS = 8
@@ -138,7 +140,7 @@ describeEachDialect('drafts: review of expert changes, approval, conflicts', (ct
     const approved = await call(editor, 'POST', `${base()}/drafts/${first}/approve`, {})
     assert.equal(approved.status, 200, approved.raw.body)
     assert.equal(approved.data.state, 'published')
-    assert.deepEqual(approved.data.reviewer, { id: editorId })
+    assert.deepEqual(approved.data.reviewer, { kind: 'person', id: String(editorId) })
     assert.deepEqual(approved.data.author, { id: expertId })
     const live = await account(username)
     assert.equal(live.job_title, 'Chief geologist')
@@ -351,6 +353,56 @@ describeEachDialect('drafts: review of expert changes, approval, conflicts', (ct
     }
     const after = listAt((await call(admin(), 'GET', `${base()}/expert/${username}/versions`)).data.versions)
     assert.equal(after.length, before.length + 1)
+  })
+
+  test('reviewers are emailed when a draft is submitted; the author when it is returned (with the comment) and approved', async () => {
+    const { username, expert, editor } = await cast()
+    const smtp = new SmtpReceiver()
+    await smtp.start()
+    const mailing = await openSecondApp(ctx, { smtpUrl: smtp.url, publicUrl: 'https://experts.example.edu' })
+    try {
+      const send = async (token: string, url: string, body: unknown = {}) => {
+        const response = await mailing.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        })
+        assert.equal(response.statusCode, 200, response.body)
+      }
+      const people = await ctx.testDatabase.database.db
+        .selectFrom('people')
+        .select(['email', 'role', 'id'])
+        .where('org_id', '=', org())
+        .execute()
+      const reviewers = people.filter((person) => ['owner', 'admin', 'editor'].includes(person.role))
+      const author = people.find((person) => person.role === 'expert' && person.email.length > 0)
+      const id = draftId(await call(expert, 'PUT', `${base()}/expert/${username}`, { job_title: 'Dean' }))
+      await send(expert, `${base()}/drafts/${id}/submit`)
+      const [submitted] = await smtp.received(1)
+      assert.deepEqual(
+        [...(submitted?.to ?? [])].sort(),
+        reviewers.map((person) => person.email.toLowerCase()).sort(),
+      )
+      assert.match(mailText(submitted?.raw ?? ''), /waits for your review/)
+      assert.match(mailText(submitted?.raw ?? ''), /https:\/\/experts\.example\.edu\/admin\//)
+      await send(editor, `${base()}/drafts/${id}/return`, { comment: 'Add your department.' })
+      const returned = (await smtp.received(2))[1]
+      assert.ok(author)
+      assert.equal(returned?.to.length, 1)
+      assert.match(mailText(returned?.raw ?? ''), /Add your department\./)
+      await send(expert, `${base()}/drafts/${id}/submit`)
+      await send(editor, `${base()}/drafts/${id}/approve`)
+      // Each step's email is sent in the background once it committed: they may arrive in any order.
+      const approved = (await smtp.received(4)).find((mail) =>
+        /approved and published/.test(mailText(mail.raw)),
+      )
+      assert.ok(approved)
+      assert.deepEqual(approved?.to, returned?.to)
+    } finally {
+      await mailing.close()
+      await smtp.stop()
+    }
   })
 
   test('property: no sequence of writes, submits, returns, restores and approvals publishes an unapproved change', async () => {

@@ -56,7 +56,7 @@ function expectedScope(method: string, path: string): string {
   if (path.endsWith('/expert/match')) return 'read:public'
   // The editorial workflow (CONTRACT §21): its settings are the admin's; checklists and versions are never the public's.
   if (path.endsWith('/workflow')) return 'admin'
-  if (/\/(checklist|versions)(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
+  if (/\/(checklist|versions|drafts)(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
   return method === 'get' ? 'read:public' : 'write'
 }
 

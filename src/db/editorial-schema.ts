@@ -52,7 +52,10 @@ export interface DraftsTable {
   /** The live part when the draft was opened, JSON. */
   base: string
   comment: string | null
-  reviewer_id: number | null
+  /** `person` or `client`: who approved or returned it. */
+  reviewer_kind: string | null
+  /** The person's id or the client's id. */
+  reviewer_id: string | null
   /** When an approval publishes it, unix milliseconds; null: at once. */
   publish_at: number | null
   /** 1 when the approval overrides a conflict with the live record. */

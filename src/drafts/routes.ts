@@ -5,8 +5,17 @@ import { writeContextOf } from '../audit/write-context.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
 import { CorporationParams } from '../http/params.js'
 import { typedRoutes } from '../http/typed-routes.js'
+import { createNoticeMailer } from '../people/mail.js'
+import { type DraftEvent, type DraftNotices, sendDraftNotice } from './notices.js'
 import { DraftApproval, DraftList, DraftParams, DraftQuery, DraftReturn, DraftView } from './schemas.js'
-import { approveDraft, listDrafts, readDraft, returnDraft, submitDraft } from './service.js'
+import {
+  approveDraft,
+  type DraftSummary,
+  listDrafts,
+  readDraft,
+  returnDraft,
+  submitDraft,
+} from './service.js'
 
 const errors = { '4xx': ErrorEnvelope }
 const tags = ['editorial']
@@ -17,7 +26,20 @@ const tags = ['editorial']
  */
 export async function draftRoutes(untyped: FastifyInstance, context: AppContext): Promise<void> {
   const app = typedRoutes(untyped)
-  const { db } = context
+  const { db, config } = context
+  const notices: DraftNotices = {
+    mailer: createNoticeMailer(config.smtpUrl, config.mailFrom, (error) =>
+      untyped.log.warn({ err: error }, 'draft review email failed'),
+    ),
+    publicUrl: config.publicUrl,
+    onError: (error) => untyped.log.error({ err: error }, 'draft review email failed'),
+  }
+  untyped.addHook('onClose', async () => notices.mailer.close())
+  /** Emails the step's people in the background: the step has committed whatever the email does. */
+  const notify = <T extends DraftSummary>(orgId: number, event: DraftEvent, draft: T): T => {
+    void sendDraftNotice(notices, db, orgId, event, draft)
+    return draft
+  }
 
   app.get(
     '/v2/organization/:corporation/drafts',
@@ -73,7 +95,13 @@ export async function draftRoutes(untyped: FastifyInstance, context: AppContext)
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok(await submitDraft(writeContextOf(request, context, corporation), id))
+      return ok(
+        notify(
+          corporation,
+          'submitted',
+          await submitDraft(writeContextOf(request, context, corporation), id),
+        ),
+      )
     },
   )
 
@@ -85,7 +113,7 @@ export async function draftRoutes(untyped: FastifyInstance, context: AppContext)
         tags,
         summary: 'Approve a submitted draft: it is published through the ordinary write',
         description:
-          'Editors, admins and owners, never the author. A draft whose record changed live since it was opened is 409 `conflict` listing those changes, unless `force` is true.',
+          'Editors, admins and owners (never the author) and API clients holding `write`. A draft whose record changed live since it was opened is 409 `conflict` listing those changes, unless `force` is true.',
         params: DraftParams,
         body: DraftApproval,
         response: { 200: Success(DraftView), ...errors },
@@ -94,7 +122,13 @@ export async function draftRoutes(untyped: FastifyInstance, context: AppContext)
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok(await approveDraft(writeContextOf(request, context, corporation), id, request.body))
+      return ok(
+        notify(
+          corporation,
+          'approved',
+          await approveDraft(writeContextOf(request, context, corporation), id, request.body),
+        ),
+      )
     },
   )
 
@@ -113,7 +147,13 @@ export async function draftRoutes(untyped: FastifyInstance, context: AppContext)
     },
     async (request) => {
       const { corporation, id } = request.params
-      return ok(await returnDraft(writeContextOf(request, context, corporation), id, request.body.comment))
+      return ok(
+        notify(
+          corporation,
+          'returned',
+          await returnDraft(writeContextOf(request, context, corporation), id, request.body.comment),
+        ),
+      )
     },
   )
 }

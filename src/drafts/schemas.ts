@@ -48,7 +48,15 @@ export const DraftSummary = Type.Object(
     part: Type.String({ description: '`account` or a section of a profile; `item` for a post or question' }),
     state: Type.String(),
     author: Type.Object({ id: Type.Integer() }),
-    reviewer: Type.Union([Type.Object({ id: Type.Integer() }), Type.Null()]),
+    reviewer: Type.Union(
+      [
+        Type.Object({ kind: Type.String({ description: 'person or client' }), id: Type.String() }),
+        Type.Null(),
+      ],
+      {
+        description: 'Who approved or returned it',
+      },
+    ),
     comment: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.Integer(),
     updated_at: Type.Integer(),

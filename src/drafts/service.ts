@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.js'
+import { type Actor, actorId } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { CONTENT_API, type UpdateInput } from '../content/kinds.js'
@@ -295,7 +295,8 @@ export interface DraftSummary {
   part: string
   state: string
   author: { id: number }
-  reviewer: { id: number } | null
+  /** Who approved or returned it. */
+  reviewer: { kind: string; id: string } | null
   comment: string | null
   created_at: number
   updated_at: number
@@ -309,7 +310,10 @@ async function summaryOf(db: Queryable, orgId: number, row: DraftRow): Promise<D
     part: row.part,
     state: row.state,
     author: { id: row.author_id },
-    reviewer: row.reviewer_id === null ? null : { id: row.reviewer_id },
+    reviewer:
+      row.reviewer_kind === null || row.reviewer_id === null
+        ? null
+        : { kind: row.reviewer_kind, id: row.reviewer_id },
     comment: row.comment,
     created_at: toSeconds(row.created_at),
     updated_at: toSeconds(row.updated_at),
@@ -397,7 +401,7 @@ async function move(
   row: DraftRow,
   from: readonly DraftState[],
   to: DraftState,
-  extra: { comment?: string | null; reviewer_id?: number },
+  extra: { comment?: string | null; reviewer_kind?: string; reviewer_id?: string | null },
 ): Promise<void> {
   const { db, orgId, now, trail } = write
   await writeTransaction(db, async (trx) => {
@@ -416,29 +420,35 @@ async function move(
 const stateConflict = (id: number, from: readonly DraftState[]) =>
   new ApiError('conflict', `Draft ${id} is not ${from.join(' or ')} (any more): read it again.`)
 
-/** The author submits its open or returned draft for review. */
+/** The author (or an API client, for the organization) submits an open or returned draft for review. */
 export async function submitDraft(write: WriteContext, id: number) {
   const actor = write.trail.actor
   const row = await findDraft(write.db, write.orgId, actor, id)
-  if (actor.kind !== 'person' || actor.id !== row.author_id)
+  if (actor.kind === 'person' && actor.id !== row.author_id)
     throw new ApiError('forbidden', `Only the author of draft ${id} submits it.`)
   await move(write, row, ['open', 'returned'], 'submitted', {})
   return readDraft(write.db, write.orgId, actor, id)
 }
 
-function assertReviewer(actor: Actor, row: DraftRow): asserts actor is Extract<Actor, { kind: 'person' }> {
-  if (actor.kind !== 'person' || !isReviewer(actor))
-    throw new ApiError('forbidden', 'Drafts are approved and returned by editors, admins and owners.')
-  if (actor.id === row.author_id)
-    throw new ApiError('forbidden', `Draft ${row.id} is yours: another reviewer approves or returns it.`)
+/**
+ * Reviewers: people with a reviewing role, never the draft's author, and API clients (the
+ * organization's integration, which writes without review anyway). Answers the reviewer's columns.
+ */
+function reviewerOf(actor: Actor, row: DraftRow): { reviewer_kind: string; reviewer_id: string | null } {
+  if (actor.kind === 'person') {
+    if (!isReviewer(actor))
+      throw new ApiError('forbidden', 'Drafts are approved and returned by editors, admins and owners.')
+    if (actor.id === row.author_id)
+      throw new ApiError('forbidden', `Draft ${row.id} is yours: another reviewer approves or returns it.`)
+  }
+  return { reviewer_kind: actor.kind, reviewer_id: actorId(actor) }
 }
 
 /** A reviewer sends a submitted draft back to its author with a comment. */
 export async function returnDraft(write: WriteContext, id: number, comment: string) {
   const actor = write.trail.actor
   const row = await findDraft(write.db, write.orgId, actor, id)
-  assertReviewer(actor, row)
-  await move(write, row, ['submitted'], 'returned', { comment, reviewer_id: actor.id })
+  await move(write, row, ['submitted'], 'returned', { comment, ...reviewerOf(actor, row) })
   return readDraft(write.db, write.orgId, actor, id)
 }
 
@@ -473,7 +483,7 @@ export async function approveDraft(
   const { db, orgId, now } = write
   const actor = write.trail.actor
   const row = await findDraft(db, orgId, actor, id)
-  assertReviewer(actor, row)
+  const reviewer = reviewerOf(actor, row)
   if (row.state !== 'submitted') throw stateConflict(id, ['submitted'])
   const since = await liveChanges(db, orgId, row)
   if (since.length > 0 && force !== true)
@@ -490,7 +500,7 @@ export async function approveDraft(
   const claim = async (trx: Queryable) => {
     const result = await trx
       .updateTable('drafts')
-      .set({ state: 'published', reviewer_id: actor.id, force: force ? 1 : 0, updated_at: now })
+      .set({ state: 'published', ...reviewer, force: force ? 1 : 0, updated_at: now })
       .where('org_id', '=', orgId)
       .where('id', '=', id)
       .where('state', '=', 'submitted')

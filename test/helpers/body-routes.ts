@@ -1,3 +1,5 @@
+import { accountElement } from '../../src/experts/account-shape.js'
+import { findExpert } from '../../src/experts/repository.js'
 import { createExpert, createStaff, inquiryBody, type TestContext } from './harness.js'
 
 /** POSTs `payload` as the main tenant and returns the new id. */
@@ -9,6 +11,31 @@ async function created(ctx: TestContext, url: string, payload: object): Promise<
 
 const expertUrl = async (ctx: TestContext) =>
   `/v2/organization/${ctx.tenant.orgId}/expert/${await createExpert(ctx, ctx.tenant)}`
+
+/** A submitted draft of a new expert's account, inserted as the review step finds one; its URL. */
+async function submittedDraftUrl(ctx: TestContext): Promise<string> {
+  const { db } = ctx.testDatabase.database
+  const expert = await findExpert(db, ctx.tenant.orgId, await createExpert(ctx, ctx.tenant))
+  if (!expert) throw new Error('no expert')
+  const now = ctx.clock.now()
+  const { id } = await db
+    .insertInto('drafts')
+    .values({
+      org_id: ctx.tenant.orgId,
+      record_kind: 'profile',
+      record_id: expert.id,
+      part: 'account',
+      author_id: 1,
+      state: 'submitted',
+      changes: JSON.stringify({ job_title: 'Chief rear admiral' }),
+      base: JSON.stringify(accountElement(expert)),
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return `/v2/organization/${ctx.tenant.orgId}/drafts/${id}`
+}
 
 const staffUrl = async (ctx: TestContext) =>
   `/v2/organization/${ctx.tenant.orgId}/staff/${await createStaff(ctx, ctx.tenant)}`
@@ -45,6 +72,7 @@ export interface BodyRoute {
     | 'webhooks'
     | 'sso_settings'
     | 'organization_workflows'
+    | 'drafts'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -141,6 +169,16 @@ export const BODY_ROUTES: BodyRoute[] = [
     malformed: 'validation_failed',
     table: 'organization_workflows',
   },
+  ...(['approve', 'return'] as const).map(
+    (step): BodyRoute => ({
+      name: `POST draft ${step}`,
+      method: 'POST',
+      auth: true,
+      url: async (ctx) => `${await submittedDraftUrl(ctx)}/${step}`,
+      malformed: 'validation_failed',
+      table: 'drafts',
+    }),
+  ),
   {
     name: 'PUT notifications',
     method: 'PUT',

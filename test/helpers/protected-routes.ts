@@ -4,6 +4,8 @@ import { createClient } from '../../src/auth/clients.js'
 import type { Scope } from '../../src/auth/scopes.js'
 import { setWebhook } from '../../src/delivery/settings.js'
 import { webhookNetwork } from '../../src/delivery/webhook-network.js'
+import { accountElement } from '../../src/experts/account-shape.js'
+import { findExpert } from '../../src/experts/repository.js'
 import { addPerson } from '../../src/people/service.js'
 import { PROFILE_KEYS } from '../../src/profiles/read.js'
 import {
@@ -505,6 +507,87 @@ function editorialRoutes(): ProtectedRoute[] {
     ...profileRoutes('staff'),
     ...itemRoutes('spotlight'),
     ...itemRoutes('qanda'),
+    ...draftRoutes(),
+  ]
+}
+
+/** Drafts and review (CONTRACT §21): the queue and a draft read with `read`, its steps with `write`. */
+function draftRoutes(): ProtectedRoute[] {
+  /** A draft of an account of `owner`'s, in `state`, based on the live account; its id. */
+  const draftOf = async (ctx: TestContext, owner: Tenant, state: 'open' | 'submitted') => {
+    const { db } = ctx.testDatabase.database
+    const expert = await findExpert(db, owner.orgId, await expertOf(ctx, owner))
+    if (!expert) throw new Error('no expert')
+    const now = ctx.clock.now()
+    const { id } = await db
+      .insertInto('drafts')
+      .values({
+        org_id: owner.orgId,
+        record_kind: 'profile',
+        record_id: expert.id,
+        part: 'account',
+        author_id: 1,
+        state,
+        changes: JSON.stringify({ job_title: 'Chief rear admiral' }),
+        base: JSON.stringify(accountElement(expert)),
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    return id
+  }
+  const base = '/v2/organization/:corporation/drafts'
+  return [
+    {
+      name: 'GET drafts',
+      scope: 'read',
+      covers: [`GET ${base}`],
+      record: false,
+      build: async (_ctx, corporation) => ({ method: 'GET', url: `/v2/organization/${corporation}/drafts` }),
+    },
+    {
+      name: 'GET draft',
+      scope: 'read',
+      covers: [`GET ${base}/:id`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/drafts/${await draftOf(ctx, owner, 'open')}`,
+      }),
+    },
+    {
+      name: 'POST draft submit',
+      scope: 'write',
+      covers: [`POST ${base}/:id/submit`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/drafts/${await draftOf(ctx, owner, 'open')}/submit`,
+      }),
+    },
+    {
+      name: 'POST draft approve',
+      scope: 'write',
+      covers: [`POST ${base}/:id/approve`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/drafts/${await draftOf(ctx, owner, 'submitted')}/approve`,
+        payload: {},
+      }),
+    },
+    {
+      name: 'POST draft return',
+      scope: 'write',
+      covers: [`POST ${base}/:id/return`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/drafts/${await draftOf(ctx, owner, 'submitted')}/return`,
+        payload: { comment: 'Say more about the work.' },
+      }),
+    },
   ]
 }
 

@@ -3654,7 +3654,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a submitted draft: it is published through the ordinary write
-         * @description Editors, admins and owners, never the author. A draft whose record changed live since it was opened is 409 `conflict` listing those changes, unless `force` is true.
+         * @description Editors, admins and owners (never the author) and API clients holding `write`. A draft whose record changed live since it was opened is 409 `conflict` listing those changes, unless `force` is true.
          */
         post: operations["approveDraft"];
         delete?: never;
@@ -4527,8 +4527,11 @@ export interface components {
             author: {
                 id: number;
             };
+            /** @description Who approved or returned it */
             reviewer: {
-                id: number;
+                /** @description person or client */
+                kind: string;
+                id: string;
             } | null;
             comment: string | null;
             created_at: number;

@@ -25,7 +25,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('changes', 'text', (col) => col.notNull())
     .addColumn('base', 'text', (col) => col.notNull())
     .addColumn('comment', 'text')
-    .addColumn('reviewer_id', bigint(db))
+    // Who approved or returned it: a person or an API client (the organization's integration).
+    .addColumn('reviewer_kind', 'text')
+    .addColumn('reviewer_id', 'text')
     .addColumn('publish_at', bigint(db))
     .addColumn('force', 'integer', (col) => col.notNull().defaultTo(0))
     .addColumn('locked_until', bigint(db))
