@@ -40,7 +40,7 @@ export async function workflowRoutes(untyped: FastifyInstance, context: AppConte
         tags: ['editorial'],
         summary: 'Set the editorial workflow settings (both parts, whole)',
         description:
-          'Review rules are stored now and take effect with drafts; the publish gate applies at once: publishing a profile (`is_published` 0 to 1) that fails it is 409 `conflict` naming each thing missing.',
+          'A change that the review rules cover is kept as a draft for review (GET .../drafts); the publish gate applies at once: publishing a profile (`is_published` 0 to 1) that fails it is 409 `conflict` naming each thing missing.',
         params: CorporationParams,
         body: WorkflowSettings,
         response: { 200: Success(WorkflowUpdated), ...errors },

@@ -11,8 +11,8 @@ import { writeTransaction } from '../db/transactions.js'
 
 /**
  * Which changes need review: those of people holding one of `roles` (an empty list: none), to the
- * `sections` named (`account`, a section, `avatar`; null: every one). Stored now; it takes effect with
- * drafts, which hold a reviewed change beside the live profile.
+ * `sections` named (`account`, a section, `avatar`; null: every one). Such a change is kept as a draft
+ * beside the live record (src/drafts/).
  */
 export interface ReviewRules {
   roles: string[]

@@ -3579,7 +3579,7 @@ export interface paths {
         get: operations["getWorkflow"];
         /**
          * Set the editorial workflow settings (both parts, whole)
-         * @description Review rules are stored now and take effect with drafts; the publish gate applies at once: publishing a profile (`is_published` 0 to 1) that fails it is 409 `conflict` naming each thing missing.
+         * @description A change that the review rules cover is kept as a draft for review (GET .../drafts); the publish gate applies at once: publishing a profile (`is_published` 0 to 1) that fails it is 409 `conflict` naming each thing missing.
          */
         put: operations["setWorkflow"];
         post?: never;
