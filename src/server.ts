@@ -5,6 +5,7 @@ import { buildApp } from './app.js'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
+import { createDraftSchedule } from './drafts/schedule.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
@@ -50,6 +51,13 @@ export async function startServer(
   if (background) app.worksSchedule.start()
   // The same for the optional embeddings: one process embeds each expert.
   if (background) app.embeddings?.loop.start()
+  // Approved drafts are published at their scheduled time, each once across every process.
+  const draftSchedule = createDraftSchedule({
+    db: database.db,
+    now: Date.now,
+    onError: (error) => app.log.error({ err: error }, 'scheduled draft publishing failed'),
+  })
+  if (background) draftSchedule.start()
   const awaitFirstRequests = trackFreshConnections(app)
   // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
   // draining process wait for before they send the signal.
@@ -64,6 +72,7 @@ export async function startServer(
       await awaitFirstRequests(FIRST_REQUEST_GRACE_MS)
       await app.close()
       await outbox.stop()
+      await draftSchedule.stop()
       await database.close()
     })()
     return closing

@@ -31,7 +31,13 @@ const FieldChange = Type.Object(
 )
 
 export const DraftStateName = Type.Union(
-  [Type.Literal('open'), Type.Literal('submitted'), Type.Literal('returned'), Type.Literal('published')],
+  [
+    Type.Literal('open'),
+    Type.Literal('submitted'),
+    Type.Literal('returned'),
+    Type.Literal('approved'),
+    Type.Literal('published'),
+  ],
   { title: 'DraftState' },
 )
 
@@ -58,6 +64,9 @@ export const DraftSummary = Type.Object(
       },
     ),
     comment: Type.Union([Type.String(), Type.Null()]),
+    publish_at: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'When an approved draft is published, unix seconds; null: not scheduled',
+    }),
     created_at: Type.Integer(),
     updated_at: Type.Integer(),
   },
@@ -97,6 +106,14 @@ export const DraftApproval = Type.Object(
   {
     force: Type.Optional(
       Type.Boolean({ description: 'Publish over the changes made live since the draft was opened' }),
+    ),
+    publish_at: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 253402300799,
+        description:
+          'Unix seconds: publish then (the draft is `approved` until); at once when absent or past',
+      }),
     ),
   },
   { additionalProperties: false, title: 'DraftApproval' },

@@ -43,9 +43,9 @@ import { isReviewer, needsReview } from './review.js'
 
 type Element = Record<string, unknown>
 
-export const DRAFT_STATES = ['open', 'submitted', 'returned', 'published'] as const
+export const DRAFT_STATES = ['open', 'submitted', 'returned', 'approved', 'published'] as const
 export type DraftState = (typeof DRAFT_STATES)[number]
-const WAITING: DraftState[] = ['open', 'submitted', 'returned']
+const WAITING: DraftState[] = ['open', 'submitted', 'returned', 'approved']
 
 /** What a draft is of: a profile (by its id, so a rename keeps it) or a post or question. */
 type DraftTarget = { kind: 'profile'; expert: ExpertRow; part: string } | { kind: ContentKind; id: number }
@@ -298,6 +298,8 @@ export interface DraftSummary {
   /** Who approved or returned it. */
   reviewer: { kind: string; id: string } | null
   comment: string | null
+  /** When an approved draft is published, unix seconds; null: not scheduled. */
+  publish_at: number | null
   created_at: number
   updated_at: number
 }
@@ -315,6 +317,7 @@ async function summaryOf(db: Queryable, orgId: number, row: DraftRow): Promise<D
         ? null
         : { kind: row.reviewer_kind, id: row.reviewer_id },
     comment: row.comment,
+    publish_at: row.publish_at === null ? null : toSeconds(row.publish_at),
     created_at: toSeconds(row.created_at),
     updated_at: toSeconds(row.updated_at),
   }
@@ -469,47 +472,44 @@ function asUpdate<T>(validator: Validator<T>, body: unknown, id: number): T {
   return value
 }
 
-/**
- * A reviewer approves a submitted draft: it is published at once through the record's ordinary write,
- * in one transaction with the draft becoming `published` (so two reviewers approving at once publish
- * it once). The write's audit entry and version name the reviewer, and the action names the author. A
- * draft whose record changed live since it was opened is a 409 listing those changes, unless `force`.
- */
-export async function approveDraft(
-  write: WriteContext,
-  id: number,
-  { force }: { force?: boolean | undefined },
-) {
-  const { db, orgId, now } = write
-  const actor = write.trail.actor
-  const row = await findDraft(db, orgId, actor, id)
-  const reviewer = reviewerOf(actor, row)
-  if (row.state !== 'submitted') throw stateConflict(id, ['submitted'])
+/** 409 when the record changed live since the draft was opened, unless `force`. */
+async function assertNoConflict(db: Queryable, orgId: number, row: DraftRow, force: boolean) {
   const since = await liveChanges(db, orgId, row)
-  if (since.length > 0 && force !== true)
-    throw new ApiError(
-      'conflict',
-      `The record of draft ${id} changed live since the draft was opened (${since.map((change) => change.field).join(', ')}): read the draft, then approve with "force": true to publish it over those changes, or return it.`,
-      {
-        details: since.map((change) => ({
-          field: change.field,
-          message: 'changed live since the draft was opened',
-        })),
-      },
-    )
+  if (since.length === 0 || force) return
+  throw new ApiError(
+    'conflict',
+    `The record of draft ${row.id} changed live since the draft was opened (${since.map((change) => change.field).join(', ')}): read the draft, then approve with "force": true to publish it over those changes, or return it.`,
+    {
+      details: since.map((change) => ({
+        field: change.field,
+        message: 'changed live since the draft was opened',
+      })),
+    },
+  )
+}
+
+/**
+ * Publishes a draft through the record's ordinary write, the draft moving from `from` to `published`
+ * in that write's transaction once the record is locked: whoever publishes it first does, the others
+ * get a 409.
+ */
+async function publishDraft(
+  write: WriteContext,
+  row: DraftRow,
+  from: DraftState,
+  set: { reviewer_kind: string; reviewer_id: string | null; force: number },
+): Promise<void> {
+  const { db, orgId, now } = write
+  const { id } = row
   const claim = async (trx: Queryable) => {
     const result = await trx
       .updateTable('drafts')
-      .set({ state: 'published', ...reviewer, force: force ? 1 : 0, updated_at: now })
+      .set({ state: 'published', ...set, updated_at: now })
       .where('org_id', '=', orgId)
       .where('id', '=', id)
-      .where('state', '=', 'submitted')
+      .where('state', '=', from)
       .executeTakeFirst()
-    if (Number(result.numUpdatedRows) !== 1) throw stateConflict(id, ['submitted'])
-  }
-  const publishing: WriteContext = {
-    ...write,
-    trail: { actor, action: `${write.trail.action} (draft ${id} by person ${row.author_id})` },
+    if (Number(result.numUpdatedRows) !== 1) throw stateConflict(id, [from])
   }
   const changes = parsed(row.changes)
   if (row.record_kind === 'profile') {
@@ -517,24 +517,126 @@ export async function approveDraft(
     if (!expert) throw draftNotFound(id)
     const profile = { type: expert.type, username: expert.username, condition: claim }
     if (row.part === 'account')
-      await updateExpert(publishing, { ...profile, input: asUpdate(expertUpdate, changes, id) })
+      await updateExpert(write, { ...profile, input: asUpdate(expertUpdate, changes, id) })
     else if (isStoredSection(row.part))
-      await restoreSection(publishing, { profile, section: row.part, elements: elementsOf(changes) })
+      await restoreSection(write, { profile, section: row.part, elements: elementsOf(changes) })
     else throw draftNotFound(id)
   } else if (row.record_kind === 'spotlight')
-    await updateItem(publishing, {
+    await updateItem(write, {
       kind: 'spotlight',
       id: row.record_id,
       input: asUpdate(itemUpdates.spotlight, changes, id),
       condition: claim,
     })
   else if (row.record_kind === 'question')
-    await updateItem(publishing, {
+    await updateItem(write, {
       kind: 'question',
       id: row.record_id,
       input: asUpdate(itemUpdates.question, changes, id),
       condition: claim,
     })
   else throw draftNotFound(id)
+}
+
+/**
+ * A reviewer approves a submitted draft. Without `publish_at` (unix seconds), or with one already past,
+ * it is published at once (`publishDraft`): the write's audit entry and version name the reviewer, and
+ * the action names the author. With a later `publish_at` the draft is `approved` until then, and the
+ * schedule (src/drafts/schedule.ts) publishes it. A draft whose record changed live since it was opened
+ * is a 409 listing those changes, unless `force`.
+ */
+export async function approveDraft(
+  write: WriteContext,
+  id: number,
+  { force, publish_at }: { force?: boolean | undefined; publish_at?: number | undefined },
+) {
+  const { db, orgId, now } = write
+  const actor = write.trail.actor
+  const row = await findDraft(db, orgId, actor, id)
+  const reviewer = reviewerOf(actor, row)
+  if (row.state !== 'submitted') throw stateConflict(id, ['submitted'])
+  await assertNoConflict(db, orgId, row, force === true)
+  const set = { ...reviewer, force: force ? 1 : 0 }
+  if (publish_at !== undefined && publish_at * 1000 > now) {
+    await writeTransaction(db, async (trx) => {
+      const result = await trx
+        .updateTable('drafts')
+        .set({ state: 'approved', publish_at: publish_at * 1000, ...set, updated_at: now })
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('state', '=', 'submitted')
+        .executeTakeFirst()
+      if (Number(result.numUpdatedRows) !== 1) throw stateConflict(id, ['submitted'])
+      await recordAudit(trx, orgId, write.trail, { kind: 'draft', id }, now)
+    })
+    return readDraft(db, orgId, actor, id)
+  }
+  const publishing: WriteContext = {
+    ...write,
+    trail: { actor, action: `${write.trail.action} (draft ${id} by person ${row.author_id})` },
+  }
+  await publishDraft(publishing, row, 'submitted', set)
   return readDraft(db, orgId, actor, id)
+}
+
+/**
+ * Publishes the approved drafts whose `publish_at` has come (at most `limit`, the earliest first), each
+ * through `publishDraft`, which claims it in the write's transaction: several processes running this
+ * at once publish each draft once. One that can no longer be published (a conflict with a live change
+ * without `force`, the publish gate, a rule) goes back to `submitted` with the reason as its comment.
+ * Answers how many drafts it took.
+ */
+export async function publishDueDrafts(
+  db: WriteContext['db'],
+  now: number,
+  limit: number,
+  onError: (error: unknown) => void,
+): Promise<number> {
+  const due = await db
+    .selectFrom('drafts')
+    .selectAll()
+    .where('state', '=', 'approved')
+    .where('publish_at', '<=', now)
+    .orderBy('publish_at')
+    .limit(limit)
+    .execute()
+  for (const row of due) {
+    const write: WriteContext = {
+      db,
+      orgId: row.org_id,
+      now,
+      trail: {
+        actor: { kind: 'system' },
+        action: `scheduled publishing of draft ${row.id} by person ${row.author_id}, approved by ${row.reviewer_kind ?? ''} ${row.reviewer_id ?? ''}`,
+      },
+    }
+    try {
+      await assertNoConflict(db, row.org_id, row, row.force === 1)
+      await publishDraft(write, row, 'approved', {
+        reviewer_kind: row.reviewer_kind ?? 'system',
+        reviewer_id: row.reviewer_id,
+        force: row.force,
+      })
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        onError(error)
+        continue
+      }
+      // Another process published it first: nothing to undo.
+      if (error.code === 'conflict' && error.message.startsWith(`Draft ${row.id} is not`)) continue
+      await db
+        .updateTable('drafts')
+        .set({
+          state: 'submitted',
+          publish_at: null,
+          comment: `Not published at the scheduled time: ${error.message}`,
+          updated_at: now,
+        })
+        .where('org_id', '=', row.org_id)
+        .where('id', '=', row.id)
+        .where('state', '=', 'approved')
+        .execute()
+    }
+  }
+  return due.length
 }

@@ -4484,6 +4484,8 @@ export interface components {
         DraftApproval: {
             /** @description Publish over the changes made live since the draft was opened */
             force?: boolean;
+            /** @description Unix seconds: publish then (the draft is `approved` until); at once when absent or past */
+            publish_at?: number;
         };
         /** DraftFieldChange */
         DraftFieldChange: {
@@ -4534,6 +4536,8 @@ export interface components {
                 id: string;
             } | null;
             comment: string | null;
+            /** @description When an approved draft is published, unix seconds; null: not scheduled */
+            publish_at: number | null;
             created_at: number;
             updated_at: number;
         };
@@ -27726,7 +27730,7 @@ export interface operations {
     listDrafts: {
         parameters: {
             query?: {
-                state?: "open" | "submitted" | "returned" | "published";
+                state?: "open" | "submitted" | "returned" | "approved" | "published";
             };
             header?: never;
             path: {
