@@ -3,8 +3,10 @@ import {
   readConceptFrequencies,
   readConceptPostings,
   readConceptsOf,
+  readTermConcepts,
   readTermFrequencies,
   readTermPostings,
+  readTermWorks,
   type Totals,
 } from './repository.js'
 
@@ -217,4 +219,64 @@ export function strongestTerms(contributions: Map<string, number> | undefined, c
     .sort(([a, x], [b, y]) => y - x || byCode(a, b))
     .slice(0, count)
     .map(([term]) => term)
+}
+
+/** Concepts a text's words imply, at most this many (the strongest). */
+const INFERRED_CONCEPTS = 10
+/** An implied concept weaker than this share of the strongest is left out. */
+const INFERRED_FLOOR = 0.1
+/** A word speaks for the concepts nearly as often with it as its most frequent one: this share of it, or more. */
+const WORD_FOCUS = 0.8
+/** A word and a concept seen together in fewer works tell nothing. */
+const MIN_PAIR_WORKS = 2
+
+/**
+ * The concepts a text is about, inferred from its words through the organization's claimed works
+ * (migration 0031): a word held by n works, c of which have concept k, speaks for k with its share c / n
+ * (a word's evidence goes to the concepts it goes with most, WORD_FOCUS), weighted by the word's
+ * frequency in the text (1 + ln tf) and its rarity among the works (ln(works / n)). Words held by more
+ * than half the works or than MAX_POSTINGS speak for nothing. Keys → evidence, strongest first, each
+ * divided by the strongest (so 1 at most).
+ */
+export async function inferConcepts(
+  db: Queryable,
+  orgId: number,
+  terms: readonly QueryTerm[],
+  totals: Totals,
+): Promise<Map<string, number>> {
+  if (totals.works === 0 || terms.length === 0) return new Map()
+  const most = Math.min(totals.works / 2, MAX_POSTINGS)
+  const held = await readTermWorks(
+    db,
+    orgId,
+    terms.map((term) => term.term),
+  )
+  const speaking = terms.filter((term) => (held.get(term.term) ?? 0) <= most)
+  const pairs = await readTermConcepts(
+    db,
+    orgId,
+    speaking.map((term) => term.term),
+    MIN_PAIR_WORKS,
+  )
+  const byTerm = new Map<string, { concept: string; works: number }[]>()
+  for (const pair of pairs) byTerm.set(pair.term, [...(byTerm.get(pair.term) ?? []), pair])
+  const evidence = new Map<string, number>()
+  for (const term of speaking) {
+    const works = held.get(term.term) ?? 0
+    const concepts = byTerm.get(term.term) ?? []
+    if (works === 0 || concepts.length === 0) continue
+    const weight = (1 + Math.log(term.tf)) * Math.log(totals.works / works)
+    const best = Math.max(...concepts.map((pair) => pair.works))
+    for (const pair of concepts)
+      if (pair.works >= WORD_FOCUS * best)
+        evidence.set(pair.concept, (evidence.get(pair.concept) ?? 0) + (weight * pair.works) / works)
+  }
+  const strongest = [...evidence]
+    .filter(([, value]) => value > 0)
+    .sort(([a, x], [b, y]) => y - x || byCode(a, b))
+    .slice(0, INFERRED_CONCEPTS)
+  const top = strongest[0]?.[1] ?? 0
+  return new Map(
+    strongest.filter(([, value]) => value >= INFERRED_FLOOR * top).map(([key, value]) => [key, value / top]),
+  )
 }

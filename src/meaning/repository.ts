@@ -14,18 +14,21 @@ export interface Totals {
   conceptExperts: number
   documents: number
   totalLength: number
+  /** Claimed works with a concept: those the term–concept associations are learned from. */
+  works: number
 }
 
 export async function readTotals(db: Queryable, orgId: number): Promise<Totals> {
   const row = await db
     .selectFrom('meaning_stats')
-    .select(['concept_experts', 'documents', 'total_length'])
+    .select(['concept_experts', 'documents', 'total_length', 'works'])
     .where('org_id', '=', orgId)
     .executeTakeFirst()
   return {
     conceptExperts: Number(row?.concept_experts ?? 0),
     documents: Number(row?.documents ?? 0),
     totalLength: Number(row?.total_length ?? 0),
+    works: Number(row?.works ?? 0),
   }
 }
 
@@ -190,6 +193,42 @@ export async function readTermPostings(db: Queryable, orgId: number, terms: read
     tf: Number(row.tf),
     length: Number(row.length),
   }))
+}
+
+/** How many counted works (claimed, with a concept) hold each of `terms`. */
+export async function readTermWorks(
+  db: Queryable,
+  orgId: number,
+  terms: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await inChunks(terms, (chunk) =>
+    db
+      .selectFrom('term_works')
+      .select(['term', 'works'])
+      .where('org_id', '=', orgId)
+      .where('term', 'in', chunk)
+      .execute(),
+  )
+  return new Map(rows.map((row) => [row.term, Number(row.works)]))
+}
+
+/** The concepts that counted works holding each of `terms` have, with how many such works (at least `least`). */
+export async function readTermConcepts(
+  db: Queryable,
+  orgId: number,
+  terms: readonly string[],
+  least: number,
+) {
+  const rows = await inChunks(terms, (chunk) =>
+    db
+      .selectFrom('term_concepts')
+      .select(['term', 'concept', 'works'])
+      .where('org_id', '=', orgId)
+      .where('term', 'in', chunk)
+      .where('works', '>=', least)
+      .execute(),
+  )
+  return rows.map((row) => ({ term: row.term, concept: row.concept, works: Number(row.works) }))
 }
 
 /** The works `expertId` claimed that other experts claimed too: one row per other expert and work. */

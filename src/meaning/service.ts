@@ -13,8 +13,10 @@ import {
   type ConceptVector,
   conceptIdf,
   fuse,
+  inferConcepts,
   moreLikeThisTerms,
   ordered,
+  type QueryTerm,
   rankByConcepts,
   rankByTerms,
   sharedConcepts,
@@ -30,6 +32,7 @@ import {
   readTotals,
   readVisibleExperts,
   readWorksByIdentifiers,
+  type Totals,
 } from './repository.js'
 import type { ReasonData, SimilarExpertData } from './schemas.js'
 
@@ -46,6 +49,11 @@ import type { ReasonData, SimilarExpertData } from './schemas.js'
 const CONCEPT_REASONS = 3
 const TERM_REASONS = 3
 const COAUTHOR_REASONS = 2
+/**
+ * For a text, the concept ranking (labels named, concepts its words imply) weighs twice the words'
+ * ranking: a concept gathers every word a text may use for it, where BM25 needs the very words.
+ */
+const TEXT_CONCEPT_WEIGHT = 2
 /** The same department is a weak signal: a quarter of a list's weight, among experts found otherwise. */
 const DEPARTMENT_WEIGHT = 0.25
 
@@ -192,12 +200,27 @@ export function identifiersIn(text: string): { dois: string[]; pmids: string[] }
   return { dois: [...dois].sort(byCode).slice(0, 50), pmids: [...pmids].sort(byCode).slice(0, 50) }
 }
 
-/** The concept query of a text: concept labels it contains, and the concepts of the works it names. */
-async function conceptQueryOf(db: Queryable, orgId: number, text: string, experts: number) {
+/**
+ * The concept query of a text: the concept labels it contains and the concepts its words imply (a label
+ * named counts as much as the strongest concept implied, however often it is named), and the concepts
+ * of the works it names.
+ */
+async function conceptQueryOf(
+  db: Queryable,
+  orgId: number,
+  text: string,
+  terms: readonly QueryTerm[],
+  totals: Totals,
+) {
+  const experts = totals.conceptExperts
   const mentioned = conceptKeysIn(text)
-  const frequencies = await readConceptFrequencies(db, orgId, [...mentioned.keys()])
+  const inferred = await inferConcepts(db, orgId, terms, totals)
+  const frequencies = await readConceptFrequencies(db, orgId, [
+    ...new Set([...mentioned.keys(), ...inferred.keys()]),
+  ])
   const query = new Map<string, number>()
-  for (const [key, df] of frequencies) query.set(key, (mentioned.get(key) ?? 1) * conceptIdf(experts, df))
+  for (const [key, df] of frequencies)
+    query.set(key, Math.max(mentioned.has(key) ? 1 : 0, inferred.get(key) ?? 0) * conceptIdf(experts, df))
   const { dois, pmids } = identifiersIn(text)
   const named = new Map<string, number>()
   for (const work of await readWorksByIdentifiers(db, orgId, dois, pmids))
@@ -226,11 +249,11 @@ export async function matchExperts(
   const embedded = embeddings ? embeddings.forText(orgId, text) : Promise.resolve([])
   embedded.catch(() => {})
   const totals = await readTotals(db, orgId)
-  const conceptQuery = await conceptQueryOf(db, orgId, text, totals.conceptExperts)
-  const concepts = await rankByConcepts(db, orgId, conceptQuery, totals)
   const counted = termCounts(text).terms
   const words = new Map(counted.map((term) => [term.term, term.word]))
   const query = await moreLikeThisTerms(db, orgId, counted, totals, 1)
+  const conceptQuery = await conceptQueryOf(db, orgId, text, query.terms, totals)
+  const concepts = await rankByConcepts(db, orgId, conceptQuery, totals)
   const terms = await rankByTerms(db, orgId, query.terms, query.frequencies, totals)
   const nearest = await embedded
   const visible = await readVisibleExperts(
@@ -240,7 +263,7 @@ export async function matchExperts(
     audience,
   )
   const fused = fuse([
-    { ids: keep(concepts.ids, visible) },
+    { ids: keep(concepts.ids, visible), weight: TEXT_CONCEPT_WEIGHT },
     { ids: keep(terms.ids, visible) },
     { ids: keep(nearest, visible) },
   ])
