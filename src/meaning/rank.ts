@@ -23,6 +23,12 @@ const QUERY_CONCEPTS = 50
 export const QUERY_TERMS = 25
 /** Keys held by more experts than this pick no candidates (they still count in an exact cosine). */
 const MAX_POSTINGS = 5000
+/**
+ * Postings one ranking reads at most: keys are taken strongest first while their document frequencies
+ * fit (a key that would overflow is passed over, rarer ones after it may still fit), so a query's cost
+ * stops growing with the organization.
+ */
+const POSTINGS_BUDGET = 10_000
 /** Candidates of the concept ranking whose full vectors are read for an exact cosine. */
 const CANDIDATES = 100
 /** Ranks each list keeps for fusion. */
@@ -45,6 +51,17 @@ export function fuse(lists: readonly { ids: readonly number[]; weight?: number }
     for (const [index, id] of ids.entries())
       fused.set(id, (fused.get(id) ?? 0) + weight / (RRF_K + index + 1))
   return fused
+}
+
+/** The keys, in their order, whose document frequencies fit in POSTINGS_BUDGET together. */
+function withinBudget<T>(keys: readonly T[], df: (key: T) => number): T[] {
+  let left = POSTINGS_BUDGET
+  return keys.filter((key) => {
+    const cost = df(key)
+    if (cost > left) return false
+    left -= cost
+    return true
+  })
 }
 
 export const conceptIdf = (experts: number, df: number) => Math.log(1 + experts / Math.max(df, 1))
@@ -96,7 +113,10 @@ export async function rankByConcepts(
     .slice(0, QUERY_CONCEPTS)
     .map(([key]) => key)
   const frequencies = await readConceptFrequencies(db, orgId, strongest)
-  const picking = strongest.filter((key) => (frequencies.get(key) ?? 0) <= MAX_POSTINGS)
+  const picking = withinBudget(
+    strongest.filter((key) => (frequencies.get(key) ?? 0) <= MAX_POSTINGS),
+    (key) => frequencies.get(key) ?? 0,
+  )
   const partial = new Map<number, number>()
   for (const posting of await readConceptPostings(db, orgId, picking)) {
     if (posting.expert_id === exclude) continue
@@ -136,7 +156,7 @@ export interface QueryTerm {
 /**
  * The "more like this" query (SOURCES §7.1): the QUERY_TERMS terms of the source with the highest
  * tf-idf among those held by at least `minDf` documents (2 for an expert: someone else must use it)
- * and by at most half the documents.
+ * and by at most half the documents, their postings within POSTINGS_BUDGET.
  */
 export async function moreLikeThisTerms(
   db: Queryable,
@@ -156,8 +176,11 @@ export async function moreLikeThisTerms(
     .filter(({ df }) => df >= minDf && df <= most)
     .map(({ term, df }) => ({ term, score: term.tf * (Math.log(totals.documents / (df + 1)) + 1) }))
     .sort((a, b) => b.score - a.score || byCode(a.term.term, b.term.term))
-    .slice(0, QUERY_TERMS)
-  return { terms: scored.map(({ term }) => term), frequencies }
+  const terms = withinBudget(
+    scored.map(({ term }) => term),
+    (term) => frequencies.get(term.term) ?? 0,
+  ).slice(0, QUERY_TERMS)
+  return { terms, frequencies }
 }
 
 export interface TermRanking {

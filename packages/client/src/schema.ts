@@ -5184,7 +5184,7 @@ export interface components {
         };
         /** MeaningReason */
         MeaningReason: {
-            /** @description concept: a concept both fingerprints share (or the text names); coauthor: a work both experts claimed; term: a word both texts use */
+            /** @description concept: a concept both fingerprints share (or that the text names, or that its words imply through the works of the organization); coauthor: a work both experts claimed; term: a word both texts use */
             kind: "concept" | "coauthor" | "term";
             /** @description The concept's label, the shared work's title or the word */
             label: string;
