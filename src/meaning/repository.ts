@@ -284,6 +284,26 @@ export interface ExpertCard {
   avatar: string | null
 }
 
+/** Which of the experts `ids` `audience` may see, with their department: the narrowing before ranks are fused. */
+export async function readVisibleDepartments(
+  db: Queryable,
+  orgId: number,
+  ids: readonly number[],
+  audience: Audience,
+): Promise<Map<number, string | null>> {
+  const rows = await inChunks(ids, (chunk) =>
+    db
+      .selectFrom('experts')
+      .select(['id', 'department'])
+      .where(ofOrganization('org_id', orgId))
+      .where('id', 'in', chunk)
+      .where('type', '=', 'expert')
+      .where(profileVisibleSql('experts', audience))
+      .execute(),
+  )
+  return new Map(rows.map((row) => [Number(row.id), row.department] as const))
+}
+
 /** The experts `ids` of the organization that `audience` may see, with their avatar item's data. */
 export async function readVisibleExperts(
   db: Queryable,

@@ -30,6 +30,7 @@ import {
   readConceptsOf,
   readTermsOf,
   readTotals,
+  readVisibleDepartments,
   readVisibleExperts,
   readWorksByIdentifiers,
   type Totals,
@@ -137,7 +138,7 @@ export async function similarExperts(
   const coauthors = await coauthorsOf(db, orgId, source.id)
   const nearest = embeddings ? await embeddings.forExpert(orgId, source.id) : []
 
-  const visible = await readVisibleExperts(
+  const visible = await readVisibleDepartments(
     db,
     orgId,
     [...new Set([...concepts.ids, ...terms.ids, ...coauthors.ids, ...nearest])],
@@ -152,34 +153,32 @@ export async function similarExperts(
   const fused = fuse(lists.map((ids) => ({ ids })))
   const department = source.department?.trim()
   if (department) {
-    const sameDepartment = ordered(fused).filter(
-      (id) => visible.get(id)?.expert.department?.trim() === department,
-    )
+    const sameDepartment = ordered(fused).filter((id) => visible.get(id)?.trim() === department)
     for (const [id, bonus] of fuse([{ ids: sameDepartment, weight: DEPARTMENT_WEIGHT }]))
       fused.set(id, (fused.get(id) ?? 0) + bonus)
   }
-  return ordered(fused)
-    .slice(0, limit)
-    .flatMap((id) => {
-      const card = visible.get(id)
-      if (!card) return []
-      const vector = concepts.vectors.get(id)
-      const reasons: ReasonData[] = [
-        ...(vector ? sharedConcepts(sourceVector.weights, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
-          kind: 'concept' as const,
-          label,
-        })),
-        ...(coauthors.titles.get(id) ?? []).slice(0, COAUTHOR_REASONS).map((label) => ({
-          kind: 'coauthor' as const,
-          label,
-        })),
-        ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
-          kind: 'term' as const,
-          label: words.get(term) ?? term,
-        })),
-      ]
-      return [cardOf(card, fused.get(id) ?? 0, reasons)]
-    })
+  const best = ordered(fused).slice(0, limit)
+  const cards = await readVisibleExperts(db, orgId, best, audience)
+  return best.flatMap((id) => {
+    const card = cards.get(id)
+    if (!card) return []
+    const vector = concepts.vectors.get(id)
+    const reasons: ReasonData[] = [
+      ...(vector ? sharedConcepts(sourceVector.weights, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
+        kind: 'concept' as const,
+        label,
+      })),
+      ...(coauthors.titles.get(id) ?? []).slice(0, COAUTHOR_REASONS).map((label) => ({
+        kind: 'coauthor' as const,
+        label,
+      })),
+      ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
+        kind: 'term' as const,
+        label: words.get(term) ?? term,
+      })),
+    ]
+    return [cardOf(card, fused.get(id) ?? 0, reasons)]
+  })
 }
 
 const DOI_IN_TEXT = /\b10\.\d{4,9}\/[^\s"'<>]+/g
@@ -256,7 +255,7 @@ export async function matchExperts(
   const concepts = await rankByConcepts(db, orgId, conceptQuery, totals)
   const terms = await rankByTerms(db, orgId, query.terms, query.frequencies, totals)
   const nearest = await embedded
-  const visible = await readVisibleExperts(
+  const visible = await readVisibleDepartments(
     db,
     orgId,
     [...new Set([...concepts.ids, ...terms.ids, ...nearest])],
@@ -267,22 +266,22 @@ export async function matchExperts(
     { ids: keep(terms.ids, visible) },
     { ids: keep(nearest, visible) },
   ])
-  return ordered(fused)
-    .slice(0, limit)
-    .flatMap((id) => {
-      const card = visible.get(id)
-      if (!card) return []
-      const vector: ConceptVector | undefined = concepts.vectors.get(id)
-      const reasons: ReasonData[] = [
-        ...(vector ? sharedConcepts(conceptQuery, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
-          kind: 'concept' as const,
-          label,
-        })),
-        ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
-          kind: 'term' as const,
-          label: words.get(term) ?? term,
-        })),
-      ]
-      return [cardOf(card, fused.get(id) ?? 0, reasons)]
-    })
+  const best = ordered(fused).slice(0, limit)
+  const cards = await readVisibleExperts(db, orgId, best, audience)
+  return best.flatMap((id) => {
+    const card = cards.get(id)
+    if (!card) return []
+    const vector: ConceptVector | undefined = concepts.vectors.get(id)
+    const reasons: ReasonData[] = [
+      ...(vector ? sharedConcepts(conceptQuery, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
+        kind: 'concept' as const,
+        label,
+      })),
+      ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
+        kind: 'term' as const,
+        label: words.get(term) ?? term,
+      })),
+    ]
+    return [cardOf(card, fused.get(id) ?? 0, reasons)]
+  })
 }
