@@ -33,7 +33,7 @@ export interface MeaningStatsTable {
   /** Experts with a document (the N of a term's IDF). */
   documents: number
   total_length: number
-  /** Claimed works with at least one concept (the N of a term's share of works, migration 0031). */
+  /** Claimed works with at least one concept (the N of a term's share of works, migration 0032). */
   works: number
 }
 
