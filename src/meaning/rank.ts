@@ -131,7 +131,11 @@ export async function rankByConcepts(
   const rows = await readConceptsOf(db, orgId, candidates)
   const allFrequencies = await readConceptFrequencies(db, orgId, [...new Set(rows.map((row) => row.concept))])
   const byExpert = new Map<number, typeof rows>()
-  for (const row of rows) byExpert.set(row.expert_id, [...(byExpert.get(row.expert_id) ?? []), row])
+  for (const row of rows) {
+    const list = byExpert.get(row.expert_id)
+    if (list) list.push(row)
+    else byExpert.set(row.expert_id, [row])
+  }
   const cosine = new Map<number, number>()
   const vectors = new Map<number, ConceptVector>()
   for (const id of candidates) {
@@ -282,7 +286,11 @@ export async function inferConcepts(
     MIN_PAIR_WORKS,
   )
   const byTerm = new Map<string, { concept: string; works: number }[]>()
-  for (const pair of pairs) byTerm.set(pair.term, [...(byTerm.get(pair.term) ?? []), pair])
+  for (const pair of pairs) {
+    const list = byTerm.get(pair.term)
+    if (list) list.push(pair)
+    else byTerm.set(pair.term, [pair])
+  }
   const evidence = new Map<string, number>()
   for (const term of speaking) {
     const works = held.get(term.term) ?? 0

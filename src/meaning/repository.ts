@@ -56,7 +56,14 @@ export async function readConceptsOf(
       .where((eb) => (withHidden ? eb.lit(true) : eb('hidden', '=', 0)))
       .execute(),
   )
-  return rows.map((row) => ({ ...row, expert_id: Number(row.expert_id), weight: Number(row.weight) }))
+  // Fields named one by one: spreading the driver's rows costs more than the query on large candidate sets.
+  return rows.map((row) => ({
+    expert_id: Number(row.expert_id),
+    concept: row.concept,
+    label: row.label,
+    weight: Number(row.weight),
+    hidden: row.hidden,
+  }))
 }
 
 /** How many experts have each of `keys` visibly (keys nobody has are absent). */
@@ -159,7 +166,7 @@ export async function readTermsOf(db: Queryable, orgId: number, expertId: number
     .where('org_id', '=', orgId)
     .where('expert_id', '=', expertId)
     .execute()
-  return rows.map((row) => ({ ...row, tf: Number(row.tf) }))
+  return rows.map((row) => ({ term: row.term, word: row.word, tf: Number(row.tf) }))
 }
 
 export async function readTermFrequencies(
