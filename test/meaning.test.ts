@@ -459,6 +459,55 @@ describeEachDialect('finding experts by meaning', (ctx) => {
     assert.equal(countedAfter, (countedBefore ?? 0) + 1)
   })
 
+  test("an expert's delete takes out the works only it claimed, and keeps those another expert claims", async () => {
+    const { db } = ctx.testDatabase.database
+    const orgId = corporation()
+    const username = await createExpert(ctx, ctx.tenant, {
+      firstname: 'Zed',
+      lastname: 'Tester',
+      job_title: 'Geography researcher',
+      department: 'Geography',
+    })
+    const own = {
+      doi: '10.1000/glacier-7',
+      title: 'Glacier melt and meltwater lakes',
+      year: 2024,
+      abstract: 'Proglacial meltwater lakes grow as glaciers retreat.',
+      concepts: [concept('Glaciology', 0.9)],
+      claimedBy: ['Zed'],
+    }
+    const counted = async () =>
+      (await db.selectFrom('meaning_stats').select('works').where('org_id', '=', orgId).executeTakeFirst())
+        ?.works ?? 0
+    const stored = async (doi: string) =>
+      db
+        .selectFrom('meaning_works')
+        .select('concepts')
+        .where('org_id', '=', orgId)
+        .where('work_id', '=', present(workIds.get(doi)))
+        .executeTakeFirst()
+    const before = await counted()
+    workIds.set(own.doi, await claim(orgId, username, own))
+    const shared = present(WORKS[2])
+    await claim(orgId, username, shared)
+    assert.equal(await counted(), before + 1, 'the river work was counted already, through Cara')
+    expectOk(
+      await api(ctx.app, ctx.tenant).delete('/v2/organization/{corporation}/expert/{username}', {
+        params: { corporation: orgId, username },
+      }),
+    )
+    assert.equal(await counted(), before)
+    assert.equal(await stored(own.doi), undefined)
+    assert.equal((await stored(shared.doi))?.concepts, 'flood-risk hydrology')
+    const glacier = await db
+      .selectFrom('term_concepts')
+      .select('term')
+      .where('org_id', '=', orgId)
+      .where('concept', '=', 'glaciology')
+      .execute()
+    assert.deepEqual(glacier, [])
+  })
+
   test('a rebuild recreates identical rows', async () => {
     const { db } = ctx.testDatabase.database
     const orgId = corporation()
