@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.js'
 import {
   readConceptFrequencies,
   readConceptPostings,
-  readConceptsOf,
+  readConceptsWithFrequencies,
   readTermConcepts,
   readTermFrequencies,
   readTermPostings,
@@ -128,8 +128,8 @@ export async function rankByConcepts(
     )
   }
   const candidates = ordered(partial).slice(0, CANDIDATES)
-  const rows = await readConceptsOf(db, orgId, candidates)
-  const allFrequencies = await readConceptFrequencies(db, orgId, [...new Set(rows.map((row) => row.concept))])
+  const rows = await readConceptsWithFrequencies(db, orgId, candidates)
+  const allFrequencies = new Map(rows.map((row) => [row.concept, row.df]))
   const byExpert = new Map<number, typeof rows>()
   for (const row of rows) {
     const list = byExpert.get(row.expert_id)

@@ -66,6 +66,46 @@ export async function readConceptsOf(
   }))
 }
 
+/**
+ * The visible concepts of `expertIds`, each with how many experts hold it visibly: one statement where
+ * readConceptsOf and readConceptFrequencies take two, the second with every key of the first.
+ */
+export async function readConceptsWithFrequencies(
+  db: Queryable,
+  orgId: number,
+  expertIds: readonly number[],
+): Promise<(ConceptRow & { df: number })[]> {
+  const rows = await inChunks(expertIds, (ids) =>
+    db
+      .selectFrom('expert_concepts')
+      .innerJoin('concept_df', (join) =>
+        join
+          .onRef('concept_df.org_id', '=', 'expert_concepts.org_id')
+          .onRef('concept_df.concept', '=', 'expert_concepts.concept'),
+      )
+      .select([
+        'expert_concepts.expert_id',
+        'expert_concepts.concept',
+        'expert_concepts.label',
+        'expert_concepts.weight',
+        'expert_concepts.hidden',
+        'concept_df.df',
+      ])
+      .where('expert_concepts.org_id', '=', orgId)
+      .where('expert_concepts.expert_id', 'in', ids)
+      .where('expert_concepts.hidden', '=', 0)
+      .execute(),
+  )
+  return rows.map((row) => ({
+    expert_id: Number(row.expert_id),
+    concept: row.concept,
+    label: row.label,
+    weight: Number(row.weight),
+    hidden: row.hidden,
+    df: Number(row.df),
+  }))
+}
+
 /** How many experts have each of `keys` visibly (keys nobody has are absent). */
 export async function readConceptFrequencies(
   db: Queryable,

@@ -27,7 +27,7 @@ import {
   type ExpertCard,
   readCoauthoredWorks,
   readConceptFrequencies,
-  readConceptsOf,
+  readConceptsWithFrequencies,
   readTermsOf,
   readTotals,
   readVisibleDepartments,
@@ -118,16 +118,8 @@ export async function similarExperts(
     throw profileNotFound('expert', username)
   const totals = await readTotals(db, orgId)
 
-  const sourceRows = await readConceptsOf(db, orgId, [source.id])
-  const sourceVector = vectorOf(
-    sourceRows,
-    await readConceptFrequencies(
-      db,
-      orgId,
-      sourceRows.map((row) => row.concept),
-    ),
-    totals,
-  )
+  const sourceRows = await readConceptsWithFrequencies(db, orgId, [source.id])
+  const sourceVector = vectorOf(sourceRows, new Map(sourceRows.map((row) => [row.concept, row.df])), totals)
   const concepts = await rankByConcepts(db, orgId, sourceVector.weights, totals, source.id)
 
   const sourceTerms = await readTermsOf(db, orgId, source.id)
