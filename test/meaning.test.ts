@@ -581,7 +581,7 @@ describeEachDialect('finding experts by meaning', (ctx) => {
       await db.deleteFrom(table).where('org_id', '=', orgId).execute()
     assert.ok((await rebuildSearchWhereMissing(db)).includes(orgId))
     assert.deepEqual(await snapshot(), written)
-    // Data from before migration 0032: a claimed work without its row.
+    // Data from before migration 0033: a claimed work without its row.
     await db.deleteFrom('meaning_works').where('org_id', '=', orgId).execute()
     assert.ok((await rebuildSearchWhereMissing(db)).includes(orgId))
     assert.deepEqual(await snapshot(), written)

@@ -1,4 +1,4 @@
-/** Tables of finding experts by meaning (migrations 0030 to 0032, CONTRACT §20): derived, rebuilt by the search rebuild. */
+/** Tables of finding experts by meaning (migrations 0030, 0031 and 0033, CONTRACT §20): derived, rebuilt by the search rebuild. */
 export interface MeaningTables {
   meaning_documents: MeaningDocumentsTable
   meaning_stats: MeaningStatsTable
@@ -33,7 +33,7 @@ export interface MeaningStatsTable {
   /** Experts with a document (the N of a term's IDF). */
   documents: number
   total_length: number
-  /** Claimed works with at least one concept (the N of a term's share of works, migration 0032). */
+  /** Claimed works with at least one concept (the N of a term's share of works, migration 0033). */
   works: number
 }
 

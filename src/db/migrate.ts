@@ -29,7 +29,7 @@ import * as fuzzyNames from './migrations/0029_fuzzy_names.js'
 import * as meaning from './migrations/0030_meaning.js'
 import * as embeddings from './migrations/0031_embeddings.js'
 import * as editorial from './migrations/0032_editorial.js'
-import * as termConcepts from './migrations/0032_term_concepts.js'
+import * as termConcepts from './migrations/0033_term_concepts.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -63,7 +63,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0030_meaning': meaning,
   '0031_embeddings': embeddings,
   '0032_editorial': editorial,
-  '0032_term_concepts': termConcepts,
+  '0033_term_concepts': termConcepts,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

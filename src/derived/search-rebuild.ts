@@ -13,7 +13,7 @@ import { rebuildSearchIndex } from './search-maintenance.js'
  * post or question that has no index row (data that predates migration 0006, staff members that
  * predate 0024, or an upgrade stopped between the two steps), an index row without the name key of 0029,
  * an expert without its meaning rows (src/derived/meaning/), or a claimed work without its row of
- * migration 0032, so on an index that is current it costs a few anti-join reads. `expertdir search
+ * migration 0033, so on an index that is current it costs a few anti-join reads. `expertdir search
  * rebuild` rebuilds every organization (after a release changes what is indexed).
  */
 
@@ -45,7 +45,7 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
           ),
         ),
       ),
-    // Words and concepts (migration 0032): a work an expert claimed without its meaning_works row.
+    // Words and concepts (migration 0033): a work an expert claimed without its meaning_works row.
     db
       .selectFrom('work_candidates')
       .innerJoin('experts', 'experts.id', 'work_candidates.expert_id')

@@ -259,7 +259,7 @@ const MIN_PAIR_WORKS = 2
 
 /**
  * The concepts a text is about, inferred from its words through the organization's claimed works
- * (migration 0032): a word held by n works, c of which have concept k, speaks for k with its share c / n
+ * (migration 0033): a word held by n works, c of which have concept k, speaks for k with its share c / n
  * (a word's evidence goes to the concepts it goes with most, WORD_FOCUS), weighted by the word's
  * frequency in the text (1 + ln tf) and its rarity among the works (ln(works / n)). Words held by more
  * than half the works or than MAX_POSTINGS speak for nothing. Keys → evidence, strongest first, each

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/database.js'
 import { type WorkContribution, workContribution } from './fingerprint.js'
 
 /**
- * Which words go with which concepts (migration 0032), learned from the organization's claimed works: a
+ * Which words go with which concepts (migration 0033), learned from the organization's claimed works: a
  * work counts once, however many experts claimed it, when at least one expert claimed it and it has a
  * concept; it adds one to `term_works` for each of its terms and one to `term_concepts` for each of its
  * (term, concept) pairs. `meaning_works` keeps what each work added, so taking it out (its last claim
