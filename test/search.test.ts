@@ -180,6 +180,8 @@ describeEachDialect('search', (ctx) => {
       'categories',
       'countries',
       'industries',
+      'interview_languages',
+      'media_available',
       'tags',
       'topics',
     ])

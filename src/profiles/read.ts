@@ -5,6 +5,7 @@ import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
 import { profileNotFound } from '../experts/profile-type.js'
+import { mediaAccountFields, mediaAccountOf } from './media-account.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
 
@@ -94,6 +95,7 @@ export const AccountElement = Type.Object(
     scopus_policy: Nullable(
       Type.String({ description: 'What works found through the Scopus id become; null for read:public' }),
     ),
+    ...mediaAccountFields,
   },
   { title: 'ProfileAccount' },
 )
@@ -150,6 +152,7 @@ export function accountOf(expert: ExpertRow, audience: Audience): Account {
     orcid_policy: expert.orcid_policy,
     openalex_policy: expert.openalex_policy,
     scopus_policy: expert.scopus_policy,
+    ...mediaAccountOf(expert),
   }
   if (audience === 'all') return account
   return {
