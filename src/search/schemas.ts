@@ -167,6 +167,17 @@ const YearBucket = Type.Object({ key: Type.Integer(), count: Type.Integer() }, {
 const Buckets = (bucket: TSchema = FacetBucket) =>
   Type.Array(bucket, { description: 'By count descending, then key; at most 50' })
 
+/** The media desk's fields a list entry shows, so that a journalist's search answers "who can talk now" (CONTRACT §22). */
+const listedMediaFields = {
+  media_available: Type.Integer({ enum: [0, 1], description: '1: available to journalists for interviews' }),
+  media_available_until: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'End of the availability (unix seconds), or null for none',
+  }),
+  interview_languages: Type.Array(Type.String(), { description: 'BCP 47 tags' }),
+  remote_ready: Type.Integer({ enum: [0, 1] }),
+  studio_ready: Type.Integer({ enum: [0, 1] }),
+}
+
 export const ExpertListItem = Type.Object(
   {
     username: Type.String(),
@@ -189,6 +200,7 @@ export const ExpertListItem = Type.Object(
     is_published: Type.Integer({ enum: [0, 1] }),
     is_private: Type.Integer({ enum: [0, 1] }),
     modified: Type.Integer({ description: 'Last change (unix seconds)' }),
+    ...listedMediaFields,
   },
   { title: 'ExpertListItem' },
 )

@@ -4189,6 +4189,19 @@ export interface components {
             /** @description Last change (unix seconds) */
             modified: number;
             /**
+             * @description 1: available to journalists for interviews
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags */
+            interview_languages: string[];
+            /** @enum {integer} */
+            remote_ready: 0 | 1;
+            /** @enum {integer} */
+            studio_ready: 0 | 1;
+            /**
              * @description An expert or a staff member
              * @enum {string}
              */
@@ -4491,6 +4504,19 @@ export interface components {
             is_private: 0 | 1;
             /** @description Last change (unix seconds) */
             modified: number;
+            /**
+             * @description 1: available to journalists for interviews
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags */
+            interview_languages: string[];
+            /** @enum {integer} */
+            remote_ready: 0 | 1;
+            /** @enum {integer} */
+            studio_ready: 0 | 1;
         };
         /** ExpertMatch */
         ExpertMatch: {
