@@ -83,6 +83,8 @@ export interface ExpertsTable {
   /** Media availability (CONTRACT §22): 1 while available; the expiry pass sets 0 once `media_available_until` (unix ms) passes. */
   media_available: Generated<number>
   media_available_until: Generated<number | null>
+  /** When the expert last became available (unix ms): where the calendars' availability events start. */
+  media_available_since: Generated<number | null>
   /** JSON array of canonical BCP 47 tags. */
   interview_languages: Generated<string>
   remote_ready: Generated<number>

@@ -132,7 +132,13 @@ function newExpertRow(
   const { is_published, is_private, ...fields } = input
   const columns = toColumns(fields)
   checkAvailabilityWindow(fields, columns, undefined, now)
+  if (columns.media_available === 1) columns.media_available_since = now
   return {
+    // Written out: a multi-row insert (an import) on SQLite writes null, not the column's default, for a value one row lacks.
+    media_available: 0,
+    remote_ready: 0,
+    studio_ready: 0,
+    interview_languages: '[]',
     ...(columns as ExpertColumns),
     org_id: orgId,
     username,
@@ -206,6 +212,7 @@ export async function updateAccount(
   const columns = toColumns(fields, expert)
   checkAvailabilityWindow(fields, columns, expert, now)
   const changes: Partial<NewExpertRow> = changedColumns(columns, expert)
+  if (changes.media_available === 1) changes.media_available_since = now
   if (changes.email_key !== undefined) {
     const holder = await findExpertByEmail(trx, orgId, changes.email_key)
     if (holder && holder.id !== expert.id) throw emailConflict(holder)

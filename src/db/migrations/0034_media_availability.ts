@@ -6,6 +6,8 @@ import { bigint } from './columns.js'
  *
  * - `media_available` (1/0) and `media_available_until` (unix milliseconds, or null: open-ended); once
  *   the time has passed, the expiry pass sets `media_available` to 0 (src/experts/media-expiry.ts);
+ *   `media_available_since` (unix milliseconds): when the expert last became available, where the
+ *   calendars' availability events start;
  * - `interview_languages`: a JSON array of canonical BCP 47 tags; `remote_ready`, `studio_ready` (1/0);
  *   `time_zone`: an IANA zone name, or null;
  * - `pronunciation` and `pronouns`: free text, or null.
@@ -18,7 +20,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .alterTable('experts')
       .addColumn(column, 'integer', (col) => col.notNull().defaultTo(0))
       .execute()
-  await db.schema.alterTable('experts').addColumn('media_available_until', bigint(db)).execute()
+  for (const column of ['media_available_until', 'media_available_since'])
+    await db.schema.alterTable('experts').addColumn(column, bigint(db)).execute()
   await db.schema
     .alterTable('experts')
     .addColumn('interview_languages', 'text', (col) => col.notNull().defaultTo('[]'))
@@ -37,6 +40,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   for (const column of [
     'media_available',
     'media_available_until',
+    'media_available_since',
     'interview_languages',
     'remote_ready',
     'studio_ready',
