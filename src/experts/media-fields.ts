@@ -15,7 +15,8 @@ export const mediaFields = {
   media_available: Type.Optional(
     Flag({
       title: 'Available for media',
-      description: '1: available to journalists for interviews (until media_available_until, when set)',
+      description:
+        '1: available to journalists for interviews, until the end of availability when one is set',
     }),
   ),
   media_available_until: Type.Optional(
@@ -47,7 +48,7 @@ export const mediaFields = {
         maxItems: MAX_INTERVIEW_LANGUAGES,
         title: 'Interview languages',
         description:
-          'Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form (the whole list is replaced; [] clears it)',
+          'Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)',
         'x-input': 'tags',
       },
     ),
@@ -74,7 +75,7 @@ export const mediaFields = {
       description: {
         title: 'Pronunciation',
         description:
-          'Pronunciation of the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")',
+          'Pronunciation: how to say the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")',
       },
     }),
   ),

@@ -4423,13 +4423,13 @@ export interface components {
             assistant_email?: string | "";
             /**
              * Available for media
-             * @description 1: available to journalists for interviews (until media_available_until, when set)
+             * @description 1: available to journalists for interviews, until the end of availability when one is set
              */
             media_available?: number;
             media_available_until?: number | null | "";
             /**
              * Interview languages
-             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form (the whole list is replaced; [] clears it)
+             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)
              */
             interview_languages?: string[];
             /**
@@ -4450,7 +4450,7 @@ export interface components {
             time_zone?: string;
             /**
              * Pronunciation
-             * @description Pronunciation of the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
+             * @description Pronunciation: how to say the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
              */
             pronunciation?: string;
             /**
@@ -4631,13 +4631,13 @@ export interface components {
             assistant_email?: string | "";
             /**
              * Available for media
-             * @description 1: available to journalists for interviews (until media_available_until, when set)
+             * @description 1: available to journalists for interviews, until the end of availability when one is set
              */
             media_available?: number;
             media_available_until?: number | null | "";
             /**
              * Interview languages
-             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form (the whole list is replaced; [] clears it)
+             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)
              */
             interview_languages?: string[];
             /**
@@ -4658,7 +4658,7 @@ export interface components {
             time_zone?: string;
             /**
              * Pronunciation
-             * @description Pronunciation of the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
+             * @description Pronunciation: how to say the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
              */
             pronunciation?: string;
             /**
