@@ -1,4 +1,3 @@
-import ical, { ICalEventRepeatingFreq } from 'ical-generator'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
 import { ofOrganization } from '../derived/search-index.js'
@@ -182,11 +181,13 @@ function availabilityDescription(expert: ExpertRow, url: string): string {
 const day = (ms: number) => new Date(ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000))
 
 /** The calendar of `experts` (their availability) and of `appearances` (one expert's). */
-export function calendarIcs(
+export async function calendarIcs(
   scope: CalendarScope,
   experts: readonly ExpertRow[],
   appearances: readonly { expert: ExpertRow; appearance: Appearance }[] = [],
-): string {
+): Promise<string> {
+  // Loaded with the first calendar: a process that serves none never holds it (docs/performance.md, "Idle memory").
+  const { default: ical, ICalEventRepeatingFreq } = await import('ical-generator')
   const calendar = ical({
     name: scope.name,
     prodId: { company: 'expertdir', product: 'media-calendar', language: 'EN' },

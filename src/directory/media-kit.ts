@@ -1,4 +1,3 @@
-import { strToU8, zipSync } from 'fflate'
 import type { MediaStorage } from '../storage/storage.js'
 import { plainText } from '../validation/html-text.js'
 import { mediaAvailability } from './media-view.js'
@@ -99,6 +98,8 @@ export async function mediaKitZip(
 ): Promise<Buffer> {
   const [account] = profile.account
   if (!account) throw new Error('The profile has no account element')
+  // Loaded with the first download (docs/performance.md, "Idle memory").
+  const { strToU8, zipSync } = await import('fflate')
   const mtime = new Date(modified * 1000)
   const files: Record<string, [Uint8Array, { mtime: Date; level: 0 | 6 }]> = {
     [`${account.username}.md`]: [

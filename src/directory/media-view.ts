@@ -3,11 +3,13 @@
  * availability in UTC and in the expert's own time zone, the zone by its name.
  */
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' })
+/** Made on first use: ICU's locale data stays unloaded in a process that shows no language. */
+let languageNames: Intl.DisplayNames | undefined
 
 /** "French (Canada)" for `fr-CA`; the tag itself when the runtime has no name for it. */
 export function languageName(tag: string): string {
   try {
+    languageNames ??= new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' })
     return languageNames.of(tag) ?? tag
   } catch {
     return tag

@@ -483,7 +483,7 @@ export async function directoryRoutes(
       const key = `calendar:${scope.site.id}:${scope.site.version}:${view?.searchVersion ?? 0}:${scope.urls.base}`
       const body = await rendered.get(key, async () =>
         Buffer.from(
-          calendarIcs(
+          await calendarIcs(
             calendarScope(scope, `${scope.site.name}: experts available for media`),
             await availableExperts(db, scope.site.id),
           ),
@@ -522,7 +522,7 @@ export async function directoryRoutes(
           if (!data) throw missing('This expert is no longer listed in this directory.')
           const name = `${data.expert.firstname} ${data.expert.lastname}`.trim()
           return Buffer.from(
-            calendarIcs(
+            await calendarIcs(
               calendarScope(scope, `${name}: media availability and appearances`),
               [data.expert],
               data.appearances.map((appearance) => ({ expert: data.expert, appearance })),

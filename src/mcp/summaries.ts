@@ -47,7 +47,13 @@ export interface ListedExpert {
   studio_ready: number
 }
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' })
+/** Made on first use: ICU's locale data stays unloaded in a process that writes no summary. */
+let languageNames: Intl.DisplayNames | undefined
+
+function languageName(tag: string): string {
+  languageNames ??= new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' })
+  return languageNames.of(tag) ?? tag
+}
 
 /** "available for media until 2026-12-01 14:00 UTC; interviews in English, French (Canada); remote or in a studio". */
 export function availabilityText(expert: ListedExpert): string {
@@ -58,7 +64,7 @@ export function availabilityText(expert: ListedExpert): string {
       : ` until ${new Date(expert.media_available_until * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`
   const languages =
     expert.interview_languages.length > 0
-      ? `; interviews in ${expert.interview_languages.map((tag) => languageNames.of(tag) ?? tag).join(', ')}`
+      ? `; interviews in ${expert.interview_languages.map((tag) => languageName(tag)).join(', ')}`
       : ''
   const places = [expert.remote_ready ? 'remote' : '', expert.studio_ready ? 'in a studio' : ''].filter(
     Boolean,

@@ -48,6 +48,8 @@ export const LOADED_ON_USE = [
   'openid-client',
   '@modelcontextprotocol/sdk',
   'iso-3166',
+  'ical-generator',
+  'fflate',
 ]
 
 /** The npm packages among recorded module URLs. */
