@@ -5,6 +5,7 @@ import { buildApp } from './app.js'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
+import { mediaExpiryLoop } from './experts/media-expiry.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
@@ -50,6 +51,9 @@ export async function startServer(
   if (background) app.worksSchedule.start()
   // The same for the optional embeddings: one process embeds each expert.
   if (background) app.embeddings?.loop.start()
+  // Media availability that has passed ends as a write, within a poll (CONTRACT §22).
+  const mediaExpiry = mediaExpiryLoop(database.db, Date.now, app.log)
+  if (background) mediaExpiry.start()
   const awaitFirstRequests = trackFreshConnections(app)
   // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
   // draining process wait for before they send the signal.
@@ -61,6 +65,7 @@ export async function startServer(
   const close = () => {
     closing ??= (async () => {
       stopHousekeeping()
+      await mediaExpiry.stop()
       await awaitFirstRequests(FIRST_REQUEST_GRACE_MS)
       await app.close()
       await outbox.stop()

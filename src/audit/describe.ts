@@ -229,6 +229,9 @@ export async function auditNames(
   }
 }
 
+/** The action of the expiry pass that ends an expert's media availability (src/experts/media-expiry.ts). */
+export const MEDIA_AVAILABILITY_ENDED = 'media availability ended'
+
 const quoted = (text: string) => `“${text}”`
 
 /** The sentence and the record of one entry, with the names of its page. */
@@ -263,11 +266,13 @@ export function describeEntry(entry: EntryFacts, names: AuditNames): DescribedEn
       const subject: AuditSubject | null = profile ? { kind: profile.type, id: username } : null
       if (kind === 'expert' || kind === 'staff') {
         const summary =
-          operation === 'create'
-            ? `Added the ${noun} ${name}`
-            : operation === 'delete'
-              ? `Deleted the ${noun} ${name}`
-              : `Changed the details of ${name}`
+          entry.action === MEDIA_AVAILABILITY_ENDED
+            ? `The media availability of ${name} ended`
+            : operation === 'create'
+              ? `Added the ${noun} ${name}`
+              : operation === 'delete'
+                ? `Deleted the ${noun} ${name}`
+                : `Changed the details of ${name}`
         return described(summary, name, subject)
       }
       if (kind === 'avatar')

@@ -30,6 +30,7 @@ import * as meaning from './migrations/0030_meaning.js'
 import * as embeddings from './migrations/0031_embeddings.js'
 import * as editorial from './migrations/0032_editorial.js'
 import * as termConcepts from './migrations/0033_term_concepts.js'
+import * as mediaAvailability from './migrations/0034_media_availability.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -64,6 +65,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0031_embeddings': embeddings,
   '0032_editorial': editorial,
   '0033_term_concepts': termConcepts,
+  '0034_media_availability': mediaAvailability,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -81,6 +81,19 @@ export interface ExpertsTable {
   orcid_policy: Generated<IdentifierPolicy>
   openalex_policy: Generated<IdentifierPolicy>
   scopus_policy: Generated<IdentifierPolicy>
+  /** Media availability (CONTRACT §22): 1 while available; the expiry pass sets 0 once `media_available_until` (unix ms) passes. */
+  media_available: Generated<number>
+  media_available_until: Generated<number | null>
+  /** When the expert last became available (unix ms): where the calendars' availability events start. */
+  media_available_since: Generated<number | null>
+  /** JSON array of canonical BCP 47 tags. */
+  interview_languages: Generated<string>
+  remote_ready: Generated<number>
+  studio_ready: Generated<number>
+  /** An IANA time zone name. */
+  time_zone: Generated<string | null>
+  pronunciation: Generated<string | null>
+  pronouns: Generated<string | null>
 }
 
 /** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
@@ -410,7 +423,14 @@ export interface ExpertSearchTable {
   type: ProfileType
 }
 
-export type SearchFacet = 'countries' | 'topics' | 'industries' | 'categories' | 'tags'
+export type SearchFacet =
+  | 'countries'
+  | 'topics'
+  | 'industries'
+  | 'categories'
+  | 'tags'
+  | 'interview_languages'
+  | 'media_available'
 
 export interface ExpertFacetsTable {
   expert_id: number

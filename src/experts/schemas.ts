@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CountryCode, Email, Flag, StateCode, Text } from '../validation/text.js'
+import { mediaFields } from './media-fields.js'
 
 const SUBDIVISION = { country: 'location_country', state: 'location_state' }
 
@@ -87,6 +88,7 @@ const optionalFields = {
       'x-message': 'must be a valid email address, or "" for none',
     }),
   ),
+  ...mediaFields,
 }
 
 const requiredFields = {

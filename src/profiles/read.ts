@@ -5,6 +5,7 @@ import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
 import { accountElement } from '../experts/account-shape.js'
+import { mediaAccountFields } from '../experts/media-account.js'
 import { profileNotFound } from '../experts/profile-type.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
@@ -95,6 +96,7 @@ export const AccountElement = Type.Object(
     scopus_policy: Nullable(
       Type.String({ description: 'What works found through the Scopus id become; null for read:public' }),
     ),
+    ...mediaAccountFields,
   },
   { title: 'ProfileAccount' },
 )

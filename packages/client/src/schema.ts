@@ -4445,6 +4445,19 @@ export interface components {
             /** @description Last change (unix seconds) */
             modified: number;
             /**
+             * @description 1: available to journalists for interviews
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags */
+            interview_languages: string[];
+            /** @enum {integer} */
+            remote_ready: 0 | 1;
+            /** @enum {integer} */
+            studio_ready: 0 | 1;
+            /**
              * @description An expert or a staff member
              * @enum {string}
              */
@@ -4664,6 +4677,43 @@ export interface components {
             location_room?: string;
             /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
             assistant_email?: string | "";
+            /**
+             * Available for media
+             * @description 1: available to journalists for interviews, until the end of availability when one is set
+             */
+            media_available?: number;
+            media_available_until?: number | null | "";
+            /**
+             * Interview languages
+             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)
+             */
+            interview_languages?: string[];
+            /**
+             * Remote interviews
+             * @description 1: can give interviews remotely (video or phone)
+             */
+            remote_ready?: number;
+            /**
+             * Studio interviews
+             * @description 1: can come to a studio for interviews
+             */
+            studio_ready?: number;
+            /**
+             * Time zone
+             * Format: iana-time-zone
+             * @description Time zone: an IANA name such as Europe/Paris or America/Toronto ("" clears it)
+             */
+            time_zone?: string;
+            /**
+             * Pronunciation
+             * @description Pronunciation: how to say the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
+             */
+            pronunciation?: string;
+            /**
+             * Pronouns
+             * @description Pronouns, such as she/her or they/them
+             */
+            pronouns?: string;
             /** @description Not accepted on create: new experts start unpublished */
             is_published?: unknown;
             /** @description Not accepted on create: new experts start public */
@@ -4710,6 +4760,19 @@ export interface components {
             is_private: 0 | 1;
             /** @description Last change (unix seconds) */
             modified: number;
+            /**
+             * @description 1: available to journalists for interviews
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags */
+            interview_languages: string[];
+            /** @enum {integer} */
+            remote_ready: 0 | 1;
+            /** @enum {integer} */
+            studio_ready: 0 | 1;
         };
         /** ExpertMatch */
         ExpertMatch: {
@@ -4723,7 +4786,7 @@ export interface components {
             experts: components["schemas"]["ExpertListItem"][];
             /** @description Exact number of matches */
             total: number;
-            /** @description Counts over all matches; each facet's counts ignore that facet's own filter */
+            /** @description Counts over all matches; each facet's counts ignore that facet's own filter. `interview_languages`: each tag and its language (`fr-CA` counts under `fr` too); `media_available`: `[{key: "1", count}]`, the experts available for media */
             aggregations: {
                 /** @description By count descending, then key; at most 50 */
                 countries: components["schemas"]["FacetBucket"][];
@@ -4735,6 +4798,10 @@ export interface components {
                 categories: components["schemas"]["FacetBucket"][];
                 /** @description By count descending, then key; at most 50 */
                 tags: components["schemas"]["FacetBucket"][];
+                /** @description By count descending, then key; at most 50 */
+                interview_languages: components["schemas"]["FacetBucket"][];
+                /** @description By count descending, then key; at most 50 */
+                media_available: components["schemas"]["FacetBucket"][];
             };
         };
         /** ExpertUpdate */
@@ -4818,6 +4885,43 @@ export interface components {
             location_room?: string;
             /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
             assistant_email?: string | "";
+            /**
+             * Available for media
+             * @description 1: available to journalists for interviews, until the end of availability when one is set
+             */
+            media_available?: number;
+            media_available_until?: number | null | "";
+            /**
+             * Interview languages
+             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)
+             */
+            interview_languages?: string[];
+            /**
+             * Remote interviews
+             * @description 1: can give interviews remotely (video or phone)
+             */
+            remote_ready?: number;
+            /**
+             * Studio interviews
+             * @description 1: can come to a studio for interviews
+             */
+            studio_ready?: number;
+            /**
+             * Time zone
+             * Format: iana-time-zone
+             * @description Time zone: an IANA name such as Europe/Paris or America/Toronto ("" clears it)
+             */
+            time_zone?: string;
+            /**
+             * Pronunciation
+             * @description Pronunciation: how to say the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
+             */
+            pronunciation?: string;
+            /**
+             * Pronouns
+             * @description Pronouns, such as she/her or they/them
+             */
+            pronouns?: string;
             /** @description Published flag */
             is_published?: number;
             /** @description Private flag */
@@ -5826,6 +5930,30 @@ export interface components {
             orcid_policy: string | null;
             openalex_policy: string | null;
             scopus_policy: string | null;
+            /**
+             * @description 1: available to journalists for interviews; 0 once media_available_until has passed
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags, canonical form */
+            interview_languages: string[];
+            /**
+             * @description 1: interviews remotely
+             * @enum {integer}
+             */
+            remote_ready: 0 | 1;
+            /**
+             * @description 1: interviews in a studio
+             * @enum {integer}
+             */
+            studio_ready: 0 | 1;
+            /** @description IANA time zone name */
+            time_zone: string | null;
+            /** @description How to say the name */
+            pronunciation: string | null;
+            pronouns: string | null;
         };
         /** ProfileAffiliation */
         ProfileAffiliation: {
@@ -8194,6 +8322,10 @@ export interface operations {
                 tags?: string[];
                 /** @description Exact company names, case-insensitive: repeat the key (`k=a&k=b`), use `k[]=a`, or send one JSON array (`k=["a","b"]`) */
                 companies?: string[];
+                /** @description Interview languages, BCP 47 tags (`fr` finds fr-CA too): repeat the key (`k=a&k=b`), use `k[]=a`, or send one JSON array (`k=["a","b"]`) */
+                interview_languages?: string[];
+                /** @description 1: only experts available for media now (media_available 1) */
+                media_available?: number;
                 /** @description Order (default relevance with q, else name) */
                 sort?: "relevance" | "name" | "modified" | "featured";
                 /** @description Results per page (default 10) */

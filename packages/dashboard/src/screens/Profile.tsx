@@ -41,7 +41,21 @@ const SOURCE_FIELDS: ReadonlySet<string> = new Set([
   'scopus_id',
   'scopus_policy',
 ])
-const accountFields = expertFields.filter((field) => !SOURCE_FIELDS.has(field.name))
+/** The media desk's fields (availability, how to say and refer to the name): the "Media availability" panel. */
+const MEDIA_FIELDS: ReadonlySet<string> = new Set([
+  'media_available',
+  'media_available_until',
+  'interview_languages',
+  'remote_ready',
+  'studio_ready',
+  'time_zone',
+  'pronunciation',
+  'pronouns',
+])
+const accountFields = expertFields.filter(
+  (field) => !SOURCE_FIELDS.has(field.name) && !MEDIA_FIELDS.has(field.name),
+)
+const mediaFields = expertFields.filter((field) => MEDIA_FIELDS.has(field.name))
 const sourceFields = expertFields.filter((field) => SOURCE_FIELDS.has(field.name))
 
 export function ProfileScreen() {
@@ -151,6 +165,21 @@ function ProfileEditor({
           element={account}
           mode="update"
           submitLabel="Save account"
+          onSave={(body) => updateExpert(body)}
+        />
+      </section>
+      <section className="card" aria-labelledby="media-title">
+        <h2 id="media-title">Media availability</h2>
+        <p className="muted">
+          Shown to journalists on the public page, in the media kit and the calendar; an availability ends by
+          itself at its end.
+        </p>
+        <ElementForm
+          title="Media availability"
+          fields={mediaFields}
+          element={account}
+          mode="update"
+          submitLabel="Save media availability"
           onSave={(body) => updateExpert(body)}
         />
       </section>
