@@ -5,6 +5,7 @@ import { buildApp } from './app.js'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
+import { createPublishingSchedule, publishingTiming } from './schedules/loop.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
@@ -50,6 +51,9 @@ export async function startServer(
   if (background) app.worksSchedule.start()
   // The same for the optional embeddings: one process embeds each expert.
   if (background) app.embeddings?.loop.start()
+  // Scheduled publishing and unpublishing: its first pass catches up on what came due while down.
+  const publishing = createPublishingSchedule({ db: database.db, ...publishingTiming(config), log: app.log })
+  if (background) publishing.start()
   const awaitFirstRequests = trackFreshConnections(app)
   // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
   // draining process wait for before they send the signal.
@@ -63,6 +67,7 @@ export async function startServer(
       stopHousekeeping()
       await awaitFirstRequests(FIRST_REQUEST_GRACE_MS)
       await app.close()
+      await publishing.stop()
       await outbox.stop()
       await database.close()
     })()

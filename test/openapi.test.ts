@@ -54,6 +54,8 @@ function expectedScope(method: string, path: string): string {
   // An expert's fingerprint lists its hidden concepts; matching a text is a read (CONTRACT §20).
   if (/\/concepts(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
   if (path.endsWith('/expert/match')) return 'read:public'
+  // A profile's delegates are its editors' business (CONTRACT §21).
+  if (/\/delegates(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
   return method === 'get' ? 'read:public' : 'write'
 }
 

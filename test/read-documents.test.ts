@@ -247,9 +247,14 @@ describeEachDialect('stored read documents', (ctx: TestContext) => {
   test('an organization profile change shows in every profile while no expert row is rewritten for it', async () => {
     const { db } = ctx.testDatabase.database
     const versions = async () =>
-      (await db.selectFrom('experts').select('doc_version').where('org_id', '=', org()).execute()).map(
-        (row) => Number(row.doc_version),
-      )
+      (
+        await db
+          .selectFrom('experts')
+          .select('doc_version')
+          .where('org_id', '=', org())
+          .orderBy('id')
+          .execute()
+      ).map((row) => Number(row.doc_version))
     const before = await versions()
     await write('PUT', `/v2/organization/${org()}`, {
       description: 'Rain research',

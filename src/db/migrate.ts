@@ -28,6 +28,7 @@ import * as works from './migrations/0028_works.js'
 import * as fuzzyNames from './migrations/0029_fuzzy_names.js'
 import * as meaning from './migrations/0030_meaning.js'
 import * as embeddings from './migrations/0031_embeddings.js'
+import * as delegatesSchedules from './migrations/0033_delegates_schedules.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -60,6 +61,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0029_fuzzy_names': fuzzyNames,
   '0030_meaning': meaning,
   '0031_embeddings': embeddings,
+  '0033_delegates_schedules': delegatesSchedules,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
 import type { ContentKind } from './content-kinds.js'
+import type { DelegatesTables } from './delegates-schema.js'
 import type { MeaningTables } from './meaning-schema.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
@@ -80,6 +81,11 @@ export interface ExpertsTable {
   orcid_policy: Generated<IdentifierPolicy>
   openalex_policy: Generated<IdentifierPolicy>
   scopus_policy: Generated<IdentifierPolicy>
+  /** When the schedule publishes or unpublishes it (unix ms; null: not scheduled; src/schedules/), and who set each. */
+  publish_at: Generated<number | null>
+  unpublish_at: Generated<number | null>
+  publish_by: Generated<string | null>
+  unpublish_by: Generated<string | null>
 }
 
 /** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
@@ -107,7 +113,8 @@ export interface DB
     SsoTables,
     AuditTables,
     WorksTables,
-    MeaningTables {
+    MeaningTables,
+    DelegatesTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable
@@ -328,6 +335,11 @@ interface PublishedContent {
   updated_at: number
   /** Bumped by every change of what the item's read document shows (src/derived/read-documents.ts). */
   doc_version: Generated<number>
+  /** When the schedule publishes or unpublishes it (unix ms; null: not scheduled; src/schedules/), and who set each. */
+  publish_at: Generated<number | null>
+  unpublish_at: Generated<number | null>
+  publish_by: Generated<string | null>
+  unpublish_by: Generated<string | null>
 }
 
 export interface SpotlightsTable extends PublishedContent {

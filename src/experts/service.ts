@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { actorReference } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { isUniqueViolation, type Queryable } from '../db/database.js'
@@ -49,7 +50,7 @@ export async function createExpert(
 ): Promise<string> {
   return asConflict(db, orgId, { email: input.email }, () =>
     writeTransaction(db, async (trx) => {
-      const created = await createAccount(trx, orgId, input, now, type)
+      const created = await createAccount(trx, orgId, input, now, type, actorReference(trail.actor))
       await profileChanged(trx, orgId, created.id, now)
       await recordAudit(trx, orgId, trail, { kind: type, id: created.username }, now)
       return created.username
@@ -80,7 +81,7 @@ export async function updateExpert(
       const expert = await findExpertForWrite(trx, orgId, username, type)
       if (!expert) throw profileNotFound(type, username)
       await condition?.(trx)
-      const updated = await updateAccount(trx, orgId, expert, input, now)
+      const updated = await updateAccount(trx, orgId, expert, input, now, actorReference(trail.actor))
       const current = input.username ?? expert.username
       if (updated) {
         await profileChanged(trx, orgId, expert.id, now, { account: true })

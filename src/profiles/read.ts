@@ -5,6 +5,7 @@ import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
 import { profileNotFound } from '../experts/profile-type.js'
+import { SCHEDULE_READ, scheduleRead } from '../validation/schedule.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
 
@@ -94,6 +95,7 @@ export const AccountElement = Type.Object(
     scopus_policy: Nullable(
       Type.String({ description: 'What works found through the Scopus id become; null for read:public' }),
     ),
+    ...SCHEDULE_READ,
   },
   { title: 'ProfileAccount' },
 )
@@ -151,7 +153,7 @@ export function accountOf(expert: ExpertRow, audience: Audience): Account {
     openalex_policy: expert.openalex_policy,
     scopus_policy: expert.scopus_policy,
   }
-  if (audience === 'all') return account
+  if (audience === 'all') return { ...account, ...scheduleRead(expert, audience) }
   return {
     ...account,
     email: '',
