@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { record, records } from './helpers/checked.js'
+import { runCli } from './helpers/cli.js'
 import { createExpert, describeEachDialect, envelope } from './helpers/harness.js'
 import { testImage } from './helpers/images.js'
 import { dashboardToken, personToken } from './helpers/people.js'
@@ -203,6 +204,31 @@ describeEachDialect('delegates of a profile', (ctx) => {
       payload: { person: desk.id, until: seconds() + hour },
     })
     assert.equal(client.statusCode, 200, client.body)
+  })
+
+  test('the command line grants and revokes, and the audit log says so', async () => {
+    const person = await personToken(ctx, ctx.tenant.orgId, 'inquiries')
+    const until = Math.floor(Date.now() / 1000) + hour
+    const org = String(ctx.tenant.orgId)
+    const common = ['--org', org, '--expert', cy, '--email', person.email, '--json']
+    const cli = (args: string[]) => runCli(['--db', ctx.testDatabase.url, 'people', ...args])
+    const granted = await cli(['delegate', ...common, '--until', String(until)])
+    assert.equal(granted.code, 0, granted.stderr)
+    assert.deepEqual(JSON.parse(granted.stdout), {
+      person: person.id,
+      email: person.email,
+      expert: cy,
+      until,
+    })
+    assert.equal((await setTagline(cy, person.token, 'Through the command line')).statusCode, 200)
+    const revoked = await cli(['undelegate', ...common])
+    assert.equal(revoked.code, 0, revoked.stderr)
+    assert.equal((await setTagline(cy, person.token, 'No more')).statusCode, 403)
+    const again = await cli(['undelegate', ...common])
+    assert.notEqual(again.code, 0)
+    const [latest] = await auditEntries('&kind=delegate')
+    assert.deepEqual(record(latest).actor, { kind: 'cli', id: null, name: null })
+    assert.match(String(record(latest).summary), /^Ended the rights of /)
   })
 
   // Last: it moves the clock past the other tokens' lifetime.

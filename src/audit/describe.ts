@@ -76,6 +76,8 @@ const COMMAND_OPERATIONS: Record<string, Operation> = {
   clear: 'delete',
   erase: 'delete',
   export: 'read',
+  delegate: 'create',
+  undelegate: 'delete',
 }
 
 function operationOf(action: string): Operation {
