@@ -147,6 +147,7 @@ export function AuditLogScreen() {
             ) : null}
             <option value="cli">The command line</option>
             <option value="system">The service</option>
+            <option value="schedule">The publishing schedule</option>
           </select>
         </label>
         {record ? (
