@@ -17,7 +17,9 @@ const SHARED = ['http', 'db', 'validation', 'storage', 'limits']
 const LAYERS = [
   // The audit log: every write records its entry through it, so it imports no feature.
   ['audit'],
-  ['derived'],
+  // Versions of profiles, posts and Q&A items (history), and the organization's workflow settings with
+  // the publish gate (workflow): the write services of the features record and check through them.
+  ['derived', 'history', 'workflow'],
   // Kept reads: answers kept in the process under the versions that validate them (its front files: below).
   ['kept-reads'],
   ['auth', 'experts', 'organizations'],
@@ -26,7 +28,8 @@ const LAYERS = [
   ['profiles', 'delivery', 'sessions', 'schedules'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   // Single sign-on: signs people in through the sessions' own way and creates them through people/.
-  ['media', 'sso'],
+  // The editorial workflow's own services over the features' writes: restoring a version.
+  ['media', 'sso', 'editorial'],
   ['import', 'system', 'staff', 'dashboard'],
   // Publications: the works importer merges what the scholarly sources find (their connectors reach out
   // through delivery's address rule) and writes claimed works as articles.

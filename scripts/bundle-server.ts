@@ -23,7 +23,7 @@ import * as directoryFiles from '../src/directory/files.js'
  * - packages that read their own files at run time: `@fastify/swagger-ui` (its static folder), and
  *   `@fastify/swagger` with it (both use `yaml`; one copy of it, not two);
  * - what only a feature a process may never serve loads (SSO, MCP, PostgreSQL, Redis, mail, S3, metrics,
- *   HTML sanitizing): it stays where it is, loaded on first use as before.
+ *   HTML sanitizing, the word diff of versions): it stays where it is, loaded on first use as before.
  * Our own `import()` of a package (`ioredis`, `@node-rs/argon2`, the MCP SDK) keeps it external too.
  */
 const INSTALLED = [
@@ -42,6 +42,7 @@ const INSTALLED = [
   'sanitize-html',
   'iso-3166',
   '@zxcvbn-ts/language-common',
+  'diff',
 ]
 
 const packageOf = (specifier: string) => specifier.split('/', specifier.startsWith('@') ? 2 : 1).join('/')

@@ -16,12 +16,14 @@ import { tokenRoutes } from './auth/token-route.js'
 import type { Config } from './config.js'
 import { publishingRoutes } from './content/publishing-routes.js'
 import { contentRoutes } from './content/routes.js'
+import { contentVersionRoutes } from './content/version-routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { Database } from './db/database.js'
-import { createContactLimit } from './directory/contact-limit.js'
+import { createContactLimit, createStoryLimit } from './directory/address-limits.js'
 import { directoryRoutes } from './directory/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
 import { expertDelegateRoutes } from './experts/delegates-routes.js'
+import { expertEditorialRoutes } from './experts/editorial-routes.js'
 import { expertMeaningRoutes } from './experts/meaning-routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
 import { expertRoutes } from './experts/routes.js'
@@ -68,6 +70,7 @@ import { createMetrics, httpObserverOf, type Metrics, registerMetrics } from './
 import { registerOpenApi } from './system/openapi.js'
 import { healthRoutes } from './system/routes.js'
 import { topicRoutes } from './topics/routes.js'
+import { workflowRoutes } from './workflow/routes.js'
 import { createRefreshLimit } from './works/refresh-limit.js'
 import { worksRoutes } from './works/routes.js'
 import { createWorksSchedule, scheduleTiming, type WorksSchedule } from './works/schedule.js'
@@ -262,6 +265,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (directory) =>
     directoryRoutes(directory, context, {
       contactLimit: createContactLimit(counters, config.directoryContactLimit),
+      storyLimit: createStoryLimit(counters, config.directoryStoryLimit),
     }),
   )
   const keptBodies = new KeptBodies(config.readCacheBytes)
@@ -295,6 +299,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await expertMeaningRoutes(protectedScope, context)
     await expertDelegateRoutes(protectedScope, context)
     await topicRoutes(protectedScope, context)
+    await workflowRoutes(protectedScope, context)
+    await expertEditorialRoutes(protectedScope, context)
+    await contentVersionRoutes(protectedScope, context)
   })
   await app.after()
   fallback.install()

@@ -396,6 +396,12 @@ export const ConfigSchema = Type.Object({
     description:
       'public directory contact-form submissions per sender address and hour (`0`: no limit; [directory.md](directory.md))',
   }),
+  directoryStoryLimit: Type.Integer({
+    minimum: 0,
+    default: 20,
+    description:
+      'public directory "describe your story" searches per address and minute (`0`: no limit; [directory.md](directory.md))',
+  }),
   directorySitemapUrls: Type.Integer({
     minimum: 1,
     maximum: 50_000,
@@ -475,6 +481,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   rateLimitUploads: 'EXPERTDIR_RATE_LIMIT_UPLOADS',
   secretKey: 'EXPERTDIR_SECRET_KEY',
   directoryContactLimit: 'EXPERTDIR_DIRECTORY_CONTACT_LIMIT',
+  directoryStoryLimit: 'EXPERTDIR_DIRECTORY_STORY_LIMIT',
   directorySitemapUrls: 'EXPERTDIR_DIRECTORY_SITEMAP_URLS',
   readCacheBytes: 'EXPERTDIR_READ_CACHE_BYTES',
 }

@@ -23,6 +23,9 @@ function cards(section: HTMLElement | null) {
  * The public directory finds experts by meaning (CONTRACT §20): "describe your story" (a pasted text in,
  * experts with their reasons out) and similar experts on an expert's page, for the public audience only.
  */
+/** Story searches per address and minute in this suite: a few more than its other tests make. */
+const STORY_LIMIT = 4
+
 describeEachDialect(
   'public directory: experts by meaning',
   (ctx: TestContext) => {
@@ -200,6 +203,23 @@ describeEachDialect(
       assert.equal(html.querySelector('.similar'), null)
       assert.equal(html.querySelector('#similar-heading'), null)
     })
+
+    test('story searches from one address are limited per minute: 429 with Retry-After, the text kept', async () => {
+      // The earlier tests' searches count too (one window): within STORY_LIMIT + 1 searches one is refused.
+      let refused: Awaited<ReturnType<typeof story>> | undefined
+      for (let n = 0; n <= STORY_LIMIT && !refused; n++) {
+        const response = await story('Flood risk of coastal towns')
+        if (response.statusCode === 429) refused = response
+        else assert.equal(response.statusCode, 200, response.body.slice(0, 300))
+      }
+      assert.ok(refused, 'a search past the limit is refused')
+      const wait = Number(refused.headers['retry-after'])
+      assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`)
+      const html = parse(refused.body)
+      assert.match(html.querySelector('#story-error')?.textContent ?? '', /try again in \d+ seconds?/)
+      assert.equal(html.querySelector('textarea')?.textContent, 'Flood risk of coastal towns')
+      assert.equal(html.querySelector('#results'), null)
+    })
   },
-  { config: { publicUrl: PUBLIC_URL } },
+  { config: { publicUrl: PUBLIC_URL, directoryStoryLimit: STORY_LIMIT } },
 )

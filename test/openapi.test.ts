@@ -54,6 +54,9 @@ function expectedScope(method: string, path: string): string {
   // An expert's fingerprint lists its hidden concepts; matching a text is a read (CONTRACT §20).
   if (/\/concepts(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
   if (path.endsWith('/expert/match')) return 'read:public'
+  // The editorial workflow (CONTRACT §21): its settings are the admin's; checklists and versions are never the public's.
+  if (path.endsWith('/workflow')) return 'admin'
+  if (/\/(checklist|versions)(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
   // A profile's delegates are its editors' business (CONTRACT §21).
   if (/\/delegates(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
   return method === 'get' ? 'read:public' : 'write'

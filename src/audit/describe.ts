@@ -417,6 +417,8 @@ export function describeEntry(entry: EntryFacts, names: AuditNames): DescribedEn
         operation === 'delete' ? 'Turned single sign-on off' : 'Changed the single sign-on settings',
         null,
       )
+    case 'workflow':
+      return described('Changed the editorial workflow settings', null)
     default:
       return described(`${verb} ${kind} ${id ?? ''}`.trim(), id)
   }

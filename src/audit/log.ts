@@ -33,6 +33,7 @@ export const RECORD_KINDS = [
   'person',
   'sso_settings',
   'concept',
+  'workflow',
   'delegate',
 ] as const
 

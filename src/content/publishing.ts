@@ -8,6 +8,7 @@ import { writeTransaction } from '../db/transactions.js'
 import { itemChanged, itemDeleted } from '../derived/changes.js'
 import { notFound, validationError } from '../errors.js'
 import { findExpertIds } from '../experts/repository.js'
+import { deleteVersions, ITEM_PART, recordVersion } from '../history/versions.js'
 import { blankToNull } from '../validation/fields.js'
 import { sanitizeHtml } from '../validation/html.js'
 import { type ScheduleColumns, scheduleColumns } from '../validation/schedule.js'
@@ -32,6 +33,7 @@ import {
   updateContent,
 } from './repository.js'
 import type { AnswerCreateInput, AnswerUpdateInput } from './schemas.js'
+import { itemSnapshot } from './snapshot.js'
 
 /**
  * Posts ("spotlight") and Q&A items with their answers: one service each, used by the API and the
@@ -250,6 +252,18 @@ async function findItem<K extends ContentKind>(trx: Queryable, orgId: number, ki
   return row
 }
 
+/** Keeps the version of a post or question after a change: the item as its update body takes it. */
+async function recordItemVersion(
+  trx: Queryable,
+  { orgId, now, trail }: Pick<WriteContext, 'orgId' | 'now' | 'trail'>,
+  kind: ContentKind,
+  id: number,
+) {
+  const snapshot = await itemSnapshot(trx, orgId, kind, id)
+  if (snapshot)
+    await recordVersion(trx, orgId, trail, { record: { kind, id }, part: ITEM_PART, snapshot }, now)
+}
+
 /** Creates a post or a question; returns its id. */
 export async function createItem<K extends ContentKind>(
   { db, orgId, now, trail }: WriteContext,
@@ -261,6 +275,7 @@ export async function createItem<K extends ContentKind>(
     const schedule = scheduleColumns(input, now, actorReference(trail.actor))
     const { id } = await saveItem(trx, orgId, kind, undefined, { ...fields, schedule }, now)
     await recordAudit(trx, orgId, trail, { kind, id }, now)
+    await recordItemVersion(trx, { orgId, now, trail }, kind, id)
     return id
   })
 }
@@ -284,7 +299,10 @@ export async function updateItem<K extends ContentKind>(
     const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
     const schedule = scheduleColumns(input, now, actorReference(trail.actor))
     const { changed } = await saveItem(trx, orgId, kind, existing, { ...fields, schedule }, now)
-    if (changed) await recordAudit(trx, orgId, trail, { kind, id }, now)
+    if (changed) {
+      await recordAudit(trx, orgId, trail, { kind, id }, now)
+      await recordItemVersion(trx, { orgId, now, trail }, kind, id)
+    }
     return changed
   })
 }
@@ -296,6 +314,7 @@ export async function deleteItem({ db, orgId, now, trail }: WriteContext, kind: 
     const experts = await KIND_WRITES[kind].experts(trx, id)
     await deleteContent(trx, orgId, kind, id)
     await itemDeleted(trx, orgId, kind, id, experts, now)
+    await deleteVersions(trx, orgId, { kind, id })
     await recordAudit(trx, orgId, trail, { kind, id }, now)
   })
 }

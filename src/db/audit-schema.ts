@@ -18,7 +18,7 @@ export interface AuditLogTable {
   action: string
   record_kind: string
   record_id: string | null
-  /** The username of the profile a delegate acted on through its grant (migration 0033); null otherwise. */
+  /** The username of the profile a delegate acted on through its grant (migration 0034); null otherwise. */
   on_behalf_of: Generated<string | null>
 }
 

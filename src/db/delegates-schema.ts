@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely'
 
-/** Delegates of profiles: migration 0033_delegates_schedules. Times are unix milliseconds. */
+/** Delegates of profiles: migration 0034_delegates_schedules. Times are unix milliseconds. */
 export interface DelegatesTables {
   expert_delegates: ExpertDelegatesTable
 }

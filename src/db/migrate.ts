@@ -28,7 +28,9 @@ import * as works from './migrations/0028_works.js'
 import * as fuzzyNames from './migrations/0029_fuzzy_names.js'
 import * as meaning from './migrations/0030_meaning.js'
 import * as embeddings from './migrations/0031_embeddings.js'
-import * as delegatesSchedules from './migrations/0033_delegates_schedules.js'
+import * as editorial from './migrations/0032_editorial.js'
+import * as termConcepts from './migrations/0033_term_concepts.js'
+import * as delegatesSchedules from './migrations/0034_delegates_schedules.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -61,7 +63,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0029_fuzzy_names': fuzzyNames,
   '0030_meaning': meaning,
   '0031_embeddings': embeddings,
-  '0033_delegates_schedules': delegatesSchedules,
+  '0032_editorial': editorial,
+  '0033_term_concepts': termConcepts,
+  '0034_delegates_schedules': delegatesSchedules,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -2,6 +2,7 @@ import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
 import type { ContentKind } from './content-kinds.js'
 import type { DelegatesTables } from './delegates-schema.js'
+import type { EditorialTables } from './editorial-schema.js'
 import type { MeaningTables } from './meaning-schema.js'
 import type { PeopleTables } from './people-schema.js'
 import type { SectionName } from './sections.js'
@@ -114,6 +115,7 @@ export interface DB
     AuditTables,
     WorksTables,
     MeaningTables,
+    EditorialTables,
     DelegatesTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable

@@ -10,6 +10,7 @@ import type { InquiryKind } from '../inquiries/kinds.js'
 import { emailRecipients } from '../inquiries/notifications.js'
 import { createInquiry } from '../inquiries/service.js'
 import { propertyOf } from '../validation/guards.js'
+import type { AddressLimit } from './address-limits.js'
 import {
   allowedKinds,
   HONEYPOT,
@@ -18,7 +19,6 @@ import {
   renderContactForm,
   submittedValues,
 } from './contact-form.js'
-import type { ContactLimit } from './contact-limit.js'
 import { readPublicProfile } from './documents.js'
 import {
   checkToken,
@@ -70,7 +70,7 @@ export interface DeliveryNotice {
   sent: string
 }
 
-export function contactHandler(context: AppContext, limit: ContactLimit, visibleExpert: VisibleExpert) {
+export function contactHandler(context: AppContext, limit: AddressLimit, visibleExpert: VisibleExpert) {
   const { db, database, config } = context
   const emails = config.smtpUrl !== ''
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app-context.js'
+import { addressKey } from '../auth/failure-limit.js'
 import { CONTENT_API } from '../content/kinds.js'
 import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import { profileVisibleTo } from '../derived/audience.js'
@@ -15,9 +16,9 @@ import { matchExperts, similarExperts } from '../meaning/service.js'
 import { parseQueryString } from '../search/query-string.js'
 import { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
 import { propertyOf } from '../validation/guards.js'
+import type { AddressLimit } from './address-limits.js'
 import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet, WIDGET_ASSET } from './assets.js'
 import { type ContactHandler, contactHandler } from './contact.js'
-import type { ContactLimit } from './contact-limit.js'
 import { readPost, readPublicProfile, readQuestion } from './documents.js'
 import { directoryLookups } from './lookups.js'
 import {
@@ -52,7 +53,8 @@ import { addVary, baseUrlOf, directoryUrls, hostVary } from './urls.js'
  */
 
 export interface DirectoryOptions {
-  contactLimit: ContactLimit
+  contactLimit: AddressLimit
+  storyLimit: AddressLimit
 }
 
 interface OrgParams {
@@ -350,7 +352,8 @@ export async function directoryRoutes(
     }
 
     // "Describe your story": the form, and a POST with the text (too long for an address). The POST is a
-    // read that stores nothing, so it needs no form token; its limits are the text's length and the body's.
+    // read that stores nothing, so it needs no form token; its limits are the text's length, the body's
+    // and a number of searches per address and minute (it ranks every expert: the pages' costly read).
     pages.get<{ Params: OrgParams }>('/:corporation/story/', async (request, reply) => {
       const scope = await scopeOf(request)
       return reply
@@ -371,6 +374,20 @@ export async function directoryRoutes(
             : undefined
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store')
       if (error) return reply.code(400).send(storyPage(scope, { text, maxText: MAX_TEXT, error }))
+      const wait = await options.storyLimit.take(addressKey(request.ip))
+      if (wait !== undefined) {
+        const seconds = Math.max(1, Math.ceil(wait / 1000))
+        return reply
+          .code(429)
+          .header('retry-after', String(seconds))
+          .send(
+            storyPage(scope, {
+              text,
+              maxText: MAX_TEXT,
+              error: `Many searches have come from your address in a short time. Please try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+            }),
+          )
+      }
       const experts = await matchExperts(db, scope.site.id, text, 'public', STORY_EXPERTS, context.embeddings)
       return reply.send(storyPage(scope, { text, maxText: MAX_TEXT, experts }))
     })

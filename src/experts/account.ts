@@ -160,19 +160,20 @@ export const usernameAssigner = (trx: Queryable, orgId: number): UsernameAssigne
   new UsernameAssigner((candidates) => takenUsernames(trx, orgId, candidates))
 
 /**
- * Applies a partial update; returns whether anything changed (the caller bumps `updated_at`). A new
- * `username` renames the expert (409 when another expert of the organization has it): the old one
- * leads to the expert from then on, and the new one, were it an old name of anyone, no longer leads
- * elsewhere. A schedule is stored as set by `scheduledBy` (an actor reference, src/audit/actor.ts).
+ * Applies a partial update; returns the expert's row as it is after the change, or null when nothing
+ * changed (the caller bumps `updated_at`). A new `username` renames the expert (409 when another expert
+ * of the organization has it): the old one leads to the expert from then on, and the new one, were it an
+ * old name of anyone, no longer leads elsewhere. A schedule is stored
+ * as set by `scheduledBy` (an actor reference, src/audit/actor.ts).
  */
-export async function updateAccount(
+export async function changeAccount(
   trx: Queryable,
   orgId: number,
   expert: ExpertRow,
   input: ExpertUpdateInput,
   now: number,
   scheduledBy: string | null = null,
-): Promise<boolean> {
+): Promise<ExpertRow | null> {
   const { username, ...fields } = input
   const columns = { ...toColumns(fields, expert), ...scheduleColumns(fields, now, scheduledBy) }
   const changes: Partial<NewExpertRow> = changedColumns(columns, expert)
@@ -187,7 +188,7 @@ export async function updateAccount(
     await addUsernameRedirect(trx, orgId, expert.username, expert.id, now)
     changes.username = username
   }
-  if (Object.keys(changes).length === 0) return false
+  if (Object.keys(changes).length === 0) return null
   await updateExpertRow(trx, orgId, expert.id, changes)
-  return true
+  return { ...expert, ...changes }
 }

@@ -3,13 +3,22 @@ import { actorReference } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { isUniqueViolation, type Queryable } from '../db/database.js'
-import type { DB, ProfileType } from '../db/schema.js'
+import type { DB, ExpertRow, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
+import { deleteVersions, recordVersion } from '../history/versions.js'
 import { expertMediaKeys } from '../storage/records.js'
-import { createAccount, emailConflict, updateAccount, usernameConflict } from './account.js'
+import { assertPublishable } from '../workflow/gate.js'
+import { changeAccount, createAccount, emailConflict, usernameConflict } from './account.js'
+import { accountElement } from './account-shape.js'
 import { profileNotFound } from './profile-type.js'
-import { deleteExpertRow, findExpertByEmail, findExpertForWrite, findUsernameHolder } from './repository.js'
+import {
+  deleteExpertRow,
+  findExpert,
+  findExpertByEmail,
+  findExpertForWrite,
+  findUsernameHolder,
+} from './repository.js'
 import type { ExpertCreateInput, ExpertUpdateInput } from './schemas.js'
 
 /**
@@ -42,6 +51,13 @@ async function asConflict<T>(
   }
 }
 
+/** The version of a profile's account: the `account` element as it is after the change. */
+const accountVersion = (expert: ExpertRow) => ({
+  record: { kind: 'profile', id: expert.id } as const,
+  part: 'account',
+  snapshot: accountElement(expert),
+})
+
 /** Creates an expert or a staff member (the API's create; the import calls `createAccount` in its own transaction). */
 export async function createExpert(
   { db, orgId, now, trail }: WriteContext,
@@ -53,6 +69,8 @@ export async function createExpert(
       const created = await createAccount(trx, orgId, input, now, type, actorReference(trail.actor))
       await profileChanged(trx, orgId, created.id, now)
       await recordAudit(trx, orgId, trail, { kind: type, id: created.username }, now)
+      const row = await findExpert(trx, orgId, created.username, type)
+      if (row) await recordVersion(trx, orgId, trail, accountVersion(row), now)
       return created.username
     }),
   )
@@ -81,13 +99,17 @@ export async function updateExpert(
       const expert = await findExpertForWrite(trx, orgId, username, type)
       if (!expert) throw profileNotFound(type, username)
       await condition?.(trx)
-      const updated = await updateAccount(trx, orgId, expert, input, now, actorReference(trail.actor))
+      // The gate is the experts' (staff members have no topics, tagline or biography to meet it with).
+      if (type === 'expert' && input.is_published === 1 && expert.is_published !== 1)
+        await assertPublishable(trx, orgId, expert)
+      const after = await changeAccount(trx, orgId, expert, input, now, actorReference(trail.actor))
       const current = input.username ?? expert.username
-      if (updated) {
+      if (after) {
         await profileChanged(trx, orgId, expert.id, now, { account: true })
         await recordAudit(trx, orgId, trail, { kind: type, id: current }, now)
+        await recordVersion(trx, orgId, trail, accountVersion(after), now)
       }
-      return { updated, username: current }
+      return { updated: after !== null, username: current }
     }),
   )
 }
@@ -113,6 +135,7 @@ export async function deleteExpert(
       deleteExpertRow(trx, orgId, expert.id),
     )
     if (!removed) throw profileNotFound(type, username)
+    await deleteVersions(trx, orgId, { kind: 'profile', id: expert.id })
     await recordAudit(trx, orgId, trail, { kind: type, id: username }, now)
     return keys
   })

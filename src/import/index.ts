@@ -95,6 +95,7 @@ export async function importSource(
       done = 0
       const result = await writeRecords(trx, orgId, summary, () => checkedAgain(source), {
         now,
+        trail,
         avatars,
         onRecord: () => options.onProgress?.({ total, done: ++done }),
       })

@@ -1,15 +1,20 @@
 import type { Transaction } from 'kysely'
+import type { AuditTrail } from '../audit/actor.js'
 import { type ItemWrite, replaceAnswers, saveItem } from '../content/publishing.js'
 import { findContentByKey } from '../content/repository.js'
+import { itemSnapshot } from '../content/snapshot.js'
 import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
-import type { DB } from '../db/schema.js'
+import type { DB, ExpertRow } from '../db/schema.js'
 import { profileChanged } from '../derived/changes.js'
-import { createAccounts, updateAccount, usernameAssigner } from '../experts/account.js'
+import { changeAccount, createAccounts, usernameAssigner } from '../experts/account.js'
+import { accountElement } from '../experts/account-shape.js'
 import { findExpertIds, findExpertsByEmail, findExpertsForWrite } from '../experts/repository.js'
 import type { UsernameAssigner } from '../experts/username.js'
+import { ITEM_PART, recordVersion, recordVersions } from '../history/versions.js'
 import { setOrganizationProfile } from '../profiles/organization.js'
-import { ORGANIZATION_PROFILE_COLUMNS } from '../profiles/repository.js'
-import { replaceSectionsOfExperts } from '../profiles/sections.js'
+import { listSectionItemsOfExperts, ORGANIZATION_PROFILE_COLUMNS } from '../profiles/repository.js'
+import { isStoredSection, type StoredSection } from '../profiles/section-fields.js'
+import { elementOf, replaceSectionsOfExperts } from '../profiles/sections.js'
 import type { ImportIssue } from './format.js'
 import type { PreparedPhoto } from './photos.js'
 import { findImportKeys, findImportKeysOfExperts, linkImportKeys } from './repository.js'
@@ -50,6 +55,12 @@ export class ImportRejected extends Error {
     )
     this.name = 'ImportRejected'
   }
+}
+
+/** When an import writes and through whom: its versions name the import's trail. */
+interface Written {
+  now: number
+  trail: AuditTrail
 }
 
 const counts = (): ImportCounts => ({ created: 0, updated: 0, unchanged: 0 })
@@ -179,7 +190,7 @@ async function writeExperts(
   records: readonly ExpertRecord[],
   resolution: Resolution,
   usernames: UsernameAssigner,
-  now: number,
+  { now, trail }: Written,
 ) {
   const targetIds = records.flatMap((record) => {
     const id = resolution.targets.get(record.key)
@@ -195,11 +206,13 @@ async function writeExperts(
   const created = await createAccounts(trx, orgId, fresh.map(accountOf), now, usernames)
   const createdOf = new Map(fresh.map((record, i) => [record.key, created[i]]))
   const written: { id: number; username: string; created: boolean; changed: boolean }[] = []
+  const accounts: ExpertRow[] = []
   for (const record of records) {
     const stored = storedOf(record)
     if (stored) {
-      const changed = await updateAccount(trx, orgId, stored, accountOf(record), now)
-      written.push({ id: stored.id, username: stored.username, created: false, changed })
+      const after = await changeAccount(trx, orgId, stored, accountOf(record), now)
+      if (after) accounts.push(after)
+      written.push({ id: stored.id, username: stored.username, created: false, changed: after !== null })
     } else {
       const made = createdOf.get(record.key)
       if (!made) throw new Error(`The expert ${record.key} was not created.`)
@@ -230,11 +243,60 @@ async function writeExperts(
     .map((w) => w.id)
   if (accountChanged.length > 0) await profileChanged(trx, orgId, accountChanged, now, { account: true })
   if (otherChanged.length > 0) await profileChanged(trx, orgId, otherChanged, now)
+  const createdIds = written.filter((w) => w.created).map((w) => w.id)
+  accounts.push(...(createdIds.length > 0 ? await findExpertsForWrite(trx, orgId, createdIds) : []))
+  await recordImportVersions(trx, orgId, accounts, sectionsChanged, { now, trail })
   return written.map((w) => ({
     id: w.id,
     username: w.username,
     outcome: outcomeOf(w.created, w.changed || sectionsChanged.has(w.id)),
   }))
+}
+
+/**
+ * The versions of a batch's changes (docs/editorial.md): each changed account as it is now, and each
+ * changed section (but the photo, whose files do not outlive it) read back once for the whole batch.
+ */
+async function recordImportVersions(
+  trx: Trx,
+  orgId: number,
+  accounts: readonly ExpertRow[],
+  sectionsChanged: ReadonlyMap<number, ReadonlySet<string>>,
+  { now, trail }: Written,
+) {
+  const changedSections = new Map<number, StoredSection[]>()
+  for (const [expertId, names] of sectionsChanged)
+    changedSections.set(expertId, [...names].filter(isStoredSection))
+  const names = [...new Set([...changedSections.values()].flat())]
+  const items = await listSectionItemsOfExperts(trx, orgId, [...changedSections.keys()], names)
+  const sectionsOf = new Map<string, Record<string, unknown>[]>()
+  for (const item of items) {
+    if (!isStoredSection(item.section)) continue
+    const key = `${item.expert_id}/${item.section}`
+    const elements = sectionsOf.get(key) ?? []
+    elements.push(elementOf(item.section, item))
+    sectionsOf.set(key, elements)
+  }
+  await recordVersions(
+    trx,
+    orgId,
+    trail,
+    [
+      ...accounts.map((row) => ({
+        record: { kind: 'profile' as const, id: row.id },
+        part: 'account',
+        snapshot: accountElement(row),
+      })),
+      ...[...changedSections].flatMap(([expertId, sections]) =>
+        sections.map((section) => ({
+          record: { kind: 'profile' as const, id: expertId },
+          part: section,
+          snapshot: { [section]: sectionsOf.get(`${expertId}/${section}`) ?? [] },
+        })),
+      ),
+    ],
+    now,
+  )
 }
 
 const seoOf = (seo: ContentRecords[ContentKind]['seo']) => ({
@@ -304,7 +366,7 @@ async function writeItem<K extends ContentKind>(
   kind: K,
   record: ContentRecords[K],
   expertId: (ref: string) => number,
-  now: number,
+  { now, trail }: Written,
 ) {
   const existing = await findContentByKey(trx, orgId, kind, record.key)
   const saved = await saveItem(
@@ -317,6 +379,11 @@ async function writeItem<K extends ContentKind>(
     record.key,
   )
   const afterChanged = await AFTER_ITEM[kind](trx, orgId, saved.id, record, expertId, now)
+  if (saved.changed) {
+    const snapshot = await itemSnapshot(trx, orgId, kind, saved.id)
+    const version = { record: { kind, id: saved.id }, part: ITEM_PART, snapshot }
+    if (snapshot) await recordVersion(trx, orgId, trail, version, now)
+  }
   return { id: saved.id, outcome: outcomeOf(!existing, saved.changed || afterChanged) }
 }
 
@@ -343,9 +410,10 @@ export async function writeRecords(
   records: CheckedRecords,
   {
     now,
+    trail,
     avatars,
     onRecord,
-  }: { now: number; avatars: ReadonlyMap<number, PreparedPhoto['avatar']>; onRecord: () => void },
+  }: Written & { avatars: ReadonlyMap<number, PreparedPhoto['avatar']>; onRecord: () => void },
 ): Promise<ImportResult> {
   const resolution = await resolve(trx, orgId, summary)
   const result: ImportResult = {
@@ -358,7 +426,7 @@ export async function writeRecords(
   const usernames = usernameAssigner(trx, orgId)
   let batch: ExpertRecord[] = []
   const flush = async () => {
-    const written = await writeExperts(trx, orgId, batch, resolution, usernames, now)
+    const written = await writeExperts(trx, orgId, batch, resolution, usernames, { now, trail })
     written.forEach(({ id, username, outcome }, i) => {
       fileExperts.set(batch[i]?.key ?? '', id)
       result.experts[outcome]++
@@ -395,7 +463,7 @@ export async function writeRecords(
     for await (const checked of records()) {
       const record = RECORD_OF[kind](checked)
       if (record === undefined) continue
-      const written = await writeItem(trx, orgId, kind, record, expertId, now)
+      const written = await writeItem(trx, orgId, kind, record, expertId, { now, trail })
       result[list][written.outcome]++
       result.ids[list].push(written.id)
       onRecord()

@@ -4,6 +4,7 @@ import type { ExpertRow, ProfileType } from '../db/schema.js'
 import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
+import { accountElement } from '../experts/account-shape.js'
 import { profileNotFound } from '../experts/profile-type.js'
 import { SCHEDULE_READ, scheduleRead } from '../validation/schedule.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
@@ -125,34 +126,7 @@ type Account = Static<typeof AccountElement>
  * message reaches the expert through an inquiry (CONTRACT §17, §18). The keys stay, empty.
  */
 export function accountOf(expert: ExpertRow, audience: Audience): Account {
-  const account = {
-    username: expert.username,
-    firstname: expert.firstname,
-    lastname: expert.lastname,
-    job_title: expert.job_title,
-    email: expert.email,
-    assistant_email: expert.assistant_email,
-    company: expert.company,
-    department: expert.department,
-    phone_number: expert.phone_number,
-    phone_number_extension: expert.phone_number_extension,
-    location_city: expert.location_city,
-    location_state: expert.location_state,
-    location_country: expert.location_country,
-    location_postal: expert.location_postal,
-    location_address: expert.location_address,
-    location_building: expert.location_building,
-    location_room: expert.location_room,
-    corporation_id: expert.org_id,
-    is_published: expert.is_published,
-    is_private: expert.is_private,
-    orcid: expert.orcid,
-    openalex_id: expert.openalex_id,
-    scopus_id: expert.scopus_id,
-    orcid_policy: expert.orcid_policy,
-    openalex_policy: expert.openalex_policy,
-    scopus_policy: expert.scopus_policy,
-  }
+  const account = accountElement(expert)
   if (audience === 'all') return { ...account, ...scheduleRead(expert, audience) }
   return {
     ...account,

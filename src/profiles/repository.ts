@@ -224,7 +224,8 @@ export async function insertProfileItem(
   db: Queryable,
   orgId: number,
   expertId: number,
-  item: Omit<ProfileItemRow, 'id'>,
+  /** With an `id`: an element a restore brings back under the id it had (src/profiles/sections.ts). */
+  item: Omit<ProfileItemRow, 'id'> & { id?: number },
 ): Promise<number> {
   const { id } = await db
     .insertInto('profile_items')

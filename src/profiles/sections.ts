@@ -6,7 +6,7 @@ import { inChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { parseItemData } from '../db/item-data.js'
 import type { ExpertRow, ProfileType } from '../db/schema.js'
-import { isSectionName } from '../db/sections.js'
+import { isSectionName, type SectionName } from '../db/sections.js'
 import { writeTransaction } from '../db/transactions.js'
 import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { profileChanged } from '../derived/changes.js'
@@ -14,6 +14,7 @@ import { ApiError, notFound, validationError } from '../errors.js'
 import { profileNotFound } from '../experts/profile-type.js'
 import { findExpert, findExpertForWrite } from '../experts/repository.js'
 import type { WriteCondition } from '../experts/service.js'
+import { recordVersion } from '../history/versions.js'
 import {
   deleteProfileItems,
   insertProfileItem,
@@ -75,6 +76,28 @@ async function tagsFor(trx: Queryable, orgId: number, section: StoredSection, el
         elements.map((element) => String(element.tag)),
       )
     : new Map()
+}
+
+/**
+ * The version of a section after a write: the section as its GET serves it (`{"education": [...]}`),
+ * from the items the write holds (`items`, in served order), so keeping it costs one insert and no read.
+ * The writes here call it; so does a writer that changes a section through `putKeyedElement`.
+ */
+export function recordSectionVersion(
+  trx: Queryable,
+  { orgId, trail, now }: Pick<WriteContext, 'orgId' | 'trail' | 'now'>,
+  expertId: number,
+  section: StoredSection,
+  items: readonly Pick<ProfileItemRow, 'id' | 'data'>[],
+) {
+  const snapshot = { [section]: items.map((item) => elementOf(section, item)) }
+  return recordVersion(
+    trx,
+    orgId,
+    trail,
+    { record: { kind: 'profile', id: expertId }, part: section, snapshot },
+    now,
+  )
 }
 
 /** A section element in the audit log: `<username>/<section>/<id>`. */
@@ -169,9 +192,10 @@ const apiKey = () => `api:${randomUUID()}`
  * replace the stored ones). Returns the element's id and whether anything changed.
  */
 export async function addElement(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   { profile, section, input }: { profile: ProfileRef; section: StoredSection; input: Element },
 ): Promise<{ id: number; updated: boolean }> {
+  const { db, orgId, now, trail } = write
   const audit = (trx: Queryable, id: number) =>
     recordAudit(trx, orgId, trail, sectionRecord(profile, section, id), now)
   return writeTransaction(db, async (trx) => {
@@ -198,6 +222,7 @@ export async function addElement(
       }
       await profileChanged(trx, orgId, expert.id, now)
       await audit(trx, id)
+      await recordSectionVersion(trx, write, expert.id, section, [{ id, data }])
       return { id, updated: true }
     }
     if (NAME_SECTIONS.has(section)) {
@@ -225,13 +250,14 @@ export async function addElement(
     })
     await profileChanged(trx, orgId, expert.id, now)
     await audit(trx, id)
+    await recordSectionVersion(trx, write, expert.id, section, [...items, { id, data }])
     return { id, updated: true }
   })
 }
 
 /** PUT on a list element: the given fields replace the stored ones. */
 export async function updateElement(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   {
     profile,
     section,
@@ -239,9 +265,11 @@ export async function updateElement(
     input,
   }: { profile: ProfileRef; section: StoredSection; id: number; input: Element },
 ): Promise<boolean> {
+  const { db, orgId, now, trail } = write
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
-    const item = (await listSectionItems(trx, orgId, expert.id, [section])).find((i) => i.id === id)
+    const items = await listSectionItems(trx, orgId, expert.id, [section])
+    const item = items.find((i) => i.id === id)
     if (!item) throw elementNotFound(section, id)
     const merged = { ...elementOf(section, item), ...fieldsGiven(section, input) }
     missingRequired(section, merged)
@@ -250,15 +278,18 @@ export async function updateElement(
     await updateProfileItem(trx, orgId, id, { data })
     await profileChanged(trx, orgId, expert.id, now)
     await recordAudit(trx, orgId, trail, sectionRecord(profile, section, id), now)
+    const after = items.map((stored) => (stored.id === id ? { ...stored, data } : stored))
+    await recordSectionVersion(trx, write, expert.id, section, after)
     return true
   })
 }
 
 /** DELETE of one element (`id`), or of the single element of a single-element section. */
 export async function deleteElement(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   { profile, section, id }: { profile: ProfileRef; section: StoredSection; id?: number | undefined },
 ): Promise<number> {
+  const { db, orgId, now, trail } = write
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
@@ -272,6 +303,8 @@ export async function deleteElement(
     await deleteProfileItems(trx, orgId, [item.id])
     await profileChanged(trx, orgId, expert.id, now)
     await recordAudit(trx, orgId, trail, sectionRecord(profile, section, item.id), now)
+    const after = items.filter((stored) => stored.id !== item.id)
+    await recordSectionVersion(trx, write, expert.id, section, after)
     return item.id
   })
 }
@@ -282,9 +315,10 @@ export async function deleteElement(
  * meanwhile). Returns the order now stored and whether it changed.
  */
 export async function reorderElements(
-  { db, orgId, now, trail }: WriteContext,
+  write: WriteContext,
   { profile, section, ids }: { profile: ProfileRef; section: StoredSection; ids: readonly number[] },
 ): Promise<{ ids: number[]; updated: boolean }> {
+  const { db, orgId, now, trail } = write
   return writeTransaction(db, async (trx) => {
     const expert = await expertForWrite(trx, orgId, profile)
     const items = await listSectionItems(trx, orgId, expert.id, [section])
@@ -296,7 +330,57 @@ export async function reorderElements(
       if (positions.get(id) !== position) await updateProfileItem(trx, orgId, id, { position })
     await profileChanged(trx, orgId, expert.id, now)
     await recordAudit(trx, orgId, trail, { kind: 'section', id: `${profile.username}/${section}` }, now)
+    const byId = new Map(items.map((item) => [item.id, item]))
+    const after = ids.flatMap((id) => byId.get(id) ?? [])
+    await recordSectionVersion(trx, write, expert.id, section, after)
     return { ids: [...ids], updated: true }
+  })
+}
+
+/**
+ * Makes one section of a profile equal `elements`, the section as a version kept it (a restore,
+ * src/editorial/restore.ts): elements still there (by id) are rewritten where they differ, those deleted
+ * since come back under the ids they had (ids are never handed out twice), the others go, and the order
+ * is the version's. Returns whether anything changed; a change is audited and kept as a new version.
+ */
+export async function restoreSection(
+  write: WriteContext,
+  {
+    profile,
+    section,
+    elements,
+  }: { profile: ProfileRef; section: StoredSection; elements: readonly Element[] },
+): Promise<boolean> {
+  const { db, orgId, now, trail } = write
+  return writeTransaction(db, async (trx) => {
+    const expert = await expertForWrite(trx, orgId, profile)
+    const items = await listSectionItems(trx, orgId, expert.id, [section])
+    const tags = await tagsFor(trx, orgId, section, [...elements])
+    const desired = elements.flatMap((element, position) =>
+      typeof element.id === 'number'
+        ? [{ id: element.id, position, data: elementData(section, element, tags) }]
+        : [],
+    )
+    const stored = new Map(items.map((item) => [item.id, item]))
+    const wanted = new Set(desired.map((item) => item.id))
+    const gone = items.filter((item) => !wanted.has(item.id)).map((item) => item.id)
+    let changed = gone.length > 0
+    await deleteProfileItems(trx, orgId, gone)
+    for (const item of desired) {
+      const row = stored.get(item.id)
+      if (!row) {
+        const key = SINGLE_SECTIONS.has(section) ? '#0' : apiKey()
+        await insertProfileItem(trx, orgId, expert.id, { ...item, section, external_key: key })
+      } else if (row.position !== item.position || row.data !== item.data)
+        await updateProfileItem(trx, orgId, item.id, { position: item.position, data: item.data })
+      else continue
+      changed = true
+    }
+    if (!changed) return false
+    await profileChanged(trx, orgId, expert.id, now)
+    await recordAudit(trx, orgId, trail, { kind: 'section', id: `${profile.username}/${section}` }, now)
+    await recordSectionVersion(trx, write, expert.id, section, desired)
+    return true
   })
 }
 
@@ -341,14 +425,19 @@ export async function replaceSections(
 /**
  * `replaceSections` for many experts at once, with a constant number of statements per call (reads,
  * inserts and deletes are batched; only changed elements are updated one by one). Returns the experts
- * whose sections changed.
+ * whose sections changed, each with the names of the sections that did.
  */
 export async function replaceSectionsOfExperts(
   trx: Queryable,
   orgId: number,
   entries: readonly { expertId: number; sections: SectionsInput }[],
-): Promise<Set<number>> {
-  const changed = new Set<number>()
+): Promise<Map<number, Set<SectionName>>> {
+  const changed = new Map<number, Set<SectionName>>()
+  const mark = (expertId: number, section: SectionName) => {
+    const sections = changed.get(expertId)
+    if (sections) sections.add(section)
+    else changed.set(expertId, new Set([section]))
+  }
   // The import's schema lets only section names through.
   const named = entries
     .map(({ expertId, sections }) => ({
@@ -394,11 +483,11 @@ export async function replaceSectionsOfExperts(
         else if (row.position !== item.position || row.data !== item.data)
           await updateProfileItem(trx, orgId, row.id, { position: item.position, data: item.data })
         else continue
-        changed.add(expertId)
+        mark(expertId, section)
       }
       if (byKey.size > 0) {
         for (const row of byKey.values()) deletes.push(row.id)
-        changed.add(expertId)
+        mark(expertId, section)
       }
     }
   }
@@ -415,26 +504,33 @@ export async function replaceSectionsOfExperts(
  * Sets the element of a list section that an importer keeps under `key` (the works importer keeps each
  * claimed work as `work:<id>` in `article`), or removes it when `element` is null: updated in place when
  * it is there, appended otherwise, so a re-import never duplicates it. Runs in the caller's transaction,
- * which reports the profile change (`profileChanged`) and its audit entry when this returns a change.
+ * which reports the profile change (`profileChanged`), its audit entry and its version
+ * (`recordSectionVersion` with the `items` answered) when this returns a change.
  */
 export async function putKeyedElement(
   trx: Queryable,
   orgId: number,
   expertId: number,
   { section, key, element }: { section: StoredSection; key: string; element: Element | null },
-): Promise<{ id: number; change: 'create' | 'update' | 'delete' } | null> {
+): Promise<{
+  id: number
+  change: 'create' | 'update' | 'delete'
+  /** The section's items after the change, in served order (for its version). */
+  items: Pick<ProfileItemRow, 'id' | 'data'>[]
+} | null> {
   const items = await listSectionItems(trx, orgId, expertId, [section])
   const current = items.find((item) => item.external_key === key)
   if (element === null) {
     if (!current) return null
     await deleteProfileItems(trx, orgId, [current.id])
-    return { id: current.id, change: 'delete' }
+    return { id: current.id, change: 'delete', items: items.filter((item) => item.id !== current.id) }
   }
   const data = elementData(section, fieldsGiven(section, element), new Map())
   if (current) {
     if (current.data === data) return null
     await updateProfileItem(trx, orgId, current.id, { data })
-    return { id: current.id, change: 'update' }
+    const after = items.map((item) => (item.id === current.id ? { ...item, data } : item))
+    return { id: current.id, change: 'update', items: after }
   }
   if (items.length >= MAX_SECTION_ELEMENTS)
     throw new ApiError('conflict', `Section ${section} already holds ${MAX_SECTION_ELEMENTS} elements.`, {
@@ -442,7 +538,7 @@ export async function putKeyedElement(
     })
   const position = items.reduce((max, item) => Math.max(max, item.position + 1), 0)
   const id = await insertProfileItem(trx, orgId, expertId, { section, position, external_key: key, data })
-  return { id, change: 'create' }
+  return { id, change: 'create', items: [...items, { id, data }] }
 }
 
 type DesiredItem = Omit<ProfileItemRow, 'id' | 'section'>

@@ -7,6 +7,7 @@ import {
   readProfileRoute,
   updateProfileRoute,
 } from '../experts/account-routes.js'
+import { profileVersionRoutes } from '../experts/editorial-routes.js'
 import { STAFF_KIND } from '../experts/profile-type.js'
 import { sectionRoutes } from '../experts/section-routes.js'
 import { ErrorEnvelope, ok, Success } from '../http/envelope.js'
@@ -78,6 +79,10 @@ export async function staffRoutes(untyped: FastifyInstance, context: AppContext)
       app.put(`/v2/organization/:corporation/staff/:username/${section}/order`, routes.reorder)
     app.delete(`/v2/organization/:corporation/staff/:username/${section}/:id`, routes.delete)
   }
+  const versions = profileVersionRoutes(context, STAFF_KIND)
+  app.get('/v2/organization/:corporation/staff/:username/versions', versions.list)
+  app.get('/v2/organization/:corporation/staff/:username/versions/:id', versions.get)
+  app.post('/v2/organization/:corporation/staff/:username/versions/:id/restore', versions.restore)
 
   app.get<{ Params: { corporation: number }; Querystring: ProfileListInput }>(
     '/v2/organization/:corporation/employee',

@@ -4,7 +4,7 @@ import type { Queryable } from '../db/database.js'
 import type { ExpertRow } from '../db/schema.js'
 import type { CandidateReason, CandidateState, WorkCandidateRow, WorkRow } from '../db/works-schema.js'
 import { profileChanged } from '../derived/changes.js'
-import { putKeyedElement } from '../profiles/sections.js'
+import { putKeyedElement, recordSectionVersion } from '../profiles/sections.js'
 import type { Outcome } from './claims.js'
 import { strongerReason } from './claims.js'
 import { parseWorkFields } from './fields.js'
@@ -86,6 +86,7 @@ export async function syncArticle(
     { kind: 'section', id: `${expert.username}/article/${changed.id}` },
     now,
   )
+  await recordSectionVersion(trx, { orgId, trail, now }, expert.id, 'article', changed.items)
   return true
 }
 

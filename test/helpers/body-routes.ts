@@ -44,6 +44,8 @@ export interface BodyRoute {
     | 'clients'
     | 'webhooks'
     | 'sso_settings'
+    | 'organization_workflows'
+    | 'expert_delegates'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -131,6 +133,22 @@ export const BODY_ROUTES: BodyRoute[] = [
     url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/sso`,
     malformed: 'validation_failed',
     table: 'sso_settings',
+  },
+  {
+    name: 'POST delegate',
+    method: 'POST',
+    auth: true,
+    url: async (ctx) => `${await expertUrl(ctx)}/delegates`,
+    malformed: 'validation_failed',
+    table: 'expert_delegates',
+  },
+  {
+    name: 'PUT workflow',
+    method: 'PUT',
+    auth: true,
+    url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/workflow`,
+    malformed: 'validation_failed',
+    table: 'organization_workflows',
   },
   {
     name: 'PUT notifications',

@@ -25,6 +25,7 @@ export const FUZZ_CONFIG = {
   rateLimitTokenFailures: 0,
   personTokenTtlSeconds: 3600,
   directoryContactLimit: 0,
+  directoryStoryLimit: 0,
 } satisfies Partial<Config>
 
 const HOST = 'experts.example.edu'

@@ -48,6 +48,7 @@ export const LOADED_ON_USE = [
   'openid-client',
   '@modelcontextprotocol/sdk',
   'iso-3166',
+  'diff',
 ]
 
 /** The npm packages among recorded module URLs. */

@@ -350,8 +350,165 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...adminRoutes(),
   ...worksRoutes(),
   ...meaningRoutes(),
+  ...editorialRoutes(),
   ...delegateRoutes(),
 ]
+
+/**
+ * The editorial workflow (CONTRACT §21): its settings under `admin`, an expert's publish checklist, and
+ * the versions of profiles, posts and Q&A items (read with `read`, restored with `write`).
+ */
+function editorialRoutes(): ProtectedRoute[] {
+  const expertBase = '/v2/organization/:corporation/expert/:username'
+  /** A profile of `owner` (an expert or a staff member) with its first version; its username and the version's id. */
+  const withVersion = async (ctx: TestContext, owner: Tenant, segment: 'expert' | 'staff') => {
+    const username =
+      segment === 'expert'
+        ? await expertOf(ctx, owner)
+        : await createStaff(ctx, owner, { lastname: `Turing Org${owner.orgId}` })
+    const row = await ctx.testDatabase.database.db
+      .selectFrom('record_versions')
+      .innerJoin('experts', 'experts.id', 'record_versions.record_id')
+      .select('record_versions.id')
+      .where('record_versions.org_id', '=', owner.orgId)
+      .where('record_versions.record_kind', '=', 'profile')
+      .where('experts.org_id', '=', owner.orgId)
+      .where('experts.username', '=', username)
+      .executeTakeFirstOrThrow()
+    return { username, version: Number(row.id) }
+  }
+  const profileRoutes = (segment: 'expert' | 'staff'): ProtectedRoute[] => {
+    const base = `/v2/organization/:corporation/${segment}/:username`
+    return [
+      {
+        name: `GET ${segment} versions`,
+        scope: 'read',
+        covers: [`GET ${base}/versions`],
+        record: true,
+        build: async (ctx, corporation, owner) => ({
+          method: 'GET',
+          url: `/v2/organization/${corporation}/${segment}/${(await withVersion(ctx, owner, segment)).username}/versions`,
+        }),
+      },
+      {
+        name: `GET ${segment} version`,
+        scope: 'read',
+        covers: [`GET ${base}/versions/:id`],
+        record: true,
+        build: async (ctx, corporation, owner) => {
+          const { username, version } = await withVersion(ctx, owner, segment)
+          return {
+            method: 'GET',
+            url: `/v2/organization/${corporation}/${segment}/${username}/versions/${version}`,
+          }
+        },
+      },
+      {
+        name: `POST ${segment} version restore`,
+        scope: 'write',
+        covers: [`POST ${base}/versions/:id/restore`],
+        record: true,
+        build: async (ctx, corporation, owner) => {
+          const { username, version } = await withVersion(ctx, owner, segment)
+          return {
+            method: 'POST',
+            url: `/v2/organization/${corporation}/${segment}/${username}/versions/${version}/restore`,
+          }
+        },
+      },
+    ]
+  }
+  /** A post or question of `owner` written through the API (so it has a version); its id and the version's. */
+  const itemWithVersion = async (ctx: TestContext, owner: Tenant, path: 'spotlight' | 'qanda') => {
+    const response = await ctx.inject({
+      method: 'POST',
+      url: `/v2/${path}/${owner.orgId}`,
+      headers: owner.auth,
+      payload: path === 'spotlight' ? { title: 'A post', html: '<p>Text</p>' } : { question: 'A question?' },
+    })
+    const id = idIn(response)
+    const row = await ctx.testDatabase.database.db
+      .selectFrom('record_versions')
+      .select('id')
+      .where('org_id', '=', owner.orgId)
+      .where('record_kind', '=', path === 'spotlight' ? 'spotlight' : 'question')
+      .where('record_id', '=', id)
+      .executeTakeFirstOrThrow()
+    return { id, version: Number(row.id) }
+  }
+  const itemRoutes = (path: 'spotlight' | 'qanda'): ProtectedRoute[] => [
+    {
+      name: `GET ${path} versions`,
+      scope: 'read',
+      covers: [`GET /v2/${path}/:corporation/:id/versions`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/${path}/${corporation}/${(await itemWithVersion(ctx, owner, path)).id}/versions`,
+      }),
+    },
+    {
+      name: `GET ${path} version`,
+      scope: 'read',
+      covers: [`GET /v2/${path}/:corporation/:id/versions/:version`],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { id, version } = await itemWithVersion(ctx, owner, path)
+        return { method: 'GET', url: `/v2/${path}/${corporation}/${id}/versions/${version}` }
+      },
+    },
+    {
+      name: `POST ${path} version restore`,
+      scope: 'write',
+      covers: [`POST /v2/${path}/:corporation/:id/versions/:version/restore`],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const { id, version } = await itemWithVersion(ctx, owner, path)
+        return { method: 'POST', url: `/v2/${path}/${corporation}/${id}/versions/${version}/restore` }
+      },
+    },
+  ]
+  return [
+    {
+      name: 'GET workflow',
+      scope: 'admin',
+      covers: ['GET /v2/organization/:corporation/workflow'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/workflow`,
+      }),
+    },
+    {
+      name: 'PUT workflow',
+      scope: 'admin',
+      covers: ['PUT /v2/organization/:corporation/workflow'],
+      record: false,
+      build: async (_ctx, corporation) => ({
+        method: 'PUT',
+        url: `/v2/organization/${corporation}/workflow`,
+        payload: {
+          review: { roles: ['expert'], sections: null },
+          gate: { photo_min_px: null, tagline_max: 140, biography_max: null, topics_min: null },
+        },
+      }),
+    },
+    {
+      name: 'GET expert checklist',
+      scope: 'read',
+      covers: [`GET ${expertBase}/checklist`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/checklist`,
+      }),
+    },
+    ...profileRoutes('expert'),
+    ...profileRoutes('staff'),
+    ...itemRoutes('spotlight'),
+    ...itemRoutes('qanda'),
+  ]
+}
 
 /** A profile's delegates (CONTRACT §21): listed under `read`, granted and revoked under `write`. */
 function delegateRoutes(): ProtectedRoute[] {

@@ -2999,6 +2999,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/staff/{username}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions of the profile of a staff member, newest first: every change of its account or a section */
+        get: operations["listStaffVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/versions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of the profile of a staff member, with what it changed (field by field; rich text also word by word) */
+        get: operations["getStaffVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/staff/{username}/versions/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a version of the profile of a staff member: the part it kept becomes the profile's again, as a new change */
+        post: operations["restoreStaffVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization/{corporation}/employee": {
         parameters: {
             query?: never;
@@ -3552,6 +3603,197 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organization/{corporation}/workflow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the editorial workflow settings: which changes need review, and the publish gate */
+        get: operations["getWorkflow"];
+        /**
+         * Set the editorial workflow settings (both parts, whole)
+         * @description Review rules are stored now and take effect with drafts; the publish gate applies at once: publishing a profile (`is_published` 0 to 1) that fails it is 409 `conflict` naming each thing missing.
+         */
+        put: operations["setWorkflow"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The publish gate's checklist of an expert: what it meets and what is missing */
+        get: operations["getExpertChecklist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions of the profile of an expert, newest first: every change of its account or a section */
+        get: operations["listExpertVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/versions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of the profile of an expert, with what it changed (field by field; rich text also word by word) */
+        get: operations["getExpertVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/versions/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a version of the profile of an expert: the part it kept becomes the profile's again, as a new change */
+        post: operations["restoreExpertVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/spotlight/{corporation}/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions of a post, newest first */
+        get: operations["listPostVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/spotlight/{corporation}/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of a post, with what it changed */
+        get: operations["getPostVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/spotlight/{corporation}/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a version of a post, as a new change */
+        post: operations["restorePostVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/qanda/{corporation}/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions of a question, newest first */
+        get: operations["listQuestionVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/qanda/{corporation}/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of a question, with what it changed */
+        get: operations["getQuestionVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/qanda/{corporation}/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a version of a question, as a new change */
+        post: operations["restoreQuestionVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3777,7 +4019,7 @@ export interface components {
             /** @description What was done, as a sentence with the names of today: "Changed the biography of Ada Okafor" */
             summary: string;
             record: {
-                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings, concept, delegate */
+                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings, concept, workflow, delegate */
                 kind: string;
                 /** @description The id the API knows the record by (a username, a number, <username>/<section>/<id>, <question>/<answer>) */
                 id: string | null;
@@ -3937,6 +4179,20 @@ export interface components {
         CategoryCreate: {
             /** @description Name */
             name: string;
+        };
+        /** ChecklistItem */
+        ChecklistItem: {
+            /** @description The limit of the publish gate */
+            check: "photo_min_px" | "tagline_max" | "biography_max" | "topics_min";
+            /** @description The profile section it concerns */
+            section: "avatar" | "tagline" | "biography" | "topic";
+            ok: boolean;
+            /** @description The organization's limit */
+            limit: number;
+            /** @description The profile's figure: the photo's shorter side in pixels (0: no photo), characters, topics */
+            value: number;
+            /** @description What it is, or what is missing, as a sentence */
+            message: string;
         };
         /** Client */
         Client: {
@@ -4707,6 +4963,17 @@ export interface components {
              */
             currency?: string;
         };
+        /** FieldChange */
+        FieldChange: {
+            /** @description The field: `job_title`; `seo.title` inside an object; `education[12].degree` in an element of a section, `education[12]` for a whole element added or removed, `education.order` for a new order */
+            field: string;
+            /** @description Its value in the version before (null: none) */
+            before: unknown;
+            /** @description Its value in this version (null: none) */
+            after: unknown;
+            /** @description Rich text fields (HTML) only: a word diff of the readable text, without markup */
+            words?: components["schemas"]["WordChange"][];
+        };
         /** FileStored */
         FileStored: {
             /** @description The stored file, for a section's url field */
@@ -4988,7 +5255,7 @@ export interface components {
         };
         /** MeaningReason */
         MeaningReason: {
-            /** @description concept: a concept both fingerprints share (or the text names); coauthor: a work both experts claimed; term: a word both texts use */
+            /** @description concept: a concept both fingerprints share (or that the text names, or that its words imply through the works of the organization); coauthor: a work both experts claimed; term: a word both texts use */
             kind: "concept" | "coauthor" | "term";
             /** @description The concept's label, the shared work's title or the word */
             label: string;
@@ -6077,6 +6344,27 @@ export interface components {
             bearer_methods_supported: string[];
             resource_name: string;
         };
+        /** PublishChecklist */
+        PublishChecklist: {
+            /** @description Whether the profile may be published: every item ok */
+            ready: boolean;
+            /** @description One per limit the organization set */
+            items: components["schemas"]["ChecklistItem"][];
+        };
+        /**
+         * PublishGate
+         * @description What a profile must meet to be published
+         */
+        PublishGate: {
+            /** @description The photo's shorter side in pixels, at least; null: not checked */
+            photo_min_px: number | null;
+            /** @description The tagline's characters, at most; null: not checked */
+            tagline_max: number | null;
+            /** @description The biography's characters of text (without markup), at most; null: not checked */
+            biography_max: number | null;
+            /** @description Topics, at least; null: not checked */
+            topics_min: number | null;
+        };
         /** Question */
         Question: {
             id: number;
@@ -6277,6 +6565,13 @@ export interface components {
             currency?: string | "" | null;
             date?: (number & unknown) | "" | null;
             url?: string | "" | null;
+        };
+        /** ReviewRules */
+        ReviewRules: {
+            /** @description The roles whose changes need review ([]: no review). Stored now; it takes effect with drafts (docs/editorial.md) */
+            roles: ("owner" | "admin" | "editor" | "inquiries" | "expert")[];
+            /** @description null: every part of the profile */
+            sections: ("account" | "accomplishment" | "affiliation" | "assessment" | "article" | "audio" | "availability" | "biography" | "book" | "category" | "course" | "cv" | "document" | "education" | "eventappearance" | "fee" | "industry" | "language" | "link" | "mediaappearance" | "patent" | "partnership" | "photo" | "podchaser" | "profiletype" | "researchfocus" | "researchgrant" | "sampletalk" | "seo" | "social" | "slideshare" | "tag" | "tagline" | "testimonial" | "topic" | "video" | "vimeo" | "youtube" | "avatar")[] | null;
         };
         /**
          * RevokeRequest
@@ -6751,6 +7046,57 @@ export interface components {
             id: number;
             updated: boolean;
         };
+        /** VersionActor */
+        VersionActor: {
+            /** @description A signed-in person, an API client, the command line, the service itself, or the publishing schedule */
+            kind: "person" | "client" | "cli" | "system" | "schedule";
+            /** @description The person's id or the client's client_id; for the schedule, who set its time (person:<id>, client:<client_id>, cli) */
+            id: string | null;
+            /** @description The person's name or the client's label today; null for the command line and the service */
+            name: string | null;
+        };
+        /** VersionDetail */
+        VersionDetail: {
+            id: number;
+            /** @description What the change wrote, as kept whole in the version: a profile's `account` or one of its sections (`biography`, `education`, ...); `item` for a post or a Q&A item */
+            part: string;
+            /** @description When (unix seconds) */
+            created_at: number;
+            actor: components["schemas"]["VersionActor"];
+            /** @description The route or the command the change came through */
+            action: string;
+            /** @description The part as it was right after the change, as the API shows it: the account element, the section as its GET answers it (`{"education": [...]}`), or the post's or question's fields as its update body takes them */
+            snapshot: unknown;
+            /** @description The version of the same part before this one, which the diff compares with; null for the first */
+            previous_id: number | null;
+            /** @description What this change changed, field by field */
+            diff: components["schemas"]["FieldChange"][];
+        };
+        /** VersionList */
+        VersionList: {
+            /** @description Newest first */
+            versions: components["schemas"]["VersionSummary"][];
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /** VersionRestored */
+        VersionRestored: {
+            /** @description The version restored */
+            restored: number;
+            /** @description Whether the record changed: false when it already equalled the version (no new version then) */
+            updated: boolean;
+        };
+        /** VersionSummary */
+        VersionSummary: {
+            id: number;
+            /** @description What the change wrote, as kept whole in the version: a profile's `account` or one of its sections (`biography`, `education`, ...); `item` for a post or a Q&A item */
+            part: string;
+            /** @description When (unix seconds) */
+            created_at: number;
+            actor: components["schemas"]["VersionActor"];
+            /** @description The route or the command the change came through */
+            action: string;
+        };
         /** VideoCreate */
         VideoCreate: {
             /** @description Title */
@@ -6883,6 +7229,11 @@ export interface components {
             /** @description Why it failed, as the delivery log says it; null when delivered */
             error: string | null;
         };
+        /** WordChange */
+        WordChange: {
+            op: "same" | "added" | "removed";
+            text: string;
+        };
         /** Work */
         Work: {
             /** @description The work id */
@@ -6958,6 +7309,16 @@ export interface components {
             works: components["schemas"]["Work"][];
             /** @description Pass as cursor for the next page; null on the last page */
             next_cursor: string | null;
+        };
+        /** WorkflowSettings */
+        WorkflowSettings: {
+            review: components["schemas"]["ReviewRules"];
+            gate: components["schemas"]["PublishGate"];
+        };
+        /** WorkflowUpdated */
+        WorkflowUpdated: {
+            /** @description Whether the settings changed */
+            updated: boolean;
         };
         /** YearBucket */
         YearBucket: {
@@ -22791,6 +23152,163 @@ export interface operations {
             };
         };
     };
+    listStaffVersions: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the newest versions */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStaffVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Version id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionDetail"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreStaffVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Version id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionRestored"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listEmployees: {
         parameters: {
             query?: {
@@ -23862,7 +24380,7 @@ export interface operations {
                 /** @description Only entries of this actor: person:<id>, client:<client_id>, cli, system or schedule (the publishing schedule) */
                 actor?: string;
                 /** @description Only entries about this kind of record */
-                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings" | "concept" | "delegate";
+                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings" | "concept" | "workflow" | "delegate";
                 /** @description With kind: only the history of this record, by the id the entries name it with (an expert's username: its photo and profile sections included; a question's id: its answers included) */
                 record?: string;
                 /** @description Entries per page, 1 to 100 (default 20) */
@@ -24664,6 +25182,618 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WorkflowSettings"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowSettings"];
+                "application/x-www-form-urlencoded": components["schemas"]["WorkflowSettings"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WorkflowUpdated"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExpertChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PublishChecklist"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExpertVersions: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the newest versions */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExpertVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Version id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionDetail"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreExpertVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Version id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionRestored"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPostVersions: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the newest versions */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Post id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPostVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Post or question id */
+                id: number;
+                /** @description Version id */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionDetail"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restorePostVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Post or question id */
+                id: number;
+                /** @description Version id */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionRestored"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQuestionVersions: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100 (default 20) */
+                page_size?: number;
+                /** @description The previous page's next_cursor; omit it for the newest versions */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Question id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionList"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQuestionVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Post or question id */
+                id: number;
+                /** @description Version id */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionDetail"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreQuestionVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Post or question id */
+                id: number;
+                /** @description Version id */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["VersionRestored"];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

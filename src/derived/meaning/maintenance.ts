@@ -2,6 +2,7 @@ import { inChunks } from '../../db/chunks.js'
 import type { Queryable } from '../../db/database.js'
 import type { SectionName } from '../../db/sections.js'
 import { ofOrganization } from '../search-index.js'
+import { candidateWorksOf, refreshWorkAssociations } from './associations.js'
 import { type ClaimedWork, fingerprintOf, type ProfileItem } from './fingerprint.js'
 
 /**
@@ -9,8 +10,9 @@ import { type ClaimedWork, fingerprintOf, type ProfileItem } from './fingerprint
  * experts a write changed, `removeMeaning` before an expert's delete; the search rebuild calls
  * `rebuildMeaning`. Each recomputes the experts' rows from the tables (it trusts no caller's idea of
  * what changed) and moves the organization's document frequencies and totals by the difference, so a
- * write costs in proportion to the experts it changed, never to the organization. Rebuilding from
- * empty gives the same rows as any sequence of writes.
+ * write costs in proportion to the experts it changed, never to the organization. The works an expert
+ * holds a candidacy for move the term–concept associations (associations.ts). Rebuilding from empty
+ * gives the same rows as any sequence of writes.
  */
 
 const SECTIONS: SectionName[] = ['topic', 'tag', 'industry', 'tagline', 'biography']
@@ -100,6 +102,7 @@ interface Totals {
   concept_experts: number
   documents: number
   total_length: number
+  works: number
 }
 
 async function moveTotals(db: Queryable, orgId: number, delta: Totals): Promise<void> {
@@ -111,6 +114,7 @@ async function moveTotals(db: Queryable, orgId: number, delta: Totals): Promise<
         concept_experts: eb('meaning_stats.concept_experts', '+', eb.ref('excluded.concept_experts')),
         documents: eb('meaning_stats.documents', '+', eb.ref('excluded.documents')),
         total_length: eb('meaning_stats.total_length', '+', eb.ref('excluded.total_length')),
+        works: eb('meaning_stats.works', '+', eb.ref('excluded.works')),
       })),
     )
     .execute()
@@ -220,7 +224,7 @@ export async function readMeaningInputs(
 async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: number): Promise<void> {
   const conceptDeltas = new Map<string, number>()
   const termDeltas = new Map<string, number>()
-  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0 }
+  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0, works: 0 }
   await takeOut(db, orgId, ids, conceptDeltas, termDeltas, totals)
 
   const { experts, items, works, hidden } = await readMeaningInputs(db, orgId, ids)
@@ -278,6 +282,7 @@ async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: nu
   }
   await moveFrequencies(db, orgId, 'concept_df', conceptDeltas)
   await moveFrequencies(db, orgId, 'term_df', termDeltas)
+  totals.works += await refreshWorkAssociations(db, orgId, await candidateWorksOf(db, orgId, ids))
   await moveTotals(db, orgId, totals)
 }
 
@@ -296,10 +301,16 @@ export async function refreshMeaning(
 export async function removeMeaning(db: Queryable, orgId: number, expertId: number): Promise<void> {
   const conceptDeltas = new Map<string, number>()
   const termDeltas = new Map<string, number>()
-  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0 }
+  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0, works: 0 }
   await takeOut(db, orgId, [expertId], conceptDeltas, termDeltas, totals)
   await moveFrequencies(db, orgId, 'concept_df', conceptDeltas)
   await moveFrequencies(db, orgId, 'term_df', termDeltas)
+  totals.works += await refreshWorkAssociations(
+    db,
+    orgId,
+    await candidateWorksOf(db, orgId, [expertId]),
+    expertId,
+  )
   await moveTotals(db, orgId, totals)
 }
 
@@ -311,6 +322,9 @@ export async function rebuildMeaning(db: Queryable, orgId: number, now: number):
     'expert_terms',
     'concept_df',
     'term_df',
+    'meaning_works',
+    'term_concepts',
+    'term_works',
     'meaning_stats',
   ] as const)
     await db.deleteFrom(table).where('org_id', '=', orgId).execute()
