@@ -6,6 +6,7 @@ import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
 import { mediaExpiryLoop } from './experts/media-expiry.js'
+import { createPublishingSchedule, publishingTiming } from './schedules/loop.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
@@ -54,6 +55,9 @@ export async function startServer(
   // Media availability that has passed ends as a write, within a poll (CONTRACT §22).
   const mediaExpiry = mediaExpiryLoop(database.db, Date.now, app.log)
   if (background) mediaExpiry.start()
+  // Scheduled publishing and unpublishing: its first pass catches up on what came due while down.
+  const publishing = createPublishingSchedule({ db: database.db, ...publishingTiming(config), log: app.log })
+  if (background) publishing.start()
   const awaitFirstRequests = trackFreshConnections(app)
   // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
   // draining process wait for before they send the signal.
@@ -68,6 +72,7 @@ export async function startServer(
       await mediaExpiry.stop()
       await awaitFirstRequests(FIRST_REQUEST_GRACE_MS)
       await app.close()
+      await publishing.stop()
       await outbox.stop()
       await database.close()
     })()

@@ -31,6 +31,7 @@ import * as embeddings from './migrations/0031_embeddings.js'
 import * as editorial from './migrations/0032_editorial.js'
 import * as termConcepts from './migrations/0033_term_concepts.js'
 import * as mediaAvailability from './migrations/0034_media_availability.js'
+import * as delegatesSchedules from './migrations/0035_delegates_schedules.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -66,6 +67,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0032_editorial': editorial,
   '0033_term_concepts': termConcepts,
   '0034_media_availability': mediaAvailability,
+  '0035_delegates_schedules': delegatesSchedules,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
 import type { ContentKind } from './content-kinds.js'
+import type { DelegatesTables } from './delegates-schema.js'
 import type { EditorialTables } from './editorial-schema.js'
 import type { MeaningTables } from './meaning-schema.js'
 import type { PeopleTables } from './people-schema.js'
@@ -94,6 +95,11 @@ export interface ExpertsTable {
   time_zone: Generated<string | null>
   pronunciation: Generated<string | null>
   pronouns: Generated<string | null>
+  /** When the schedule publishes or unpublishes it (unix ms; null: not scheduled; src/schedules/), and who set each. */
+  publish_at: Generated<number | null>
+  unpublish_at: Generated<number | null>
+  publish_by: Generated<string | null>
+  unpublish_by: Generated<string | null>
 }
 
 /** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
@@ -122,7 +128,8 @@ export interface DB
     AuditTables,
     WorksTables,
     MeaningTables,
-    EditorialTables {
+    EditorialTables,
+    DelegatesTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable
@@ -343,6 +350,11 @@ interface PublishedContent {
   updated_at: number
   /** Bumped by every change of what the item's read document shows (src/derived/read-documents.ts). */
   doc_version: Generated<number>
+  /** When the schedule publishes or unpublishes it (unix ms; null: not scheduled; src/schedules/), and who set each. */
+  publish_at: Generated<number | null>
+  unpublish_at: Generated<number | null>
+  publish_by: Generated<string | null>
+  unpublish_by: Generated<string | null>
 }
 
 export interface SpotlightsTable extends PublishedContent {

@@ -5,6 +5,7 @@ import { ApiError, validationError } from '../errors.js'
 import { normalizeLocation } from '../validation/location.js'
 import { canonicalLanguageTags, canonicalTimeZone } from '../validation/media.js'
 import { normalizeOrcid } from '../validation/orcid.js'
+import { scheduleColumns } from '../validation/schedule.js'
 import {
   addUsernameRedirect,
   findExpertByEmail,
@@ -31,8 +32,14 @@ export type ExpertColumns = Omit<
   'id' | 'org_id' | 'username' | 'type' | 'created_at' | 'updated_at'
 >
 
-/** Request fields -> columns: "" clears an optional field, the location is normalized, email gets its key. */
-function toColumns(input: Omit<ExpertUpdateInput, 'username'>, stored?: ExpertRow): Partial<ExpertColumns> {
+/**
+ * Request fields -> columns: "" clears an optional field, the location is normalized, email gets its key.
+ * The schedule's fields are the caller's (`scheduleColumns`: they need the time and who sets them).
+ */
+function toColumns(
+  { publish_at, unpublish_at, ...input }: Omit<ExpertUpdateInput, 'username'>,
+  stored?: ExpertRow,
+): Partial<ExpertColumns> {
   const columns: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue
@@ -150,15 +157,19 @@ function newExpertRow(
   }
 }
 
-/** Creates an expert or a staff member (`type`); 409 when the email is taken by either. */
+/**
+ * Creates an expert or a staff member (`type`); 409 when the email is taken by either. A schedule in the
+ * input is stored as set by `scheduledBy` (an actor reference, src/audit/actor.ts).
+ */
 export async function createAccount(
   trx: Queryable,
   orgId: number,
   input: NewAccount,
   now: number,
   type: ProfileType = 'expert',
+  scheduledBy: string | null = null,
 ): Promise<{ id: number; username: string }> {
-  const row = newExpertRow(orgId, input, '', type, now)
+  const row = { ...newExpertRow(orgId, input, '', type, now), ...scheduleColumns(input, now, scheduledBy) }
   const existing = await findExpertByEmail(trx, orgId, row.email_key)
   if (existing) throw emailConflict(existing)
   const username = await claimUsername(trx, orgId, usernameBase(input.firstname, input.lastname), now)
@@ -199,7 +210,8 @@ export const usernameAssigner = (trx: Queryable, orgId: number): UsernameAssigne
  * Applies a partial update; returns the expert's row as it is after the change, or null when nothing
  * changed (the caller bumps `updated_at`). A new `username` renames the expert (409 when another expert
  * of the organization has it): the old one leads to the expert from then on, and the new one, were it an
- * old name of anyone, no longer leads elsewhere.
+ * old name of anyone, no longer leads elsewhere. A schedule is stored
+ * as set by `scheduledBy` (an actor reference, src/audit/actor.ts).
  */
 export async function changeAccount(
   trx: Queryable,
@@ -207,9 +219,10 @@ export async function changeAccount(
   expert: ExpertRow,
   input: ExpertUpdateInput,
   now: number,
+  scheduledBy: string | null = null,
 ): Promise<ExpertRow | null> {
   const { username, ...fields } = input
-  const columns = toColumns(fields, expert)
+  const columns = { ...toColumns(fields, expert), ...scheduleColumns(fields, now, scheduledBy) }
   checkAvailabilityWindow(fields, columns, expert, now)
   const changes: Partial<NewExpertRow> = changedColumns(columns, expert)
   if (changes.media_available === 1) changes.media_available_since = now

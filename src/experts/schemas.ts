@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { SCHEDULE_FIELDS } from '../validation/schedule.js'
 import { CountryCode, Email, Flag, StateCode, Text } from '../validation/text.js'
 import { mediaFields } from './media-fields.js'
 
@@ -111,6 +112,7 @@ export const ExpertCreate = Type.Object(
     ...optionalFields,
     is_published: notOnCreate('Not accepted on create: new experts start unpublished'),
     is_private: notOnCreate('Not accepted on create: new experts start public'),
+    ...SCHEDULE_FIELDS,
   },
   {
     additionalProperties: false,
@@ -137,6 +139,7 @@ export const ExpertUpdate = Type.Object(
     ...optionalFields,
     is_published: Type.Optional(Flag('Published flag')),
     is_private: Type.Optional(Flag('Private flag')),
+    ...SCHEDULE_FIELDS,
   },
   {
     additionalProperties: false,

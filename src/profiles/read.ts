@@ -7,6 +7,7 @@ import { findExpertDocument } from '../derived/read-documents.js'
 import { accountElement } from '../experts/account-shape.js'
 import { mediaAccountFields } from '../experts/media-account.js'
 import { profileNotFound } from '../experts/profile-type.js'
+import { SCHEDULE_READ, scheduleRead } from '../validation/schedule.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
 
@@ -97,6 +98,7 @@ export const AccountElement = Type.Object(
       Type.String({ description: 'What works found through the Scopus id become; null for read:public' }),
     ),
     ...mediaAccountFields,
+    ...SCHEDULE_READ,
   },
   { title: 'ProfileAccount' },
 )
@@ -127,7 +129,7 @@ type Account = Static<typeof AccountElement>
  */
 export function accountOf(expert: ExpertRow, audience: Audience): Account {
   const account = accountElement(expert)
-  if (audience === 'all') return account
+  if (audience === 'all') return { ...account, ...scheduleRead(expert, audience) }
   return {
     ...account,
     email: '',

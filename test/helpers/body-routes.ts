@@ -45,6 +45,7 @@ export interface BodyRoute {
     | 'webhooks'
     | 'sso_settings'
     | 'organization_workflows'
+    | 'expert_delegates'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -132,6 +133,14 @@ export const BODY_ROUTES: BodyRoute[] = [
     url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/sso`,
     malformed: 'validation_failed',
     table: 'sso_settings',
+  },
+  {
+    name: 'POST delegate',
+    method: 'POST',
+    auth: true,
+    url: async (ctx) => `${await expertUrl(ctx)}/delegates`,
+    malformed: 'validation_failed',
+    table: 'expert_delegates',
   },
   {
     name: 'PUT workflow',

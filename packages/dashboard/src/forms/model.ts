@@ -131,8 +131,11 @@ function kindOf(base: JsonSchema): FieldKind {
  * and so are lists and nested objects (a post's tags), which a screen offers with controls of their own.
  */
 export function fieldsOf(schema: JsonSchema): FieldSpec[] {
-  return countryBeforeSubdivision(fieldsInOrder(schema))
+  return countryBeforeSubdivision(fieldsInOrder(schema).filter((field) => !SCHEDULE_FIELDS.has(field.name)))
 }
+
+/** Scheduled publishing and unpublishing (`publish_at`, `unpublish_at`) belong to a publishing panel, not to the record's form. */
+const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(['publish_at', 'unpublish_at'])
 
 /** A subdivision is chosen from its country's list: the country comes first, the subdivision right after it. */
 function countryBeforeSubdivision(fields: FieldSpec[]): FieldSpec[] {
