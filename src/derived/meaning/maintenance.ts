@@ -1,4 +1,4 @@
-import { inChunks } from '../../db/chunks.js'
+import { inChunks, insertInChunks } from '../../db/chunks.js'
 import type { Queryable } from '../../db/database.js'
 import type { SectionName } from '../../db/sections.js'
 import { ofOrganization } from '../search-index.js'
@@ -17,8 +17,6 @@ import { type ClaimedWork, fingerprintOf, type ProfileItem } from './fingerprint
 
 const SECTIONS: SectionName[] = ['topic', 'tag', 'industry', 'tagline', 'biography']
 const BATCH = 500
-// At most 8 columns a row: 16,000 parameters, within SQLite's 32,766 and PostgreSQL's 65,535.
-const ROWS_PER_INSERT = 2000
 
 function grouped<T extends { expert_id: number }>(rows: readonly T[]): Map<number, T[]> {
   const groups = new Map<number, T[]>()
@@ -29,11 +27,6 @@ function grouped<T extends { expert_id: number }>(rows: readonly T[]): Map<numbe
     else groups.set(id, [row])
   }
   return groups
-}
-
-async function insertBatches<R>(rows: R[], insert: (batch: R[]) => Promise<unknown>): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)
-    await insert(rows.slice(start, start + ROWS_PER_INSERT))
 }
 
 /** Adds `deltas` (key → change) to a document-frequency table; drops the keys that reach zero. */
@@ -48,10 +41,11 @@ async function moveFrequencies(
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   if (changed.length === 0) return
   if (table === 'concept_df') {
-    await insertBatches(changed, (batch) =>
+    const rows = changed.map(([concept, df]) => ({ org_id: orgId, concept, df }))
+    await insertInChunks(db, rows, (batch) =>
       db
         .insertInto('concept_df')
-        .values(batch.map(([concept, df]) => ({ org_id: orgId, concept, df })))
+        .values(batch)
         .onConflict((conflict) =>
           conflict
             .columns(['org_id', 'concept'])
@@ -73,10 +67,11 @@ async function moveFrequencies(
     )
     return
   }
-  await insertBatches(changed, (batch) =>
+  const rows = changed.map(([term, df]) => ({ org_id: orgId, term, df }))
+  await insertInChunks(db, rows, (batch) =>
     db
       .insertInto('term_df')
-      .values(batch.map(([term, df]) => ({ org_id: orgId, term, df })))
+      .values(batch)
       .onConflict((conflict) =>
         conflict
           .columns(['org_id', 'term'])
@@ -276,9 +271,11 @@ async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: nu
         bump(termDeltas, term.term, 1)
       }
     }
-    await insertBatches(documentRows, (batch) => db.insertInto('meaning_documents').values(batch).execute())
-    await insertBatches(conceptRows, (batch) => db.insertInto('expert_concepts').values(batch).execute())
-    await insertBatches(termRows, (batch) => db.insertInto('expert_terms').values(batch).execute())
+    await insertInChunks(db, documentRows, (batch) =>
+      db.insertInto('meaning_documents').values(batch).execute(),
+    )
+    await insertInChunks(db, conceptRows, (batch) => db.insertInto('expert_concepts').values(batch).execute())
+    await insertInChunks(db, termRows, (batch) => db.insertInto('expert_terms').values(batch).execute())
   }
   await moveFrequencies(db, orgId, 'concept_df', conceptDeltas)
   await moveFrequencies(db, orgId, 'term_df', termDeltas)
