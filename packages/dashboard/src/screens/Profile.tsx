@@ -26,6 +26,7 @@ import {
 } from './profile-data.ts'
 import { sectionGroups } from './profile-groups.ts'
 import { SectionEditor } from './SectionEditor.tsx'
+import { expertVersions, VersionHistory } from './VersionHistory.tsx'
 
 const route = getRouteApi('/signed-in/experts/$username')
 /** Publishing and privacy have their own panel; the account form holds the rest of the expert's fields. */
@@ -188,6 +189,12 @@ function ProfileEditor({
           ))}
         </section>
       ))}
+      <VersionHistory
+        source={expertVersions(me.organization, username)}
+        revision={etag}
+        writable={writable}
+        onRestored={() => queries.invalidateQueries({ queryKey: profileKey(me.organization, username) })}
+      />
       {writable && me.role !== 'expert' ? (
         <DeleteProfile
           kind="expert"

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { browserSkip, closeSharedBrowsers, sharedBrowser } from './helpers/browser.js'
+import {
+  assertAccessible,
+  ensureDashboardBuilt,
+  pageWidth,
+  screenshot,
+  signInAt,
+  withPage as withBrowserPage,
+} from './helpers/dashboard.js'
+import { createExpert, describeEachDialect } from './helpers/harness.js'
+import { listeningPort } from './helpers/net.js'
+import { addPersonWithPassword } from './helpers/people.js'
+
+const skip = await browserSkip()
+if (!skip) ensureDashboardBuilt()
+after(closeSharedBrowsers)
+
+const NARROW = { width: 360, height: 740 }
+
+/**
+ * The editorial workflow in the dashboard (CONTRACT §21) in a real headless Chromium against the real
+ * server: a profile's History with its diffs and a restore, the publish gate's checklist, and the
+ * organization's workflow settings.
+ */
+describeEachDialect('the editorial workflow in a real browser', (ctx) => {
+  let browser: Browser | undefined
+  let origin = ''
+  let owner = { email: '', password: '' }
+
+  const api = async (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) => {
+    const response = await ctx.inject({
+      method,
+      url: `/v2/organization/${ctx.tenant.orgId}${path}`,
+      headers: ctx.tenant.auth,
+      ...(payload ? { payload } : {}),
+    })
+    assert.ok(response.statusCode < 300, `${method} ${path}: ${response.body}`)
+    return response.json().data
+  }
+
+  before(async () => {
+    if (skip) return
+    owner = await addPersonWithPassword(ctx, ctx.tenant.orgId, 'owner')
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+    origin = `http://127.0.0.1:${listeningPort(ctx.app.server)}`
+    browser = await sharedBrowser()
+  })
+
+  const signIn = (page: Page, path: string) => signInAt(page, `${origin}/admin${path}`, owner)
+  const withPage = (run: (page: Page) => Promise<void>, viewport?: { width: number; height: number }) =>
+    withBrowserPage(browser, run, viewport)
+  /** Waits until a field of the page holds `value` (a form takes a new read of its record after it renders). */
+  const untilFieldReads = (page: Page, value: string) =>
+    page.waitForFunction(
+      `[...document.querySelectorAll('input, textarea')].some((field) => field.value === ${JSON.stringify(value)})`,
+    )
+  /** The History panel's versions (not the changes listed inside an opened one). */
+  const versionRows = (page: Page) => page.locator('.version-list > li')
+
+  test('History: two edits, their diffs (rich text word by word), restoring the older one', {
+    skip,
+  }, async () => {
+    const username = await createExpert(ctx, ctx.tenant, { firstname: 'Rachel', lastname: 'Carson' })
+    await api('POST', `/expert/${username}/biography`, {
+      biography: '<p>She studies <strong>tides</strong> of the sea.</p>',
+    })
+    await api('POST', `/expert/${username}/biography`, {
+      biography: '<p>She studies storm surges of the sea.</p>',
+    })
+    await withPage(async (page) => {
+      await signIn(page, `/experts/${username}`)
+      const tagline = page.getByRole('textbox', { name: 'Tagline' })
+      await tagline.fill('Oceans and their tides')
+      await page.getByRole('button', { name: 'Save tagline' }).click()
+      const taglineRows = versionRows(page).filter({ hasText: 'the tagline section' })
+      await taglineRows.first().waitFor()
+      await tagline.fill('Silent springs')
+      await page.getByRole('button', { name: 'Save tagline' }).click()
+
+      const history = page.getByRole('region', { name: 'History' })
+      await taglineRows.nth(1).waitFor()
+      assert.equal(await versionRows(page).count(), 5, 'the account, two biographies, two taglines')
+      assert.match((await versionRows(page).first().textContent()) ?? '', /the tagline section by .+/)
+
+      // The newest: the tagline's before and after.
+      await taglineRows.first().getByRole('button', { name: /^Open/ }).click()
+      const newest = taglineRows.first().getByRole('list', { name: /^Changes of version/ })
+      await newest.getByRole('definition').filter({ hasText: 'Silent springs' }).waitFor()
+      await newest.getByRole('definition').filter({ hasText: 'Oceans and their tides' }).waitFor()
+
+      // The biography's change, word by word: a deletion and an insertion, each named for screen readers.
+      const biographyRow = versionRows(page).filter({ hasText: 'the biography section' }).first()
+      await biographyRow.getByRole('button', { name: /^Open/ }).click()
+      await biographyRow.locator('del').filter({ hasText: 'tides' }).waitFor()
+      assert.equal(await biographyRow.locator('ins').textContent(), '[added: storm surges]')
+      assert.equal(await biographyRow.locator('del').textContent(), '[removed: tides]')
+      await history.scrollIntoViewIfNeeded()
+      await assertAccessible(page, 'history with a diff')
+      await screenshot(page, 'profile-history')
+
+      // Restoring the older tagline asks first; Cancel leaves it.
+      await biographyRow.getByRole('button', { name: /^Close/ }).click()
+      await taglineRows.nth(1).getByRole('button', { name: /^Open/ }).click()
+      await taglineRows.nth(1).getByRole('button', { name: 'Restore this version' }).click()
+      await taglineRows.nth(1).getByRole('button', { name: 'Cancel' }).click()
+      await taglineRows.nth(1).getByRole('button', { name: 'Restore this version' }).click()
+      await assertAccessible(page, 'history asking to restore')
+      await taglineRows.nth(1).getByRole('button', { name: 'Yes, restore it' }).click()
+      await taglineRows.nth(2).waitFor()
+      await page.getByRole('status').getByText('Restored the tagline section as it was then.').waitFor()
+      await untilFieldReads(page, 'Oceans and their tides')
+    })
+    const read = await api('GET', `/expert/${username}`)
+    assert.equal(read.tagline[0].tagline, 'Oceans and their tides')
+
+    await withPage(async (page) => {
+      await signIn(page, `/experts/${username}`)
+      await versionRows(page).first().getByRole('button', { name: /^Open/ }).click()
+      await page.getByRole('list', { name: /^Changes of version/ }).waitFor()
+      await page.getByRole('region', { name: 'History' }).scrollIntoViewIfNeeded()
+      assert.ok((await pageWidth(page)) <= NARROW.width, `history ${await pageWidth(page)} px wide`)
+      await assertAccessible(page, 'history at 360 px')
+      await screenshot(page, 'profile-history-360')
+    }, NARROW)
+  })
+})
