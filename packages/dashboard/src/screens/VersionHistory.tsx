@@ -260,7 +260,7 @@ function VersionChanges({
   )
 }
 
-function FieldChangeRow({ change }: { change: FieldChange }) {
+export function FieldChangeRow({ change }: { change: FieldChange }) {
   return (
     <li className="field-change">
       <h3 className="field-name">{change.field}</h3>

@@ -45,7 +45,7 @@ interface Form {
   gate: Record<Limit, { on: boolean; value: string }>
 }
 
-function formOf(settings: Settings): Form {
+export function formOf(settings: Settings): Form {
   const gate = Object.fromEntries(
     LIMITS.map(({ name }) => {
       const value = settings.gate[name]
@@ -73,7 +73,7 @@ function limitOf(field: { on: boolean; value: string }): number | null {
 }
 
 /** What is not a number at all cannot be sent (JSON has no NaN): said beside the field, as the server would. */
-function unreadableLimits(form: Form): Record<string, string> {
+export function unreadableLimits(form: Form): Record<string, string> {
   const fields: Record<string, string> = {}
   for (const { name } of LIMITS) {
     const field = form.gate[name]
@@ -290,7 +290,7 @@ function WorkflowForm({ settings }: { settings: Settings }) {
  * list. ApiFailure keeps each field's last word (`tagline_max`; `1` of `review.roles.1`); the review's
  * choices come from the server's own lists, so an item refused is a role.
  */
-function fieldErrorsOf(failure: ApiFailure): Record<string, string> {
+export function fieldErrorsOf(failure: ApiFailure): Record<string, string> {
   const errors: Record<string, string> = {}
   for (const [field, message] of Object.entries(failure.fields)) {
     if (LIMITS.some((limit) => limit.name === field)) errors[`gate.${field}`] = message
