@@ -1,9 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
-import { dataOf, messageOf } from '../api/failure.ts'
+import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
 import { UnsavedChangesGuard } from '../forms/dirty.tsx'
 import { ElementForm } from '../forms/ElementForm.tsx'
@@ -26,6 +26,7 @@ import {
 } from './profile-data.ts'
 import { sectionGroups } from './profile-groups.ts'
 import { SectionEditor } from './SectionEditor.tsx'
+import { expertVersions, VersionHistory } from './VersionHistory.tsx'
 
 const route = getRouteApi('/signed-in/experts/$username')
 /** Publishing and privacy have their own panel; the account form holds the rest of the expert's fields. */
@@ -217,6 +218,12 @@ function ProfileEditor({
           ))}
         </section>
       ))}
+      <VersionHistory
+        source={expertVersions(me.organization, username)}
+        revision={etag}
+        writable={writable}
+        onRestored={() => queries.invalidateQueries({ queryKey: profileKey(me.organization, username) })}
+      />
       {writable && me.role !== 'expert' ? (
         <DeleteProfile
           kind="expert"
@@ -278,9 +285,11 @@ function PublishPanel({
   update: (body: components['schemas']['ExpertUpdate']) => Promise<unknown>
 }) {
   const account = loaded.profile.account[0]
+  const me = useSignedIn()
   const missing = missingForPublishing(loaded.profile)
   const { busy, failure, run } = useAction()
   if (!account) return null
+  const refused = gateRefusal(failure)
   const save = (body: components['schemas']['ExpertUpdate']) =>
     run(async () => {
       await update(body)
@@ -304,6 +313,9 @@ function PublishPanel({
       ) : (
         <p className="notice">This profile has a photo, a tagline, a biography and topics.</p>
       )}
+      {account.is_published ? null : (
+        <GateChecklist organization={me.organization} username={account.username} />
+      )}
       {writable ? (
         <div className="actions">
           <button
@@ -323,11 +335,62 @@ function PublishPanel({
           </button>
         </div>
       ) : null}
-      {failure ? (
+      {refused.length > 0 ? (
+        <div className="form-error" role="alert">
+          <p>The organization’s publish gate refused it: this profile</p>
+          <ul aria-label="Why it cannot be published">
+            {refused.map((reason) => (
+              <li key={reason}>{reason}</li>
+            ))}
+          </ul>
+        </div>
+      ) : failure ? (
         <p className="form-error" role="alert">
           {messageOf(failure)}
         </p>
       ) : null}
     </section>
+  )
+}
+
+/** The reasons a 409 of the publish gate names (one per limit the profile fails); none for any other failure. */
+function gateRefusal(failure: unknown): string[] {
+  if (!(failure instanceof ApiFailure) || failure.status !== 409) return []
+  return Object.values(failure.fields)
+}
+
+/**
+ * The organization's publish gate for this profile (GET .../checklist): each limit it set, met or what
+ * is missing. Read again with the profile, after each save.
+ */
+function GateChecklist({ organization, username }: { organization: number; username: string }) {
+  const checklist = useQuery({
+    queryKey: [...profileKey(organization, username), 'checklist'],
+    queryFn: async () =>
+      dataOf(
+        await api.GET('/v2/organization/{corporation}/expert/{username}/checklist', {
+          params: { path: { corporation: organization, username } },
+        }),
+      ),
+  })
+  if (checklist.isPending) return <Loading what="the publish gate" />
+  if (checklist.isError) return <ErrorNote error={checklist.error} retry={() => void checklist.refetch()} />
+  if (checklist.data.items.length === 0) return null
+  return (
+    <div className="gate">
+      <p>
+        {checklist.data.ready
+          ? 'It meets the organization’s publish gate:'
+          : 'The organization’s publish gate needs more before it can be published:'}
+      </p>
+      <ul aria-label="Publish gate" className="gate-items">
+        {checklist.data.items.map((item) => (
+          <li key={item.check} className={item.ok ? 'gate-item ok' : 'gate-item missing'}>
+            <span className={item.ok ? 'badge ok' : 'badge warn'}>{item.ok ? 'Met' : 'Missing'}</span> It{' '}
+            {item.message}
+          </li>
+        ))}
+      </ul>
+    </div>
   )
 }
