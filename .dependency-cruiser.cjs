@@ -24,7 +24,8 @@ const LAYERS = [
   ['kept-reads'],
   ['auth', 'experts', 'organizations'],
   ['content', 'inquiries', 'search', 'people'],
-  ['profiles', 'delivery', 'sessions'],
+  // The publishing schedule carries out scheduled times through the experts' and content's own writes.
+  ['profiles', 'delivery', 'sessions', 'schedules'],
   // Photos and documents: the uploads write profile items; the import stores local photos through it.
   // Single sign-on: signs people in through the sessions' own way and creates them through people/.
   // The editorial workflow's own services over the features' writes: restoring a version.

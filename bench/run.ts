@@ -15,6 +15,8 @@
  *   --search-only    only the search measurements (otherwise they follow the route measurements)
  *   --no-search      skip the search measurements
  *   --no-works       skip the works refresh throughput (bench/works-refresh.ts; after the routes, a few seconds)
+ *   --no-meaning     skip finding by meaning at 10,000 and 100,000 experts (bench/meaning.ts; after search)
+ *   --meaning-only   only finding by meaning; --meaning-sizes 10000 measures only that size
  *   --uploads-only   only the photo upload measurements (bench/uploads.ts; otherwise they come last)
  *   --no-uploads     skip the photo upload measurements
  *   --routes A,B     only the routes whose names contain A or B (profile, spotlight, qanda, search, mcp,
@@ -48,6 +50,13 @@ import { bumpExpertSearchVersion } from '../src/derived/search-index.js'
 import { rebuildSearchWhereMissing } from '../src/derived/search-rebuild.js'
 import { isObject } from '../src/validation/guards.js'
 import { buildDataset, type Dataset, type DatasetSizes } from './dataset.js'
+import {
+  buildMeaningDataset,
+  type Latency,
+  type MeaningDataset,
+  measureSequential,
+  TEXT_CHARACTERS,
+} from './meaning.js'
 import { buildSearchDataset, type SearchDataset } from './search-dataset.js'
 import { uploadsBench } from './uploads.js'
 import { measureWorksRefresh } from './works-refresh.js'
@@ -69,6 +78,9 @@ const { values: flags } = parseArgs({
     'no-uploads': { type: 'boolean', default: false },
     'no-search': { type: 'boolean', default: false },
     'no-works': { type: 'boolean', default: false },
+    'no-meaning': { type: 'boolean', default: false },
+    'meaning-only': { type: 'boolean', default: false },
+    'meaning-sizes': { type: 'string' },
     workers: { type: 'string' },
   },
 })
@@ -878,11 +890,13 @@ function build(): void {
 async function main(): Promise<void> {
   build()
   const uploadsOnly = flags['uploads-only']
-  const report: Record<string, unknown> = flags['search-only'] || uploadsOnly ? {} : await routesBench()
-  if (!flags['no-works'] && !flags['search-only'] && !uploadsOnly)
-    report.worksRefresh = await worksBench(report)
-  if (!flags['no-search'] && !uploadsOnly) report.search = await searchBench()
-  if (!flags['no-uploads'] && !flags['search-only'])
+  const meaningOnly = flags['meaning-only']
+  const only = flags['search-only'] || uploadsOnly || meaningOnly
+  const report: Record<string, unknown> = only ? {} : await routesBench()
+  if (!flags['no-works'] && !only) report.worksRefresh = await worksBench(report)
+  if (!flags['no-search'] && !uploadsOnly && !meaningOnly) report.search = await searchBench()
+  if (!flags['no-meaning'] && !flags['search-only'] && !uploadsOnly) report.meaning = await meaningBench()
+  if (!flags['no-uploads'] && !flags['search-only'] && !meaningOnly)
     report.uploads = await uploadsBench({ startApp: (url, env) => startApp(url, env), log, quick })
   const out = join(here, 'results.json')
   mkdirSync(dirname(out), { recursive: true })
@@ -1195,6 +1209,104 @@ async function searchThroughput(appUrl: string, auth: string, dataset: SearchDat
     await baseline.stop()
     rmSync(bodyDir, { recursive: true, force: true })
   }
+}
+
+// --- finding by meaning ----------------------------------------------------------------------------
+
+/** Requests measured per route and size at most: with `duration` seconds, what bounds the run. */
+const MEANING_REQUESTS = 500
+
+/**
+ * Similar experts and experts for a 2,000-character text at 10,000 and 100,000 experts (bench/meaning.ts):
+ * p50/p99 one request at a time and the app's CPU time per request. Goals (issue 41), at 100,000:
+ * similar p99 <= 50 ms, text p99 <= 100 ms.
+ */
+async function meaningBench(): Promise<Record<string, unknown>> {
+  const sizes = flags['meaning-sizes']
+    ? flags['meaning-sizes'].split(',').map((part) => Number(part.trim()))
+    : quick
+      ? [1000]
+      : [10_000, 100_000]
+  if (sizes.some((size) => !Number.isInteger(size) || size < 1))
+    throw new Error('--meaning-sizes takes positive integers (10000,100000)')
+  const runs: {
+    experts: number
+    works: number
+    dialect: string
+    derivedSeconds: number
+    similar: Latency
+    match: Latency
+  }[] = []
+  for (const size of sizes) {
+    const database = await freshDatabase(flags.db)
+    try {
+      log(`meaning: generating ${size} experts with works on ${database.dialect}...`)
+      const handle = openDatabase(database.url)
+      let dataset: MeaningDataset
+      try {
+        await migrateToLatest(handle.db)
+        dataset = await buildMeaningDataset(handle.db, size, Date.now())
+        await handle.refreshStatistics()
+      } finally {
+        await handle.close()
+      }
+      log(`meaning: ${size} experts, ${dataset.works} works, derived in ${dataset.seconds.toFixed(1)} s`)
+      const app = await startApp(database.url)
+      try {
+        const auth = `Bearer ${await issueToken(app.url, dataset)}`
+        const base = `${app.url}/v2/organization/${dataset.orgId}/expert`
+        const at = (list: readonly string[], i: number) => list[i % list.length] ?? ''
+        const bounds = {
+          maxRequests: MEANING_REQUESTS,
+          seconds: duration,
+          warmup: 5,
+          cpuSeconds: () => cpuSeconds(app.process.pid),
+        }
+        const similar = await measureSequential(async (i) => {
+          const response = await getJson(`${base}/${at(dataset.usernames, i)}/similar?limit=10`, {
+            headers: { authorization: auth },
+          })
+          return response.status
+        }, bounds)
+        log(`meaning ${size}: similar p50 ${similar.p50} ms p99 ${similar.p99} ms`)
+        const match = await measureSequential(async (i) => {
+          const response = await getJson(`${base}/match`, {
+            method: 'POST',
+            headers: { authorization: auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ text: at(dataset.texts, i), limit: 10 }),
+          })
+          return response.status
+        }, bounds)
+        log(`meaning ${size}: text p50 ${match.p50} ms p99 ${match.p99} ms`)
+        runs.push({
+          experts: size,
+          works: dataset.works,
+          dialect: database.dialect,
+          derivedSeconds: round(dataset.seconds),
+          similar,
+          match,
+        })
+      } finally {
+        await app.stop()
+      }
+    } finally {
+      await database.drop()
+    }
+  }
+  console.log(
+    `\nfinding by meaning (one request at a time, at most ${MEANING_REQUESTS} or ${duration} s each)`,
+  )
+  for (const run of runs) {
+    const line = (name: string, { requests, p50, p99, cpuMsPerRequest }: Latency) => {
+      console.log(
+        `${run.experts} experts  ${name.padEnd(34)} p50 ${p50} ms  p99 ${p99} ms  cpu ${cpuMsPerRequest ?? '?'} ms/request  (${requests} requests)`,
+      )
+    }
+    line('similar experts', run.similar)
+    line(`experts for a ${TEXT_CHARACTERS}-character text`, run.match)
+  }
+  console.log('goals at 100,000 experts: similar p99 <= 50 ms, text p99 <= 100 ms')
+  return { runs }
 }
 
 main().then(

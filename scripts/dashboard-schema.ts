@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { ClientCreate, PersonCreate, PersonUpdate, WebhookSet } from '../src/admin/schemas.js'
+import { ROLES } from '../src/auth/roles.js'
 import { DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, SCOPES } from '../src/auth/scopes.js'
 import { CONTENT_API } from '../src/content/kinds.js'
 import {
@@ -22,6 +23,8 @@ import {
   sectionBody,
 } from '../src/profiles/section-fields.js'
 import { SsoSettingsUpdate } from '../src/sso/schemas.js'
+import { REVIEWABLE_SECTIONS } from '../src/workflow/schemas.js'
+import { GATE_LIMITS } from '../src/workflow/settings.js'
 
 /**
  * `npm run client:generate` (with `--check`: `npm run client:check`): writes the dashboard's form
@@ -53,6 +56,8 @@ const document = {
   inquiry: inquiryDisplay(),
   // Who is emailed about each kind (\`PUT .../notifications\`).
   notifications: notificationDisplay(),
+  // The workflow settings' choices: the roles and profile parts a review rule names, the gate's limits.
+  workflow: { roles: ROLES, sections: REVIEWABLE_SECTIONS, gate: GATE_LIMITS },
   person: { create: PersonCreate, update: PersonUpdate },
   // Posts, Q&A items and answers (their HTML fields say so: `x-input: html`).
   content: {

@@ -2,7 +2,12 @@ import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 
 import type { Redis } from 'ioredis'
 import { adminRoutes } from './admin/routes.js'
 import type { AppContext } from './app-context.js'
-import { databaseInquiryRecipient, databasePrincipals, requireBearer } from './auth/bearer.js'
+import {
+  databaseDelegation,
+  databaseInquiryRecipient,
+  databasePrincipals,
+  requireBearer,
+} from './auth/bearer.js'
 import type { AuthContext } from './auth/context.js'
 import { createFailureLimit } from './auth/failure-limit.js'
 import { createLockout } from './auth/lockout.js'
@@ -18,6 +23,7 @@ import { createContactLimit, createStoryLimit } from './directory/address-limits
 import { directoryRoutes } from './directory/routes.js'
 import { draftRoutes } from './drafts/routes.js'
 import { expertAvatarRoutes } from './experts/avatar-routes.js'
+import { expertDelegateRoutes } from './experts/delegates-routes.js'
 import { expertEditorialRoutes } from './experts/editorial-routes.js'
 import { expertMeaningRoutes } from './experts/meaning-routes.js'
 import { redirectRenamedExperts } from './experts/redirects.js'
@@ -190,6 +196,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       lifetimes: { idleMs: config.sessionIdleSeconds * 1000, maxMs: config.sessionMaxSeconds * 1000 },
     }),
     inquiryRecipient: databaseInquiryRecipient(database),
+    delegation: databaseDelegation(database, now),
     lockout: createLockout(counters),
     authFailures: createFailureLimit(counters, config.rateLimitTokenFailures),
   }
@@ -291,6 +298,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       refreshLimit: createRefreshLimit(counters),
     })
     await expertMeaningRoutes(protectedScope, context)
+    await expertDelegateRoutes(protectedScope, context)
     await topicRoutes(protectedScope, context)
     await workflowRoutes(protectedScope, context)
     await draftRoutes(protectedScope, context)

@@ -3,7 +3,9 @@ import { pino } from 'pino'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
+import { mediaExpiryLoop } from './experts/media-expiry.js'
 import { embeddingsFrom } from './meaning/embeddings/index.js'
+import { createPublishingSchedule, publishingTiming } from './schedules/loop.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics, serveClusterScrapes } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
@@ -23,8 +25,8 @@ export interface ClusterOptions {
 /**
  * The primary of `serve --workers N`: migrates, forks N workers that share the listening port,
  * restarts a worker that dies (waiting longer after each quick death so that a crash loop does not
- * spin), and runs the outbox worker, the works schedule, the embedding loop (when configured) and
- * housekeeping itself, so they run once however many workers serve. SIGTERM or SIGINT: every worker
+ * spin), and runs the outbox worker, the works schedule, the embedding loop (when configured), the
+ * publishing schedule, the end of media availability and housekeeping itself, so they run once however many workers serve. SIGTERM or SIGINT: every worker
  * drains its requests and exits, then the primary exits 0. Each worker runs the same command and ends
  * up in `startServer(config, undefined, 'worker')`.
  */
@@ -51,6 +53,10 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
   works.start()
   const embeddings = embeddingsFrom(config, { db: database.db, dialect: database.dialect, log })
   embeddings?.loop.start()
+  const publishing = createPublishingSchedule({ db: database.db, ...publishingTiming(config), log })
+  publishing.start()
+  const mediaExpiry = mediaExpiryLoop(database.db, Date.now, log)
+  mediaExpiry.start()
   const stopHousekeeping = startHousekeeping(database.db, log, config)
 
   let stopping = false
@@ -102,6 +108,8 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     stopHousekeeping()
     await works.stop()
     await embeddings?.loop.stop()
+    await publishing.stop()
+    await mediaExpiry.stop()
     await outbox.stop()
     await database.close()
     if (!drained) log.error('a worker did not shut down cleanly')

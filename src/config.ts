@@ -174,6 +174,13 @@ export const ConfigSchema = Type.Object({
     description:
       'how often the process that runs background work looks for experts due for a publications refresh, in seconds',
   }),
+  schedulePollSeconds: Type.Integer({
+    minimum: 1,
+    maximum: 60,
+    default: 30,
+    description:
+      'how often the process that runs background work looks for scheduled publishing and unpublishing that is due (experts, posts, Q&A items), in seconds: each is carried out within this much of its time',
+  }),
   openalexUrl: Type.String({
     pattern: '^https?://',
     default: 'https://api.openalex.org',
@@ -438,6 +445,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   orcidBatchSize: 'EXPERTDIR_ORCID_BATCH_SIZE',
   worksLeaseSeconds: 'EXPERTDIR_WORKS_LEASE_SECONDS',
   worksPollSeconds: 'EXPERTDIR_WORKS_POLL_SECONDS',
+  schedulePollSeconds: 'EXPERTDIR_SCHEDULE_POLL_SECONDS',
   openalexUrl: 'EXPERTDIR_OPENALEX_URL',
   openalexApiKey: 'EXPERTDIR_OPENALEX_API_KEY',
   crossrefUrl: 'EXPERTDIR_CROSSREF_URL',

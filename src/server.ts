@@ -6,6 +6,8 @@ import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
 import { createDraftSchedule } from './drafts/schedule.js'
+import { mediaExpiryLoop } from './experts/media-expiry.js'
+import { createPublishingSchedule, publishingTiming } from './schedules/loop.js'
 import { startHousekeeping } from './system/housekeeping.js'
 import { createMetrics } from './system/metrics.js'
 import { migrateDatabase } from './system/migrate.js'
@@ -51,6 +53,12 @@ export async function startServer(
   if (background) app.worksSchedule.start()
   // The same for the optional embeddings: one process embeds each expert.
   if (background) app.embeddings?.loop.start()
+  // Media availability that has passed ends as a write, within a poll (CONTRACT §22).
+  const mediaExpiry = mediaExpiryLoop(database.db, Date.now, app.log)
+  if (background) mediaExpiry.start()
+  // Scheduled publishing and unpublishing: its first pass catches up on what came due while down.
+  const publishing = createPublishingSchedule({ db: database.db, ...publishingTiming(config), log: app.log })
+  if (background) publishing.start()
   // Approved drafts are published at their scheduled time, each once across every process.
   const draftSchedule = createDraftSchedule({
     db: database.db,
@@ -69,8 +77,10 @@ export async function startServer(
   const close = () => {
     closing ??= (async () => {
       stopHousekeeping()
+      await mediaExpiry.stop()
       await awaitFirstRequests(FIRST_REQUEST_GRACE_MS)
       await app.close()
+      await publishing.stop()
       await outbox.stop()
       await draftSchedule.stop()
       await database.close()

@@ -98,6 +98,8 @@ describeEachDialect('posts and Q&A items', (ctx) => {
           reading_time: 1,
           published: 1,
           published_date: 1700000000,
+          publish_at: null,
+          unpublish_at: null,
           created: seconds(),
           modified: seconds(),
           tagged_experts: [
@@ -158,6 +160,8 @@ describeEachDialect('posts and Q&A items', (ctx) => {
       details: '<p>Asked by <em>a child</em>.</p>',
       published: 1,
       published_date: seconds(),
+      publish_at: null,
+      unpublish_at: null,
       created: seconds(),
       modified: seconds(),
       answers: [

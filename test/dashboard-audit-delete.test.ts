@@ -126,6 +126,35 @@ describeEachDialect('the audit log and deletes in a real browser', (ctx) => {
     }, NARROW)
   })
 
+  test("a delegate's change names the delegate and the profile it acted for", { skip }, async () => {
+    const lin = await createExpert(ctx, ctx.tenant, { firstname: 'Lin', lastname: 'Park' })
+    const delegate = await personToken(ctx, org(), 'inquiries')
+    await ctx.testDatabase.database.db
+      .updateTable('people')
+      .set({ name: 'Ben Ito' })
+      .where('id', '=', delegate.id)
+      .execute()
+    await asOwner('POST', `/expert/${lin}/delegates`, {
+      person: delegate.id,
+      until: Math.floor(ctx.clock.now() / 1000) + 3600,
+    })
+    const written = await ctx.inject({
+      method: 'POST',
+      url: `/v2/organization/${org()}/expert/${lin}/tagline`,
+      headers: { authorization: `Bearer ${delegate.token}` },
+      payload: { tagline: 'Written by a delegate' },
+    })
+    assert.equal(written.statusCode, 200, written.body)
+    await withPage(async (page) => {
+      await signIn(page, '/audit')
+      const row = page.getByRole('row').filter({ hasText: 'Changed the tagline of Lin Park' })
+      await row.waitFor()
+      assert.equal(await row.getByRole('cell').nth(1).innerText(), 'Ben Ito, as a delegate of Lin Park')
+      const grant = page.getByRole('row').filter({ hasText: 'Let Ben Ito edit the profile of Lin Park' })
+      assert.equal(await grant.getByRole('cell').nth(1).innerText(), 'Grace Lee')
+    })
+  })
+
   test('deletes an expert from its profile after a dialog that names it, then shows the list', {
     skip,
   }, async () => {

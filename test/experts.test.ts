@@ -303,8 +303,10 @@ describeEachDialect('experts: update, delete, read', (ctx) => {
     assert.equal(account?.department, 'Research')
     assert.equal(account?.corporation_id, ctx.tenant.orgId)
     assert.equal(account?.is_published, 0)
-    // 20 account fields and the six of the works importer: three identifiers, three policies.
-    assert.equal(Object.keys(account ?? {}).length, 26)
+    // 20 account fields, the six of the works importer (three identifiers, three policies) and the
+    // eight of the media desk (availability, its end, languages, remote, studio, zone, pronunciation, pronouns)
+    // and the two times of the publishing schedule (a `read` caller sees them).
+    assert.equal(Object.keys(account ?? {}).length, 36)
   })
 
   test('a malformed username or corporation in the path is a 400', async () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { Type } from 'typebox'
-import { ImportRejected } from '../src/import/index.js'
+import { cliWriteContext } from '../src/audit/write-context.js'
+import { ImportRejected, importContent } from '../src/import/index.js'
 import { readProfile } from '../src/profiles/read.js'
 import { parsed, present } from './helpers/checked.js'
 import { runCli } from './helpers/cli.js'
@@ -128,6 +129,32 @@ describeEachDialect('import', (ctx) => {
     assert.deepEqual(second.ids, first.ids)
     assert.deepEqual(await contentRowCounts(ctx), counts)
     assert.deepEqual(await readProfile(db, ctx.tenant.orgId, 'amara-nwosu', 'expert', 'all'), profile)
+  })
+
+  test('an import of several batches (the tables analyzed on the way on PostgreSQL) is rolled back whole by a dry run, then written whole', async () => {
+    const org = await ctx.addTenant('Several Batches University')
+    const people = {
+      experts: Array.from({ length: 1100 }, (_, i) =>
+        expert(`batch-${i}`, { lastname: `Curie ${i}`, sections: { topic: [{ name: `Topic ${i % 7}` }] } }),
+      ),
+    }
+    const text = JSON.stringify(people)
+    const write = cliWriteContext(ctx.testDatabase.database.db, org.orgId, 'import', ctx.clock.now())
+    const before = await contentRowCounts(ctx)
+    const dry = await importContent(write, text, { dryRun: true })
+    assert.deepEqual(dry.experts, { created: 1100, updated: 0, unchanged: 0 })
+    assert.deepEqual(await contentRowCounts(ctx), before, 'the dry run wrote nothing')
+    const done = await importContent(write, text)
+    assert.deepEqual(done.experts, { created: 1100, updated: 0, unchanged: 0 })
+    const after = await contentRowCounts(ctx)
+    assert.equal(after.experts, (before.experts ?? 0) + 1100)
+    const last = await ctx.testDatabase.database.db
+      .selectFrom('experts')
+      .select('lastname')
+      .where('org_id', '=', org.orgId)
+      .where('username', '=', done.ids.experts[1099] ?? '')
+      .executeTakeFirst()
+    assert.equal(last?.lastname, 'Curie 1099')
   })
 
   test('a changed re-import updates elements in place by key and drops the ones no longer listed', async () => {

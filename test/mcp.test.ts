@@ -156,12 +156,12 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
     return first?.type === 'text' ? first.text : ''
   }
 
-  /** The structured result of a successful call, checked to equal its text content. */
+  /** The structured result of a successful call, checked to equal its JSON text (the last block: a summary may come first). */
   function structured(result: CallToolResult): Record<string, unknown> {
     assert.notEqual(result.isError, true, JSON.stringify(result.content))
-    const [first] = result.content
-    assert.equal(first?.type, 'text')
-    assert.deepEqual(first?.type === 'text' ? JSON.parse(first.text) : undefined, result.structuredContent)
+    const json = result.content.at(-1)
+    assert.equal(json?.type, 'text')
+    assert.deepEqual(json?.type === 'text' ? JSON.parse(json.text) : undefined, result.structuredContent)
     return result.structuredContent ?? {}
   }
 
@@ -219,6 +219,8 @@ describeEachDialect('MCP server for AI assistants', (ctx: TestContext) => {
       'companies',
       'countries',
       'industries',
+      'interview_languages',
+      'media_available',
       'page_from',
       'page_size',
       'q',

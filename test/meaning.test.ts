@@ -398,6 +398,116 @@ describeEachDialect('finding experts by meaning', (ctx) => {
     assert.ok(!firstNames(await similar('Hugo', undefined, 50)).includes('Ben'))
   })
 
+  test('a text naming no concept finds experts through the concepts its words go with in the claimed works', async () => {
+    const { db } = ctx.testDatabase.database
+    const orgId = corporation()
+    const groundwater = (doi: string, title: string, abstract: string) => ({
+      doi,
+      title,
+      year: 2023,
+      abstract,
+      concepts: [concept('Groundwater', 0.9)],
+      claimedBy: ['Kim'],
+    })
+    const first = groundwater(
+      '10.1000/aquifer-5',
+      'Aquifer recharge under irrigated fields',
+      'Boreholes across the plain show aquifer recharge slowing as irrigation draws down the water table.',
+    )
+    const second = groundwater(
+      '10.1000/aquifer-6',
+      'Karst aquifer recharge after drought',
+      'Tracer tests in karst boreholes date aquifer recharge after a dry decade.',
+    )
+    const countedBefore = (
+      await db.selectFrom('meaning_stats').select('works').where('org_id', '=', orgId).executeTakeFirst()
+    )?.works
+    await claim(orgId, user('Kim'), first)
+    const secondId = await claim(orgId, user('Kim'), second)
+    const pair = async () =>
+      (
+        await db
+          .selectFrom('term_concepts')
+          .select('works')
+          .where('org_id', '=', orgId)
+          .where('term', '=', 'aquif')
+          .where('concept', '=', 'groundwater')
+          .executeTakeFirst()
+      )?.works
+    assert.equal(await pair(), 2)
+
+    const found = await match(
+      'Why are the boreholes drying up? Aquifer recharge is slowing, the water table falls.',
+    )
+    assert.equal(found[0]?.firstname, 'Kim')
+    assert.ok(
+      found[0]?.reasons.some((reason) => reason.kind === 'concept' && reason.label === 'Groundwater'),
+      JSON.stringify(found[0]?.reasons),
+    )
+
+    // A work no expert claims any more teaches nothing: its words and concepts leave the counts.
+    expectOk(
+      await client().patch('/v2/organization/{corporation}/expert/{username}/works/{id}', {
+        params: { corporation: orgId, username: user('Kim'), id: secondId },
+        body: { state: 'rejected' },
+      }),
+    )
+    assert.equal(await pair(), 1)
+    const countedAfter = (
+      await db.selectFrom('meaning_stats').select('works').where('org_id', '=', orgId).executeTakeFirst()
+    )?.works
+    assert.equal(countedAfter, (countedBefore ?? 0) + 1)
+  })
+
+  test("an expert's delete takes out the works only it claimed, and keeps those another expert claims", async () => {
+    const { db } = ctx.testDatabase.database
+    const orgId = corporation()
+    const username = await createExpert(ctx, ctx.tenant, {
+      firstname: 'Zed',
+      lastname: 'Tester',
+      job_title: 'Geography researcher',
+      department: 'Geography',
+    })
+    const own = {
+      doi: '10.1000/glacier-7',
+      title: 'Glacier melt and meltwater lakes',
+      year: 2024,
+      abstract: 'Proglacial meltwater lakes grow as glaciers retreat.',
+      concepts: [concept('Glaciology', 0.9)],
+      claimedBy: ['Zed'],
+    }
+    const counted = async () =>
+      (await db.selectFrom('meaning_stats').select('works').where('org_id', '=', orgId).executeTakeFirst())
+        ?.works ?? 0
+    const stored = async (doi: string) =>
+      db
+        .selectFrom('meaning_works')
+        .select('concepts')
+        .where('org_id', '=', orgId)
+        .where('work_id', '=', present(workIds.get(doi)))
+        .executeTakeFirst()
+    const before = await counted()
+    workIds.set(own.doi, await claim(orgId, username, own))
+    const shared = present(WORKS[2])
+    await claim(orgId, username, shared)
+    assert.equal(await counted(), before + 1, 'the river work was counted already, through Cara')
+    expectOk(
+      await api(ctx.app, ctx.tenant).delete('/v2/organization/{corporation}/expert/{username}', {
+        params: { corporation: orgId, username },
+      }),
+    )
+    assert.equal(await counted(), before)
+    assert.equal(await stored(own.doi), undefined)
+    assert.equal((await stored(shared.doi))?.concepts, 'flood-risk hydrology')
+    const glacier = await db
+      .selectFrom('term_concepts')
+      .select('term')
+      .where('org_id', '=', orgId)
+      .where('concept', '=', 'glaciology')
+      .execute()
+    assert.deepEqual(glacier, [])
+  })
+
   test('a rebuild recreates identical rows', async () => {
     const { db } = ctx.testDatabase.database
     const orgId = corporation()
@@ -435,9 +545,29 @@ describeEachDialect('finding experts by meaning', (ctx) => {
         .where('org_id', '=', orgId)
         .orderBy('term')
         .execute(),
+      works: await db
+        .selectFrom('meaning_works')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('work_id')
+        .execute(),
+      termConcepts: await db
+        .selectFrom('term_concepts')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('term')
+        .orderBy('concept')
+        .execute(),
+      termWorks: await db
+        .selectFrom('term_works')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('term')
+        .execute(),
     })
     const written = await snapshot()
     assert.ok(written.concepts.length > 30 && written.terms.length > 100)
+    assert.ok(written.works.length >= 5 && written.termConcepts.length > 50)
     await rebuildSearchIndexes(db, [orgId])
     assert.deepEqual(await snapshot(), written)
     // Data from before migration 0030: migrate's derived step finds experts without their rows.
@@ -449,6 +579,10 @@ describeEachDialect('finding experts by meaning', (ctx) => {
       'term_df',
     ] as const)
       await db.deleteFrom(table).where('org_id', '=', orgId).execute()
+    assert.ok((await rebuildSearchWhereMissing(db)).includes(orgId))
+    assert.deepEqual(await snapshot(), written)
+    // Data from before migration 0033: a claimed work without its row.
+    await db.deleteFrom('meaning_works').where('org_id', '=', orgId).execute()
     assert.ok((await rebuildSearchWhereMissing(db)).includes(orgId))
     assert.deepEqual(await snapshot(), written)
   })

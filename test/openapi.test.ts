@@ -57,6 +57,8 @@ function expectedScope(method: string, path: string): string {
   // The editorial workflow (CONTRACT §21): its settings are the admin's; checklists and versions are never the public's.
   if (path.endsWith('/workflow')) return 'admin'
   if (/\/(checklist|versions|drafts)(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
+  // A profile's delegates are its editors' business (CONTRACT §21).
+  if (/\/delegates(\/|$)/.test(path)) return method === 'get' ? 'read' : 'write'
   return method === 'get' ? 'read:public' : 'write'
 }
 

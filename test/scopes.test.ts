@@ -72,6 +72,7 @@ describe('every route behind the bearer check declares its scope', () => {
   const context = {
     principals: { resolve: async () => undefined },
     inquiryRecipient: async () => undefined,
+    delegation: async () => false,
   }
 
   async function start(config: Record<string, unknown>) {

@@ -8,10 +8,10 @@ import type { TypedApp } from '../http/typed-routes.js'
 import { adminErrors } from './context.js'
 import { AuditLog, AuditQuery, DEFAULT_PAGE_SIZE } from './schemas.js'
 
-/** `person:12` -> the person 12; `client:cl_x` -> that client; `cli`, `system` -> every entry of theirs. */
+/** `person:12` -> the person 12; `client:cl_x` -> that client; `cli`, `system`, `schedule` -> every entry of theirs. */
 function actorFilter(actor: string | undefined): { actor_kind?: ActorKind; actor_id?: string } {
   if (actor === undefined) return {}
-  if (actor === 'cli' || actor === 'system') return { actor_kind: actor }
+  if (actor === 'cli' || actor === 'system' || actor === 'schedule') return { actor_kind: actor }
   const [kind, ...rest] = actor.split(':')
   return { actor_kind: kind === 'person' ? 'person' : 'client', actor_id: rest.join(':') }
 }
@@ -28,7 +28,7 @@ export function auditRoutes(app: TypedApp, context: AppContext): void {
           "The organization's audit log: every write through the API, the dashboard, import and the CLI",
         description:
           "Newest first, each entry with its actor's name and a sentence saying what was done. " +
-          "Filters: actor (person:<id>, client:<client_id>, cli, system), kind (the record kind) and, with kind, record (one record's history). " +
+          "Filters: actor (person:<id>, client:<client_id>, cli, system, schedule), kind (the record kind) and, with kind, record (one record's history). " +
           'Pass next_cursor as cursor for the next page.',
         params: CorporationParams,
         querystring: AuditQuery,

@@ -268,9 +268,10 @@ export const AuditQuery = Type.Object(
   {
     actor: Type.Optional(
       Type.String({
-        pattern: '^(person:[1-9][0-9]{0,15}|client:cl_[A-Za-z0-9_-]{1,64}|cli|system)$',
-        description: 'Only entries of this actor: person:<id>, client:<client_id>, cli or system',
-        'x-message': 'must be person:<id>, client:<client_id>, cli or system',
+        pattern: '^(person:[1-9][0-9]{0,15}|client:cl_[A-Za-z0-9_-]{1,64}|cli|system|schedule)$',
+        description:
+          'Only entries of this actor: person:<id>, client:<client_id>, cli, system or schedule (the publishing schedule)',
+        'x-message': 'must be person:<id>, client:<client_id>, cli, system or schedule',
       }),
     ),
     kind: Type.Optional(Type.Enum(RECORD_KINDS, { description: 'Only entries about this kind of record' })),
@@ -293,13 +294,26 @@ export const AuditEntryView = Type.Object(
     id: Type.Integer(),
     created_at: UnixTime('When the write committed'),
     actor: Type.Object({
-      kind: Type.Enum(ACTOR_KINDS, { description: 'A person (dashboard), a client, the CLI or the service' }),
-      id: nullable(Type.String(), "The person's or the client's id; null for the CLI and the service"),
+      kind: Type.Enum(ACTOR_KINDS, {
+        description:
+          'A person (dashboard), a client, the CLI, the service, or the publishing schedule (a scheduled publish or unpublish)',
+      }),
+      id: nullable(
+        Type.String(),
+        "The person's or the client's id; for the schedule, who set its time (person:<id>, client:<client_id>, cli); null for the CLI and the service",
+      ),
       name: nullable(
         Type.String(),
-        "The person's name or the client's label as they are now; null for the CLI and the service",
+        "The person's name or the client's label as they are now (for the schedule: of who set it); null for the CLI and the service",
       ),
     }),
+    on_behalf_of: nullable(
+      Type.Object({
+        username: Type.String({ description: "The profile's username as the entry recorded it" }),
+        name: nullable(Type.String(), "The profile's name as it is now; null when it no longer exists"),
+      }),
+      'The profile a delegate acted on through its grant (the actor is the delegate); null otherwise',
+    ),
     action: Type.String({ description: 'The route (METHOD /v2/...) or the command (cli ...)' }),
     summary: Type.String({
       description:
@@ -334,6 +348,7 @@ export const AuditEntryView = Type.Object(
         id: 42,
         created_at: 1795480700,
         actor: { kind: 'person', id: '7', name: 'Grace Lee' },
+        on_behalf_of: null,
         action: 'PUT /v2/organization/:corporation/expert/:username/biography',
         summary: 'Changed the biography of Ada Okafor',
         record: {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js'
 import { isSectionName, type SectionName } from '../db/sections.js'
-import type { ActorKind } from './actor.js'
+import { type ActorKind, parseActorReference } from './actor.js'
 
 /**
  * What the audit log says of an entry to a person: who by name, what as a sentence ("Changed the
@@ -76,6 +76,8 @@ const COMMAND_OPERATIONS: Record<string, Operation> = {
   clear: 'delete',
   erase: 'delete',
   export: 'read',
+  delegate: 'create',
+  undelegate: 'delete',
 }
 
 function operationOf(action: string): Operation {
@@ -97,8 +99,13 @@ export interface AuditSubject {
 export interface DescribedEntry {
   /** "Changed the biography of Ada Okafor". */
   summary: string
-  /** The person's name or the client's label; null for the command line and the service. */
+  /**
+   * The person's name or the client's label (for the schedule: of who set it); null for the command line
+   * and the service.
+   */
   actorName: string | null
+  /** The name of the profile a delegate acted on, when the entry names one. */
+  onBehalfOfName: string | null
   /** The record's name as the entry shows it ("Ada Okafor", a post's title); null when it has none. */
   label: string | null
   subject: AuditSubject | null
@@ -119,13 +126,15 @@ export interface EntryFacts {
   actor: { kind: ActorKind; id: string | null }
   action: string
   record: { kind: string; id: string | null }
+  /** The username of the profile a delegate acted on through its grant. */
+  onBehalfOf?: string | null
 }
 
 /** The username a profile-related record names: `ada-okafor`, `ada-okafor/education/12`. */
 function usernameOf(record: EntryFacts['record']): string | undefined {
   if (record.id === null) return undefined
   if (record.kind === 'expert' || record.kind === 'staff' || record.kind === 'avatar') return record.id
-  if (record.kind === 'section') return record.id.split('/')[0]
+  if (record.kind === 'section' || record.kind === 'delegate') return record.id.split('/')[0]
   return undefined
 }
 
@@ -146,9 +155,18 @@ export async function auditNames(
     ids((entry) =>
       entry.record.kind === kind && entry.record.id !== null ? entry.record.id : undefined,
     ).concat(
+      ids((entry) =>
+        kind === 'person' && entry.record.kind === 'delegate' ? entry.record.id?.split('/')[1] : undefined,
+      ),
       ids((entry) => (entry.actor.kind === kind && entry.actor.id !== null ? entry.actor.id : undefined)),
+      ids((entry) => {
+        const setBy = entry.actor.kind === 'schedule' ? parseActorReference(entry.actor.id) : undefined
+        return setBy?.kind === kind ? setBy.id : undefined
+      }),
     )
-  const usernames = ids((entry) => usernameOf(entry.record))
+  const usernames = ids((entry) => usernameOf(entry.record)).concat(
+    ids((entry) => entry.onBehalfOf ?? undefined),
+  )
   const postIds = ids((entry) => (entry.record.kind === 'spotlight' ? firstOf(entry.record.id) : undefined))
   const questionIds = ids((entry) =>
     entry.record.kind === 'question' || entry.record.kind === 'answer' ? firstOf(entry.record.id) : undefined,
@@ -229,23 +247,37 @@ export async function auditNames(
   }
 }
 
+/** The action of the expiry pass that ends an expert's media availability (src/experts/media-expiry.ts). */
+export const MEDIA_AVAILABILITY_ENDED = 'media availability ended'
+
 const quoted = (text: string) => `“${text}”`
+
+/** The name of an actor: a person's (or a note that it was removed), a client's label; null otherwise. */
+function nameOf(actor: { kind: string; id: string | null }, names: AuditNames): string | null {
+  if (actor.id === null) return null
+  if (actor.kind === 'person') return names.people.get(actor.id) ?? `Person ${actor.id} (removed)`
+  if (actor.kind === 'client') return names.clients.get(actor.id) ?? actor.id
+  return null
+}
+
+/** What a scheduled publish or unpublish did (`schedule publish`), in words; undefined for other actions. */
+function scheduledSummary(action: string, what: string): string | undefined {
+  if (action === 'schedule publish') return `Published ${what} as scheduled`
+  if (action === 'schedule unpublish') return `Unpublished ${what} as scheduled`
+  return undefined
+}
 
 /** The sentence and the record of one entry, with the names of its page. */
 export function describeEntry(entry: EntryFacts, names: AuditNames): DescribedEntry {
   const operation = operationOf(entry.action)
-  const actorName =
-    entry.actor.id === null
-      ? null
-      : entry.actor.kind === 'person'
-        ? (names.people.get(entry.actor.id) ?? `Person ${entry.actor.id} (removed)`)
-        : entry.actor.kind === 'client'
-          ? (names.clients.get(entry.actor.id) ?? entry.actor.id)
-          : null
+  const setBy = entry.actor.kind === 'schedule' ? parseActorReference(entry.actor.id) : undefined
+  const actorName = setBy ? nameOf(setBy, names) : nameOf(entry.actor, names)
+  const onBehalfOfName = entry.onBehalfOf ? (names.profiles.get(entry.onBehalfOf)?.name ?? null) : null
   const { kind, id } = entry.record
   const described = (summary: string, label: string | null, subject: AuditSubject | null = null) => ({
     summary,
     actorName,
+    onBehalfOfName,
     label,
     subject,
   })
@@ -263,11 +295,14 @@ export function describeEntry(entry: EntryFacts, names: AuditNames): DescribedEn
       const subject: AuditSubject | null = profile ? { kind: profile.type, id: username } : null
       if (kind === 'expert' || kind === 'staff') {
         const summary =
-          operation === 'create'
-            ? `Added the ${noun} ${name}`
-            : operation === 'delete'
-              ? `Deleted the ${noun} ${name}`
-              : `Changed the details of ${name}`
+          entry.action === MEDIA_AVAILABILITY_ENDED
+            ? `The media availability of ${name} ended`
+            : (scheduledSummary(entry.action, name) ??
+              (operation === 'create'
+                ? `Added the ${noun} ${name}`
+                : operation === 'delete'
+                  ? `Deleted the ${noun} ${name}`
+                  : `Changed the details of ${name}`))
         return described(summary, name, subject)
       }
       if (kind === 'avatar')
@@ -289,13 +324,26 @@ export function describeEntry(entry: EntryFacts, names: AuditNames): DescribedEn
             : `Changed the ${sectionNoun} of ${name}`
       return described(summary, name, subject)
     }
+    case 'delegate': {
+      const [username = '', personId = ''] = (id ?? '').split('/')
+      const profile = names.profiles.get(username)
+      const name = profile?.name ?? username
+      const person = names.people.get(personId) ?? `person ${personId} (removed)`
+      return described(
+        operation === 'delete'
+          ? `Ended the rights of ${person} to edit the profile of ${name}`
+          : `Let ${person} edit the profile of ${name} for a while`,
+        name,
+        profile ? { kind: profile.type, id: username } : null,
+      )
+    }
     case 'spotlight':
     case 'question': {
       const title = (kind === 'spotlight' ? names.posts : names.questions).get(id ?? '')
       const noun = kind === 'spotlight' ? 'post' : 'question'
       const label = title ?? `${noun} ${id ?? ''}`.trim()
-      const summary =
-        `${verb === 'Added' ? 'Created' : verb} the ${noun} ${title ? quoted(title) : (id ?? '')}`.trim()
+      const what = `the ${noun} ${title ? quoted(title) : (id ?? '')}`.trim()
+      const summary = scheduledSummary(entry.action, what) ?? `${verb === 'Added' ? 'Created' : verb} ${what}`
       return described(summary, label, title ? { kind, id: id ?? '' } : null)
     }
     case 'answer': {

@@ -35,6 +35,7 @@ export const RECORD_KINDS = [
   'concept',
   'workflow',
   'draft',
+  'delegate',
 ] as const
 
 export type RecordKind = (typeof RECORD_KINDS)[number]
@@ -63,6 +64,7 @@ export async function recordAudit(
       action: trail.action,
       record_kind: record.kind,
       record_id: record.id === null ? null : String(record.id),
+      on_behalf_of: (trail.actor.kind === 'person' && trail.actor.onBehalfOf) || null,
     })
     .execute()
 }
@@ -71,8 +73,13 @@ export interface AuditEntry {
   id: number
   /** Unix seconds, as every time in the API. */
   created_at: number
-  /** Who, with today's name: the person's, or the client's label (describe.ts). */
+  /**
+   * Who, with today's name: the person's, or the client's label (describe.ts); for the schedule, who
+   * set the time it carried out (`id` as the `actor` filter names them: `person:12`).
+   */
   actor: { kind: ActorKind; id: string | null; name: string | null }
+  /** The profile a delegate acted on through its grant (CONTRACT §21), with its name; null otherwise. */
+  on_behalf_of: { username: string; name: string | null } | null
   /** The route or the command, as recorded. */
   action: string
   /** The entry as a sentence: "Changed the biography of Ada Okafor". */
@@ -95,7 +102,7 @@ export interface AuditQuery {
 
 /** The kinds whose entries name a record inside another's (`<username>/<section>/<id>`, `<question>/<answer>`). */
 const PARTS: Partial<Record<RecordKind, readonly RecordKind[]>> = {
-  expert: ['avatar', 'section'],
+  expert: ['avatar', 'section', 'delegate'],
   staff: ['avatar', 'section'],
   question: ['answer'],
 }
@@ -146,15 +153,17 @@ export async function readAuditLog(
     actor: { kind: isActorKind(row.actor_kind) ? row.actor_kind : 'system', id: row.actor_id },
     action: row.action,
     record: { kind: row.record_kind, id: row.record_id },
+    onBehalfOf: row.on_behalf_of,
   }))
   const names = await auditNames(db, orgId, page)
   const last = page.at(-1)
   return {
-    entries: page.map((entry) => {
-      const described = describeEntry(entry, names)
+    entries: page.map(({ onBehalfOf, ...entry }) => {
+      const described = describeEntry({ ...entry, onBehalfOf }, names)
       return {
         ...entry,
         actor: { ...entry.actor, name: described.actorName },
+        on_behalf_of: onBehalfOf === null ? null : { username: onBehalfOf, name: described.onBehalfOfName },
         summary: described.summary,
         record: { ...entry.record, label: described.label, subject: described.subject },
       }

@@ -32,6 +32,12 @@ declare module 'fastify' {
      * narrows what it answers to the person's own records (drafts); `false`: never.
      */
     expertReach?: 'inquiry' | 'inquiry-list' | 'own' | false
+    /**
+     * `false`: a delegate's grant (CONTRACT §21) never reaches this route, even though it addresses the
+     * profile (the delegates routes: a delegate does not grant further). By default a grant reaches the
+     * routes an expert's own token reaches for its profile, with the scopes of profile editing.
+     */
+    delegates?: false
   }
 }
 
@@ -98,7 +104,7 @@ export function insufficientScope(needed: Scope): ApiError {
  */
 export function requireBearer(
   app: FastifyInstance,
-  context: { principals: PrincipalResolver; inquiryRecipient: InquiryRecipient },
+  context: { principals: PrincipalResolver; inquiryRecipient: InquiryRecipient; delegation: DelegationCheck },
 ): void {
   // Set on every request before a handler runs (the onRequest hook below); no dependencies.
   app.decorateRequest('principal', null, [])
@@ -127,12 +133,15 @@ export function requireBearer(
       return done(error instanceof Error ? error : new Error(String(error)))
     }
     const finish = (resolution: Resolution | undefined) => {
-      const reach = authorize(request, config, resolution)
-      if (!reach) return done()
-      checkExpertReach(context.inquiryRecipient, request, reach.orgId, reach.username).then(
-        () => done(),
-        done,
-      )
+      const pending = authorize(request, config, resolution)
+      if (!pending) return done()
+      const check =
+        'refusal' in pending
+          ? checkDelegation(context.delegation, request, pending.refusal)
+          : checkExpertReach(context.inquiryRecipient, request, pending.orgId, pending.username).catch(
+              (refusal: unknown) => checkDelegation(context.delegation, request, refusal),
+            )
+      check.then(() => done(), done)
     }
     if (resolved instanceof Promise) {
       resolved.then(finish).catch(done)
@@ -147,20 +156,19 @@ export function requireBearer(
 }
 
 /**
- * Checks a resolved token against the request: known, holding the route's scope, of the path's
- * organization. Returns what is left to check asynchronously: an expert-limited token's reach.
+ * Checks a resolved token against the request: known, of the path's organization, holding the route's
+ * scope. Returns what is left to check asynchronously: an expert-limited token's reach, or, for a
+ * person whose own role falls short, whether a delegate's grant lets it through (else `refusal`).
  */
 function authorize(
   request: FastifyRequest,
   config: FastifyContextConfig,
   resolved: Resolution | undefined,
-): { orgId: number; username: string | null } | undefined {
+): { orgId: number; username: string | null } | { refusal: ApiError } | undefined {
   if (!resolved) throw invalidToken()
   const { principal } = resolved
   request.principal = principal
   request.readVersion = resolved.version
-  const needed = neededScope(request, config)
-  if (!grants(principal.scopes, needed)) throw insufficientScope(needed)
   const corporation = propertyOf(request.params, 'corporation')
   if (
     typeof corporation === 'string' &&
@@ -172,8 +180,80 @@ function authorize(
       'This access token belongs to another organization than the one in the path.',
     )
   }
+  const needed = neededScope(request, config)
+  if (!grants(principal.scopes, needed)) {
+    if (principal.person && delegableUsername(request, config, needed) !== undefined)
+      return { refusal: insufficientScope(needed) }
+    throw insufficientScope(needed)
+  }
   const reach = principal.person?.reach
   return reach ? { orgId: principal.orgId, username: reach.username } : undefined
+}
+
+/** What a delegate's grant may do on the profile: read it and edit it, as its expert could (CONTRACT §21). */
+const DELEGATE_SCOPES: readonly Scope[] = ['read', 'write']
+
+/**
+ * The profile a delegate's grant could let this request reach: the route's `:username`, when the route
+ * is one an expert's own token reaches for its profile (no `expertReach` mode, no `delegates: false`) and
+ * needs no more than profile editing. Undefined otherwise.
+ */
+function delegableUsername(
+  request: FastifyRequest,
+  config: FastifyContextConfig,
+  needed: Scope,
+): string | undefined {
+  if (config.delegates === false || config.expertReach !== undefined) return undefined
+  if (!grants(DELEGATE_SCOPES, needed)) return undefined
+  return stringField(request.params, 'username')
+}
+
+/**
+ * The second chance of a person's request that its role does not reach: it passes when the person holds
+ * a live grant on the profile the route addresses, read from the database now (a revoke or the end of
+ * the grant takes effect on the next request); the request then acts with the scopes of profile editing
+ * and its audit entries name the profile (`on_behalf_of`). Otherwise `refusal` stands.
+ */
+async function checkDelegation(
+  delegation: DelegationCheck,
+  request: FastifyRequest,
+  refusal: unknown,
+): Promise<void> {
+  const { principal } = request
+  const person = principal.person
+  const username = delegableUsername(
+    request,
+    request.routeOptions.config,
+    neededScope(request, request.routeOptions.config),
+  )
+  if (!person || username === undefined || !(await delegation(principal.orgId, person.id, username)))
+    throw refusal
+  request.principal = {
+    ...principal,
+    scopes: [...new Set([...principal.scopes, ...DELEGATE_SCOPES])],
+    person: { id: person.id, role: person.role, reach: { username }, onBehalfOf: username },
+  }
+}
+
+/** Whether the person `personId` of `orgId` holds a live grant on the expert `username` now. */
+export type DelegationCheck = (orgId: number, personId: number, username: string) => Promise<boolean>
+
+/** Reads grants from the table, at the clock's time of each request (no answer is kept). */
+export function databaseDelegation(database: Database, now: () => number): DelegationCheck {
+  return async (orgId, personId, username) => {
+    const row = await database.db
+      .selectFrom('expert_delegates as d')
+      .innerJoin('experts as e', 'e.id', 'd.expert_id')
+      .select('d.person_id')
+      .where('d.org_id', '=', orgId)
+      .where('e.org_id', '=', orgId)
+      .where('d.person_id', '=', personId)
+      .where('e.username', '=', username)
+      .where('e.type', '=', 'expert')
+      .where('d.until', '>', now())
+      .executeTakeFirst()
+    return row !== undefined
+  }
 }
 
 function outOfReach(): ApiError {

@@ -26,6 +26,8 @@ export interface PersonPrincipal {
    * when its expert no longer exists (then it reaches nothing).
    */
   reach?: { username: string | null }
+  /** Set when the request reaches a profile through the person's grant as its delegate: that profile's username. */
+  onBehalfOf?: string
 }
 
 export interface IssuedToken {

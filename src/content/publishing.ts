@@ -1,3 +1,4 @@
+import { actorReference } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { changedColumns } from '../db/columns.js'
@@ -10,6 +11,7 @@ import { findExpertIds } from '../experts/repository.js'
 import { deleteVersions, ITEM_PART, recordVersion } from '../history/versions.js'
 import { blankToNull } from '../validation/fields.js'
 import { sanitizeHtml } from '../validation/html.js'
+import { type ScheduleColumns, scheduleColumns } from '../validation/schedule.js'
 import { CONTENT_API, type CreateInput, type UpdateInput } from './kinds.js'
 import {
   type AnswerRow,
@@ -48,6 +50,8 @@ interface PublicationWrite {
   published_date?: number | '' | null
   seo?: Seo
   tags?: readonly string[]
+  /** Scheduled publishing and unpublishing (src/validation/schedule.ts), as stored. */
+  schedule?: ScheduleColumns
 }
 
 /** The fields of each kind's write, as the service takes them: a write of one kind cannot take another's. */
@@ -64,7 +68,7 @@ export interface ItemWrites {
 export type ItemWrite<K extends ContentKind> = ItemWrites[K]
 
 function publicationColumns(fields: PublicationWrite): ContentChanges {
-  const columns: ContentChanges = {}
+  const columns: ContentChanges = { ...fields.schedule }
   if (fields.published !== undefined) columns.published = fields.published
   if (fields.published_date !== undefined) {
     const seconds = blankToNull(fields.published_date)
@@ -82,6 +86,10 @@ function newPublication(columns: ContentChanges) {
   return {
     published: columns.published ?? 0,
     published_at: columns.published_at ?? null,
+    publish_at: columns.publish_at ?? null,
+    publish_by: columns.publish_by ?? null,
+    unpublish_at: columns.unpublish_at ?? null,
+    unpublish_by: columns.unpublish_by ?? null,
     seo_title: columns.seo_title ?? null,
     seo_description: columns.seo_description ?? null,
     seo_keywords: columns.seo_keywords ?? null,
@@ -264,14 +272,18 @@ export async function createItem<K extends ContentKind>(
 ): Promise<number> {
   return writeTransaction(db, async (trx) => {
     const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
-    const { id } = await saveItem(trx, orgId, kind, undefined, fields, now)
+    const schedule = scheduleColumns(input, now, actorReference(trail.actor))
+    const { id } = await saveItem(trx, orgId, kind, undefined, { ...fields, schedule }, now)
     await recordAudit(trx, orgId, trail, { kind, id }, now)
     await recordItemVersion(trx, { orgId, now, trail }, kind, id)
     return id
   })
 }
 
-/** Applies a partial update to a post or question; returns whether anything changed. */
+/**
+ * Applies a partial update to a post or question; returns whether anything changed. `condition` runs
+ * in the transaction once the item's row is locked, before anything changes; it throws to refuse.
+ */
 export async function updateItem<K extends ContentKind>(
   { db, orgId, now, trail }: WriteContext,
   {
@@ -279,19 +291,14 @@ export async function updateItem<K extends ContentKind>(
     id,
     input,
     condition,
-  }: {
-    kind: K
-    id: number
-    input: UpdateInput<K>
-    /** Checked once the item is locked, before anything changes (a draft's approval claims the draft). */
-    condition?: ((trx: Queryable) => Promise<void>) | undefined
-  },
+  }: { kind: K; id: number; input: UpdateInput<K>; condition?: (trx: Queryable) => Promise<void> },
 ): Promise<boolean> {
   return writeTransaction(db, async (trx) => {
     const existing = await findItem(trx, orgId, kind, id)
     await condition?.(trx)
     const fields = await KIND_WRITES[kind].fromInput(trx, orgId, input)
-    const { changed } = await saveItem(trx, orgId, kind, existing, fields, now)
+    const schedule = scheduleColumns(input, now, actorReference(trail.actor))
+    const { changed } = await saveItem(trx, orgId, kind, existing, { ...fields, schedule }, now)
     if (changed) {
       await recordAudit(trx, orgId, trail, { kind, id }, now)
       await recordItemVersion(trx, { orgId, now, trail }, kind, id)

@@ -7,6 +7,7 @@ import { findContentDocument } from '../derived/read-documents.js'
 import { notFound } from '../errors.js'
 import { toSeconds } from '../time.js'
 import { plainText, readingTime, summary } from '../validation/html-text.js'
+import { scheduleRead } from '../validation/schedule.js'
 import type { ReadOf } from './kinds.js'
 import { findQuestion, findSpotlight, listAnswers, listTaggedExperts, listTags } from './repository.js'
 import type { QuestionRead, SeoElement, SpotlightRead } from './schemas.js'
@@ -71,6 +72,7 @@ export async function readSpotlight(
         reading_time: readingTime(post.html),
         published: post.published,
         published_date: publishedDate(post),
+        ...scheduleRead(post, audience),
         created: toSeconds(post.created_at),
         modified: toSeconds(post.updated_at),
         tagged_experts: experts,
@@ -111,6 +113,7 @@ export async function readQuestion(
         details: question.details,
         published: question.published,
         published_date: publishedDate(question),
+        ...scheduleRead(question, audience),
         created: toSeconds(question.created_at),
         modified: toSeconds(question.updated_at),
         answers: answers.map(({ created_at, ...answer }) => ({ ...answer, created: toSeconds(created_at) })),

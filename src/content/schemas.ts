@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { CorporationParams } from '../http/params.js'
 import { Clearable, Html, LongText, ShortText, UnixSeconds, Url } from '../validation/fields.js'
+import { SCHEDULE_FIELDS, SCHEDULE_READ } from '../validation/schedule.js'
 import { Flag, Id } from '../validation/text.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
@@ -66,6 +67,7 @@ export const SpotlightRead = Type.Object(
           reading_time: Type.Integer({ description: 'Minutes, from the words of the html at 200 a minute' }),
           published: Type.Integer({ enum: [0, 1] }),
           published_date: NullableSeconds('Publication time; the creation time when published without one'),
+          ...SCHEDULE_READ,
           created: Seconds('Creation time'),
           modified: Seconds('Last modification time'),
           tagged_experts: Type.Array(TaggedExpert),
@@ -102,6 +104,7 @@ export const QuestionRead = Type.Object(
           details: NullableString,
           published: Type.Integer({ enum: [0, 1] }),
           published_date: NullableSeconds('Publication time; the creation time when published without one'),
+          ...SCHEDULE_READ,
           created: Seconds('Creation time'),
           modified: Seconds('Last modification time'),
           answers: Type.Array(Answer),
@@ -142,6 +145,7 @@ const publication = {
   published_date: Clearable(UnixSeconds('Publication time')),
   tags: Type.Optional(TagNames),
   seo: Type.Optional(SeoInput),
+  ...SCHEDULE_FIELDS,
 }
 
 const postFields = {

@@ -1,4 +1,4 @@
-/** Tables of finding experts by meaning (migration 0030, CONTRACT §20): derived, rebuilt by the search rebuild. */
+/** Tables of finding experts by meaning (migrations 0030, 0031 and 0033, CONTRACT §20): derived, rebuilt by the search rebuild. */
 export interface MeaningTables {
   meaning_documents: MeaningDocumentsTable
   meaning_stats: MeaningStatsTable
@@ -9,6 +9,9 @@ export interface MeaningTables {
   term_df: DocumentFrequencyOfTerm
   expert_embeddings: ExpertEmbeddingsTable
   embedding_stats: EmbeddingStatsTable
+  meaning_works: MeaningWorksTable
+  term_concepts: TermConceptsTable
+  term_works: WorksOfTerm
 }
 
 /** One row per expert: its flags, the size of its fingerprint and of its text. */
@@ -30,6 +33,8 @@ export interface MeaningStatsTable {
   /** Experts with a document (the N of a term's IDF). */
   documents: number
   total_length: number
+  /** Claimed works with at least one concept (the N of a term's share of works, migration 0033). */
+  works: number
 }
 
 export interface ExpertConceptsTable {
@@ -104,4 +109,28 @@ export interface EmbeddingStatsTable {
   org_id: number
   /** Moves whenever a vector of the organization is stored or removed. */
   version: number
+}
+
+/** One row per claimed work: the terms and concept keys (space separated) it counted for. */
+export interface MeaningWorksTable {
+  org_id: number
+  work_id: number
+  /** Empty when the work has no concept (it counts for nothing). */
+  terms: string
+  concepts: string
+}
+
+/** How many counted works hold both the term and the concept. */
+export interface TermConceptsTable {
+  org_id: number
+  term: string
+  concept: string
+  works: number
+}
+
+/** How many counted works hold the term. */
+export interface WorksOfTerm {
+  org_id: number
+  term: string
+  works: number
 }

@@ -29,7 +29,10 @@ import * as fuzzyNames from './migrations/0029_fuzzy_names.js'
 import * as meaning from './migrations/0030_meaning.js'
 import * as embeddings from './migrations/0031_embeddings.js'
 import * as editorial from './migrations/0032_editorial.js'
-import * as drafts from './migrations/0035_drafts.js'
+import * as termConcepts from './migrations/0033_term_concepts.js'
+import * as mediaAvailability from './migrations/0034_media_availability.js'
+import * as delegatesSchedules from './migrations/0035_delegates_schedules.js'
+import * as drafts from './migrations/0036_drafts.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -63,7 +66,10 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0030_meaning': meaning,
   '0031_embeddings': embeddings,
   '0032_editorial': editorial,
-  '0035_drafts': drafts,
+  '0033_term_concepts': termConcepts,
+  '0034_media_availability': mediaAvailability,
+  '0035_delegates_schedules': delegatesSchedules,
+  '0036_drafts': drafts,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

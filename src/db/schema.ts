@@ -1,6 +1,7 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { AuditTables } from './audit-schema.js'
 import type { ContentKind } from './content-kinds.js'
+import type { DelegatesTables } from './delegates-schema.js'
 import type { EditorialTables } from './editorial-schema.js'
 import type { MeaningTables } from './meaning-schema.js'
 import type { PeopleTables } from './people-schema.js'
@@ -81,6 +82,24 @@ export interface ExpertsTable {
   orcid_policy: Generated<IdentifierPolicy>
   openalex_policy: Generated<IdentifierPolicy>
   scopus_policy: Generated<IdentifierPolicy>
+  /** Media availability (CONTRACT §22): 1 while available; the expiry pass sets 0 once `media_available_until` (unix ms) passes. */
+  media_available: Generated<number>
+  media_available_until: Generated<number | null>
+  /** When the expert last became available (unix ms): where the calendars' availability events start. */
+  media_available_since: Generated<number | null>
+  /** JSON array of canonical BCP 47 tags. */
+  interview_languages: Generated<string>
+  remote_ready: Generated<number>
+  studio_ready: Generated<number>
+  /** An IANA time zone name. */
+  time_zone: Generated<string | null>
+  pronunciation: Generated<string | null>
+  pronouns: Generated<string | null>
+  /** When the schedule publishes or unpublishes it (unix ms; null: not scheduled; src/schedules/), and who set each. */
+  publish_at: Generated<number | null>
+  unpublish_at: Generated<number | null>
+  publish_by: Generated<string | null>
+  unpublish_by: Generated<string | null>
 }
 
 /** The kinds of profile the `experts` table holds; both use one profile engine and one username space. */
@@ -109,7 +128,8 @@ export interface DB
     AuditTables,
     WorksTables,
     MeaningTables,
-    EditorialTables {
+    EditorialTables,
+    DelegatesTables {
   read_documents: ReadDocumentsTable
   organizations: OrganizationsTable
   clients: ClientsTable
@@ -330,6 +350,11 @@ interface PublishedContent {
   updated_at: number
   /** Bumped by every change of what the item's read document shows (src/derived/read-documents.ts). */
   doc_version: Generated<number>
+  /** When the schedule publishes or unpublishes it (unix ms; null: not scheduled; src/schedules/), and who set each. */
+  publish_at: Generated<number | null>
+  unpublish_at: Generated<number | null>
+  publish_by: Generated<string | null>
+  unpublish_by: Generated<string | null>
 }
 
 export interface SpotlightsTable extends PublishedContent {
@@ -410,7 +435,14 @@ export interface ExpertSearchTable {
   type: ProfileType
 }
 
-export type SearchFacet = 'countries' | 'topics' | 'industries' | 'categories' | 'tags'
+export type SearchFacet =
+  | 'countries'
+  | 'topics'
+  | 'industries'
+  | 'categories'
+  | 'tags'
+  | 'interview_languages'
+  | 'media_available'
 
 export interface ExpertFacetsTable {
   expert_id: number

@@ -18,6 +18,20 @@ import { listItemsOfExpert, staleContentShowingExperts, touchContent, touchExper
  * Anything derived from a profile, a post or a Q&A item belongs here; this folder imports no feature.
  */
 
+/**
+ * The tables `profileChanged` writes rows of for each expert it is given (the search index and the
+ * meaning rows): what a bulk write analyzes as it grows (src/db/statistics.ts).
+ */
+export const PROFILE_DERIVED_TABLES = [
+  'expert_search',
+  'expert_facets',
+  'meaning_documents',
+  'expert_concepts',
+  'expert_terms',
+  'concept_df',
+  'term_df',
+] as const
+
 /** Which profiles a write changed: one expert, several, or every expert of the organization. */
 export type ChangedProfiles = number | readonly number[] | 'all'
 

@@ -9,6 +9,7 @@ import type {
 } from '../db/schema.js'
 import type { SectionName } from '../db/sections.js'
 import { plainText } from '../validation/html-text.js'
+import { interviewLanguagesOf, languageOfTag } from '../validation/media.js'
 import { nameKey } from './name-similarity.js'
 import { foldForSort, valueKey } from './search-text.js'
 
@@ -55,6 +56,12 @@ export function expertDocument(
     })
   }
   if (expert.location_country) addFacet('countries', expert.location_country.toUpperCase())
+  // The media desk's filters (CONTRACT §22): a regional tag counts under its language too, so that `fr` finds `fr-CA`.
+  if (expert.media_available === 1) addFacet('media_available', '1')
+  for (const tag of interviewLanguagesOf(expert.interview_languages)) {
+    addFacet('interview_languages', tag)
+    addFacet('interview_languages', languageOfTag(tag))
+  }
   let tagline = ''
   let biography = ''
   // Publication titles are searched with the biography's weight (CONTRACT §19: claimed works are found by search).

@@ -1,4 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
+import { insertInChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import type { ReadConnection } from '../db/read-connection.js'
 import { reusableQuery } from '../db/reusable-query.js'
@@ -19,19 +20,6 @@ import type {
  * out of index selection; PostgreSQL reads it as the same comparison).
  */
 export const ofOrganization = (column: string, orgId: number) => sql<SqlBool>`+${sql.ref(column)} = ${orgId}`
-
-/** Rows per INSERT: under SQLite's 32,766 bound parameters. */
-const rowsPerInsert = (columns: number) => Math.floor(30_000 / columns)
-
-/** Inserts `rows` through `insert` in batches that stay under the parameter limit. */
-async function insertRows<R extends object>(
-  rows: R[],
-  insert: (batch: R[]) => Promise<unknown>,
-): Promise<void> {
-  if (rows.length === 0) return
-  const size = rowsPerInsert(Object.keys(rows[0] ?? {}).length)
-  for (let start = 0; start < rows.length; start += size) await insert(rows.slice(start, start + size))
-}
 
 /** Raises the organization's expert index version (src/kept-reads/result-cache.ts): first, so concurrent writers queue on it. */
 export async function bumpExpertSearchVersion(db: Queryable, orgId: number): Promise<void> {
@@ -94,8 +82,8 @@ export async function replaceExpertRows(
   facets: ExpertFacetsTable[],
 ): Promise<void> {
   await deleteExpertRows(db, orgId, expertIds)
-  await insertRows(rows, (batch) => db.insertInto('expert_search').values(batch).execute())
-  await insertRows(facets, (batch) => db.insertInto('expert_facets').values(batch).execute())
+  await insertInChunks(db, rows, (batch) => db.insertInto('expert_search').values(batch).execute())
+  await insertInChunks(db, facets, (batch) => db.insertInto('expert_facets').values(batch).execute())
 }
 
 /** The flags the index holds for `expertIds` (those indexed), to tell which changed. */
@@ -186,7 +174,7 @@ export async function replaceSpotlightRows(
     .where('org_id', '=', orgId)
     .where('spotlight_id', 'in', ids)
     .execute()
-  await insertRows(rows, (batch) => db.insertInto('spotlight_search').values(batch).execute())
+  await insertInChunks(db, rows, (batch) => db.insertInto('spotlight_search').values(batch).execute())
 }
 
 export async function readQuestionsForIndex(db: Queryable, orgId: number, ids: number[]) {
@@ -244,7 +232,7 @@ export async function replaceQuestionRows(
     .where(ofOrganization('org_id', orgId))
     .where('question_id', 'in', ids)
     .execute()
-  await insertRows(rows, (batch) => db.insertInto('question_search').values(batch).execute())
+  await insertInChunks(db, rows, (batch) => db.insertInto('question_search').values(batch).execute())
 }
 
 /** The profiles among `ids` of one of `types` (by default any: the index holds experts and staff members). */

@@ -12,9 +12,9 @@ import { rebuildSearchIndex } from './search-maintenance.js'
  * every schema migration: it rebuilds only organizations with a profile (expert or staff member),
  * post or question that has no index row (data that predates migration 0006, staff members that
  * predate 0024, or an upgrade stopped between the two steps), an index row without the name key of 0029,
- * or an expert without its meaning rows (src/derived/meaning/), so on an index that is current it costs a
- * few anti-join reads. `expertdir search rebuild` rebuilds every
- * organization (after a release changes what is indexed).
+ * an expert without its meaning rows (src/derived/meaning/), or a claimed work without its row of
+ * migration 0033, so on an index that is current it costs a few anti-join reads. `expertdir search
+ * rebuild` rebuilds every organization (after a release changes what is indexed).
  */
 
 /** Organizations (all, or only `orgId`) holding a profile (expert or staff), post or question that the index lacks or holds incomplete. */
@@ -42,6 +42,25 @@ async function organizationsMissingRows(db: Queryable, orgId?: number): Promise<
               .select('meaning_documents.expert_id')
               .whereRef('meaning_documents.org_id', '=', 'experts.org_id')
               .whereRef('meaning_documents.expert_id', '=', 'experts.id'),
+          ),
+        ),
+      ),
+    // Words and concepts (migration 0033): a work an expert claimed without its meaning_works row.
+    db
+      .selectFrom('work_candidates')
+      .innerJoin('experts', 'experts.id', 'work_candidates.expert_id')
+      .select('work_candidates.org_id')
+      .distinct()
+      .where((eb) => eb.and(orgId === undefined ? [] : [eb('work_candidates.org_id', '=', orgId)]))
+      .where('work_candidates.state', '=', 'claimed')
+      .where('experts.type', '=', 'expert')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('meaning_works')
+              .select('meaning_works.work_id')
+              .whereRef('meaning_works.org_id', '=', 'work_candidates.org_id')
+              .whereRef('meaning_works.work_id', '=', 'work_candidates.work_id'),
           ),
         ),
       ),

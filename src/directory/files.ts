@@ -48,6 +48,7 @@ export const TEMPLATES = {
   layout: text('templates/layout.eta'),
   search: text('templates/search.eta'),
   expert: text('templates/expert.eta'),
+  mediaKit: text('templates/media-kit.eta'),
   contactForm: text('templates/contact-form.eta'),
   contactPage: text('templates/contact-page.eta'),
   post: text('templates/post.eta'),

@@ -9,6 +9,7 @@ import {
 } from '@expertdir/client/metadata'
 import type { SimilarExpertData } from '../meaning/schemas.js'
 import type { searchExperts, searchQuestions, searchSpotlights } from '../search/service.js'
+import { languageName, mediaAvailability } from './media-view.js'
 import { countryName, subdivisionName } from './places.js'
 import type { DirectorySite } from './site.js'
 import { render } from './templates.js'
@@ -198,12 +199,21 @@ export function expertPage(
       href: urls.search(new URLSearchParams({ topics: topic.name })),
     })),
     biography: profile.biography[0]?.biography,
+    media: mediaAvailability(account),
+    mediaKitHref: urls.mediaKit(account.username),
+    calendarHref: urls.calendar(account.username),
     lists,
     otherKinds,
     similar: parts.similar,
     form: parts.form,
   })
   return layout(scope, meta, body, { section: 'experts' })
+}
+
+/** The media kit page of an expert (src/directory/media-kit.ts). */
+export function mediaKitPage(scope: PageScope, view: { name: string } & Record<string, unknown>) {
+  const title = `Media kit: ${view.name} | ${siteName(scope.site)}`
+  return layout(scope, { title }, render('mediaKit', view), { section: 'experts' })
 }
 
 export interface KindLink {
@@ -263,6 +273,8 @@ export const PAGE_FACETS = [
   ['countries', 'Countries'],
   ['industries', 'Industries'],
   ['categories', 'Categories'],
+  ['media_available', 'For journalists'],
+  ['interview_languages', 'Interview languages'],
 ] as const
 
 export type PageFacet = (typeof PAGE_FACETS)[number][0]
@@ -298,7 +310,14 @@ function toggled(values: string[], value: string): string[] {
 }
 
 /** A facet value as the page shows it: countries by name. */
-const facetLabel = (facet: PageFacet, key: string) => (facet === 'countries' ? countryName(key) : key)
+const facetLabel = (facet: PageFacet, key: string) =>
+  facet === 'countries'
+    ? countryName(key)
+    : facet === 'media_available'
+      ? 'Available for media'
+      : facet === 'interview_languages'
+        ? languageName(key)
+        : key
 
 /**
  * The find-an-expert page: search box, facets as links, results and pages. `popular` (the facet
@@ -384,6 +403,7 @@ export function searchPage(scope: PageScope, query: PageQuery, result: ExpertSea
       tagline: expert.tagline,
       avatar: urls.media(expert.avatar.medium),
       topics: expert.topics.map((topic) => topic.title),
+      mediaAvailable: expert.media_available === 1,
     })),
     page: query.page,
     pages,
@@ -492,7 +512,14 @@ export function listPage(
 }
 
 export function emptyFilters(): Record<PageFacet, string[]> {
-  return { topics: [], countries: [], industries: [], categories: [] }
+  return {
+    topics: [],
+    countries: [],
+    industries: [],
+    categories: [],
+    media_available: [],
+    interview_languages: [],
+  }
 }
 
 /**

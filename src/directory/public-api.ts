@@ -22,6 +22,7 @@ export const WidgetExpert = Type.Object({
   avatar: Text,
   topics: Type.Array(Text),
   url: Text,
+  media_available: Type.Integer({ enum: [0, 1], description: '1: available for media interviews' }),
 })
 
 export const WidgetSearch = Type.Object({
@@ -57,6 +58,7 @@ export function widgetSearch(result: ExpertSearch, urls: DirectoryUrls): Static<
       avatar: urls.media(expert.avatar.medium) ?? '',
       topics: expert.topics.map((topic) => topic.title),
       url: urls.expert(expert.username),
+      media_available: expert.media_available,
     })),
     total: result.total,
     topics: result.aggregations.topics,

@@ -10,6 +10,7 @@ import { findRenamedExpert } from '../experts/repository.js'
 import { refusedMethod } from '../http/allowed-methods.js'
 import { ok, Success } from '../http/envelope.js'
 import { sendError, toApiError } from '../http/error-handler.js'
+import { etagOf, matchesEtag } from '../http/etag.js'
 import { VersionedCache } from '../kept-reads/result-cache.js'
 import { MAX_TEXT } from '../meaning/schemas.js'
 import { matchExperts, similarExperts } from '../meaning/service.js'
@@ -18,14 +19,17 @@ import { searchExperts, searchQuestions, searchSpotlights } from '../search/serv
 import { propertyOf } from '../validation/guards.js'
 import type { AddressLimit } from './address-limits.js'
 import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet, WIDGET_ASSET } from './assets.js'
+import { availableExperts, calendarIcs, expertCalendarData, expertModified } from './calendar.js'
 import { type ContactHandler, contactHandler } from './contact.js'
 import { readPost, readPublicProfile, readQuestion } from './documents.js'
 import { directoryLookups } from './lookups.js'
+import { mediaKitView, mediaKitZip } from './media-kit.js'
 import {
   emptyFilters,
   errorPage,
   expertPage,
   listPage,
+  mediaKitPage,
   PAGE_FACETS,
   PAGE_SIZE,
   type PageQuery,
@@ -96,6 +100,10 @@ const PAGE_METHODS: [string, readonly string[]][] = [
   ['/:corporation/story/', [...READ, 'POST']],
   ['/:corporation/:username', READ],
   ['/:corporation/:username/contact', [...READ, 'POST']],
+  ['/:corporation/calendar.ics', READ],
+  ['/:corporation/:username/calendar.ics', READ],
+  ['/:corporation/:username/media-kit', READ],
+  ['/:corporation/:username/media-kit.zip', READ],
   ...CONTENT_KIND_NAMES.map((kind): [string, readonly string[]] => [
     `/:corporation/${CONTENT_API[kind].path}/`,
     READ,
@@ -166,9 +174,12 @@ function pageQuery(url: string): PageQuery {
 }
 
 function searchInput(query: PageQuery, pageSize = PAGE_SIZE) {
+  const { media_available: media, ...filters } = query.filters
   return {
     ...(query.q ? { q: query.q } : {}),
-    ...Object.fromEntries(PAGE_FACETS.map(([facet]) => [facet, query.filters[facet]])),
+    ...filters,
+    // The one value of the media filter: anything else in an address asks for nothing.
+    ...(media.includes('1') ? { media_available: 1 } : {}),
     page_size: pageSize,
     page_from: (query.page - 1) * pageSize,
   }
@@ -449,6 +460,110 @@ export async function directoryRoutes(
       })
       const token = await contact.token(scope, page.username, kind)
       return html(reply, Buffer.concat([page.before, Buffer.from(token), page.after]))
+    })
+
+    /** A calendar or a media kit download, with its ETag (a hash of its bytes: the same data, the same bytes). */
+    function sendFile(request: FastifyRequest, reply: FastifyReply, body: Buffer, type: string) {
+      const etag = etagOf(body)
+      reply.header('etag', etag).header('cache-control', 'no-cache')
+      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send()
+      return reply.type(type).send(body)
+    }
+    const CALENDAR_TYPE = 'text/calendar; charset=utf-8'
+    const calendarScope = (scope: PageScope, name: string) => ({
+      name,
+      host: new URL(scope.urls.base).host,
+      expertUrl: scope.urls.expert,
+    })
+
+    // The media desk's calendars (CONTRACT §22): kept under the versions of what they show, as the pages are.
+    pages.get<{ Params: OrgParams }>('/:corporation/calendar.ics', async (request, reply) => {
+      const view = await viewOf(request, (orgId) => lookups.searchView(orgId))
+      const scope = scopeWith(request, view?.site)
+      const key = `calendar:${scope.site.id}:${scope.site.version}:${view?.searchVersion ?? 0}:${scope.urls.base}`
+      const body = await rendered.get(key, async () =>
+        Buffer.from(
+          await calendarIcs(
+            calendarScope(scope, `${scope.site.name}: experts available for media`),
+            await availableExperts(db, scope.site.id),
+          ),
+        ),
+      )
+      return sendFile(request, reply, body, CALENDAR_TYPE)
+    })
+
+    /** The expert of an expert's file, its data read afresh only when not kept; a renamed one's new address. */
+    async function expertFile(
+      request: FastifyRequest<{ Params: ExpertParams }>,
+      reply: FastifyReply,
+      what: { kept: string; url: (scope: PageScope, username: string) => string },
+      build: (scope: PageScope, found: DocumentLookup) => Promise<Buffer>,
+    ): Promise<Buffer | undefined> {
+      const { username } = request.params
+      const view = await viewOf(request, (orgId) => lookups.expertView(orgId, username))
+      const scope = scopeWith(request, view?.site)
+      const expert = await foundOrRenamed(scope, username, view?.found)
+      if ('renamedTo' in expert) {
+        await reply.redirect(what.url(scope, expert.renamedTo), 308)
+        return undefined
+      }
+      const { found } = expert
+      const key = `${what.kept}:${scope.site.id}:${found.id}:${found.version}:${scope.site.version}:${scope.urls.base}`
+      return rendered.get(key, () => build(scope, found))
+    }
+
+    pages.get<{ Params: ExpertParams }>('/:corporation/:username/calendar.ics', async (request, reply) => {
+      const body = await expertFile(
+        request,
+        reply,
+        { kept: 'expert-calendar', url: (scope, username) => scope.urls.calendar(username) },
+        async (scope, found) => {
+          const data = await expertCalendarData(db, scope.site.id, found.id)
+          if (!data) throw missing('This expert is no longer listed in this directory.')
+          const name = `${data.expert.firstname} ${data.expert.lastname}`.trim()
+          return Buffer.from(
+            await calendarIcs(
+              calendarScope(scope, `${name}: media availability and appearances`),
+              [data.expert],
+              data.appearances.map((appearance) => ({ expert: data.expert, appearance })),
+            ),
+          )
+        },
+      )
+      return body === undefined ? reply : sendFile(request, reply, body, CALENDAR_TYPE)
+    })
+
+    pages.get<{ Params: ExpertParams }>('/:corporation/:username/media-kit', async (request, reply) => {
+      const body = await expertFile(
+        request,
+        reply,
+        { kept: 'media-kit', url: (scope, username) => scope.urls.mediaKit(username) },
+        async (scope, found) => {
+          const profile = await readPublicProfile(db, scope.site.id, request.params.username, found)
+          return Buffer.from(mediaKitPage(scope, mediaKitView(profile, scope.urls)))
+        },
+      )
+      return body === undefined ? reply : html(reply, body)
+    })
+
+    pages.get<{ Params: ExpertParams }>('/:corporation/:username/media-kit.zip', async (request, reply) => {
+      const body = await expertFile(
+        request,
+        reply,
+        { kept: 'media-kit-zip', url: (scope, username) => scope.urls.mediaKit(username, true) },
+        async (scope, found) => {
+          const profile = await readPublicProfile(db, scope.site.id, request.params.username, found)
+          const [account] = profile.account
+          const modified = await expertModified(db, scope.site.id, found.id)
+          return mediaKitZip(profile, context.storage, scope.urls.expert(account?.username ?? ''), modified)
+        },
+      )
+      if (body === undefined) return reply
+      reply.header(
+        'content-disposition',
+        `attachment; filename="${request.params.username.replace(/[^a-z0-9-]/g, '')}-media-kit.zip"`,
+      )
+      return sendFile(request, reply, body, 'application/zip')
     })
 
     pages.get<{ Params: ExpertParams }>('/:corporation/:username/contact', async (request, reply) =>

@@ -42,6 +42,13 @@ export function directoryUrls(base: string, orgId: number) {
       `${root}/${encodeURIComponent(username)}/contact${kind ? `?kind=${encodeURIComponent(kind)}` : ''}`,
     post: (id: number) => `${root}/${CONTENT_API.spotlight.path}/${id}`,
     question: (id: number) => `${root}/${CONTENT_API.question.path}/${id}`,
+    /** The organization's media availability calendar, or one expert's. */
+    calendar: (username?: string) =>
+      username === undefined
+        ? `${root}/calendar.ics`
+        : `${root}/${encodeURIComponent(username)}/calendar.ics`,
+    mediaKit: (username: string, download = false) =>
+      `${root}/${encodeURIComponent(username)}/media-kit${download ? '.zip' : ''}`,
     sitemap: (page?: number) => `${root}/sitemap.xml${page ? `?page=${page}` : ''}`,
     theme: (version: number) => `${root}/theme.css?v=${version}`,
     /** A stored photo or file: a media reference gets this address (src/storage/keys.ts); a URL is kept. */

@@ -12,8 +12,8 @@ export const DRAFT_POLL_MS = 30_000
  * The background step that publishes approved drafts at their `publish_at` (docs/editorial.md). Every
  * process may run it: each draft is claimed in its publishing write's transaction, so it is published
  * once whatever the number of processes, and a time missed while no process ran is caught up at the
- * next pass. (Scheduled publishing of records, `publish_at` in their update bodies, has its own loop;
- * the two are meant to become one.)
+ * next pass. (Scheduled publishing of records, `publish_at` in their update bodies, has its own loop in
+ * src/schedules/; the two are meant to become one.)
  */
 export function createDraftSchedule(options: {
   db: Kysely<DB>

@@ -24,13 +24,21 @@ export const ItemVersionParams = Type.Object({
 const Actor = Type.Object(
   {
     kind: Type.Union(
-      [Type.Literal('person'), Type.Literal('client'), Type.Literal('cli'), Type.Literal('system')],
+      [
+        Type.Literal('person'),
+        Type.Literal('client'),
+        Type.Literal('cli'),
+        Type.Literal('system'),
+        Type.Literal('schedule'),
+      ],
       {
-        description: 'A signed-in person, an API client, the command line, or the service itself',
+        description:
+          'A signed-in person, an API client, the command line, the service itself, or the publishing schedule',
       },
     ),
     id: Type.Union([Type.String(), Type.Null()], {
-      description: "The person's id or the client's client_id",
+      description:
+        "The person's id or the client's client_id; for the schedule, who set its time (person:<id>, client:<client_id>, cli)",
     }),
     name: Type.Union([Type.String(), Type.Null()], {
       description: "The person's name or the client's label today; null for the command line and the service",

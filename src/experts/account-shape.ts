@@ -1,4 +1,5 @@
 import type { ExpertRow } from '../db/schema.js'
+import { mediaAccountOf } from './media-account.js'
 
 /**
  * The `account` element of a profile as a reader holding `read` sees it (src/profiles/read.ts narrows
@@ -32,5 +33,6 @@ export function accountElement(expert: ExpertRow) {
     orcid_policy: expert.orcid_policy,
     openalex_policy: expert.openalex_policy,
     scopus_policy: expert.scopus_policy,
+    ...mediaAccountOf(expert),
   }
 }

@@ -1,4 +1,4 @@
-import { CHUNK, inChunks } from '../db/chunks.js'
+import { inChunks, insertChunks, insertInChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import type { ExpertRow, NewExpertRow, ProfileType } from '../db/schema.js'
 import { lockedForWrite } from '../db/transactions.js'
@@ -170,40 +170,36 @@ export async function insertExpert(db: Queryable, row: NewExpertRow): Promise<nu
   return id
 }
 
-/** Inserts many experts in statements of at most CHUNK rows; username -> id. */
+/** Inserts many experts, in the statements of `insertChunks`; username -> id. */
 export async function insertExperts(
   db: Queryable,
   rows: readonly NewExpertRow[],
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>()
-  for (let start = 0; start < rows.length; start += CHUNK) {
-    const inserted = await db
-      .insertInto('experts')
-      .values(rows.slice(start, start + CHUNK))
-      .returning(['id', 'username'])
-      .execute()
+  for (const chunk of insertChunks(db, rows)) {
+    const inserted = await db.insertInto('experts').values(chunk).returning(['id', 'username']).execute()
     for (const row of inserted) ids.set(row.username, row.id)
   }
   return ids
 }
 
-/** Records usernames as handed out (they are never handed out again), in statements of CHUNK rows. */
+/** Records usernames as handed out (they are never handed out again), in the statements of `insertChunks`. */
 export async function reserveUsernames(
   db: Queryable,
   orgId: number,
   usernames: readonly string[],
   now: number,
 ): Promise<void> {
-  for (let start = 0; start < usernames.length; start += CHUNK)
-    await db
-      .insertInto('usernames')
-      .values(
-        usernames
-          .slice(start, start + CHUNK)
-          .map((username) => ({ org_id: orgId, username, created_at: now })),
-      )
-      .onConflict((conflict) => conflict.columns(['org_id', 'username']).doNothing())
-      .execute()
+  await insertInChunks(
+    db,
+    usernames.map((username) => ({ org_id: orgId, username, created_at: now })),
+    (chunk) =>
+      db
+        .insertInto('usernames')
+        .values(chunk)
+        .onConflict((conflict) => conflict.columns(['org_id', 'username']).doNothing())
+        .execute(),
+  )
 }
 
 export async function updateExpertRow(

@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox'
+import { SCHEDULE_FIELDS } from '../validation/schedule.js'
 import { CountryCode, Email, Flag, StateCode, Text } from '../validation/text.js'
+import { mediaFields } from './media-fields.js'
 
 const SUBDIVISION = { country: 'location_country', state: 'location_state' }
 
@@ -87,6 +89,7 @@ const optionalFields = {
       'x-message': 'must be a valid email address, or "" for none',
     }),
   ),
+  ...mediaFields,
 }
 
 const requiredFields = {
@@ -109,6 +112,7 @@ export const ExpertCreate = Type.Object(
     ...optionalFields,
     is_published: notOnCreate('Not accepted on create: new experts start unpublished'),
     is_private: notOnCreate('Not accepted on create: new experts start public'),
+    ...SCHEDULE_FIELDS,
   },
   {
     additionalProperties: false,
@@ -135,6 +139,7 @@ export const ExpertUpdate = Type.Object(
     ...optionalFields,
     is_published: Type.Optional(Flag('Published flag')),
     is_private: Type.Optional(Flag('Private flag')),
+    ...SCHEDULE_FIELDS,
   },
   {
     additionalProperties: false,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { actorReference } from '../audit/actor.js'
 import { recordAudit } from '../audit/log.js'
 import type { WriteContext } from '../audit/write-context.js'
 import { isUniqueViolation, type Queryable } from '../db/database.js'
@@ -65,7 +66,7 @@ export async function createExpert(
 ): Promise<string> {
   return asConflict(db, orgId, { email: input.email }, () =>
     writeTransaction(db, async (trx) => {
-      const created = await createAccount(trx, orgId, input, now, type)
+      const created = await createAccount(trx, orgId, input, now, type, actorReference(trail.actor))
       await profileChanged(trx, orgId, created.id, now)
       await recordAudit(trx, orgId, trail, { kind: type, id: created.username }, now)
       const row = await findExpert(trx, orgId, created.username, type)
@@ -101,7 +102,7 @@ export async function updateExpert(
       // The gate is the experts' (staff members have no topics, tagline or biography to meet it with).
       if (type === 'expert' && input.is_published === 1 && expert.is_published !== 1)
         await assertPublishable(trx, orgId, expert)
-      const after = await changeAccount(trx, orgId, expert, input, now)
+      const after = await changeAccount(trx, orgId, expert, input, now, actorReference(trail.actor))
       const current = input.username ?? expert.username
       if (after) {
         await profileChanged(trx, orgId, expert.id, now, { account: true })

@@ -1,5 +1,6 @@
 import { type ActorKind, type AuditTrail, actorId, isActorKind } from '../audit/actor.js'
 import { auditNames } from '../audit/describe.js'
+import { insertInChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import type { RecordVersionRow } from '../db/editorial-schema.js'
 import { idCursor } from '../http/cursor.js'
@@ -70,15 +71,8 @@ export async function recordVersions(
     action: trail.action,
     snapshot: JSON.stringify(snapshot),
   }))
-  for (let start = 0; start < rows.length; start += VERSION_ROWS_PER_INSERT)
-    await trx
-      .insertInto('record_versions')
-      .values(rows.slice(start, start + VERSION_ROWS_PER_INSERT))
-      .execute()
+  await insertInChunks(trx, rows, (chunk) => trx.insertInto('record_versions').values(chunk).execute())
 }
-
-/** 9 parameters a row: well under SQLite's and PostgreSQL's limits on one statement's parameters. */
-const VERSION_ROWS_PER_INSERT = 500
 
 /** A record's history goes with it (a deleted expert's personal data is not kept in its versions). */
 export async function deleteVersions(trx: Queryable, orgId: number, record: VersionedRecord): Promise<void> {

@@ -4,6 +4,7 @@ import type { FastifySchemaCompiler } from 'fastify'
 import { type ApiError, type ErrorDetail, validationError } from '../errors.js'
 import { isCountryCode, subdivisionCode } from '../validation/geo.js'
 import { isObject } from '../validation/guards.js'
+import { canonicalLanguageTag, canonicalTimeZone } from '../validation/media.js'
 import { normalizeOrcid } from '../validation/orcid.js'
 
 /** Marks a body that arrived form-encoded: its values are strings and get decimal coercion. */
@@ -43,6 +44,11 @@ function createAjv(): Ajv {
   ajv.addFormat('orcid', {
     type: 'string',
     validate: (value) => value === '' || normalizeOrcid(value) !== undefined,
+  })
+  ajv.addFormat('bcp47', { type: 'string', validate: (value) => canonicalLanguageTag(value) !== undefined })
+  ajv.addFormat('iana-time-zone', {
+    type: 'string',
+    validate: (value) => value === '' || canonicalTimeZone(value) !== undefined,
   })
   // `x-message` is an annotation: the message shown when a value fails the field's checks.
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' })

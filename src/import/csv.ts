@@ -18,9 +18,20 @@ const SECTION_FIELDS = {
 /** Rows of the file shown back as a preview. */
 const PREVIEW_ROWS = 5
 
-const FLAG_FIELDS = new Set(['is_published', 'is_private'])
-/** Fields an empty cell leaves unset (flags and choices have no ""). */
-const UNSET_WHEN_EMPTY = new Set([...FLAG_FIELDS, 'orcid_policy', 'openalex_policy', 'scopus_policy'])
+const FLAG_FIELDS = new Set(['is_published', 'is_private', 'media_available', 'remote_ready', 'studio_ready'])
+/** Account fields a cell gives as a list separated by `;`. */
+const LIST_FIELDS = new Set(['interview_languages'])
+/** Account fields a cell gives as an integer (times in unix seconds). */
+const INTEGER_FIELDS = new Set(['media_available_until'])
+/** Fields an empty cell leaves unset (flags, choices, lists and numbers have no ""). */
+const UNSET_WHEN_EMPTY = new Set([
+  ...FLAG_FIELDS,
+  ...LIST_FIELDS,
+  ...INTEGER_FIELDS,
+  'orcid_policy',
+  'openalex_policy',
+  'scopus_policy',
+])
 
 /** The account fields of an imported expert, in the schema's order (`key` first). */
 const ACCOUNT_FIELDS = Object.keys(ImportExpert.properties).filter((field) => field !== 'sections')
@@ -158,6 +169,8 @@ function recordOf(columns: readonly { field: string | null }[], cells: readonly 
     else if (field === 'topics') sections.topic = list(cell).map((name) => ({ name }))
     else if (field === 'tags') sections.tag = list(cell).map((tag) => ({ tag }))
     else if (FLAG_FIELDS.has(field) && /^[01]$/.test(cell)) record[field] = Number(cell)
+    else if (LIST_FIELDS.has(field) && cell !== '') record[field] = list(cell)
+    else if (INTEGER_FIELDS.has(field) && /^-?[0-9]{1,16}$/.test(cell)) record[field] = Number(cell)
     else if (!(UNSET_WHEN_EMPTY.has(field) && cell === '')) record[field] = cell
   })
   if (Object.keys(sections).length > 0) record.sections = sections

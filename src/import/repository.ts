@@ -1,4 +1,4 @@
-import { CHUNK, inChunks } from '../db/chunks.js'
+import { inChunks, insertInChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 
 /** Import keys of experts, so that a re-import updates instead of duplicating. */
@@ -29,19 +29,15 @@ export async function findImportKeysOfExperts(db: Queryable, orgId: number, expe
   return new Map(rows.map((row) => [row.expert_id, row.key]))
 }
 
-/** Links import keys to their experts, in statements of CHUNK rows. */
+/** Links import keys to their experts, in the statements of `insertChunks`. */
 export async function linkImportKeys(
   db: Queryable,
   orgId: number,
   links: readonly { key: string; expertId: number }[],
 ) {
-  for (let start = 0; start < links.length; start += CHUNK)
-    await db
-      .insertInto('expert_import_keys')
-      .values(
-        links
-          .slice(start, start + CHUNK)
-          .map(({ key, expertId }) => ({ org_id: orgId, key, expert_id: expertId })),
-      )
-      .execute()
+  await insertInChunks(
+    db,
+    links.map(({ key, expertId }) => ({ org_id: orgId, key, expert_id: expertId })),
+    (chunk) => db.insertInto('expert_import_keys').values(chunk).execute(),
+  )
 }

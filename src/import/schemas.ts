@@ -36,7 +36,14 @@ export const ImportSections = Type.Object(
   { additionalProperties: false },
 )
 
-const { is_published: _published, is_private: _private, ...writable } = ExpertCreate.properties
+// An import sets the flags itself; scheduled publishing (publish_at, unpublish_at) is the API's.
+const {
+  is_published: _published,
+  is_private: _private,
+  publish_at: _publishAt,
+  unpublish_at: _unpublishAt,
+  ...writable
+} = ExpertCreate.properties
 
 /** An expert: the writable fields of the API (create column), the flags, its key and its sections. */
 export const ImportExpert = Type.Object(

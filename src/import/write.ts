@@ -5,7 +5,8 @@ import { findContentByKey } from '../content/repository.js'
 import { itemSnapshot } from '../content/snapshot.js'
 import { CONTENT_KIND_NAMES, CONTENT_KINDS, type ContentKind } from '../db/content-kinds.js'
 import type { DB, ExpertRow } from '../db/schema.js'
-import { profileChanged } from '../derived/changes.js'
+import { analyzeWrittenTables } from '../db/statistics.js'
+import { PROFILE_DERIVED_TABLES, profileChanged } from '../derived/changes.js'
 import { changeAccount, createAccounts, usernameAssigner } from '../experts/account.js'
 import { accountElement } from '../experts/account-shape.js'
 import { findExpertIds, findExpertsByEmail, findExpertsForWrite } from '../experts/repository.js'
@@ -178,6 +179,22 @@ async function writeOrganization(trx: Trx, orgId: number, record: OrganizationRe
 
 /** Experts written together: a constant number of statements per batch, whatever the organization's size. */
 const EXPERT_BATCH = 500
+
+/** The tables a batch of new experts adds rows to, through the account and section services and the change hub. */
+const EXPERT_TABLES = [
+  'experts',
+  'usernames',
+  'expert_import_keys',
+  'profile_items',
+  ...PROFILE_DERIVED_TABLES,
+] as const
+
+/**
+ * Whether the tables are analyzed after the `n`th batch that created experts: the 2nd, 4th, 8th...,
+ * so the statistics never lag the rows written by more than half (src/db/statistics.ts), for a handful
+ * of ANALYZEs in all; an import of one batch (a few people from the dashboard) never pays for one.
+ */
+const analyzeAfter = (n: number) => n >= 2 && (n & (n - 1)) === 0
 
 /**
  * Writes a batch of experts through the account and section services: new ones created together,
@@ -425,6 +442,7 @@ export async function writeRecords(
   const fileExperts = new Map<string, number>()
   const usernames = usernameAssigner(trx, orgId)
   let batch: ExpertRecord[] = []
+  let creatingBatches = 0
   const flush = async () => {
     const written = await writeExperts(trx, orgId, batch, resolution, usernames, { now, trail })
     written.forEach(({ id, username, outcome }, i) => {
@@ -433,6 +451,8 @@ export async function writeRecords(
       result.ids.experts.push(username)
       onRecord()
     })
+    if (written.some((w) => w.outcome === 'created') && analyzeAfter(++creatingBatches))
+      await analyzeWrittenTables(trx, EXPERT_TABLES)
     batch = []
   }
   let expertIndex = 0

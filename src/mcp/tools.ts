@@ -26,7 +26,7 @@ import { searchExperts, searchQuestions, searchSpotlights } from '../search/serv
 import { withMediaBase } from '../storage/keys.js'
 import { isObject } from '../validation/guards.js'
 import { type ObjectJsonSchema, toolSchema } from './json-schema.js'
-import { summarizeExperts } from './summaries.js'
+import { summarizeExperts, summarizeSearch } from './summaries.js'
 
 /** Who calls a tool and with what: the app's infrastructure and the bearer token's principal. */
 export interface ToolCall {
@@ -143,13 +143,16 @@ const searchExpertsTool = schemaTool({
   title: 'Search experts',
   description:
     "Searches the organization's experts by free text (names, job title, topics, biography, ...) and " +
-    'facets (countries, topics, industries, categories, tags), with paging. Returns the matching experts, ' +
-    `the exact total and facet counts. Use get_expert with a username for the full profile. ${PUBLIC_NOTE}`,
+    'facets (countries, topics, industries, categories, tags, interview_languages), with paging. ' +
+    'media_available=1 keeps only the experts available for media interviews now. Returns the matching ' +
+    'experts, each with its media availability (until when, interview languages, remote or studio), the ' +
+    `exact total and facet counts. Use get_expert with a username for the full profile. ${PUBLIC_NOTE}`,
   scope: 'read:public',
   readOnly: true,
   input: ExpertSearchQuery,
   output: ExpertSearchResult,
   run: (call, input) => searchExperts(searchTarget(call), call.principal.orgId, input, audience(call)),
+  summarize: (result) => summarizeSearch(result),
 })
 
 const GetExpertArguments = Type.Object(

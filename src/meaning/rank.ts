@@ -2,9 +2,11 @@ import type { Queryable } from '../db/database.js'
 import {
   readConceptFrequencies,
   readConceptPostings,
-  readConceptsOf,
+  readConceptsWithFrequencies,
+  readTermConcepts,
   readTermFrequencies,
   readTermPostings,
+  readTermWorks,
   type Totals,
 } from './repository.js'
 
@@ -21,6 +23,12 @@ const QUERY_CONCEPTS = 50
 export const QUERY_TERMS = 25
 /** Keys held by more experts than this pick no candidates (they still count in an exact cosine). */
 const MAX_POSTINGS = 5000
+/**
+ * Postings one ranking reads at most: keys are taken strongest first while their document frequencies
+ * fit (a key that would overflow is passed over, rarer ones after it may still fit), so a query's cost
+ * stops growing with the organization.
+ */
+const POSTINGS_BUDGET = 10_000
 /** Candidates of the concept ranking whose full vectors are read for an exact cosine. */
 const CANDIDATES = 100
 /** Ranks each list keeps for fusion. */
@@ -43,6 +51,17 @@ export function fuse(lists: readonly { ids: readonly number[]; weight?: number }
     for (const [index, id] of ids.entries())
       fused.set(id, (fused.get(id) ?? 0) + weight / (RRF_K + index + 1))
   return fused
+}
+
+/** The keys, in their order, whose document frequencies fit in POSTINGS_BUDGET together. */
+function withinBudget<T>(keys: readonly T[], df: (key: T) => number): T[] {
+  let left = POSTINGS_BUDGET
+  return keys.filter((key) => {
+    const cost = df(key)
+    if (cost > left) return false
+    left -= cost
+    return true
+  })
 }
 
 export const conceptIdf = (experts: number, df: number) => Math.log(1 + experts / Math.max(df, 1))
@@ -94,7 +113,10 @@ export async function rankByConcepts(
     .slice(0, QUERY_CONCEPTS)
     .map(([key]) => key)
   const frequencies = await readConceptFrequencies(db, orgId, strongest)
-  const picking = strongest.filter((key) => (frequencies.get(key) ?? 0) <= MAX_POSTINGS)
+  const picking = withinBudget(
+    strongest.filter((key) => (frequencies.get(key) ?? 0) <= MAX_POSTINGS),
+    (key) => frequencies.get(key) ?? 0,
+  )
   const partial = new Map<number, number>()
   for (const posting of await readConceptPostings(db, orgId, picking)) {
     if (posting.expert_id === exclude) continue
@@ -106,10 +128,14 @@ export async function rankByConcepts(
     )
   }
   const candidates = ordered(partial).slice(0, CANDIDATES)
-  const rows = await readConceptsOf(db, orgId, candidates)
-  const allFrequencies = await readConceptFrequencies(db, orgId, [...new Set(rows.map((row) => row.concept))])
+  const rows = await readConceptsWithFrequencies(db, orgId, candidates)
+  const allFrequencies = new Map(rows.map((row) => [row.concept, row.df]))
   const byExpert = new Map<number, typeof rows>()
-  for (const row of rows) byExpert.set(row.expert_id, [...(byExpert.get(row.expert_id) ?? []), row])
+  for (const row of rows) {
+    const list = byExpert.get(row.expert_id)
+    if (list) list.push(row)
+    else byExpert.set(row.expert_id, [row])
+  }
   const cosine = new Map<number, number>()
   const vectors = new Map<number, ConceptVector>()
   for (const id of candidates) {
@@ -134,7 +160,7 @@ export interface QueryTerm {
 /**
  * The "more like this" query (SOURCES §7.1): the QUERY_TERMS terms of the source with the highest
  * tf-idf among those held by at least `minDf` documents (2 for an expert: someone else must use it)
- * and by at most half the documents.
+ * and by at most half the documents, their postings within POSTINGS_BUDGET.
  */
 export async function moreLikeThisTerms(
   db: Queryable,
@@ -154,8 +180,11 @@ export async function moreLikeThisTerms(
     .filter(({ df }) => df >= minDf && df <= most)
     .map(({ term, df }) => ({ term, score: term.tf * (Math.log(totals.documents / (df + 1)) + 1) }))
     .sort((a, b) => b.score - a.score || byCode(a.term.term, b.term.term))
-    .slice(0, QUERY_TERMS)
-  return { terms: scored.map(({ term }) => term), frequencies }
+  const terms = withinBudget(
+    scored.map(({ term }) => term),
+    (term) => frequencies.get(term.term) ?? 0,
+  ).slice(0, QUERY_TERMS)
+  return { terms, frequencies }
 }
 
 export interface TermRanking {
@@ -217,4 +246,68 @@ export function strongestTerms(contributions: Map<string, number> | undefined, c
     .sort(([a, x], [b, y]) => y - x || byCode(a, b))
     .slice(0, count)
     .map(([term]) => term)
+}
+
+/** Concepts a text's words imply, at most this many (the strongest). */
+const INFERRED_CONCEPTS = 10
+/** An implied concept weaker than this share of the strongest is left out. */
+const INFERRED_FLOOR = 0.1
+/** A word speaks for the concepts nearly as often with it as its most frequent one: this share of it, or more. */
+const WORD_FOCUS = 0.8
+/** A word and a concept seen together in fewer works tell nothing. */
+const MIN_PAIR_WORKS = 2
+
+/**
+ * The concepts a text is about, inferred from its words through the organization's claimed works
+ * (migration 0033): a word held by n works, c of which have concept k, speaks for k with its share c / n
+ * (a word's evidence goes to the concepts it goes with most, WORD_FOCUS), weighted by the word's
+ * frequency in the text (1 + ln tf) and its rarity among the works (ln(works / n)). Words held by more
+ * than half the works or than MAX_POSTINGS speak for nothing. Keys → evidence, strongest first, each
+ * divided by the strongest (so 1 at most).
+ */
+export async function inferConcepts(
+  db: Queryable,
+  orgId: number,
+  terms: readonly QueryTerm[],
+  totals: Totals,
+): Promise<Map<string, number>> {
+  if (totals.works === 0 || terms.length === 0) return new Map()
+  const most = Math.min(totals.works / 2, MAX_POSTINGS)
+  const held = await readTermWorks(
+    db,
+    orgId,
+    terms.map((term) => term.term),
+  )
+  const speaking = terms.filter((term) => (held.get(term.term) ?? 0) <= most)
+  const pairs = await readTermConcepts(
+    db,
+    orgId,
+    speaking.map((term) => term.term),
+    MIN_PAIR_WORKS,
+  )
+  const byTerm = new Map<string, { concept: string; works: number }[]>()
+  for (const pair of pairs) {
+    const list = byTerm.get(pair.term)
+    if (list) list.push(pair)
+    else byTerm.set(pair.term, [pair])
+  }
+  const evidence = new Map<string, number>()
+  for (const term of speaking) {
+    const works = held.get(term.term) ?? 0
+    const concepts = byTerm.get(term.term) ?? []
+    if (works === 0 || concepts.length === 0) continue
+    const weight = (1 + Math.log(term.tf)) * Math.log(totals.works / works)
+    const best = Math.max(...concepts.map((pair) => pair.works))
+    for (const pair of concepts)
+      if (pair.works >= WORD_FOCUS * best)
+        evidence.set(pair.concept, (evidence.get(pair.concept) ?? 0) + (weight * pair.works) / works)
+  }
+  const strongest = [...evidence]
+    .filter(([, value]) => value > 0)
+    .sort(([a, x], [b, y]) => y - x || byCode(a, b))
+    .slice(0, INFERRED_CONCEPTS)
+  const top = strongest[0]?.[1] ?? 0
+  return new Map(
+    strongest.filter(([, value]) => value >= INFERRED_FLOOR * top).map(([key, value]) => [key, value / top]),
+  )
 }

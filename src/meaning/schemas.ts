@@ -41,7 +41,7 @@ export const Reason = Type.Object(
   {
     kind: Type.Union([Type.Literal('concept'), Type.Literal('coauthor'), Type.Literal('term')], {
       description:
-        'concept: a concept both fingerprints share (or the text names); coauthor: a work both experts claimed; term: a word both texts use',
+        'concept: a concept both fingerprints share (or that the text names, or that its words imply through the works of the organization); coauthor: a work both experts claimed; term: a word both texts use',
     }),
     label: Type.String({ description: "The concept's label, the shared work's title or the word" }),
   },

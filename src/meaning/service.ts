@@ -13,8 +13,10 @@ import {
   type ConceptVector,
   conceptIdf,
   fuse,
+  inferConcepts,
   moreLikeThisTerms,
   ordered,
+  type QueryTerm,
   rankByConcepts,
   rankByTerms,
   sharedConcepts,
@@ -25,11 +27,13 @@ import {
   type ExpertCard,
   readCoauthoredWorks,
   readConceptFrequencies,
-  readConceptsOf,
+  readConceptsWithFrequencies,
   readTermsOf,
   readTotals,
+  readVisibleDepartments,
   readVisibleExperts,
   readWorksByIdentifiers,
+  type Totals,
 } from './repository.js'
 import type { ReasonData, SimilarExpertData } from './schemas.js'
 
@@ -46,6 +50,11 @@ import type { ReasonData, SimilarExpertData } from './schemas.js'
 const CONCEPT_REASONS = 3
 const TERM_REASONS = 3
 const COAUTHOR_REASONS = 2
+/**
+ * For a text, the concept ranking (labels named, concepts its words imply) weighs twice the words'
+ * ranking: a concept gathers every word a text may use for it, where BM25 needs the very words.
+ */
+const TEXT_CONCEPT_WEIGHT = 2
 /** The same department is a weak signal: a quarter of a list's weight, among experts found otherwise. */
 const DEPARTMENT_WEIGHT = 0.25
 
@@ -109,16 +118,8 @@ export async function similarExperts(
     throw profileNotFound('expert', username)
   const totals = await readTotals(db, orgId)
 
-  const sourceRows = await readConceptsOf(db, orgId, [source.id])
-  const sourceVector = vectorOf(
-    sourceRows,
-    await readConceptFrequencies(
-      db,
-      orgId,
-      sourceRows.map((row) => row.concept),
-    ),
-    totals,
-  )
+  const sourceRows = await readConceptsWithFrequencies(db, orgId, [source.id])
+  const sourceVector = vectorOf(sourceRows, new Map(sourceRows.map((row) => [row.concept, row.df])), totals)
   const concepts = await rankByConcepts(db, orgId, sourceVector.weights, totals, source.id)
 
   const sourceTerms = await readTermsOf(db, orgId, source.id)
@@ -129,7 +130,7 @@ export async function similarExperts(
   const coauthors = await coauthorsOf(db, orgId, source.id)
   const nearest = embeddings ? await embeddings.forExpert(orgId, source.id) : []
 
-  const visible = await readVisibleExperts(
+  const visible = await readVisibleDepartments(
     db,
     orgId,
     [...new Set([...concepts.ids, ...terms.ids, ...coauthors.ids, ...nearest])],
@@ -144,34 +145,32 @@ export async function similarExperts(
   const fused = fuse(lists.map((ids) => ({ ids })))
   const department = source.department?.trim()
   if (department) {
-    const sameDepartment = ordered(fused).filter(
-      (id) => visible.get(id)?.expert.department?.trim() === department,
-    )
+    const sameDepartment = ordered(fused).filter((id) => visible.get(id)?.trim() === department)
     for (const [id, bonus] of fuse([{ ids: sameDepartment, weight: DEPARTMENT_WEIGHT }]))
       fused.set(id, (fused.get(id) ?? 0) + bonus)
   }
-  return ordered(fused)
-    .slice(0, limit)
-    .flatMap((id) => {
-      const card = visible.get(id)
-      if (!card) return []
-      const vector = concepts.vectors.get(id)
-      const reasons: ReasonData[] = [
-        ...(vector ? sharedConcepts(sourceVector.weights, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
-          kind: 'concept' as const,
-          label,
-        })),
-        ...(coauthors.titles.get(id) ?? []).slice(0, COAUTHOR_REASONS).map((label) => ({
-          kind: 'coauthor' as const,
-          label,
-        })),
-        ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
-          kind: 'term' as const,
-          label: words.get(term) ?? term,
-        })),
-      ]
-      return [cardOf(card, fused.get(id) ?? 0, reasons)]
-    })
+  const best = ordered(fused).slice(0, limit)
+  const cards = await readVisibleExperts(db, orgId, best, audience)
+  return best.flatMap((id) => {
+    const card = cards.get(id)
+    if (!card) return []
+    const vector = concepts.vectors.get(id)
+    const reasons: ReasonData[] = [
+      ...(vector ? sharedConcepts(sourceVector.weights, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
+        kind: 'concept' as const,
+        label,
+      })),
+      ...(coauthors.titles.get(id) ?? []).slice(0, COAUTHOR_REASONS).map((label) => ({
+        kind: 'coauthor' as const,
+        label,
+      })),
+      ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
+        kind: 'term' as const,
+        label: words.get(term) ?? term,
+      })),
+    ]
+    return [cardOf(card, fused.get(id) ?? 0, reasons)]
+  })
 }
 
 const DOI_IN_TEXT = /\b10\.\d{4,9}\/[^\s"'<>]+/g
@@ -192,12 +191,27 @@ export function identifiersIn(text: string): { dois: string[]; pmids: string[] }
   return { dois: [...dois].sort(byCode).slice(0, 50), pmids: [...pmids].sort(byCode).slice(0, 50) }
 }
 
-/** The concept query of a text: concept labels it contains, and the concepts of the works it names. */
-async function conceptQueryOf(db: Queryable, orgId: number, text: string, experts: number) {
+/**
+ * The concept query of a text: the concept labels it contains and the concepts its words imply (a label
+ * named counts as much as the strongest concept implied, however often it is named), and the concepts
+ * of the works it names.
+ */
+async function conceptQueryOf(
+  db: Queryable,
+  orgId: number,
+  text: string,
+  terms: readonly QueryTerm[],
+  totals: Totals,
+) {
+  const experts = totals.conceptExperts
   const mentioned = conceptKeysIn(text)
-  const frequencies = await readConceptFrequencies(db, orgId, [...mentioned.keys()])
+  const inferred = await inferConcepts(db, orgId, terms, totals)
+  const frequencies = await readConceptFrequencies(db, orgId, [
+    ...new Set([...mentioned.keys(), ...inferred.keys()]),
+  ])
   const query = new Map<string, number>()
-  for (const [key, df] of frequencies) query.set(key, (mentioned.get(key) ?? 1) * conceptIdf(experts, df))
+  for (const [key, df] of frequencies)
+    query.set(key, Math.max(mentioned.has(key) ? 1 : 0, inferred.get(key) ?? 0) * conceptIdf(experts, df))
   const { dois, pmids } = identifiersIn(text)
   const named = new Map<string, number>()
   for (const work of await readWorksByIdentifiers(db, orgId, dois, pmids))
@@ -226,40 +240,40 @@ export async function matchExperts(
   const embedded = embeddings ? embeddings.forText(orgId, text) : Promise.resolve([])
   embedded.catch(() => {})
   const totals = await readTotals(db, orgId)
-  const conceptQuery = await conceptQueryOf(db, orgId, text, totals.conceptExperts)
-  const concepts = await rankByConcepts(db, orgId, conceptQuery, totals)
   const counted = termCounts(text).terms
   const words = new Map(counted.map((term) => [term.term, term.word]))
   const query = await moreLikeThisTerms(db, orgId, counted, totals, 1)
+  const conceptQuery = await conceptQueryOf(db, orgId, text, query.terms, totals)
+  const concepts = await rankByConcepts(db, orgId, conceptQuery, totals)
   const terms = await rankByTerms(db, orgId, query.terms, query.frequencies, totals)
   const nearest = await embedded
-  const visible = await readVisibleExperts(
+  const visible = await readVisibleDepartments(
     db,
     orgId,
     [...new Set([...concepts.ids, ...terms.ids, ...nearest])],
     audience,
   )
   const fused = fuse([
-    { ids: keep(concepts.ids, visible) },
+    { ids: keep(concepts.ids, visible), weight: TEXT_CONCEPT_WEIGHT },
     { ids: keep(terms.ids, visible) },
     { ids: keep(nearest, visible) },
   ])
-  return ordered(fused)
-    .slice(0, limit)
-    .flatMap((id) => {
-      const card = visible.get(id)
-      if (!card) return []
-      const vector: ConceptVector | undefined = concepts.vectors.get(id)
-      const reasons: ReasonData[] = [
-        ...(vector ? sharedConcepts(conceptQuery, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
-          kind: 'concept' as const,
-          label,
-        })),
-        ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
-          kind: 'term' as const,
-          label: words.get(term) ?? term,
-        })),
-      ]
-      return [cardOf(card, fused.get(id) ?? 0, reasons)]
-    })
+  const best = ordered(fused).slice(0, limit)
+  const cards = await readVisibleExperts(db, orgId, best, audience)
+  return best.flatMap((id) => {
+    const card = cards.get(id)
+    if (!card) return []
+    const vector: ConceptVector | undefined = concepts.vectors.get(id)
+    const reasons: ReasonData[] = [
+      ...(vector ? sharedConcepts(conceptQuery, vector, CONCEPT_REASONS) : []).map(({ label }) => ({
+        kind: 'concept' as const,
+        label,
+      })),
+      ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
+        kind: 'term' as const,
+        label: words.get(term) ?? term,
+      })),
+    ]
+    return [cardOf(card, fused.get(id) ?? 0, reasons)]
+  })
 }

@@ -5,7 +5,9 @@ import { type Audience, profileVisibleTo } from '../derived/audience.js'
 import { currentDocument, type ReadDocument } from '../derived/current-document.js'
 import { findExpertDocument } from '../derived/read-documents.js'
 import { accountElement } from '../experts/account-shape.js'
+import { mediaAccountFields } from '../experts/media-account.js'
 import { profileNotFound } from '../experts/profile-type.js'
+import { SCHEDULE_READ, scheduleRead } from '../validation/schedule.js'
 import { contentSectionSchemas, readContentSections } from './read-sections.js'
 import { findExpertWithOrganization } from './repository.js'
 
@@ -95,6 +97,8 @@ export const AccountElement = Type.Object(
     scopus_policy: Nullable(
       Type.String({ description: 'What works found through the Scopus id become; null for read:public' }),
     ),
+    ...mediaAccountFields,
+    ...SCHEDULE_READ,
   },
   { title: 'ProfileAccount' },
 )
@@ -125,7 +129,7 @@ type Account = Static<typeof AccountElement>
  */
 export function accountOf(expert: ExpertRow, audience: Audience): Account {
   const account = accountElement(expert)
-  if (audience === 'all') return account
+  if (audience === 'all') return { ...account, ...scheduleRead(expert, audience) }
   return {
     ...account,
     email: '',

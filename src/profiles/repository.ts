@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import { CHUNK, inChunks } from '../db/chunks.js'
+import { inChunks, insertInChunks } from '../db/chunks.js'
 import type { Queryable } from '../db/database.js'
 import { reusableQuery } from '../db/reusable-query.js'
 import type { ExpertRow, OrganizationProfilesTable, ProfileItemsTable, ProfileType } from '../db/schema.js'
@@ -207,17 +207,17 @@ export async function listSectionItemsOfExperts(
   )
 }
 
-/** Inserts many items (of any experts) in statements of CHUNK rows. */
+/** Inserts many items (of any experts), in the statements of `insertChunks`. */
 export async function insertProfileItems(
   db: Queryable,
   orgId: number,
   items: readonly (Omit<ProfileItemRow, 'id'> & { expert_id: number })[],
 ): Promise<void> {
-  for (let start = 0; start < items.length; start += CHUNK)
-    await db
-      .insertInto('profile_items')
-      .values(items.slice(start, start + CHUNK).map((item) => ({ org_id: orgId, ...item })))
-      .execute()
+  await insertInChunks(
+    db,
+    items.map((item) => ({ org_id: orgId, ...item })),
+    (chunk) => db.insertInto('profile_items').values(chunk).execute(),
+  )
 }
 
 export async function insertProfileItem(

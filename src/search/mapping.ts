@@ -5,6 +5,7 @@ import type { SectionName } from '../db/sections.js'
 import { toSeconds } from '../time.js'
 import { propertyOf } from '../validation/guards.js'
 import { plainText, readingTime, summary } from '../validation/html-text.js'
+import { interviewLanguagesOf } from '../validation/media.js'
 import type { ExpertListItem, QuestionListItem, SpotlightListItem } from './schemas.js'
 
 /** Rows -> list entries. Response schemas strip anything not listed. */
@@ -53,6 +54,13 @@ export function expertListItem(
     is_published: expert.is_published,
     is_private: expert.is_private,
     modified: toSeconds(expert.updated_at),
+    media_available: expert.media_available,
+    media_available_until: toSeconds(
+      expert.media_available_until === null ? null : Number(expert.media_available_until),
+    ),
+    interview_languages: interviewLanguagesOf(expert.interview_languages),
+    remote_ready: expert.remote_ready,
+    studio_ready: expert.studio_ready,
   }
 }
 

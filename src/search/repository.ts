@@ -304,6 +304,8 @@ export async function countExpertMatches(
     industries: [],
     categories: [],
     tags: [],
+    interview_languages: [],
+    media_available: [],
   }
   let total = 0
   for (const row of rows) {

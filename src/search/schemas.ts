@@ -50,7 +50,15 @@ export const paging = {
 
 const Status = choice(['all', 'published', 'unpublished'] as const, 'Publication filter (default all)')
 
-export const EXPERT_FACETS = ['countries', 'topics', 'industries', 'categories', 'tags'] as const
+export const EXPERT_FACETS = [
+  'countries',
+  'topics',
+  'industries',
+  'categories',
+  'tags',
+  'interview_languages',
+  'media_available',
+] as const
 export type ExpertFacet = (typeof EXPERT_FACETS)[number]
 
 export const ExpertSearchQuery = Type.Object(
@@ -72,6 +80,22 @@ export const ExpertSearchQuery = Type.Object(
     categories: Values('Categories'),
     tags: Values('Tags'),
     companies: Values('Exact company names, case-insensitive'),
+    interview_languages: Values(
+      'Interview languages, BCP 47 tags (`fr` finds fr-CA too)',
+      Type.String({
+        format: 'bcp47',
+        maxLength: 35,
+        'x-message': 'must be BCP 47 language tags, such as en or fr-CA',
+      }),
+    ),
+    media_available: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1,
+        description: '1: only experts available for media now (media_available 1)',
+        'x-message': 'must be 1 (only experts available for media)',
+      }),
+    ),
     sort: choice(
       ['relevance', 'name', 'modified', 'featured'] as const,
       'Order (default relevance with q, else name)',
@@ -130,7 +154,7 @@ export type QuestionSearchInput = Static<typeof QuestionSearchQuery>
 
 /** Query parameters that take several values. */
 export const ARRAY_PARAMETERS: ReadonlySet<string> = new Set([
-  ...EXPERT_FACETS,
+  ...EXPERT_FACETS.filter((facet) => facet !== 'media_available'),
   'companies',
   'tagged',
   'answered_by',
@@ -142,6 +166,17 @@ const FacetBucket = Type.Object({ key: Type.String(), count: Type.Integer() }, {
 const YearBucket = Type.Object({ key: Type.Integer(), count: Type.Integer() }, { title: 'YearBucket' })
 const Buckets = (bucket: TSchema = FacetBucket) =>
   Type.Array(bucket, { description: 'By count descending, then key; at most 50' })
+
+/** The media desk's fields a list entry shows, so that a journalist's search answers "who can talk now" (CONTRACT §22). */
+const listedMediaFields = {
+  media_available: Type.Integer({ enum: [0, 1], description: '1: available to journalists for interviews' }),
+  media_available_until: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'End of the availability (unix seconds), or null for none',
+  }),
+  interview_languages: Type.Array(Type.String(), { description: 'BCP 47 tags' }),
+  remote_ready: Type.Integer({ enum: [0, 1] }),
+  studio_ready: Type.Integer({ enum: [0, 1] }),
+}
 
 export const ExpertListItem = Type.Object(
   {
@@ -165,6 +200,7 @@ export const ExpertListItem = Type.Object(
     is_published: Type.Integer({ enum: [0, 1] }),
     is_private: Type.Integer({ enum: [0, 1] }),
     modified: Type.Integer({ description: 'Last change (unix seconds)' }),
+    ...listedMediaFields,
   },
   { title: 'ExpertListItem' },
 )
@@ -174,7 +210,8 @@ export const ExpertSearchResult = Type.Object(
     experts: Type.Array(ExpertListItem),
     total: Type.Integer({ description: 'Exact number of matches' }),
     aggregations: Type.Object(Object.fromEntries(EXPERT_FACETS.map((facet) => [facet, Buckets()])), {
-      description: "Counts over all matches; each facet's counts ignore that facet's own filter",
+      description:
+        'Counts over all matches; each facet\'s counts ignore that facet\'s own filter. `interview_languages`: each tag and its language (`fr-CA` counts under `fr` too); `media_available`: `[{key: "1", count}]`, the experts available for media',
     }),
   },
   { title: 'ExpertSearchResult' },

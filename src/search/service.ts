@@ -99,7 +99,12 @@ export async function searchExperts(
     ...(text ? { text } : {}),
     access: publicFilter(audience, input.access, 'public') ?? 'public',
     status: publicFilter(audience, input.status, 'published') ?? 'all',
-    facets: Object.fromEntries(EXPERT_FACETS.map((facet) => [facet, keys(input[facet])])),
+    facets: Object.fromEntries(
+      EXPERT_FACETS.map((facet) => [
+        facet,
+        facet === 'media_available' ? (input.media_available === 1 ? ['1'] : []) : keys(input[facet]),
+      ]),
+    ),
     companies: keys(input.companies),
   }
   const sort: ExpertSort = input.sort ?? (text ? 'relevance' : 'name')

@@ -38,6 +38,7 @@ async function actorText(db: Queryable, actor: Actor): Promise<string> {
   if (actor.kind === 'cli') return 'the service’s operator (command line)'
   if (actor.kind === 'system') return 'the service'
   if (actor.kind === 'client') return `the integration client ${actor.id}`
+  if (actor.kind === 'schedule') return 'the publishing schedule'
   const person = await db.selectFrom('people').select('email').where('id', '=', actor.id).executeTakeFirst()
   return `${person?.email ?? `person ${actor.id}`} (${actor.role})`
 }

@@ -19,7 +19,29 @@ export interface JsonSchema {
   minProperties?: number
   anyOf?: JsonSchema[]
   const?: unknown
+  items?: JsonSchema
+  maxItems?: number
   'x-subdivision'?: { country: string; state: string; requireCountry?: boolean }
+}
+
+/** BCP 47 tags as a body may send them, and their canonical forms (the account's `interview_languages`). */
+export const LANGUAGE_TAGS: Readonly<Record<string, string>> = {
+  en: 'en',
+  'EN-us': 'en-US',
+  'fr-ca': 'fr-CA',
+  'zh-hant-tw': 'zh-Hant-TW',
+  de: 'de',
+  'pt-BR': 'pt-BR',
+  iw: 'he',
+}
+
+/** IANA zone names as a body may send them, and as stored (the account's `time_zone`). */
+export const TIME_ZONES: Readonly<Record<string, string>> = {
+  'Europe/Paris': 'Europe/Paris',
+  'america/toronto': 'America/Toronto',
+  UTC: 'UTC',
+  'US/Eastern': 'America/New_York',
+  'asia/tokyo': 'Asia/Tokyo',
 }
 
 /** Field-name overrides: a dedicated generator for a field the keywords cannot describe (a real username). */
@@ -80,6 +102,8 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.enum) return fc.constantFrom(...schema.enum.map(String))
   if (schema.format === 'email') return email
   if (schema.format === 'iso3166-alpha2') return countryCode
+  if (schema.format === 'bcp47') return fc.constantFrom(...Object.keys(LANGUAGE_TAGS))
+  if (schema.format === 'iana-time-zone') return fc.constantFrom('', ...Object.keys(TIME_ZONES))
   // Distinct ORCID iDs with their check digit, in the stored form (the app would rewrite other forms).
   if (schema.format === 'orcid')
     return fc.stringMatching(/^[0-9]{15}$/).map((digits) => {
@@ -126,6 +150,8 @@ export function validValue(schema: JsonSchema): fc.Arbitrary<unknown> {
   if (schema.type === 'string') return stringArbitrary(schema)
   if (schema.type === 'integer') return integerArbitrary(schema)
   if (schema.type === 'boolean') return fc.boolean()
+  if (schema.type === 'array' && schema.items)
+    return fc.array(validValue(schema.items), { maxLength: Math.min(schema.maxItems ?? 5, 5) })
   throw new Error(`no generator for schema ${JSON.stringify(schema)}`)
 }
 
@@ -180,7 +206,7 @@ function wrongType(schema: JsonSchema): fc.Arbitrary<unknown> {
   const others = [
     fc.constant(null),
     fc.boolean(),
-    fc.constant([]),
+    ...(schema.type === 'array' ? [fc.constant('x')] : [fc.constant([])]),
     fc.constant({ nested: 'x' }),
     ...(schema.type === 'string' || schema.enum
       ? [fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })]
@@ -196,6 +222,7 @@ function wrongType(schema: JsonSchema): fc.Arbitrary<unknown> {
 function badValues(schema: JsonSchema): string[] {
   if (schema.format === 'email') return ['not-an-email', 'a@', '@b.example', 'a b@c.example', 'a@b']
   if (schema.format === 'iso3166-alpha2') return ['XX', 'USA', 'c', 'C A', '12']
+  if (schema.format === 'iana-time-zone') return ['Mars/Olympus_Mons', '+01:00', 'Nowhere', 'Europe/']
   if (!schema.pattern) return []
   const regex = new RegExp(schema.pattern, 'u')
   return ['not valid!', 'x*y', '#tag', '<b>', 'a\u00e9b', 'ftp://x.example'].filter(

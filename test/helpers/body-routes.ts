@@ -73,6 +73,7 @@ export interface BodyRoute {
     | 'sso_settings'
     | 'organization_workflows'
     | 'drafts'
+    | 'expert_delegates'
 }
 
 const inquiryRoutes = (['donor', 'event'] as const).map(
@@ -160,6 +161,14 @@ export const BODY_ROUTES: BodyRoute[] = [
     url: async (ctx) => `/v2/organization/${ctx.tenant.orgId}/sso`,
     malformed: 'validation_failed',
     table: 'sso_settings',
+  },
+  {
+    name: 'POST delegate',
+    method: 'POST',
+    auth: true,
+    url: async (ctx) => `${await expertUrl(ctx)}/delegates`,
+    malformed: 'validation_failed',
+    table: 'expert_delegates',
   },
   {
     name: 'PUT workflow',

@@ -49,6 +49,8 @@ export const LOADED_ON_USE = [
   '@modelcontextprotocol/sdk',
   'iso-3166',
   'diff',
+  'ical-generator',
+  'fflate',
 ]
 
 /** The npm packages among recorded module URLs. */

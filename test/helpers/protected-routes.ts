@@ -5,6 +5,7 @@ import type { Scope } from '../../src/auth/scopes.js'
 import { setWebhook } from '../../src/delivery/settings.js'
 import { webhookNetwork } from '../../src/delivery/webhook-network.js'
 import { accountElement } from '../../src/experts/account-shape.js'
+import { grantDelegate } from '../../src/experts/delegates.js'
 import { findExpert } from '../../src/experts/repository.js'
 import { addPerson } from '../../src/people/service.js'
 import { PROFILE_KEYS } from '../../src/profiles/read.js'
@@ -352,6 +353,7 @@ export const PROTECTED_ROUTES: ProtectedRoute[] = [
   ...worksRoutes(),
   ...meaningRoutes(),
   ...editorialRoutes(),
+  ...delegateRoutes(),
 ]
 
 /**
@@ -587,6 +589,53 @@ function draftRoutes(): ProtectedRoute[] {
         url: `/v2/organization/${corporation}/drafts/${await draftOf(ctx, owner, 'submitted')}/return`,
         payload: { comment: 'Say more about the work.' },
       }),
+    },
+  ]
+}
+
+/** A profile's delegates (CONTRACT §21): listed under `read`, granted and revoked under `write`. */
+function delegateRoutes(): ProtectedRoute[] {
+  const base = '/v2/organization/:corporation/expert/:username/delegates'
+  const until = (ctx: TestContext) => Math.floor(ctx.clock.now() / 1000) + 3600
+  return [
+    {
+      name: 'GET delegates',
+      scope: 'read',
+      covers: [`GET ${base}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'GET',
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/delegates`,
+      }),
+    },
+    {
+      name: 'POST delegate',
+      scope: 'write',
+      covers: [`POST ${base}`],
+      record: true,
+      build: async (ctx, corporation, owner) => ({
+        method: 'POST',
+        url: `/v2/organization/${corporation}/expert/${await expertOf(ctx, owner)}/delegates`,
+        payload: { person: await personOf(ctx, owner), until: until(ctx) },
+      }),
+    },
+    {
+      name: 'DELETE delegate',
+      scope: 'write',
+      covers: [`DELETE ${base}/:person`],
+      record: true,
+      build: async (ctx, corporation, owner) => {
+        const username = await expertOf(ctx, owner)
+        const person = await personOf(ctx, owner)
+        await grantDelegate(
+          cliWriteContext(ctx.testDatabase.database.db, owner.orgId, 'delegates grant', ctx.clock.now()),
+          { username, personId: person, until: until(ctx) },
+        )
+        return {
+          method: 'DELETE',
+          url: `/v2/organization/${corporation}/expert/${username}/delegates/${person}`,
+        }
+      },
     },
   ]
 }

@@ -7,6 +7,11 @@ export function withoutContactDetails(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   const entries = Object.entries(value).map(([key, field]) => [key, withoutContactDetails(field)])
   const copy: Record<string, unknown> = Object.fromEntries(entries)
+  // A scheduled publish or unpublish is for those who may write it (CONTRACT §21).
+  if ('publish_at' in copy && 'unpublish_at' in copy) {
+    delete copy.publish_at
+    delete copy.unpublish_at
+  }
   if ('email' in copy && 'phone_number' in copy && 'is_published' in copy) {
     Object.assign(copy, {
       email: '',

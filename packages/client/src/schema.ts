@@ -3343,7 +3343,7 @@ export interface paths {
         };
         /**
          * The organization's audit log: every write through the API, the dashboard, import and the CLI
-         * @description Newest first, each entry with its actor's name and a sentence saying what was done. Filters: actor (person:<id>, client:<client_id>, cli, system), kind (the record kind) and, with kind, record (one record's history). Pass next_cursor as cursor for the next page.
+         * @description Newest first, each entry with its actor's name and a sentence saying what was done. Filters: actor (person:<id>, client:<client_id>, cli, system, schedule), kind (the record kind) and, with kind, record (one record's history). Pass next_cursor as cursor for the next page.
          */
         get: operations["readAuditLog"];
         put?: never;
@@ -3543,6 +3543,41 @@ export interface paths {
         put: operations["updateExpertConcept"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/delegates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people who may edit this profile for a while (live grants) */
+        get: operations["listDelegates"];
+        put?: never;
+        /** Let a person of the organization edit this profile until a time (again: moves the end) */
+        post: operations["grantDelegate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/{corporation}/expert/{username}/delegates/{person}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a person's grant on this profile at once */
+        delete: operations["revokeDelegate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4034,6 +4069,7 @@ export interface components {
          *         "id": "7",
          *         "name": "Grace Lee"
          *       },
+         *       "on_behalf_of": null,
          *       "action": "PUT /v2/organization/:corporation/expert/:username/biography",
          *       "summary": "Changed the biography of Ada Okafor",
          *       "record": {
@@ -4053,21 +4089,28 @@ export interface components {
             created_at: number;
             actor: {
                 /**
-                 * @description A person (dashboard), a client, the CLI or the service
+                 * @description A person (dashboard), a client, the CLI, the service, or the publishing schedule (a scheduled publish or unpublish)
                  * @enum {unknown}
                  */
-                kind: "person" | "client" | "cli" | "system";
-                /** @description The person's or the client's id; null for the CLI and the service */
+                kind: "person" | "client" | "cli" | "system" | "schedule";
+                /** @description The person's or the client's id; for the schedule, who set its time (person:<id>, client:<client_id>, cli); null for the CLI and the service */
                 id: string | null;
-                /** @description The person's name or the client's label as they are now; null for the CLI and the service */
+                /** @description The person's name or the client's label as they are now (for the schedule: of who set it); null for the CLI and the service */
                 name: string | null;
             };
+            /** @description The profile a delegate acted on through its grant (the actor is the delegate); null otherwise */
+            on_behalf_of: {
+                /** @description The profile's username as the entry recorded it */
+                username: string;
+                /** @description The profile's name as it is now; null when it no longer exists */
+                name: string | null;
+            } | null;
             /** @description The route (METHOD /v2/...) or the command (cli ...) */
             action: string;
             /** @description What was done, as a sentence with the names of today: "Changed the biography of Ada Okafor" */
             summary: string;
             record: {
-                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings, concept, workflow, draft */
+                /** @description One of: expert, staff, section, spotlight, question, answer, organization, avatar, file, inquiry, notification_settings, privacy_request, import, client, webhook, person, sso_settings, concept, workflow, draft, delegate */
                 kind: string;
                 /** @description The id the API knows the record by (a username, a number, <username>/<section>/<id>, <question>/<answer>) */
                 id: string | null;
@@ -4389,6 +4432,30 @@ export interface components {
             scope: string;
             organization: number;
         };
+        /** Delegate */
+        Delegate: {
+            person: {
+                id: number;
+                name: string;
+                email: string;
+                /** @description The person’s own role, which the grant does not change */
+                role: string;
+            };
+            /** @description Unix seconds: the grant ends then */
+            until: number;
+            /** @description Unix seconds: when it was granted or last extended */
+            granted_at: number;
+        };
+        /** DelegateGrant */
+        DelegateGrant: {
+            /** @description The person of the organization who may edit the profile */
+            person: number;
+            /**
+             * When the grant ends (in the future)
+             * @description When the grant ends (in the future): unix time in seconds (not milliseconds)
+             */
+            until: number & unknown;
+        };
         /** Deleted */
         Deleted: {
             id: number;
@@ -4596,6 +4663,19 @@ export interface components {
             is_private: 0 | 1;
             /** @description Last change (unix seconds) */
             modified: number;
+            /**
+             * @description 1: available to journalists for interviews
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags */
+            interview_languages: string[];
+            /** @enum {integer} */
+            remote_ready: 0 | 1;
+            /** @enum {integer} */
+            studio_ready: 0 | 1;
             /**
              * @description An expert or a staff member
              * @enum {string}
@@ -4816,10 +4896,49 @@ export interface components {
             location_room?: string;
             /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
             assistant_email?: string | "";
+            /**
+             * Available for media
+             * @description 1: available to journalists for interviews, until the end of availability when one is set
+             */
+            media_available?: number;
+            media_available_until?: number | null | "";
+            /**
+             * Interview languages
+             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)
+             */
+            interview_languages?: string[];
+            /**
+             * Remote interviews
+             * @description 1: can give interviews remotely (video or phone)
+             */
+            remote_ready?: number;
+            /**
+             * Studio interviews
+             * @description 1: can come to a studio for interviews
+             */
+            studio_ready?: number;
+            /**
+             * Time zone
+             * Format: iana-time-zone
+             * @description Time zone: an IANA name such as Europe/Paris or America/Toronto ("" clears it)
+             */
+            time_zone?: string;
+            /**
+             * Pronunciation
+             * @description Pronunciation: how to say the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
+             */
+            pronunciation?: string;
+            /**
+             * Pronouns
+             * @description Pronouns, such as she/her or they/them
+             */
+            pronouns?: string;
             /** @description Not accepted on create: new experts start unpublished */
             is_published?: unknown;
             /** @description Not accepted on create: new experts start public */
             is_private?: unknown;
+            publish_at?: (number & unknown) | "" | null;
+            unpublish_at?: (number & unknown) | "" | null;
         };
         /** ExpertCreated */
         ExpertCreated: {
@@ -4862,6 +4981,19 @@ export interface components {
             is_private: 0 | 1;
             /** @description Last change (unix seconds) */
             modified: number;
+            /**
+             * @description 1: available to journalists for interviews
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags */
+            interview_languages: string[];
+            /** @enum {integer} */
+            remote_ready: 0 | 1;
+            /** @enum {integer} */
+            studio_ready: 0 | 1;
         };
         /** ExpertMatch */
         ExpertMatch: {
@@ -4875,7 +5007,7 @@ export interface components {
             experts: components["schemas"]["ExpertListItem"][];
             /** @description Exact number of matches */
             total: number;
-            /** @description Counts over all matches; each facet's counts ignore that facet's own filter */
+            /** @description Counts over all matches; each facet's counts ignore that facet's own filter. `interview_languages`: each tag and its language (`fr-CA` counts under `fr` too); `media_available`: `[{key: "1", count}]`, the experts available for media */
             aggregations: {
                 /** @description By count descending, then key; at most 50 */
                 countries: components["schemas"]["FacetBucket"][];
@@ -4887,6 +5019,10 @@ export interface components {
                 categories: components["schemas"]["FacetBucket"][];
                 /** @description By count descending, then key; at most 50 */
                 tags: components["schemas"]["FacetBucket"][];
+                /** @description By count descending, then key; at most 50 */
+                interview_languages: components["schemas"]["FacetBucket"][];
+                /** @description By count descending, then key; at most 50 */
+                media_available: components["schemas"]["FacetBucket"][];
             };
         };
         /** ExpertUpdate */
@@ -4970,10 +5106,49 @@ export interface components {
             location_room?: string;
             /** @description Email address of the expert's assistant, emailed about inquiries when the notification settings say so ("" for none) */
             assistant_email?: string | "";
+            /**
+             * Available for media
+             * @description 1: available to journalists for interviews, until the end of availability when one is set
+             */
+            media_available?: number;
+            media_available_until?: number | null | "";
+            /**
+             * Interview languages
+             * @description Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)
+             */
+            interview_languages?: string[];
+            /**
+             * Remote interviews
+             * @description 1: can give interviews remotely (video or phone)
+             */
+            remote_ready?: number;
+            /**
+             * Studio interviews
+             * @description 1: can come to a studio for interviews
+             */
+            studio_ready?: number;
+            /**
+             * Time zone
+             * Format: iana-time-zone
+             * @description Time zone: an IANA name such as Europe/Paris or America/Toronto ("" clears it)
+             */
+            time_zone?: string;
+            /**
+             * Pronunciation
+             * @description Pronunciation: how to say the name, as a journalist would read it aloud (such as "AH-dah oh-KAH-for")
+             */
+            pronunciation?: string;
+            /**
+             * Pronouns
+             * @description Pronouns, such as she/her or they/them
+             */
+            pronouns?: string;
             /** @description Published flag */
             is_published?: number;
             /** @description Private flag */
             is_private?: number;
+            publish_at?: (number & unknown) | "" | null;
+            unpublish_at?: (number & unknown) | "" | null;
         };
         /** ExpertUpdated */
         ExpertUpdated: {
@@ -5336,7 +5511,7 @@ export interface components {
         };
         /** MeaningReason */
         MeaningReason: {
-            /** @description concept: a concept both fingerprints share (or the text names); coauthor: a work both experts claimed; term: a word both texts use */
+            /** @description concept: a concept both fingerprints share (or that the text names, or that its words imply through the works of the organization); coauthor: a work both experts claimed; term: a word both texts use */
             kind: "concept" | "coauthor" | "term";
             /** @description The concept's label, the shared work's title or the word */
             label: string;
@@ -5865,6 +6040,8 @@ export interface components {
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
+            publish_at?: (number & unknown) | "" | null;
+            unpublish_at?: (number & unknown) | "" | null;
         };
         /** PostUpdate */
         PostUpdate: {
@@ -5884,6 +6061,8 @@ export interface components {
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
+            publish_at?: (number & unknown) | "" | null;
+            unpublish_at?: (number & unknown) | "" | null;
         };
         /**
          * Profile
@@ -5978,6 +6157,34 @@ export interface components {
             orcid_policy: string | null;
             openalex_policy: string | null;
             scopus_policy: string | null;
+            /**
+             * @description 1: available to journalists for interviews; 0 once media_available_until has passed
+             * @enum {integer}
+             */
+            media_available: 0 | 1;
+            /** @description End of the availability (unix seconds), or null for none */
+            media_available_until: number | null;
+            /** @description BCP 47 tags, canonical form */
+            interview_languages: string[];
+            /**
+             * @description 1: interviews remotely
+             * @enum {integer}
+             */
+            remote_ready: 0 | 1;
+            /**
+             * @description 1: interviews in a studio
+             * @enum {integer}
+             */
+            studio_ready: 0 | 1;
+            /** @description IANA time zone name */
+            time_zone: string | null;
+            /** @description How to say the name */
+            pronunciation: string | null;
+            pronouns: string | null;
+            /** @description When the schedule publishes it (unix seconds); null: not scheduled. Not shown to read:public */
+            publish_at?: number | null;
+            /** @description When the schedule unpublishes it (unix seconds); null: not scheduled. Not shown to read:public */
+            unpublish_at?: number | null;
         };
         /** ProfileAffiliation */
         ProfileAffiliation: {
@@ -6447,6 +6654,10 @@ export interface components {
             /** @enum {integer} */
             published: 0 | 1;
             published_date: number | null;
+            /** @description When the schedule publishes it (unix seconds); null: not scheduled. Not shown to read:public */
+            publish_at?: number | null;
+            /** @description When the schedule unpublishes it (unix seconds); null: not scheduled. Not shown to read:public */
+            unpublish_at?: number | null;
             /** @description Creation time (unix seconds) */
             created: number;
             /** @description Last modification time (unix seconds) */
@@ -6464,6 +6675,8 @@ export interface components {
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
+            publish_at?: (number & unknown) | "" | null;
+            unpublish_at?: (number & unknown) | "" | null;
         };
         /** QuestionListItem */
         QuestionListItem: {
@@ -6514,6 +6727,8 @@ export interface components {
             /** @description Tag names: the organization tags, created on first use (a form repeats the key) */
             tags?: string[];
             seo?: components["schemas"]["SeoInput"];
+            publish_at?: (number & unknown) | "" | null;
+            unpublish_at?: (number & unknown) | "" | null;
         };
         /** RelatedTopic */
         RelatedTopic: {
@@ -6828,6 +7043,10 @@ export interface components {
             /** @enum {integer} */
             published: 0 | 1;
             published_date: number | null;
+            /** @description When the schedule publishes it (unix seconds); null: not scheduled. Not shown to read:public */
+            publish_at?: number | null;
+            /** @description When the schedule unpublishes it (unix seconds); null: not scheduled. Not shown to read:public */
+            unpublish_at?: number | null;
             /** @description Creation time (unix seconds) */
             created: number;
             /** @description Last modification time (unix seconds) */
@@ -7109,9 +7328,9 @@ export interface components {
         };
         /** VersionActor */
         VersionActor: {
-            /** @description A signed-in person, an API client, the command line, or the service itself */
-            kind: "person" | "client" | "cli" | "system";
-            /** @description The person's id or the client's client_id */
+            /** @description A signed-in person, an API client, the command line, the service itself, or the publishing schedule */
+            kind: "person" | "client" | "cli" | "system" | "schedule";
+            /** @description The person's id or the client's client_id; for the schedule, who set its time (person:<id>, client:<client_id>, cli) */
             id: string | null;
             /** @description The person's name or the client's label today; null for the command line and the service */
             name: string | null;
@@ -8363,6 +8582,10 @@ export interface operations {
                 tags?: string[];
                 /** @description Exact company names, case-insensitive: repeat the key (`k=a&k=b`), use `k[]=a`, or send one JSON array (`k=["a","b"]`) */
                 companies?: string[];
+                /** @description Interview languages, BCP 47 tags (`fr` finds fr-CA too): repeat the key (`k=a&k=b`), use `k[]=a`, or send one JSON array (`k=["a","b"]`) */
+                interview_languages?: string[];
+                /** @description 1: only experts available for media now (media_available 1) */
+                media_available?: number;
                 /** @description Order (default relevance with q, else name) */
                 sort?: "relevance" | "name" | "modified" | "featured";
                 /** @description Results per page (default 10) */
@@ -26971,10 +27194,10 @@ export interface operations {
     readAuditLog: {
         parameters: {
             query?: {
-                /** @description Only entries of this actor: person:<id>, client:<client_id>, cli or system */
+                /** @description Only entries of this actor: person:<id>, client:<client_id>, cli, system or schedule (the publishing schedule) */
                 actor?: string;
                 /** @description Only entries about this kind of record */
-                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings" | "concept" | "workflow" | "draft";
+                kind?: "expert" | "staff" | "section" | "spotlight" | "question" | "answer" | "organization" | "avatar" | "file" | "inquiry" | "notification_settings" | "privacy_request" | "import" | "client" | "webhook" | "person" | "sso_settings" | "concept" | "workflow" | "draft" | "delegate";
                 /** @description With kind: only the history of this record, by the id the entries name it with (an expert's username: its photo and profile sections included; a question's id: its answers included) */
                 record?: string;
                 /** @description Entries per page, 1 to 100 (default 20) */
@@ -27558,6 +27781,168 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["ExpertConcept"];
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDelegates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            delegates: components["schemas"]["Delegate"][];
+                        };
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantDelegate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DelegateGrant"];
+                "application/x-www-form-urlencoded": components["schemas"]["DelegateGrant"];
+            };
+        };
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            person: number;
+                            until: number;
+                            created: boolean;
+                        };
+                    };
+                };
+            };
+            308: components["responses"]["RenamedExpert"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            /** @description Every failure: success false and an error with a code from the catalogue. */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeDelegate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization (corporation) ID */
+                corporation: number;
+                /** @description Expert username */
+                username: string;
+                /** @description Person id */
+                person: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: `{success: true, data}` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            person: number;
+                            deleted: boolean;
+                        };
                     };
                 };
             };

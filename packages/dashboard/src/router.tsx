@@ -221,6 +221,13 @@ const notifications = createRoute({
   component: lazyRouteComponent(() => import('./screens/InquiryRecipients.tsx'), 'InquiryRecipientsScreen'),
 })
 
+const workflow = createRoute({
+  getParentRoute: () => signedIn,
+  path: '/workflow',
+  beforeLoad: only(administers),
+  component: lazyRouteComponent(() => import('./screens/Workflow.tsx'), 'WorkflowScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     signIn,
@@ -247,6 +254,7 @@ export const router = createRouter({
       integrations,
       people,
       notifications,
+      workflow,
       nowhere,
     ]),
   ]),

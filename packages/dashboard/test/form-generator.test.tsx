@@ -52,6 +52,53 @@ describe('the form generator: fields from the API’s write schemas', () => {
     assert.deepEqual([start?.label, start?.required], ['Start', false])
   })
 
+  test('the media desk’s fields: a switch, a UTC date and time, a list of tags, a zone to choose', () => {
+    const fields = fieldsOf(EXPERT_SCHEMAS.update).filter((field) =>
+      ['media_available', 'media_available_until', 'interview_languages', 'time_zone', 'pronouns'].includes(
+        field.name,
+      ),
+    )
+    assert.deepEqual(
+      fields.map((field) => [field.name, field.label, field.kind]),
+      [
+        ['media_available', 'Available for media', 'flag'],
+        ['media_available_until', 'Available until', 'datetime'],
+        ['interview_languages', 'Interview languages', 'tags'],
+        ['time_zone', 'Time zone', 'time-zone'],
+        ['pronouns', 'Pronouns', 'text'],
+      ],
+    )
+    const stored = {
+      media_available: 1,
+      media_available_until: 1_796_135_400,
+      interview_languages: ['en', 'fr-CA'],
+      time_zone: 'Europe/Paris',
+      pronouns: null,
+    }
+    const values = valuesOf(fields, stored)
+    assert.deepEqual(values, {
+      media_available: true,
+      media_available_until: '2026-12-01T14:30',
+      interview_languages: 'en, fr-CA',
+      time_zone: 'Europe/Paris',
+      pronouns: '',
+    })
+    const edited = {
+      ...values,
+      media_available_until: '2026-12-02T09:00',
+      interview_languages: 'en; de ,',
+      time_zone: '',
+    }
+    assert.deepEqual(bodyOf(fields, edited, 'update', values), {
+      media_available_until: 1_796_202_000,
+      interview_languages: ['en', 'de'],
+      time_zone: '',
+    })
+    assert.deepEqual(bodyOf(fields, { ...values, interview_languages: '' }, 'update', values), {
+      interview_languages: [],
+    })
+  })
+
   test('an expert’s identifiers have their titles, and each policy is a choice of its named values', () => {
     const fields = Object.fromEntries(fieldsOf(EXPERT_SCHEMAS.update).map((field) => [field.name, field]))
     assert.deepEqual(

@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import { cliWriteContext } from '../../audit/write-context.js'
 import { ROLES } from '../../auth/roles.js'
 import type { Config } from '../../config.js'
+import { grantDelegate, revokeDelegate } from '../../experts/delegates.js'
 import { findOrganization } from '../../organizations/repository.js'
 import { LINK_TTL_MS, linkBase, linkUrl } from '../../people/links.js'
 import { findPersonByEmail, findPersonByEmailInOrg, listPeople } from '../../people/repository.js'
@@ -192,6 +193,66 @@ export function peopleCommands(program: Command, cli: Cli): void {
         options.json,
         { id: removed.id, email: removed.email, removed: true },
         () => `Removed ${removed.email}`,
+      )
+    })
+
+  people
+    .command('delegate')
+    .description(
+      "Let a person edit one expert's profile until a time (a delegate, docs/people.md#delegates); again: moves the end",
+    )
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .requiredOption('--expert <username>', 'the expert whose profile the person may edit')
+    .requiredOption('--email <email>', 'the person')
+    .requiredOption(
+      '--until <seconds>',
+      'when the grant ends: unix seconds, in the future',
+      positiveInt('--until'),
+    )
+    .option('--json', 'print one JSON object')
+    .action(
+      async (options: { org: number; expert: string; email: string; until: number; json?: boolean }) => {
+        const person = await cli.withDatabase(async ({ db }) => {
+          const found = await findPersonByEmailInOrg(db, options.org, emailKey(options.email))
+          if (!found) throw new CliError(`No person ${options.email} in organization ${options.org}`)
+          const write = cliWriteContext(db, options.org, 'people delegate', Date.now())
+          await explained(() =>
+            grantDelegate(write, {
+              username: options.expert,
+              personId: Number(found.id),
+              until: options.until,
+            }),
+          )
+          return found
+        })
+        cli.report(
+          options.json,
+          { person: Number(person.id), email: person.email, expert: options.expert, until: options.until },
+          () =>
+            `${person.email} may edit the profile of ${options.expert} until ${new Date(options.until * 1000).toISOString()}.`,
+        )
+      },
+    )
+
+  people
+    .command('undelegate')
+    .description("End a person's grant on one expert's profile at once")
+    .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
+    .requiredOption('--expert <username>', 'the expert whose profile the grant is on')
+    .requiredOption('--email <email>', 'the person')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { org: number; expert: string; email: string; json?: boolean }) => {
+      const person = await cli.withDatabase(async ({ db }) => {
+        const found = await findPersonByEmailInOrg(db, options.org, emailKey(options.email))
+        if (!found) throw new CliError(`No person ${options.email} in organization ${options.org}`)
+        const write = cliWriteContext(db, options.org, 'people undelegate', Date.now())
+        await explained(() => revokeDelegate(write, { username: options.expert, personId: Number(found.id) }))
+        return found
+      })
+      cli.report(
+        options.json,
+        { person: Number(person.id), email: person.email, expert: options.expert, revoked: true },
+        () => `${person.email} may no longer edit the profile of ${options.expert}.`,
       )
     })
 }

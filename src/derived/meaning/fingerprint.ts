@@ -2,7 +2,7 @@ import { parseItemData } from '../../db/item-data.js'
 import type { SectionName } from '../../db/sections.js'
 import { isObject } from '../../validation/guards.js'
 import { plainText } from '../../validation/html-text.js'
-import { conceptKey, type TermCount, termCounts } from './analyzer.js'
+import { analyze, conceptKey, type TermCount, termCounts } from './analyzer.js'
 
 /**
  * One expert's fingerprint (SOURCES §7.2) and "more like this" document (§7.1), from its profile items
@@ -180,4 +180,24 @@ export function embeddingTextOf(items: readonly ProfileItem[], works: readonly C
     .filter(Boolean)
     .join('\n')
     .slice(0, EMBEDDING_TEXT_CHARS)
+}
+
+/** What a claimed work teaches about words and concepts: its distinct terms and concept keys, each sorted. */
+export interface WorkContribution {
+  terms: string[]
+  concepts: string[]
+}
+
+const sortedUnique = (values: Iterable<string>) =>
+  [...new Set(values)].filter(Boolean).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+
+/**
+ * The terms of a work's title and abstract and the keys of its concepts; nothing when it has no concept
+ * (a work without concepts says nothing about which words go with which concept).
+ */
+export function workContribution(fieldsJson: string): WorkContribution {
+  const { title, abstract, concepts } = workText(fieldsJson)
+  const keys = sortedUnique(concepts.map((concept) => conceptKey(concept.label)))
+  if (keys.length === 0) return { terms: [], concepts: [] }
+  return { terms: sortedUnique(analyze(`${title}\n${abstract}`).map((token) => token.term)), concepts: keys }
 }

@@ -1,7 +1,8 @@
-import { inChunks } from '../../db/chunks.js'
+import { inChunks, insertInChunks } from '../../db/chunks.js'
 import type { Queryable } from '../../db/database.js'
 import type { SectionName } from '../../db/sections.js'
 import { ofOrganization } from '../search-index.js'
+import { candidateWorksOf, refreshWorkAssociations } from './associations.js'
 import { type ClaimedWork, fingerprintOf, type ProfileItem } from './fingerprint.js'
 
 /**
@@ -9,14 +10,13 @@ import { type ClaimedWork, fingerprintOf, type ProfileItem } from './fingerprint
  * experts a write changed, `removeMeaning` before an expert's delete; the search rebuild calls
  * `rebuildMeaning`. Each recomputes the experts' rows from the tables (it trusts no caller's idea of
  * what changed) and moves the organization's document frequencies and totals by the difference, so a
- * write costs in proportion to the experts it changed, never to the organization. Rebuilding from
- * empty gives the same rows as any sequence of writes.
+ * write costs in proportion to the experts it changed, never to the organization. The works an expert
+ * holds a candidacy for move the term–concept associations (associations.ts). Rebuilding from empty
+ * gives the same rows as any sequence of writes.
  */
 
 const SECTIONS: SectionName[] = ['topic', 'tag', 'industry', 'tagline', 'biography']
 const BATCH = 500
-// At most 8 columns a row: 16,000 parameters, within SQLite's 32,766 and PostgreSQL's 65,535.
-const ROWS_PER_INSERT = 2000
 
 function grouped<T extends { expert_id: number }>(rows: readonly T[]): Map<number, T[]> {
   const groups = new Map<number, T[]>()
@@ -27,11 +27,6 @@ function grouped<T extends { expert_id: number }>(rows: readonly T[]): Map<numbe
     else groups.set(id, [row])
   }
   return groups
-}
-
-async function insertBatches<R>(rows: R[], insert: (batch: R[]) => Promise<unknown>): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)
-    await insert(rows.slice(start, start + ROWS_PER_INSERT))
 }
 
 /** Adds `deltas` (key → change) to a document-frequency table; drops the keys that reach zero. */
@@ -46,10 +41,11 @@ async function moveFrequencies(
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   if (changed.length === 0) return
   if (table === 'concept_df') {
-    await insertBatches(changed, (batch) =>
+    const rows = changed.map(([concept, df]) => ({ org_id: orgId, concept, df }))
+    await insertInChunks(db, rows, (batch) =>
       db
         .insertInto('concept_df')
-        .values(batch.map(([concept, df]) => ({ org_id: orgId, concept, df })))
+        .values(batch)
         .onConflict((conflict) =>
           conflict
             .columns(['org_id', 'concept'])
@@ -71,10 +67,11 @@ async function moveFrequencies(
     )
     return
   }
-  await insertBatches(changed, (batch) =>
+  const rows = changed.map(([term, df]) => ({ org_id: orgId, term, df }))
+  await insertInChunks(db, rows, (batch) =>
     db
       .insertInto('term_df')
-      .values(batch.map(([term, df]) => ({ org_id: orgId, term, df })))
+      .values(batch)
       .onConflict((conflict) =>
         conflict
           .columns(['org_id', 'term'])
@@ -100,6 +97,7 @@ interface Totals {
   concept_experts: number
   documents: number
   total_length: number
+  works: number
 }
 
 async function moveTotals(db: Queryable, orgId: number, delta: Totals): Promise<void> {
@@ -111,6 +109,7 @@ async function moveTotals(db: Queryable, orgId: number, delta: Totals): Promise<
         concept_experts: eb('meaning_stats.concept_experts', '+', eb.ref('excluded.concept_experts')),
         documents: eb('meaning_stats.documents', '+', eb.ref('excluded.documents')),
         total_length: eb('meaning_stats.total_length', '+', eb.ref('excluded.total_length')),
+        works: eb('meaning_stats.works', '+', eb.ref('excluded.works')),
       })),
     )
     .execute()
@@ -220,7 +219,7 @@ export async function readMeaningInputs(
 async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: number): Promise<void> {
   const conceptDeltas = new Map<string, number>()
   const termDeltas = new Map<string, number>()
-  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0 }
+  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0, works: 0 }
   await takeOut(db, orgId, ids, conceptDeltas, termDeltas, totals)
 
   const { experts, items, works, hidden } = await readMeaningInputs(db, orgId, ids)
@@ -272,12 +271,15 @@ async function refreshBatch(db: Queryable, orgId: number, ids: number[], now: nu
         bump(termDeltas, term.term, 1)
       }
     }
-    await insertBatches(documentRows, (batch) => db.insertInto('meaning_documents').values(batch).execute())
-    await insertBatches(conceptRows, (batch) => db.insertInto('expert_concepts').values(batch).execute())
-    await insertBatches(termRows, (batch) => db.insertInto('expert_terms').values(batch).execute())
+    await insertInChunks(db, documentRows, (batch) =>
+      db.insertInto('meaning_documents').values(batch).execute(),
+    )
+    await insertInChunks(db, conceptRows, (batch) => db.insertInto('expert_concepts').values(batch).execute())
+    await insertInChunks(db, termRows, (batch) => db.insertInto('expert_terms').values(batch).execute())
   }
   await moveFrequencies(db, orgId, 'concept_df', conceptDeltas)
   await moveFrequencies(db, orgId, 'term_df', termDeltas)
+  totals.works += await refreshWorkAssociations(db, orgId, await candidateWorksOf(db, orgId, ids))
   await moveTotals(db, orgId, totals)
 }
 
@@ -296,10 +298,16 @@ export async function refreshMeaning(
 export async function removeMeaning(db: Queryable, orgId: number, expertId: number): Promise<void> {
   const conceptDeltas = new Map<string, number>()
   const termDeltas = new Map<string, number>()
-  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0 }
+  const totals: Totals = { concept_experts: 0, documents: 0, total_length: 0, works: 0 }
   await takeOut(db, orgId, [expertId], conceptDeltas, termDeltas, totals)
   await moveFrequencies(db, orgId, 'concept_df', conceptDeltas)
   await moveFrequencies(db, orgId, 'term_df', termDeltas)
+  totals.works += await refreshWorkAssociations(
+    db,
+    orgId,
+    await candidateWorksOf(db, orgId, [expertId]),
+    expertId,
+  )
   await moveTotals(db, orgId, totals)
 }
 
@@ -311,6 +319,9 @@ export async function rebuildMeaning(db: Queryable, orgId: number, now: number):
     'expert_terms',
     'concept_df',
     'term_df',
+    'meaning_works',
+    'term_concepts',
+    'term_works',
     'meaning_stats',
   ] as const)
     await db.deleteFrom(table).where('org_id', '=', orgId).execute()

@@ -9,7 +9,7 @@ import STYLE from './widget.css'
  * custom properties and `::part()`.
  *
  * Attributes: `corporation` (required), `topics` (comma-separated), `q` (initial search),
- * `page-size` (1..20, default 6).
+ * `media-available` (`1`: only experts available for media), `page-size` (1..20, default 6).
  */
 
 /** The public JSON's shapes, as far as the widget reads them (src/directory/public-api.ts). */
@@ -20,6 +20,7 @@ interface ExpertCard {
   job_title: string | null
   company: string | null
   tagline: string | null
+  media_available?: number
 }
 interface ExpertProfile extends ExpertCard {
   department: string | null
@@ -79,7 +80,7 @@ const biography = (html: string) => {
 }
 
 class ExpertDirectory extends HTMLElement {
-  static observedAttributes = ['corporation', 'topics', 'q']
+  static observedAttributes = ['corporation', 'topics', 'q', 'media-available']
 
   private readonly root: ShadowRoot
   private requested = 0
@@ -125,6 +126,7 @@ class ExpertDirectory extends HTMLElement {
     const params: [string, string][] = [['q', q]]
     const topics = (this.getAttribute('topics') || '').split(',').map((topic) => topic.trim())
     for (const topic of topics.filter(Boolean)) params.push(['topics', topic])
+    if (this.getAttribute('media-available') === '1') params.push(['media_available', '1'])
     params.push(['page_size', String(size)])
     if (page > 1) params.push(['page', String(page)])
     const input = el('input', { type: 'search', name: 'q', id: 'q', value: q })
@@ -188,6 +190,7 @@ class ExpertDirectory extends HTMLElement {
         ]),
         el('p', { class: 'muted', text: [expert.job_title, expert.company].filter(Boolean).join(', ') }),
         ...(expert.tagline ? [el('p', { text: expert.tagline })] : []),
+        ...(expert.media_available === 1 ? [el('p', { class: 'media', text: 'Available for media' })] : []),
       ]),
     ])
   }

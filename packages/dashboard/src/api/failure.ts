@@ -26,8 +26,14 @@ export function failureOf(body: unknown, status: number): ApiFailure {
     return new ApiFailure(`The server answered ${status}. Try again in a moment.`, status, 'unknown')
   const fields: Record<string, string> = {}
   for (const detail of body.error.details ?? []) {
-    // `biography.biography` or `/title` name the same field as `biography` / `title`.
-    const name = detail.field.replace(/^\//, '').split(/[./]/).pop() ?? detail.field
+    // `biography.biography` or `/title` name the same field as `biography` / `title`; an item of a list
+    // (`interview_languages.1`) is the list's field.
+    const name =
+      detail.field
+        .replace(/^\//, '')
+        .split(/[./]/)
+        .filter((part) => !/^[0-9]+$/.test(part))
+        .pop() ?? detail.field
     fields[name] ??= detail.message
   }
   return new ApiFailure(

@@ -6,6 +6,12 @@ const RichText = lazy(() => import('./RichText.tsx'))
 /** The ISO 3166 names are large too: they load with the first location field. */
 const RegionSelect = lazy(() => import('./RegionSelect.tsx'))
 
+/** The IANA zones the browser knows, sorted, with the stored one among them even if this browser lacks it. */
+function timeZones(current: string): string[] {
+  const known = [...Intl.supportedValuesOf('timeZone'), 'UTC']
+  return [...new Set(current ? [...known, current] : known)].sort()
+}
+
 interface Props {
   fields: readonly FieldSpec[]
   values: FormValues
@@ -18,6 +24,7 @@ const INPUT_TYPES: Partial<Record<FieldSpec['kind'], string>> = {
   email: 'email',
   url: 'url',
   date: 'date',
+  datetime: 'datetime-local',
   integer: 'number',
   year: 'number',
   number: 'number',
@@ -61,6 +68,17 @@ export function SchemaFields({ fields, values, onChange, errors = {} }: Props) {
               {field.options.map((option) => (
                 <option key={option.value} value={option.value}>
                   {option.label}
+                </option>
+              ))}
+            </select>
+          )
+        } else if (field.kind === 'time-zone') {
+          control = (
+            <select {...common} value={text} onChange={(event) => onChange(field.name, event.target.value)}>
+              <option value="">—</option>
+              {timeZones(text).map((zone) => (
+                <option key={zone} value={zone}>
+                  {zone.replaceAll('_', ' ')}
                 </option>
               ))}
             </select>

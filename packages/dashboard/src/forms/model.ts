@@ -43,6 +43,9 @@ export type FieldKind =
   | 'choice'
   | 'country'
   | 'subdivision'
+  | 'datetime'
+  | 'tags'
+  | 'time-zone'
 
 export interface ChoiceOption {
   value: string
@@ -106,6 +109,9 @@ const INPUTS: ReadonlySet<string> = new Set<FieldKind>([
   'date',
   'year',
   'subdivision',
+  'datetime',
+  'tags',
+  'time-zone',
 ])
 
 function kindOf(base: JsonSchema): FieldKind {
@@ -125,8 +131,11 @@ function kindOf(base: JsonSchema): FieldKind {
  * and so are lists and nested objects (a post's tags), which a screen offers with controls of their own.
  */
 export function fieldsOf(schema: JsonSchema): FieldSpec[] {
-  return countryBeforeSubdivision(fieldsInOrder(schema))
+  return countryBeforeSubdivision(fieldsInOrder(schema).filter((field) => !SCHEDULE_FIELDS.has(field.name)))
 }
+
+/** Scheduled publishing and unpublishing (`publish_at`, `unpublish_at`) belong to a publishing panel, not to the record's form. */
+const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(['publish_at', 'unpublish_at'])
 
 /** A subdivision is chosen from its country's list: the country comes first, the subdivision right after it. */
 function countryBeforeSubdivision(fields: FieldSpec[]): FieldSpec[] {
@@ -143,7 +152,11 @@ function fieldsInOrder(schema: JsonSchema): FieldSpec[] {
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties ?? {})
     .flatMap(([name, property]) =>
-      property && !property.not && baseOf(property).type !== 'array' && baseOf(property).type !== 'object'
+      property &&
+      !property.not &&
+      // A list of words (`x-input: tags`) is one text field; other lists and objects have controls of their own.
+      (baseOf(property).type !== 'array' || baseOf(property)['x-input'] === 'tags') &&
+      baseOf(property).type !== 'object'
         ? [{ name, property }]
         : [],
     )
@@ -155,7 +168,13 @@ function fieldsInOrder(schema: JsonSchema): FieldSpec[] {
         name,
         label,
         // A picker of names needs no word on code formats, nor an editor on HTML.
-        hint: kind === 'country' || kind === 'subdivision' || kind === 'html' ? '' : hint,
+        // A date-and-time input shows UTC: its hint says so rather than the API's unix seconds.
+        hint:
+          kind === 'country' || kind === 'subdivision' || kind === 'html'
+            ? ''
+            : kind === 'datetime'
+              ? 'Date and time in UTC'
+              : hint,
         kind,
         required: required.has(name),
         ...(base.maxLength ? { maxLength: base.maxLength } : {}),
@@ -173,6 +192,22 @@ function secondsOf(date: string): number | string {
   return Number.isNaN(parsed) ? date : parsed / 1000
 }
 
+/** A unix time in seconds as a date-and-time input's value, in UTC (`2026-12-01T14:30`), and back. */
+export function dateTimeInputOf(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 16)
+}
+function secondsOfDateTime(value: string): number | string {
+  const parsed = Date.parse(`${value}:00Z`)
+  return Number.isNaN(parsed) ? value : parsed / 1000
+}
+
+/** A list of words as one text (`en, fr-CA`), and back: separated by commas or semicolons. */
+const wordsOf = (text: string) =>
+  text
+    .split(/[,;]/)
+    .map((word) => word.trim())
+    .filter(Boolean)
+
 /** The form values of a stored element (null and absent fields are empty). */
 export function valuesOf(
   fields: readonly FieldSpec[],
@@ -184,6 +219,9 @@ export function valuesOf(
     if (field.kind === 'flag') values[field.name] = value === 1
     else if (value === null || value === undefined) values[field.name] = ''
     else if (field.kind === 'date' && typeof value === 'number') values[field.name] = dateInputOf(value)
+    else if (field.kind === 'datetime' && typeof value === 'number')
+      values[field.name] = dateTimeInputOf(value)
+    else if (field.kind === 'tags' && Array.isArray(value)) values[field.name] = value.join(', ')
     else values[field.name] = String(value)
   }
   return values
@@ -204,6 +242,10 @@ function wireValue(field: FieldSpec, value: string | boolean): unknown {
       return numberOf(value)
     case 'date':
       return secondsOf(value)
+    case 'datetime':
+      return secondsOfDateTime(value)
+    case 'tags':
+      return wordsOf(value)
     case 'choice':
       return field.options.some((option) => option.value === value && /^\d+$/.test(value))
         ? Number(value)
@@ -229,7 +271,8 @@ export function bodyOf(
     if (mode === 'update' && value === (original[field.name] ?? (field.kind === 'flag' ? false : '')))
       continue
     if (value === '') {
-      if (mode === 'update' && !field.required) body[field.name] = ''
+      // An emptied list is the empty list; any other emptied field is "" (which clears it).
+      if (mode === 'update' && !field.required) body[field.name] = field.kind === 'tags' ? [] : ''
       continue
     }
     body[field.name] = wireValue(field, value)

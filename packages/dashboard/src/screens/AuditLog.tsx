@@ -15,11 +15,17 @@ const ACTORS: Record<Entry['actor']['kind'], string> = {
   client: 'An API client',
   cli: 'The command line',
   system: 'The service',
+  schedule: 'The schedule',
 }
 
+/** Who, in words: a delegate names the profile it acted for, the schedule who set it. */
 function actorOf(entry: Entry): string {
   if (entry.actor.kind === 'client') return `${entry.actor.name ?? entry.actor.id} (API client)`
-  return entry.actor.name ?? ACTORS[entry.actor.kind]
+  if (entry.actor.kind === 'schedule')
+    return entry.actor.name ? `The schedule set by ${entry.actor.name}` : ACTORS.schedule
+  const actor = entry.actor.name ?? ACTORS[entry.actor.kind]
+  const delegated = entry.on_behalf_of
+  return delegated ? `${actor}, as a delegate of ${delegated.name ?? delegated.username}` : actor
 }
 
 /** One record's history: what the log is narrowed to, named as the entries name it. */
@@ -141,6 +147,7 @@ export function AuditLogScreen() {
             ) : null}
             <option value="cli">The command line</option>
             <option value="system">The service</option>
+            <option value="schedule">The publishing schedule</option>
           </select>
         </label>
         {record ? (

@@ -19,6 +19,7 @@ import { CONTENT_SCHEMAS } from '../schemas.ts'
 import { NameList } from '../ui/NameList.tsx'
 import { ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { type ContentItem, type ContentKind, POSTS, QUESTIONS } from './content-kinds.ts'
+import { postVersions, questionVersions, VersionHistory } from './VersionHistory.tsx'
 
 const postRoute = getRouteApi('/signed-in/posts/$id')
 const questionRoute = getRouteApi('/signed-in/questions/$id')
@@ -209,6 +210,13 @@ function ItemEditor({ kind, id, item }: { kind: ContentKind; id: number; item: C
       ) : (
         <Answers corporation={corporation} id={id} item={item} save={save} />
       )}
+      <VersionHistory
+        source={kind.kind === 'post' ? postVersions(corporation, id) : questionVersions(corporation, id)}
+        // Any change to the item as read (its fields, tags, tagged experts) may have kept a version.
+        revision={JSON.stringify(item)}
+        writable
+        onRestored={() => queries.invalidateQueries({ queryKey: ['content', kind.kind] })}
+      />
     </div>
   )
 }

@@ -1,9 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
-import { dataOf, messageOf } from '../api/failure.ts'
+import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
 import { UnsavedChangesGuard } from '../forms/dirty.tsx'
 import { ElementForm } from '../forms/ElementForm.tsx'
@@ -26,6 +26,7 @@ import {
 } from './profile-data.ts'
 import { sectionGroups } from './profile-groups.ts'
 import { SectionEditor } from './SectionEditor.tsx'
+import { expertVersions, VersionHistory } from './VersionHistory.tsx'
 
 const route = getRouteApi('/signed-in/experts/$username')
 /** Publishing and privacy have their own panel; the account form holds the rest of the expert's fields. */
@@ -41,7 +42,21 @@ const SOURCE_FIELDS: ReadonlySet<string> = new Set([
   'scopus_id',
   'scopus_policy',
 ])
-const accountFields = expertFields.filter((field) => !SOURCE_FIELDS.has(field.name))
+/** The media desk's fields (availability, how to say and refer to the name): the "Media availability" panel. */
+const MEDIA_FIELDS: ReadonlySet<string> = new Set([
+  'media_available',
+  'media_available_until',
+  'interview_languages',
+  'remote_ready',
+  'studio_ready',
+  'time_zone',
+  'pronunciation',
+  'pronouns',
+])
+const accountFields = expertFields.filter(
+  (field) => !SOURCE_FIELDS.has(field.name) && !MEDIA_FIELDS.has(field.name),
+)
+const mediaFields = expertFields.filter((field) => MEDIA_FIELDS.has(field.name))
 const sourceFields = expertFields.filter((field) => SOURCE_FIELDS.has(field.name))
 
 export function ProfileScreen() {
@@ -155,6 +170,21 @@ function ProfileEditor({
           onSave={(body) => updateExpert(body)}
         />
       </section>
+      <section className="card" aria-labelledby="media-title">
+        <h2 id="media-title">Media availability</h2>
+        <p className="muted">
+          Shown to journalists on the public page, in the media kit and the calendar; an availability ends by
+          itself at its end.
+        </p>
+        <ElementForm
+          title="Media availability"
+          fields={mediaFields}
+          element={account}
+          mode="update"
+          submitLabel="Save media availability"
+          onSave={(body) => updateExpert(body)}
+        />
+      </section>
       <section className="card" aria-labelledby="sources-title">
         <h2 id="sources-title">Publication sources</h2>
         <p className="muted">
@@ -189,6 +219,12 @@ function ProfileEditor({
           ))}
         </section>
       ))}
+      <VersionHistory
+        source={expertVersions(me.organization, username)}
+        revision={etag}
+        writable={writable}
+        onRestored={() => queries.invalidateQueries({ queryKey: profileKey(me.organization, username) })}
+      />
       {writable && me.role !== 'expert' ? (
         <DeleteProfile
           kind="expert"
@@ -250,9 +286,11 @@ function PublishPanel({
   update: (body: components['schemas']['ExpertUpdate']) => Promise<unknown>
 }) {
   const account = loaded.profile.account[0]
+  const me = useSignedIn()
   const missing = missingForPublishing(loaded.profile)
   const { busy, failure, run } = useAction()
   if (!account) return null
+  const refused = gateRefusal(failure)
   const save = (body: components['schemas']['ExpertUpdate']) =>
     run(async () => {
       await update(body)
@@ -276,6 +314,9 @@ function PublishPanel({
       ) : (
         <p className="notice">This profile has a photo, a tagline, a biography and topics.</p>
       )}
+      {account.is_published ? null : (
+        <GateChecklist organization={me.organization} username={account.username} />
+      )}
       {writable ? (
         <div className="actions">
           <button
@@ -295,11 +336,62 @@ function PublishPanel({
           </button>
         </div>
       ) : null}
-      {failure ? (
+      {refused.length > 0 ? (
+        <div className="form-error" role="alert">
+          <p>The organization’s publish gate refused it: this profile</p>
+          <ul aria-label="Why it cannot be published">
+            {refused.map((reason) => (
+              <li key={reason}>{reason}</li>
+            ))}
+          </ul>
+        </div>
+      ) : failure ? (
         <p className="form-error" role="alert">
           {messageOf(failure)}
         </p>
       ) : null}
     </section>
+  )
+}
+
+/** The reasons a 409 of the publish gate names (one per limit the profile fails); none for any other failure. */
+function gateRefusal(failure: unknown): string[] {
+  if (!(failure instanceof ApiFailure) || failure.status !== 409) return []
+  return Object.values(failure.fields)
+}
+
+/**
+ * The organization's publish gate for this profile (GET .../checklist): each limit it set, met or what
+ * is missing. Read again with the profile, after each save.
+ */
+function GateChecklist({ organization, username }: { organization: number; username: string }) {
+  const checklist = useQuery({
+    queryKey: [...profileKey(organization, username), 'checklist'],
+    queryFn: async () =>
+      dataOf(
+        await api.GET('/v2/organization/{corporation}/expert/{username}/checklist', {
+          params: { path: { corporation: organization, username } },
+        }),
+      ),
+  })
+  if (checklist.isPending) return <Loading what="the publish gate" />
+  if (checklist.isError) return <ErrorNote error={checklist.error} retry={() => void checklist.refetch()} />
+  if (checklist.data.items.length === 0) return null
+  return (
+    <div className="gate">
+      <p>
+        {checklist.data.ready
+          ? 'It meets the organization’s publish gate:'
+          : 'The organization’s publish gate needs more before it can be published:'}
+      </p>
+      <ul aria-label="Publish gate" className="gate-items">
+        {checklist.data.items.map((item) => (
+          <li key={item.check} className={item.ok ? 'gate-item ok' : 'gate-item missing'}>
+            <span className={item.ok ? 'badge ok' : 'badge warn'}>{item.ok ? 'Met' : 'Missing'}</span> It{' '}
+            {item.message}
+          </li>
+        ))}
+      </ul>
+    </div>
   )
 }

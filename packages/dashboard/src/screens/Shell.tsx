@@ -44,6 +44,7 @@ function Layout({ me, signOut }: { me: Me; signOut: () => Promise<void> }) {
               <Link to="/audit">Audit log</Link>
               <Link to="/integrations">Integrations</Link>
               <Link to="/people">People</Link>
+              <Link to="/workflow">Workflow</Link>
             </>
           ) : null}
           {readsInquiries(me) ? <Link to="/inquiries">{expert ? 'My inquiries' : 'Inquiries'}</Link> : null}
