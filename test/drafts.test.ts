@@ -289,6 +289,17 @@ describeEachDialect('drafts: review of expert changes, approval, conflicts', (ct
     assert.equal((await account(username)).job_title, 'Geologist')
   })
 
+  test('deleting an expert takes its waiting drafts with it: nothing is left to approve', async () => {
+    const { username, expert, editor } = await cast()
+    const id = draftId(await call(expert, 'PUT', `${base()}/expert/${username}`, { job_title: 'Gone soon' }))
+    assert.equal((await call(expert, 'POST', `${base()}/drafts/${id}/submit`)).status, 200)
+    assert.equal((await call(admin(), 'DELETE', `${base()}/expert/${username}`)).status, 200)
+    assert.equal((await call(editor, 'GET', `${base()}/drafts/${id}`)).status, 404)
+    const queue = await call(editor, 'GET', `${base()}/drafts?state=submitted`)
+    assert.equal(queue.status, 200, queue.raw.body)
+    assert.ok(!JSON.stringify(queue.data).includes(`"id":${id},`), 'the queue no longer lists it')
+  })
+
   test('a live change while a draft waits is kept; the draft shows the conflict; approval needs force', async () => {
     const { username, expert, editor } = await cast()
     const id = draftId(

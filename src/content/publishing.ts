@@ -8,7 +8,7 @@ import { writeTransaction } from '../db/transactions.js'
 import { itemChanged, itemDeleted } from '../derived/changes.js'
 import { notFound, validationError } from '../errors.js'
 import { findExpertIds } from '../experts/repository.js'
-import { deleteVersions, ITEM_PART, recordVersion } from '../history/versions.js'
+import { deleteRecordHistory, ITEM_PART, recordVersion } from '../history/versions.js'
 import { blankToNull } from '../validation/fields.js'
 import { sanitizeHtml } from '../validation/html.js'
 import { type ScheduleColumns, scheduleColumns } from '../validation/schedule.js'
@@ -314,7 +314,7 @@ export async function deleteItem({ db, orgId, now, trail }: WriteContext, kind: 
     const experts = await KIND_WRITES[kind].experts(trx, id)
     await deleteContent(trx, orgId, kind, id)
     await itemDeleted(trx, orgId, kind, id, experts, now)
-    await deleteVersions(trx, orgId, { kind, id })
+    await deleteRecordHistory(trx, orgId, { kind, id })
     await recordAudit(trx, orgId, trail, { kind, id }, now)
   })
 }

@@ -6,7 +6,7 @@ import { isUniqueViolation, type Queryable } from '../db/database.js'
 import type { DB, ExpertRow, ProfileType } from '../db/schema.js'
 import { writeTransaction } from '../db/transactions.js'
 import { expertDeleted, profileChanged } from '../derived/changes.js'
-import { deleteVersions, recordVersion } from '../history/versions.js'
+import { deleteRecordHistory, recordVersion } from '../history/versions.js'
 import { expertMediaKeys } from '../storage/records.js'
 import { assertPublishable } from '../workflow/gate.js'
 import { changeAccount, createAccount, emailConflict, usernameConflict } from './account.js'
@@ -135,7 +135,7 @@ export async function deleteExpert(
       deleteExpertRow(trx, orgId, expert.id),
     )
     if (!removed) throw profileNotFound(type, username)
-    await deleteVersions(trx, orgId, { kind: 'profile', id: expert.id })
+    await deleteRecordHistory(trx, orgId, { kind: 'profile', id: expert.id })
     await recordAudit(trx, orgId, trail, { kind: type, id: username }, now)
     return keys
   })

@@ -74,14 +74,22 @@ export async function recordVersions(
   await insertInChunks(trx, rows, (chunk) => trx.insertInto('record_versions').values(chunk).execute())
 }
 
-/** A record's history goes with it (a deleted expert's personal data is not kept in its versions). */
-export async function deleteVersions(trx: Queryable, orgId: number, record: VersionedRecord): Promise<void> {
-  await trx
-    .deleteFrom('record_versions')
-    .where('org_id', '=', orgId)
-    .where('record_kind', '=', record.kind)
-    .where('record_id', '=', record.id)
-    .execute()
+/**
+ * A record's history goes with it: its versions (a deleted expert's personal data is not kept in them)
+ * and the drafts waiting beside it (src/drafts/), which nothing could publish any more.
+ */
+export async function deleteRecordHistory(
+  trx: Queryable,
+  orgId: number,
+  record: VersionedRecord,
+): Promise<void> {
+  for (const table of ['record_versions', 'drafts'] as const)
+    await trx
+      .deleteFrom(table)
+      .where('org_id', '=', orgId)
+      .where('record_kind', '=', record.kind)
+      .where('record_id', '=', record.id)
+      .execute()
 }
 
 export interface VersionSummary {
