@@ -6,7 +6,7 @@ import { grants } from '../src/auth/scopes.js'
 import { present } from './helpers/checked.js'
 import { createExpert, describeEachDialect, envelope, type TestContext } from './helpers/harness.js'
 import { personToken } from './helpers/people.js'
-import { PROTECTED_ROUTES, type ProtectedRoute } from './helpers/protected-routes.js'
+import { insertDraft, PROTECTED_ROUTES, type ProtectedRoute } from './helpers/protected-routes.js'
 
 /**
  * The security suite for people's dashboard tokens, driven by the same route table as
@@ -84,8 +84,10 @@ describeEachDialect('security suite: people’s dashboard tokens on every protec
     expert = { id: person.id, token: person.token }
   })
 
+  // A draft's steps depend on who wrote it, not only on the role: their own case, below.
+  const byRole = PROTECTED_ROUTES.filter((route) => !route.draftStep)
   for (const role of ROLES.filter((r) => r !== 'expert')) {
-    for (const route of PROTECTED_ROUTES) {
+    for (const route of byRole) {
       const allowed = grants(roleScopes(role), route.scope)
       // Single sign-on's writes: the scope lets an admin in, only an owner may make them.
       const ownersOnly = allowed && route.ownerOnly === true && role !== 'owner'
@@ -110,7 +112,7 @@ describeEachDialect('security suite: people’s dashboard tokens on every protec
     }
   }
 
-  for (const route of PROTECTED_ROUTES) {
+  for (const route of byRole) {
     const held = grants(roleScopes('expert'), route.scope)
     test(`expert: ${route.name} on another expert's record is refused`, async () => {
       await linkTo(ctx, expert.id, await createExpert(ctx, ctx.tenant))
@@ -138,6 +140,49 @@ describeEachDialect('security suite: people’s dashboard tokens on every protec
       })
     }
   }
+
+  test("a draft's steps: its author submits it, another reviewer approves or returns it, others do not reach it", async () => {
+    const base = `/v2/organization/${ctx.tenant.orgId}/drafts`
+    const send = async (token: string, method: 'GET' | 'POST', url: string, payload?: object) =>
+      ctx.inject(withToken({ method, url, ...(payload ? { payload } : {}) }, token))
+    const byExpert = (state: 'open' | 'submitted') => insertDraft(ctx, ctx.tenant, state, expert.id)
+    for (const role of ['owner', 'admin', 'editor'] as const) {
+      const token = present(tokens[role])
+      const read = await send(token, 'GET', `${base}/${await byExpert('open')}`)
+      assert.equal(read.statusCode, 200, `${role} reads: ${read.body}`)
+      const submit = await send(token, 'POST', `${base}/${await byExpert('open')}/submit`)
+      assert.equal(submit.statusCode, 403, `${role} submits another's draft: ${submit.body}`)
+      assert.equal(envelope(submit).error?.code, 'forbidden')
+      const approve = await send(token, 'POST', `${base}/${await byExpert('submitted')}/approve`, {})
+      assert.equal(approve.statusCode, 200, `${role} approves: ${approve.body}`)
+      const sendBack = await send(token, 'POST', `${base}/${await byExpert('submitted')}/return`, {
+        comment: 'Say more about the work.',
+      })
+      assert.equal(sendBack.statusCode, 200, `${role} returns: ${sendBack.body}`)
+    }
+    // The author submits its own draft and takes no reviewer's step on it.
+    const own = await byExpert('open')
+    assert.equal((await send(expert.token, 'POST', `${base}/${own}/submit`)).statusCode, 200)
+    const selfApproval = await send(expert.token, 'POST', `${base}/${own}/approve`, {})
+    assert.equal(selfApproval.statusCode, 403, selfApproval.body)
+    // Someone else's draft: the expert person and the inquiry desk do not reach it.
+    const others = await insertDraft(ctx, ctx.tenant, 'submitted')
+    for (const token of [expert.token, present(tokens.inquiries)]) {
+      const response = await send(token, 'GET', `${base}/${others}`)
+      assert.equal(response.statusCode, 404, response.body)
+    }
+    const steps = await send(present(tokens.inquiries), 'POST', `${base}/${others}/approve`, {})
+    assert.ok([403, 404].includes(steps.statusCode), steps.body)
+    // An expert person's queue is its own drafts; a reviewer's holds the others' too.
+    const queueOf = async (token: string) => {
+      const response = await send(token, 'GET', base)
+      assert.equal(response.statusCode, 200, response.body)
+      return JSON.stringify(envelope(response).data)
+    }
+    assert.ok((await queueOf(expert.token)).includes(`"id":${own},`))
+    assert.ok(!(await queueOf(expert.token)).includes(`"id":${others},`))
+    assert.ok((await queueOf(present(tokens.editor))).includes(`"id":${others},`))
+  })
 
   test('expert: the inbox is reachable only filtered to its own expert', async () => {
     const own = await createExpert(ctx, ctx.tenant)
