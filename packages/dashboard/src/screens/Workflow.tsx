@@ -210,7 +210,7 @@ function WorkflowForm({ settings }: { settings: Settings }) {
         <legend>Review</legend>
         <p className="hint">
           The roles whose changes need review before they are published, and the parts of a profile it applies
-          to. The rules are stored now and take effect with drafts.
+          to. Such a change waits as a draft until an editor, admin or owner approves it.
         </p>
         <fieldset className="choices">
           <legend>Changes by these roles need review</legend>
