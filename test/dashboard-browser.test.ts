@@ -219,7 +219,16 @@ describeEachDialect(
         await biography.click()
         await page.keyboard.type('Studies bees')
         for (let n = 0; n < 4; n++) await page.keyboard.press('Shift+ArrowLeft')
-        await page.getByRole('button', { name: 'Bold' }).click()
+        // Pressing a tool never takes the focus from the editor, so the next keys move its cursor, not the page's.
+        const bold = await page.getByRole('button', { name: 'Bold' }).boundingBox()
+        assert.ok(bold)
+        await page.mouse.move(bold.x + bold.width / 2, bold.y + bold.height / 2)
+        await page.mouse.down()
+        assert.ok(
+          await biography.evaluate((editor) => editor === editor.ownerDocument.activeElement),
+          'the editor keeps the focus',
+        )
+        await page.mouse.up()
         assert.equal(await page.getByRole('button', { name: 'Bold' }).getAttribute('aria-pressed'), 'true')
         await page.keyboard.press('End')
         await page.keyboard.type(' at')

@@ -104,6 +104,8 @@ export default function RichText({ id, labelId, describedBy, value, onChange }: 
             key={tool.label}
             type="button"
             aria-pressed={active?.[index] ?? false}
+            // A pointer press leaves the focus (and the selection) in the editor, so typing goes on where it was.
+            onMouseDown={(event) => event.preventDefault()}
             onClick={() => editor && tool.run(editor)}
           >
             {tool.label}
