@@ -247,6 +247,13 @@ export const ConfigSchema = Type.Object({
     description:
       'how long experts for a text wait for the embedding of the text, in milliseconds; past it (or on any error) the answer is ranked without embeddings',
   }),
+  embeddingsLeaseSeconds: Type.Integer({
+    minimum: 1,
+    default: 300,
+    'x-default-note': '5 minutes',
+    description:
+      "how long a process's hold on a batch of experts it embeds lasts unless it renews it (it does while the batch runs), in seconds: a batch cut short by a dead process is embedded by another after at most this much",
+  }),
   embeddingsPollSeconds: Type.Integer({
     minimum: 1,
     default: 10,
@@ -458,6 +465,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   embeddingsBatchSize: 'EXPERTDIR_EMBEDDINGS_BATCH_SIZE',
   embeddingsTimeoutMs: 'EXPERTDIR_EMBEDDINGS_TIMEOUT_MS',
   embeddingsQueryTimeoutMs: 'EXPERTDIR_EMBEDDINGS_QUERY_TIMEOUT_MS',
+  embeddingsLeaseSeconds: 'EXPERTDIR_EMBEDDINGS_LEASE_SECONDS',
   embeddingsPollSeconds: 'EXPERTDIR_EMBEDDINGS_POLL_SECONDS',
   deliveryMaxAttempts: 'EXPERTDIR_DELIVERY_MAX_ATTEMPTS',
   deliveryBackoffMs: 'EXPERTDIR_DELIVERY_BACKOFF_MS',

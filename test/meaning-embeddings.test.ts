@@ -10,8 +10,9 @@ import { claimDue, embeddingStatus, enrollExperts } from '../src/meaning/embeddi
 import { matchExperts, similarExperts } from '../src/meaning/service.js'
 import { api, expectOk } from './helpers/api.js'
 import { present } from './helpers/checked.js'
-import { runCli } from './helpers/cli.js'
+import { runCli, startServerProcess } from './helpers/cli.js'
 import { DIMENSIONS, startEmbeddingServer } from './helpers/embedding-server.js'
+import { eventually } from './helpers/eventually.js'
 import {
   createExpert,
   describeEachDialect,
@@ -431,3 +432,72 @@ describeEachDialect(
     },
   },
 )
+
+describeEachDialect('embeddings cut short by a killed process', (ctx) => {
+  test('SIGKILL while a batch is at the provider, then a restart: every expert embedded once, none left due', {
+    timeout: 240_000,
+  }, async () => {
+    const names = ['Ines', 'Jon', 'Kai']
+    const usernames = []
+    for (const name of names) usernames.push(await addExpert(ctx, name, `${name} studies tidal marshes.`))
+    const env = {
+      EXPERTDIR_EMBEDDINGS_URL: server.url,
+      EXPERTDIR_EMBEDDINGS_MODEL: MODEL,
+      EXPERTDIR_EMBEDDINGS_TIMEOUT_MS: '120000',
+      EXPERTDIR_EMBEDDINGS_LEASE_SECONDS: '2',
+      EXPERTDIR_EMBEDDINGS_POLL_SECONDS: '1',
+    }
+    // The provider takes process A's batch and never answers: A holds every expert's lease when it dies.
+    const asked = server.requests.length
+    server.fault({ kind: 'hang' })
+    const servers = [await startServerProcess(ctx.testDatabase.url, { env })]
+    try {
+      await eventually(() => server.requests.length === asked + 1, {
+        what: 'process A is waiting for the provider',
+        timeoutMs: 60_000,
+      })
+      assert.equal(present(server.requests[asked]).input.length, names.length, 'one batch of every expert')
+      const first = present(servers[0])
+      first.child.kill('SIGKILL')
+      await first.exited
+      const held = await dbOf(ctx).selectFrom('expert_embeddings').select(['lock_token', 'vector']).execute()
+      assert.equal(held.length, names.length)
+      assert.ok(
+        held.every((row) => row.lock_token !== null && row.vector === null),
+        'the killed process left its leases and no vector',
+      )
+
+      server.fault(undefined)
+      servers.push(await startServerProcess(ctx.testDatabase.url, { env }))
+      await eventually(
+        async () => {
+          const rows = await dbOf(ctx).selectFrom('expert_embeddings').select(['vector', 'due_at']).execute()
+          return rows.every((row) => row.vector !== null && row.due_at === null) || undefined
+        },
+        {
+          what: 'the restarted process embeds the experts after the lease',
+          timeoutMs: 120_000,
+          intervalMs: 200,
+        },
+      )
+      const retried = server.requests.slice(asked + 1).flatMap((request) => request.input)
+      assert.equal(
+        retried.length,
+        names.length,
+        `each text sent once after the restart: ${retried.join(' | ')}`,
+      )
+      assert.equal(new Set(retried).size, names.length)
+      for (const username of usernames) {
+        const row = await rowOf(ctx, username)
+        assert.equal(row.lock_token, null, 'no lease left')
+        assert.equal(row.error, null)
+      }
+    } finally {
+      server.fault(undefined)
+      for (const process of servers) {
+        if (process.child.exitCode === null) process.child.kill('SIGTERM')
+        await process.exited
+      }
+    }
+  })
+})

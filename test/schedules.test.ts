@@ -4,7 +4,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { createClient } from '../src/auth/clients.js'
 import { openDatabase } from '../src/db/database.js'
 import { createPublishingSchedule } from '../src/schedules/loop.js'
-import { record, records } from './helpers/checked.js'
+import { present, record, records } from './helpers/checked.js'
 import { type ServerProcess, startServerProcess } from './helpers/cli.js'
 import { eventually } from './helpers/eventually.js'
 import {
@@ -214,7 +214,7 @@ describeEachDialect('scheduled publishing and unpublishing', (ctx) => {
 })
 
 describeEachDialect('scheduled publishing across real processes', (ctx) => {
-  const { call, expertUrl, created, auditOf } = helpers(ctx)
+  const { call, expertUrl, account, created, auditOf } = helpers(ctx)
   let servers: ServerProcess[] = []
   after(async () => {
     for (const server of servers) {
@@ -281,5 +281,59 @@ describeEachDialect('scheduled publishing across real processes', (ctx) => {
       (entry) => entry.action === 'schedule publish',
     )
     assert.equal(postEntries.length, 1)
+  })
+
+  test('SIGKILL in the middle of a pass, then a restart: each time carried out once, none left', {
+    timeout: 240_000,
+  }, async () => {
+    const at = Math.floor(Date.now() / 1000) + 2
+    ctx.clock.current = Date.now()
+    const usernames: string[] = []
+    for (let n = 0; n < 30; n++) usernames.push(await createExpert(ctx, ctx.tenant))
+    for (const username of usernames) {
+      const set = await call('PUT', expertUrl(username), { publish_at: at })
+      assert.equal(set.statusCode, 200, set.body)
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, at * 1000 - Date.now()) + 200))
+    const { db } = ctx.testDatabase.database
+    const published = async () =>
+      (
+        await db
+          .selectFrom('experts')
+          .select('is_published')
+          .where('username', 'in', usernames)
+          .where('org_id', '=', ctx.tenant.orgId)
+          .execute()
+      ).filter((row) => row.is_published === 1).length
+
+    // Process A is killed as soon as its pass has carried out a first time (or all of them, if it is quicker).
+    const env = { EXPERTDIR_SCHEDULE_POLL_SECONDS: '1' }
+    const first = await startServerProcess(ctx.testDatabase.url, { env })
+    servers = [first]
+    await eventually(async () => (await published()) > 0, {
+      what: 'process A carries out a first time',
+      timeoutMs: 60_000,
+      intervalMs: 5,
+      detail: first.output,
+    })
+    first.child.kill('SIGKILL')
+    await first.exited
+    const left = usernames.length - (await published())
+
+    servers.push(await startServerProcess(ctx.testDatabase.url, { env }))
+    await eventually(async () => (await published()) === usernames.length, {
+      what: 'the restarted process carries out the rest',
+      timeoutMs: 60_000,
+    })
+    const second = present(servers[1])
+    second.child.kill('SIGTERM')
+    assert.equal(await second.exited, 0)
+    for (const username of usernames) {
+      const entries = (await auditOf('expert', username)).filter(
+        (entry) => entry.action === 'schedule publish',
+      )
+      assert.equal(entries.length, 1, `${username} published once (${left} were left to the restart)`)
+      assert.equal((await account(username)).publish_at, null)
+    }
   })
 })

@@ -43,6 +43,7 @@ export function embeddingsFrom(
       dialect,
       provider,
       batchSize: config.embeddingsBatchSize,
+      leaseMs: config.embeddingsLeaseSeconds * 1000,
       pollMs: config.embeddingsPollSeconds * 1000,
       ...(now ? { now } : {}),
       ...(log ? { log } : {}),
