@@ -337,5 +337,14 @@ describeEachDialect('import', (ctx) => {
       profile.avatar,
     )
     assert.match(avatar.l?.url ?? '', /^\/media\//)
+    // The media desk's filters find some experts and not all.
+    const available = await ctx.inject({
+      method: 'GET',
+      url: `/v2/organization/${org.orgId}/expert?media_available=1&page_size=50`,
+      headers: org.auth,
+    })
+    assert.equal(available.statusCode, 200, available.body)
+    const found = available.json().data.experts.length
+    assert.ok(found >= 6 && found < 12, `${found} of 12 available`)
   })
 })

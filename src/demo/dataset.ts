@@ -254,6 +254,51 @@ export interface DemoPictures {
 
 const NO_PICTURES: DemoPictures = { portraits: new Map(), banners: new Map() }
 
+/** The demo's spoken languages as the BCP 47 tags of the media fields. */
+const LANGUAGE_TAGS: Record<string, string> = {
+  Arabic: 'ar',
+  Cree: 'cr',
+  Czech: 'cs',
+  English: 'en',
+  French: 'fr',
+  German: 'de',
+  Hebrew: 'he',
+  Igbo: 'ig',
+  Italian: 'it',
+  Mandarin: 'zh',
+  Norwegian: 'no',
+  Spanish: 'es',
+  Tamil: 'ta',
+  Twi: 'tw',
+}
+
+const TIME_ZONES: Record<string, string> = {
+  Austin: 'America/Chicago',
+  Boston: 'America/New_York',
+  Calgary: 'America/Edmonton',
+  Chicago: 'America/Chicago',
+  Halifax: 'America/Halifax',
+  Montréal: 'America/Toronto',
+  'New York': 'America/New_York',
+  Ottawa: 'America/Toronto',
+  Seattle: 'America/Los_Angeles',
+  Toronto: 'America/Toronto',
+  Vancouver: 'America/Vancouver',
+  Winnipeg: 'America/Winnipeg',
+}
+
+/** Two experts in three are available to journalists, so the media desk's filters find some and not all. */
+function mediaFields(p: Person, index: number) {
+  const timeZone = TIME_ZONES[p.city]
+  return {
+    media_available: index % 3 === 2 ? 0 : 1,
+    interview_languages: p.languages.flatMap((language) => LANGUAGE_TAGS[language] ?? []),
+    remote_ready: 1,
+    studio_ready: index % 2,
+    ...(timeZone ? { time_zone: timeZone } : {}),
+  }
+}
+
 /** Whose portrait the demo draws: each expert's import key and name. */
 export const DEMO_EXPERTS = PEOPLE.map((p) => ({ key: p.key, name: `${p.firstname} ${p.lastname}` }))
 
@@ -273,6 +318,7 @@ function expert(p: Person, index: number, pictures: DemoPictures) {
     location_city: p.city,
     location_country: p.country,
     location_state: p.state,
+    ...mediaFields(p, index),
     is_published: 1,
     sections: {
       ...(portrait ? { avatar: { file: portrait } } : {}),

@@ -29,6 +29,8 @@ export const mediaFields = {
           description:
             'Available until: unix time in seconds; once it has passed, media_available becomes 0 (within a minute). null or "" for no end',
           'x-input': 'datetime',
+          'x-hint':
+            'Date and time in UTC. From then on the profile no longer shows you as available; empty: no end',
           'x-message': 'must be an integer unix time in seconds, such as 1767225600, in the future',
         }),
         Type.Null(),
@@ -50,6 +52,7 @@ export const mediaFields = {
         description:
           'Interview languages: BCP 47 tags such as en, fr-CA or zh-Hant, stored in canonical form; the list is replaced as a whole ([] clears it)',
         'x-input': 'tags',
+        'x-hint': 'Language codes separated by commas, such as en, fr-CA or zh-Hant',
       },
     ),
   ),
@@ -66,6 +69,7 @@ export const mediaFields = {
       title: 'Time zone',
       description: 'Time zone: an IANA name such as Europe/Paris or America/Toronto ("" clears it)',
       'x-input': 'time-zone',
+      'x-hint': 'Where you are, so that journalists can tell your local time',
       'x-message': 'must be an IANA time zone name, such as Europe/Paris or America/Toronto',
     }),
   ),

@@ -129,6 +129,8 @@ export const Username = Type.String({
   title: 'Username',
   description:
     'A new username (a rename): 3 to 64 lower-case letters a-z, digits and single hyphens between them; the old one answers 308 to the new one from then on',
+  'x-hint':
+    "The name in the profile's address: 3 to 64 lower-case letters a-z, digits and single hyphens between them. Links to the old address keep working",
   'x-message': 'must be 3 to 64 lower-case letters a-z, digits and single hyphens, not at either end',
 })
 

@@ -148,6 +148,22 @@ describe('the form generator: fields from the API’s write schemas', () => {
     ])
   })
 
+  test("a hint is in a person's words: `x-hint` first, and no note on clearing fields or unix seconds", () => {
+    const fields = new Map(fieldsOf(EXPERT_SCHEMAS.update).map((field) => [field.name, field]))
+    const hint = (name: string) => fields.get(name)?.hint
+    assert.equal(
+      hint('interview_languages'),
+      'Language codes separated by commas, such as en, fr-CA or zh-Hant',
+    )
+    assert.match(hint('media_available_until') ?? '', /^Date and time in UTC\. From then on/)
+    assert.equal(hint('time_zone'), 'Where you are, so that journalists can tell your local time')
+    assert.match(hint('username') ?? '', /Links to the old address keep working$/)
+    const date = fieldsOfSection('testimonial').find((field) => field.name === 'date')
+    assert.deepEqual([date?.kind, date?.hint], ['date', ''], 'a calendar needs no word on unix seconds')
+    for (const field of fields.values())
+      assert.doesNotMatch(`${field.label} ${field.hint}`, /clears it|for none|unix time|null /, field.name)
+  })
+
   test('required fields are those the create schema requires; the create-expert form leaves out what create refuses', () => {
     const required = (name: string) =>
       fieldsOfSection(name)

@@ -26,6 +26,8 @@ export interface JsonSchema {
   'x-message'?: string
   /** The widget of a field its type alone does not tell (a date, rich text, a subdivision of the form's country). */
   'x-input'?: string
+  /** What a form says under the field, where the description speaks to programs (unix seconds, BCP 47). */
+  'x-hint'?: string
 }
 
 export type FieldKind =
@@ -87,10 +89,19 @@ function labelAndHint(name: string, schema: JsonSchema): { label: string; hint: 
   const { title, description = '' } = schema
   const named = name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase())
   if (description.startsWith('1: ')) return { label: title ?? named, hint: `On: ${description.slice(3)}` }
-  if (!title || title === description) return { label: description || named, hint: '' }
-  if (!description.startsWith(title)) return { label: title, hint: description }
-  return { label: title, hint: description.slice(title.length).replace(/^[:,]?\s*/, '') }
+  if (!title || title === description) return { label: withoutProgramWords(description) || named, hint: '' }
+  if (!description.startsWith(title)) return { label: title, hint: withoutProgramWords(description) }
+  return { label: title, hint: withoutProgramWords(description.slice(title.length).replace(/^[:,]?\s*/, '')) }
 }
+
+/** A description's note on how a program clears a field, left out of a form: there, emptying it does. */
+const withoutProgramWords = (hint: string) => hint.replace(/\s*\((""|\[\]) (clears it|for none)\)/g, '')
+
+/** A date input is a calendar: the API's unix seconds, and its null, mean nothing there. */
+const dateHint = (hint: string) =>
+  hint
+    .replace(/:?\s*unix time in seconds( \(not milliseconds\))?/g, '')
+    .replace(/; null cancels\./g, '; empty: none.')
 
 /** A choice's options: named ones (`oneOf` of `const` + `title`), else the values of an `enum`. */
 function optionsOf(base: JsonSchema): ChoiceOption[] {
@@ -170,11 +181,14 @@ function fieldsInOrder(schema: JsonSchema): FieldSpec[] {
         // A picker of names needs no word on code formats, nor an editor on HTML.
         // A date-and-time input shows UTC: its hint says so rather than the API's unix seconds.
         hint:
-          kind === 'country' || kind === 'subdivision' || kind === 'html'
+          base['x-hint'] ??
+          (kind === 'country' || kind === 'subdivision' || kind === 'html'
             ? ''
             : kind === 'datetime'
               ? 'Date and time in UTC'
-              : hint,
+              : kind === 'date'
+                ? dateHint(hint)
+                : hint),
         kind,
         required: required.has(name),
         ...(base.maxLength ? { maxLength: base.maxLength } : {}),
