@@ -3,7 +3,6 @@ import { pino } from 'pino'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
-import { createDraftSchedule } from './drafts/schedule.js'
 import { mediaExpiryLoop } from './experts/media-expiry.js'
 import { embeddingsFrom } from './meaning/embeddings/index.js'
 import { createPublishingSchedule, publishingTiming } from './schedules/loop.js'
@@ -58,12 +57,6 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
   publishing.start()
   const mediaExpiry = mediaExpiryLoop(database.db, Date.now, log)
   mediaExpiry.start()
-  const draftSchedule = createDraftSchedule({
-    db: database.db,
-    now: Date.now,
-    onError: (error) => log.error({ err: error }, 'scheduled draft publishing failed'),
-  })
-  draftSchedule.start()
   const stopHousekeeping = startHousekeeping(database.db, log, config)
 
   let stopping = false
@@ -117,7 +110,6 @@ export async function runClusterPrimary(config: Config, options: ClusterOptions)
     await embeddings?.loop.stop()
     await publishing.stop()
     await mediaExpiry.stop()
-    await draftSchedule.stop()
     await outbox.stop()
     await database.close()
     if (!drained) log.error('a worker did not shut down cleanly')

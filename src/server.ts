@@ -5,7 +5,6 @@ import { buildApp } from './app.js'
 import { type Config, databaseOptions } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { createOutbox } from './delivery/outbox.js'
-import { createDraftSchedule } from './drafts/schedule.js'
 import { mediaExpiryLoop } from './experts/media-expiry.js'
 import { createPublishingSchedule, publishingTiming } from './schedules/loop.js'
 import { startHousekeeping } from './system/housekeeping.js'
@@ -59,13 +58,6 @@ export async function startServer(
   // Scheduled publishing and unpublishing: its first pass catches up on what came due while down.
   const publishing = createPublishingSchedule({ db: database.db, ...publishingTiming(config), log: app.log })
   if (background) publishing.start()
-  // Approved drafts are published at their scheduled time, each once across every process.
-  const draftSchedule = createDraftSchedule({
-    db: database.db,
-    now: Date.now,
-    onError: (error) => app.log.error({ err: error }, 'scheduled draft publishing failed'),
-  })
-  if (background) draftSchedule.start()
   const awaitFirstRequests = trackFreshConnections(app)
   // At debug level only (no listener otherwise): the moment a request is in flight, which tests of a
   // draining process wait for before they send the signal.
@@ -82,7 +74,6 @@ export async function startServer(
       await app.close()
       await publishing.stop()
       await outbox.stop()
-      await draftSchedule.stop()
       await database.close()
     })()
     return closing

@@ -542,7 +542,7 @@ async function publishDraft(
  * A reviewer approves a submitted draft. Without `publish_at` (unix seconds), or with one already past,
  * it is published at once (`publishDraft`): the write's audit entry and version name the reviewer, and
  * the action names the author. With a later `publish_at` the draft is `approved` until then, and the
- * schedule (src/drafts/schedule.ts) publishes it. A draft whose record changed live since it was opened
+ * schedule (src/schedules/loop.ts) publishes it. A draft whose record changed live since it was opened
  * is a 409 listing those changes, unless `force`.
  */
 export async function approveDraft(

@@ -2,20 +2,21 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import { pollingLoop } from '../db/leases.js'
 import type { DB } from '../db/schema.js'
+import { publishDueDrafts } from '../drafts/service.js'
 import { carryOut, type DueTime, type ScheduledAction, type ScheduledKind } from './carry-out.js'
 
 /**
  * The publishing schedule (CONTRACT §21): publishes and unpublishes experts (and staff members), posts
- * and Q&A items at the times their `publish_at` / `unpublish_at` say, within a poll interval
- * (`EXPERTDIR_SCHEDULE_POLL_SECONDS`, default 30) of each, and at start-up whatever came due while no
- * process ran. It runs in the process that runs background work (`serve`, the primary of `--workers`),
+ * and Q&A items at the times their `publish_at` / `unpublish_at` say, and approved drafts at theirs
+ * (src/drafts/service.ts `publishDueDrafts`), within a poll interval (`EXPERTDIR_SCHEDULE_POLL_SECONDS`,
+ * default 30) of each, and at start-up whatever came due while no process ran. It runs in the process that runs background work (`serve`, the primary of `--workers`),
  * on the polling loop of src/db/leases.ts.
  *
  * Exactly once, however many processes run it: each time is carried out by one write transaction that
  * re-reads the time with the record's row locked and clears it in the same commit (carry-out.ts
  * `stillDue`). A second process that reached the same time waits for that lock and then finds nothing
  * due; a process killed mid-write leaves the time set (its transaction rolled back) for the next pass of
- * any process. No lease is needed, since the carried-out work is a single transaction: a lease would
+ * any process. A draft is claimed the same way, in its publishing write's transaction. No lease is needed, since the carried-out work is a single transaction: a lease would
  * only guard work longer than one, as a works refresh is.
  */
 
@@ -82,12 +83,11 @@ export function createPublishingSchedule(options: PublishingScheduleOptions): Pu
   const { db } = options
   const now = options.now ?? Date.now
   const log = options.log ?? silent
-  let lastBatch = 0
+  let full = false
 
   async function runOnce(): Promise<number> {
     const time = now()
     const due = await findDue(db, time, BATCH)
-    lastBatch = due.length
     let done = 0
     for (const item of due) {
       try {
@@ -100,11 +100,15 @@ export function createPublishingSchedule(options: PublishingScheduleOptions): Pu
         )
       }
     }
-    return done
+    const drafts = await publishDueDrafts(db, time, BATCH, (error) =>
+      log.warn({ err: error }, 'a scheduled draft could not be published; retrying at the next pass'),
+    )
+    full = due.length === BATCH || drafts === BATCH
+    return done + drafts
   }
 
   const loop = pollingLoop(
-    async () => (await runOnce()) > 0 && lastBatch === BATCH,
+    async () => (await runOnce()) > 0 && full,
     options.pollMs ?? 30_000,
     (error) => log.warn({ err: error }, 'publishing schedule pass failed; retrying shortly'),
   )
