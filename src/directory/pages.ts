@@ -78,6 +78,7 @@ function layout(
     assets: urls.assets,
     themeUrl: urls.theme(site.version),
     homeUrl: urls.home,
+    feedUrl: urls.feed(),
     nav,
     site,
     body,

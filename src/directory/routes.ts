@@ -22,6 +22,7 @@ import { type Asset, SCRIPT_ASSET, STYLESHEET_ASSET, themeStylesheet, WIDGET_ASS
 import { availableExperts, calendarIcs, expertCalendarData, expertModified } from './calendar.js'
 import { type ContactHandler, contactHandler } from './contact.js'
 import { readPost, readPublicProfile, readQuestion } from './documents.js'
+import { FEED_ITEMS, type FeedFilter, feedAtom, feedQuery } from './feed.js'
 import { directoryLookups } from './lookups.js'
 import { mediaKitView, mediaKitZip } from './media-kit.js'
 import {
@@ -101,6 +102,7 @@ const PAGE_METHODS: [string, readonly string[]][] = [
   ['/:corporation/:username', READ],
   ['/:corporation/:username/contact', [...READ, 'POST']],
   ['/:corporation/calendar.ics', READ],
+  ['/:corporation/feed.atom', READ],
   ['/:corporation/:username/calendar.ics', READ],
   ['/:corporation/:username/media-kit', READ],
   ['/:corporation/:username/media-kit.zip', READ],
@@ -490,6 +492,45 @@ export async function directoryRoutes(
         ),
       )
       return sendFile(request, reply, body, CALENDAR_TYPE)
+    })
+
+    // The Atom feed of posts and Q&A items (CONTRACT §22): read for each request, as their lists are, with
+    // an ETag of its bytes so that a feed reader's poll of an unchanged feed is a 304.
+    pages.get<{ Params: OrgParams }>('/:corporation/feed.atom', async (request, reply) => {
+      const scope = await scopeOf(request)
+      const { topic, expert: username } = feedQuery(request.raw.url ?? '')
+      let expert: FeedFilter['expert']
+      if (username !== undefined) {
+        const found = await visibleExpert(scope, username)
+        if ('renamedTo' in found) return reply.redirect(scope.urls.feed({ expert: found.renamedTo }), 308)
+        const names = await db
+          .selectFrom('experts')
+          .select(['firstname', 'lastname'])
+          .where('org_id', '=', scope.site.id)
+          .where('id', '=', found.found.id)
+          .executeTakeFirstOrThrow()
+        expert = { username, name: `${names.firstname} ${names.lastname}`.trim() }
+      }
+      const page = { page_size: FEED_ITEMS, page_from: 0 }
+      const tags = topic !== undefined ? { tags: [topic] } : {}
+      const [posts, questions] = await Promise.all([
+        searchSpotlights(
+          target,
+          scope.site.id,
+          { ...page, ...tags, ...(username ? { tagged: [username] } : {}) },
+          'public',
+        ),
+        searchQuestions(
+          target,
+          scope.site.id,
+          { ...page, ...tags, ...(username ? { answered_by: [username] } : {}) },
+          'public',
+        ),
+      ])
+      const filter = { ...(topic !== undefined ? { topic } : {}), ...(expert ? { expert } : {}) }
+      const self = scope.urls.feed({ topic, expert: username })
+      const body = Buffer.from(feedAtom(scope, self, filter, posts, questions))
+      return sendFile(request, reply, body, 'application/atom+xml; charset=utf-8')
     })
 
     /** The expert of an expert's file, its data read afresh only when not kept; a renamed one's new address. */

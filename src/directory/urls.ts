@@ -49,6 +49,9 @@ export function directoryUrls(base: string, orgId: number) {
         : `${root}/${encodeURIComponent(username)}/calendar.ics`,
     mediaKit: (username: string, download = false) =>
       `${root}/${encodeURIComponent(username)}/media-kit${download ? '.zip' : ''}`,
+    /** The Atom feed of posts and Q&A items, of a topic or an expert. */
+    feed: (filter: { topic?: string; expert?: string } = {}) =>
+      `${root}/feed.atom${query(new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== undefined)))}`,
     sitemap: (page?: number) => `${root}/sitemap.xml${page ? `?page=${page}` : ''}`,
     theme: (version: number) => `${root}/theme.css?v=${version}`,
     /** A stored photo or file: a media reference gets this address (src/storage/keys.ts); a URL is kept. */
