@@ -276,8 +276,16 @@ describeEachDialect('drafts: review of expert changes, approval, conflicts', (ct
       .where('org_id', '=', org())
       .execute()
     const nameOf = (personId: number) => people.find((person) => Number(person.id) === personId)?.name
-    assert.deepEqual(objectAt(byId(id).author), { id: delegate.id, name: nameOf(delegate.id), delegate: true })
-    assert.deepEqual(objectAt(byId(own).author), { id: ownerOf.id, name: nameOf(ownerOf.id), delegate: false })
+    assert.deepEqual(objectAt(byId(id).author), {
+      id: delegate.id,
+      name: nameOf(delegate.id),
+      delegate: true,
+    })
+    assert.deepEqual(objectAt(byId(own).author), {
+      id: ownerOf.id,
+      name: nameOf(ownerOf.id),
+      delegate: false,
+    })
     const record = objectAt(byId(id).record)
     assert.equal(record.username, username)
     const live = await account(username)
