@@ -217,6 +217,39 @@ describeEachDialect('review of drafts in a real browser', (ctx) => {
     assert.equal((await api('GET', `/drafts/${draft.id}`)).state, 'published')
   })
 
+  test('approved for a date and time: the draft waits, approved, and the public profile is unchanged until then', {
+    skip,
+  }, async () => {
+    const { username, person } = await expertWithPerson('Sylvia', 'Earle', 'Explores the deep sea')
+    await withPage(async (page) => {
+      await signIn(page, `/experts/${username}`, person)
+      await page.getByRole('textbox', { name: 'Tagline' }).fill('Explores the deep sea and its reefs')
+      await page.getByRole('button', { name: 'Save tagline' }).click()
+      await page.getByRole('status').filter({ hasText: KEPT }).waitFor()
+    })
+    const [draft] = await draftsOf(username)
+    assert.ok(draft)
+    // Two days ahead, to the minute, as the UTC date-and-time field takes it.
+    const at = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 16)
+    await withPage(async (page) => {
+      await signIn(page, `/review/${draft.id}`, editor)
+      await page.getByRole('radio', { name: 'At a date and time' }).check()
+      await page.getByRole('button', { name: 'Approve for that time' }).click()
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'Choose the date and time to publish it at.' })
+        .waitFor()
+      await page.getByLabel('Publish at (date and time in UTC)').fill(at)
+      await page.getByRole('button', { name: 'Approve for that time' }).click()
+      await page.getByRole('status').filter({ hasText: 'Approved: it will be published on' }).waitFor()
+      await page.getByText('It is approved: it is published at its time.').waitFor()
+    })
+    const approved = await api('GET', `/drafts/${draft.id}`)
+    assert.equal(approved.state, 'approved')
+    assert.equal(approved.publish_at, Date.parse(`${at}:00Z`) / 1000)
+    assert.equal(await publicTagline(username), 'Explores the deep sea')
+  })
+
   test('a draft whose record changed live is approved over the change only once the reviewer confirms; a stale step is refused in words', {
     skip,
   }, async () => {
