@@ -12,6 +12,7 @@ import {
   QuestionUpdate,
 } from '../src/content/schemas.js'
 import { CONTENT_KIND_NAMES } from '../src/db/content-kinds.js'
+import { REVIEWER_ROLES } from '../src/drafts/review.js'
 import { ExpertCreate, ExpertUpdate } from '../src/experts/schemas.js'
 import { notificationDisplay } from '../src/inquiries/notification-schemas.js'
 import { inquiryDisplay } from '../src/inquiries/schemas.js'
@@ -56,8 +57,9 @@ const document = {
   inquiry: inquiryDisplay(),
   // Who is emailed about each kind (\`PUT .../notifications\`).
   notifications: notificationDisplay(),
-  // The workflow settings' choices: the roles and profile parts a review rule names, the gate's limits.
-  workflow: { roles: ROLES, sections: REVIEWABLE_SECTIONS, gate: GATE_LIMITS },
+  // The workflow settings' choices: the roles and profile parts a review rule names, the gate's limits;
+  // and the roles that review drafts (the dashboard's Review menu entry).
+  workflow: { roles: ROLES, sections: REVIEWABLE_SECTIONS, gate: GATE_LIMITS, reviewers: REVIEWER_ROLES },
   person: { create: PersonCreate, update: PersonUpdate },
   // Posts, Q&A items and answers (their HTML fields say so: `x-input: html`).
   content: {

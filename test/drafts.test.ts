@@ -143,7 +143,11 @@ describeEachDialect('drafts: review of expert changes, approval, conflicts', (ct
     assert.equal(approved.status, 200, approved.raw.body)
     assert.equal(approved.data.state, 'published')
     assert.deepEqual(approved.data.reviewer, { kind: 'person', id: String(editorId) })
-    assert.deepEqual(approved.data.author, { id: expertId })
+    const author = objectAt(approved.data.author)
+    assert.equal(author.id, expertId)
+    assert.equal(typeof author.name, 'string')
+    assert.equal(author.delegate, false, "the profile's own person is no delegate")
+    assert.equal(typeof objectAt(approved.data.record).title, 'string')
     const live = await account(username)
     assert.equal(live.job_title, 'Chief geologist')
     assert.equal(live.department, 'Rivers')
@@ -245,6 +249,48 @@ describeEachDialect('drafts: review of expert changes, approval, conflicts', (ct
     } finally {
       await setReview(['expert'], null)
     }
+  })
+
+  test("a delegate's draft says it was written as the profile's delegate; the queue names the author and the profile", async () => {
+    const { username, editor } = await cast()
+    const ownerOf = await personToken(ctx, org(), 'expert', { expert: username })
+    const delegate = await personToken(ctx, org(), 'expert', {
+      expert: await createExpert(ctx, ctx.tenant, { firstname: 'Dana', lastname: 'Assistant' }),
+    })
+    const until = Math.floor(ctx.clock.now() / 1000) + 3600
+    const granted = await call(ownerOf.token, 'POST', `${base()}/expert/${username}/delegates`, {
+      person: delegate.id,
+      until,
+    })
+    assert.equal(granted.status, 200, granted.raw.body)
+    const id = draftId(
+      await call(delegate.token, 'PUT', `${base()}/expert/${username}`, { job_title: 'Written for' }),
+    )
+    const own = draftId(
+      await call(ownerOf.token, 'PUT', `${base()}/expert/${username}`, { job_title: 'Written myself' }),
+    )
+    const queue = listAt((await call(editor, 'GET', `${base()}/drafts?state=open`)).data.drafts)
+    const byId = (wanted: number) => queue.find((draft) => draft.id === wanted) ?? {}
+    const people = await ctx.testDatabase.database.db
+      .selectFrom('people')
+      .select(['id', 'name'])
+      .where('org_id', '=', org())
+      .execute()
+    const nameOf = (personId: number) => people.find((person) => Number(person.id) === personId)?.name
+    assert.deepEqual(objectAt(byId(id).author), {
+      id: delegate.id,
+      name: nameOf(delegate.id),
+      delegate: true,
+    })
+    assert.deepEqual(objectAt(byId(own).author), {
+      id: ownerOf.id,
+      name: nameOf(ownerOf.id),
+      delegate: false,
+    })
+    const record = objectAt(byId(id).record)
+    assert.equal(record.username, username)
+    const live = await account(username)
+    assert.equal(record.title, `${String(live.firstname)} ${String(live.lastname)}`)
   })
 
   test('an expert sees only its own drafts; read:public sees none; another organization reaches none', async () => {

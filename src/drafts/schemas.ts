@@ -50,10 +50,22 @@ export const DraftSummary = Type.Object(
       username: Type.Union([Type.String(), Type.Null()], {
         description: "A profile's username; null for a post or question",
       }),
+      title: Type.Union([Type.String(), Type.Null()], {
+        description: "What the record is called today: a profile's name, a post's title, the question",
+      }),
     }),
     part: Type.String({ description: '`account` or a section of a profile; `item` for a post or question' }),
     state: Type.String(),
-    author: Type.Object({ id: Type.Integer() }),
+    author: Type.Object({
+      id: Type.Integer(),
+      name: Type.Union([Type.String(), Type.Null()], {
+        description: "The person's name today; null: the person was deleted",
+      }),
+      delegate: Type.Boolean({
+        description:
+          "Whether the person wrote a profile's draft as its delegate: neither the profile's own person nor an editor, admin or owner",
+      }),
+    }),
     reviewer: Type.Union(
       [
         Type.Object({ kind: Type.String({ description: 'person or client' }), id: Type.String() }),

@@ -31,7 +31,7 @@ import {
 import { elementOf, fieldsGiven, missingRequired, restoreSection } from '../profiles/sections.js'
 import { toSeconds } from '../time.js'
 import { isObject } from '../validation/guards.js'
-import { isReviewer, needsReview } from './review.js'
+import { isReviewer, needsReview, REVIEWER_ROLES } from './review.js'
 
 /**
  * Drafts (CONTRACT §21, docs/editorial.md "Drafts and review"): a write that needs review is kept
@@ -291,10 +291,12 @@ export async function draftItem(
 /** A draft as the API serves it. */
 export interface DraftSummary {
   id: number
-  record: { kind: string; id: number; username: string | null }
+  /** `title`: the profile's name, the post's title or the question, as the record reads now. */
+  record: { kind: string; id: number; username: string | null; title: string | null }
   part: string
   state: string
-  author: { id: number }
+  /** `name`: today's (null: the person was deleted); `delegate`: see `wroteAsDelegate`. */
+  author: { id: number; name: string | null; delegate: boolean }
   /** Who approved or returned it. */
   reviewer: { kind: string; id: string } | null
   comment: string | null
@@ -304,14 +306,68 @@ export interface DraftSummary {
   updated_at: number
 }
 
+/** What the record is called today: a profile's name, a post's title, a question. */
+async function recordTitle(
+  db: Queryable,
+  orgId: number,
+  row: Pick<DraftRow, 'record_kind' | 'record_id'>,
+  expert: ExpertRow | undefined,
+): Promise<string | null> {
+  if (expert) return [expert.firstname, expert.lastname].filter(Boolean).join(' ')
+  if (row.record_kind === 'spotlight') {
+    const post = await db
+      .selectFrom('spotlights')
+      .select('title')
+      .where('org_id', '=', orgId)
+      .where('id', '=', row.record_id)
+      .executeTakeFirst()
+    return post?.title ?? null
+  }
+  if (row.record_kind === 'question') {
+    const question = await db
+      .selectFrom('questions')
+      .select('question')
+      .where('org_id', '=', orgId)
+      .where('id', '=', row.record_id)
+      .executeTakeFirst()
+    return question?.question ?? null
+  }
+  return null
+}
+
+/**
+ * Whether the author wrote a profile's draft as its delegate (CONTRACT §21): a person reaches another's
+ * profile either by a reviewing role or by a grant, so an author that is neither the profile's own
+ * person nor a reviewer wrote it for the profile's expert. Read from today's roles: a draft does not keep
+ * the grant it was written under.
+ */
+function wroteAsDelegate(
+  row: Pick<DraftRow, 'record_kind' | 'record_id'>,
+  author: { role: string; expert_id: number | null } | undefined,
+): boolean {
+  if (row.record_kind !== 'profile' || !author) return false
+  return author.expert_id !== row.record_id && !REVIEWER_ROLES.includes(author.role)
+}
+
 async function summaryOf(db: Queryable, orgId: number, row: DraftRow): Promise<DraftSummary> {
   const expert = row.record_kind === 'profile' ? await expertById(db, orgId, row.record_id) : undefined
+  const author = await db
+    .selectFrom('people')
+    .select(['name', 'role', 'expert_id'])
+    .where('org_id', '=', orgId)
+    .where('id', '=', row.author_id)
+    .executeTakeFirst()
   return {
     id: row.id,
-    record: { kind: row.record_kind, id: row.record_id, username: expert?.username ?? null },
+    record: {
+      kind: row.record_kind,
+      id: row.record_id,
+      username: expert?.username ?? null,
+      title: await recordTitle(db, orgId, row, expert),
+    },
     part: row.part,
     state: row.state,
-    author: { id: row.author_id },
+    author: { id: row.author_id, name: author?.name ?? null, delegate: wroteAsDelegate(row, author) },
     reviewer:
       row.reviewer_kind === null || row.reviewer_id === null
         ? null

@@ -4589,12 +4589,18 @@ export interface components {
                 id: number;
                 /** @description A profile's username; null for a post or question */
                 username: string | null;
+                /** @description What the record is called today: a profile's name, a post's title, the question */
+                title: string | null;
             };
             /** @description `account` or a section of a profile; `item` for a post or question */
             part: string;
             state: string;
             author: {
                 id: number;
+                /** @description The person's name today; null: the person was deleted */
+                name: string | null;
+                /** @description Whether the person wrote a profile's draft as its delegate: neither the profile's own person nor an editor, admin or owner */
+                delegate: boolean;
             };
             /** @description Who approved or returned it */
             reviewer: {

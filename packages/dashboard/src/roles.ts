@@ -1,4 +1,7 @@
 import type { Me } from './api/session.ts'
+import generated from './generated/schemas.json'
+
+const REVIEWER_ROLES: readonly string[] = generated.workflow.reviewers
 
 const hasScope = (me: Me, scope: string) => me.scope.split(' ').includes(scope)
 
@@ -11,6 +14,12 @@ export const administers = (me: Me) => hasScope(me, 'admin')
 /** Finding experts for a pasted text: everyone who reads the organization's experts (not an expert person). */
 export const findsExperts = (me: Me) => hasScope(me, 'read') && me.role !== 'expert'
 export const readsInquiries = (me: Me) => hasScope(me, 'inquiries:read')
+/**
+ * Reviewers approve or send back others' drafts (CONTRACT §21): the reviewing roles of the server's own
+ * table (src/drafts/review.ts), whatever the organization's review rules say today, so that drafts left
+ * from earlier rules can still be decided.
+ */
+export const reviews = (me: Me) => canWrite(me) && REVIEWER_ROLES.includes(me.role)
 
 /** Where a person starts: an expert on its own profile. */
 export function homeOf(me: Me): string {

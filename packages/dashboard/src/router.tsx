@@ -20,7 +20,7 @@ import {
   signInSearchOf,
   toStart,
 } from './guards.ts'
-import { administers, findsExperts, writesContent } from './roles.ts'
+import { administers, findsExperts, reviews, writesContent } from './roles.ts'
 import { ChangePassword } from './screens/ChangePassword.tsx'
 import { type ContentSearch, contentSearchOf, PostsScreen, QuestionsScreen } from './screens/ContentList.tsx'
 import { ExpertsScreen, type ExpertsSearch, expertsSearchOf } from './screens/Experts.tsx'
@@ -228,6 +228,20 @@ const workflow = createRoute({
   component: lazyRouteComponent(() => import('./screens/Workflow.tsx'), 'WorkflowScreen'),
 })
 
+/** The review queue and one draft: the reviewing roles' (roles.ts). */
+const review = createRoute({
+  getParentRoute: () => signedIn,
+  path: '/review',
+  beforeLoad: only(reviews),
+  component: lazyRouteComponent(() => import('./screens/Review.tsx'), 'ReviewQueueScreen'),
+})
+const reviewDraft = createRoute({
+  getParentRoute: () => signedIn,
+  path: '/review/$id',
+  beforeLoad: only(reviews),
+  component: lazyRouteComponent(() => import('./screens/Review.tsx'), 'ReviewDraftScreen'),
+})
+
 export const router = createRouter({
   routeTree: root.addChildren([
     signIn,
@@ -255,6 +269,8 @@ export const router = createRouter({
       people,
       notifications,
       workflow,
+      review,
+      reviewDraft,
       nowhere,
     ]),
   ]),

@@ -13,7 +13,12 @@ interface Props {
   /** create: send every filled field; update: only what changed. */
   mode: 'create' | 'update'
   submitLabel: string
+  /**
+   * A text answer is the notice to show instead of "Saved.": the stored element did not change (the
+   * change was kept for review), and the form shows it as stored again.
+   */
   onSave: (body: Record<string, unknown>) => Promise<unknown>
+  /** The same, instead of "Removed.". */
   onRemove?: () => Promise<unknown>
   /** After a created element is saved the form empties again. */
   resetAfterSave?: boolean
@@ -46,8 +51,10 @@ export function ElementForm({
 
   const act = async (action: () => Promise<unknown>, done: string) => {
     const succeeded = await run(async () => {
-      await action()
-      return done
+      const notice = await action()
+      if (typeof notice !== 'string') return done
+      setValues(original)
+      return notice
     })
     if (succeeded && resetAfterSave) setValues(valuesOf(fields))
   }

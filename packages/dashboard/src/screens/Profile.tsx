@@ -3,6 +3,7 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef, useState } from 'react'
 import type { components } from '../../../client/src/schema.ts'
 import { api } from '../api/client.ts'
+import { useKeptForReview } from '../api/drafts.ts'
 import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
 import { useSignedIn } from '../api/session.ts'
 import { UnsavedChangesGuard } from '../forms/dirty.tsx'
@@ -11,9 +12,10 @@ import { fieldsOf } from '../forms/model.ts'
 import { canWrite } from '../roles.ts'
 import { EXPERT_SCHEMAS, SECTION_SCHEMAS } from '../schemas.ts'
 import { useAction } from '../ui/action.tsx'
-import { ErrorNote, Loading } from '../ui/parts.tsx'
+import { ErrorNote, Loading, Notice } from '../ui/parts.tsx'
 import { DeleteProfile } from './DeleteProfile.tsx'
 import { ConceptsPanel, SimilarExpertsPanel } from './MeaningPanels.tsx'
+import { OwnDrafts } from './OwnDrafts.tsx'
 import { PhotoPanel } from './PhotoPanel.tsx'
 import {
   ConflictError,
@@ -106,14 +108,18 @@ function ProfileEditor({
     setConflict(false)
     await queries.invalidateQueries({ queryKey: profileKey(me.organization, username) })
   }
-  const updateExpert = (body: components['schemas']['ExpertUpdate']) =>
-    save(async (ifMatch) =>
-      // A 202 (the change kept as a draft for review) answers a draft instead of the update.
-      dataOf<unknown>(
-        await api.PUT('/v2/organization/{corporation}/expert/{username}', {
-          params: { path: { corporation: me.organization, username }, header: { 'if-match': ifMatch } },
-          body,
-        }),
+  const keptForReview = useKeptForReview(me.organization)
+  /** Resolves to `KEPT_FOR_REVIEW` when the change was kept as a draft (202) and submitted for review. */
+  const updateExpert = async (body: components['schemas']['ExpertUpdate']) =>
+    keptForReview(
+      await save(async (ifMatch) =>
+        // A 202 (the change kept as a draft for review) answers a draft instead of the update.
+        dataOf<unknown>(
+          await api.PUT('/v2/organization/{corporation}/expert/{username}', {
+            params: { path: { corporation: me.organization, username }, header: { 'if-match': ifMatch } },
+            body,
+          }),
+        ),
       ),
     )
 
@@ -144,6 +150,7 @@ function ProfileEditor({
         </div>
       ) : null}
       {writable ? null : <p className="notice">You can read this profile; your role cannot change it.</p>}
+      {writable ? <OwnDrafts organization={me.organization} username={username} /> : null}
       <div className="profile-top">
         <PublishPanel loaded={loaded} writable={writable} update={updateExpert} />
         <PhotoPanel
@@ -288,13 +295,11 @@ function PublishPanel({
   const account = loaded.profile.account[0]
   const me = useSignedIn()
   const missing = missingForPublishing(loaded.profile)
-  const { busy, failure, run } = useAction()
+  const { busy, failure, notice, run } = useAction()
   if (!account) return null
   const refused = gateRefusal(failure)
-  const save = (body: components['schemas']['ExpertUpdate']) =>
-    run(async () => {
-      await update(body)
-    })
+  // The update's answer is the notice when the change was kept for review.
+  const save = (body: components['schemas']['ExpertUpdate']) => run(() => update(body))
   return (
     <section className="card publish" aria-labelledby="publish-title">
       <h2 id="publish-title">Publishing</h2>
@@ -336,6 +341,7 @@ function PublishPanel({
           </button>
         </div>
       ) : null}
+      {notice ? <Notice>{notice}</Notice> : null}
       {refused.length > 0 ? (
         <div className="form-error" role="alert">
           <p>The organization’s publish gate refused it: this profile</p>

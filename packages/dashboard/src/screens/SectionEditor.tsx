@@ -1,11 +1,13 @@
 import { useQuery } from '@tanstack/react-query'
 import { type FormEvent, useId, useState } from 'react'
 import { api } from '../api/client.ts'
+import { useKeptForReview } from '../api/drafts.ts'
 import { ApiFailure, dataOf, messageOf } from '../api/failure.ts'
 import { type SectionPath, sectionWrite } from '../api/profile-writes.ts'
 import { ElementForm } from '../forms/ElementForm.tsx'
 import { type FieldSpec, fieldsOf } from '../forms/model.ts'
 import { type SectionSchema, sectionLabel } from '../schemas.ts'
+import { Notice } from '../ui/parts.tsx'
 import type { Save } from './profile-data.ts'
 import { ReorderButtons, useReorder } from './reorder.tsx'
 
@@ -23,8 +25,18 @@ interface Props {
 export function SectionEditor({ section, organization, username, elements, save, open = false }: Props) {
   const label = sectionLabel(section.name)
   const path = { organization, username, section: section.name }
-  const write = (method: 'POST' | 'PUT' | 'DELETE', id?: SectionPath['id'], body?: Record<string, unknown>) =>
-    save((ifMatch) => sectionWrite(method, { ...path, ...(id === undefined ? {} : { id }) }, ifMatch, body))
+  const keptForReview = useKeptForReview(organization)
+  /** Resolves to `KEPT_FOR_REVIEW` when the write was kept as a draft and submitted for review. */
+  const write = async (
+    method: 'POST' | 'PUT' | 'DELETE',
+    id?: SectionPath['id'],
+    body?: Record<string, unknown>,
+  ) =>
+    keptForReview(
+      await save((ifMatch) =>
+        sectionWrite(method, { ...path, ...(id === undefined ? {} : { id }) }, ifMatch, body),
+      ),
+    )
   const createFields = fieldsOf(section.create)
   const updateFields = fieldsOf(section.update)
   const ids = elements.map((element) => Number(element.id))
@@ -183,10 +195,13 @@ function NameSet({
   const inputId = useId()
   const [name, setName] = useState('')
   const [failure, setFailure] = useState<unknown>()
+  const [notice, setNotice] = useState('')
   const run = async (action: () => Promise<unknown>) => {
     setFailure(undefined)
+    setNotice('')
     try {
-      await action()
+      const answer = await action()
+      if (typeof answer === 'string') setNotice(answer)
       return true
     } catch (error) {
       setFailure(error)
@@ -236,6 +251,7 @@ function NameSet({
           {fieldError ? `The name ${fieldError}` : messageOf(failure)}
         </p>
       ) : null}
+      {notice ? <Notice>{notice}</Notice> : null}
     </div>
   )
 }

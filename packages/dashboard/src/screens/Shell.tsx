@@ -1,6 +1,6 @@
 import { Link, Outlet } from '@tanstack/react-router'
 import { type Me, useMe, useSessionActions } from '../api/session.ts'
-import { administers, findsExperts, readsInquiries, writesContent } from '../roles.ts'
+import { administers, findsExperts, readsInquiries, reviews, writesContent } from '../roles.ts'
 
 /** The signed-in screens' layout: the menu of what the person may do, and the screen. */
 export function Shell() {
@@ -38,6 +38,7 @@ function Layout({ me, signOut }: { me: Me; signOut: () => Promise<void> }) {
               <Link to="/organization">Organization</Link>
             </>
           ) : null}
+          {reviews(me) ? <Link to="/review">Review</Link> : null}
           {administers(me) ? (
             <>
               <Link to="/sso">Single sign-on</Link>

@@ -46,9 +46,10 @@ export function useReorder(ids: readonly number[], send: (order: number[]) => Pr
       const next = ids.filter((other) => other !== id)
       next.splice(to, 0, id)
       await run(async () => {
-        await send(next)
+        // A text answer: the new order was kept for review, and that is what is announced.
+        const answer = await send(next)
         setMoved({ id, direction })
-        return `${name} moved to position ${to + 1} of ${ids.length}.`
+        return typeof answer === 'string' ? answer : `${name} moved to position ${to + 1} of ${ids.length}.`
       })
     },
     button: (id, direction) => (node) => {
