@@ -6,7 +6,9 @@
  * words by chance), written in large batched inserts (experts, their profile sections, their works and
  * claims), then the meaning rows derived by the production rebuild (src/derived/meaning/). The
  * measurement sends similar experts and 2,000-character texts one at a time: p50, p99 and the app's CPU
- * time per request, bounded in requests and in seconds.
+ * time per request, bounded in requests and in seconds. With `--meaning-reuse` the database is kept and
+ * a later run finds the organization by its name (keptMeaningDataset): the blocks are generated again
+ * from their seeds, without writing, for the usernames and texts they give.
  */
 import type { Insertable, Kysely } from 'kysely'
 import { createClient, type IssuedClient } from '../src/auth/clients.js'
@@ -17,7 +19,7 @@ import { rebuildSearchIndex } from '../src/derived/search-maintenance.js'
 import { createOrganization } from '../src/organizations/repository.js'
 import { fieldsOf, serializeWorkFields } from '../src/works/fields.js'
 import { familyName, titleFingerprint } from '../src/works/normalize.js'
-import { generateOrganization } from './similarity/generate.js'
+import { generateOrganization, type SyntheticOrganization } from './similarity/generate.js'
 import { sourceWorkOf } from './similarity/load.js'
 
 const BLOCK = 1000
@@ -61,6 +63,71 @@ function textOf(abstracts: string[]): string {
   return cut.length < TEXT_CHARACTERS ? cut : cut.slice(0, cut.lastIndexOf(' '))
 }
 
+const organizationName = (count: number) => `Meaning Bench ${count}`
+const blockOf = (count: number, block: number) =>
+  generateOrganization({ seed: 41 + block, experts: Math.min(BLOCK, count - block * BLOCK), queries: 10 })
+const usernameOf = (block: number, index: number) => `meaning-${block}-${index}`
+
+/**
+ * The experts asked about and the texts sent, taken from one block: the same whether the block is
+ * written or only generated again (keptMeaningDataset).
+ */
+function sampleBlock(
+  organization: SyntheticOrganization,
+  block: number,
+  usernames: string[],
+  texts: string[],
+): void {
+  usernames.push(...organization.heldOut.slice(0, 5).map(({ expert }) => usernameOf(block, expert)))
+  const abstracts = organization.heldOut.map(({ work }) => work.abstract)
+  for (let i = 0; i + 1 < abstracts.length && texts.length < 100; i += 2)
+    texts.push(textOf(abstracts.slice(i, i + 3)))
+}
+
+/**
+ * The organization of `count` experts that an earlier run built in this database (`--meaning-reuse`),
+ * or undefined when there is none. Its usernames and texts are generated again from the blocks' seeds
+ * (nothing is written but a new API client: the first run's secret is not kept). An organization whose
+ * building was cut short (no meaning statistics: they are written last, in one transaction) is an error.
+ */
+export async function keptMeaningDataset(
+  db: Kysely<DB>,
+  count: number,
+  now: number,
+): Promise<MeaningDataset | undefined> {
+  const started = performance.now()
+  const org = await db
+    .selectFrom('organizations')
+    .leftJoin('meaning_stats', 'meaning_stats.org_id', 'organizations.id')
+    .select(['organizations.id', 'meaning_stats.documents'])
+    .where('organizations.name', '=', organizationName(count))
+    .orderBy('organizations.id', 'desc')
+    .executeTakeFirst()
+  if (!org) return undefined
+  if (org.documents === null)
+    throw new Error(
+      `organization ${org.id} (${organizationName(count)}) was not completely built: remove the database and build again`,
+    )
+  const client = await createClient(db, org.id, 'bench', now)
+  const usernames: string[] = []
+  const texts: string[] = []
+  let works = 0
+  for (let block = 0; block * BLOCK < count; block++) {
+    const organization = blockOf(count, block)
+    works += organization.works.length
+    sampleBlock(organization, block, usernames, texts)
+  }
+  return {
+    orgId: Number(org.id),
+    client,
+    experts: count,
+    works,
+    usernames,
+    texts,
+    seconds: (performance.now() - started) / 1000,
+  }
+}
+
 /** `count` experts (a multiple of 1,000, or fewer) with works and claims, and their meaning rows. */
 export async function buildMeaningDataset(
   db: Kysely<DB>,
@@ -68,17 +135,16 @@ export async function buildMeaningDataset(
   now: number,
 ): Promise<MeaningDataset> {
   const started = performance.now()
-  const org = await createOrganization(db, { name: `Meaning Bench ${count}` }, now)
+  const org = await createOrganization(db, { name: organizationName(count) }, now)
   const client = await createClient(db, org.id, 'bench', now)
   const usernames: string[] = []
   const texts: string[] = []
   let works = 0
   for (let block = 0; block * BLOCK < count; block++) {
-    const size = Math.min(BLOCK, count - block * BLOCK)
-    const organization = generateOrganization({ seed: 41 + block, experts: size, queries: 10 })
+    const organization = blockOf(count, block)
     await db.transaction().execute(async (trx) => {
       const firstExpert = await nextId(trx, 'experts')
-      const name = (index: number) => `meaning-${block}-${index}`
+      const name = (index: number) => usernameOf(block, index)
       const experts: Insertable<DB['experts']>[] = []
       const names: Insertable<DB['usernames']>[] = []
       const items: Insertable<DB['profile_items']>[] = []
@@ -175,10 +241,7 @@ export async function buildMeaningDataset(
       await insertBatched(workRows, (batch) => trx.insertInto('works').values(batch).execute())
       await insertBatched(claims, (batch) => trx.insertInto('work_candidates').values(batch).execute())
       works += workRows.length
-      usernames.push(...organization.heldOut.slice(0, 5).map(({ expert }) => name(expert)))
-      const abstracts = organization.heldOut.map(({ work }) => work.abstract)
-      for (let i = 0; i + 1 < abstracts.length && texts.length < 100; i += 2)
-        texts.push(textOf(abstracts.slice(i, i + 3)))
+      sampleBlock(organization, block, usernames, texts)
     })
   }
   await db.transaction().execute(async (trx) => {

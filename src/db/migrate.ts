@@ -33,6 +33,7 @@ import * as termConcepts from './migrations/0033_term_concepts.js'
 import * as mediaAvailability from './migrations/0034_media_availability.js'
 import * as delegatesSchedules from './migrations/0035_delegates_schedules.js'
 import * as drafts from './migrations/0036_drafts.js'
+import * as termConceptsByWorks from './migrations/0037_term_concepts_by_works.js'
 import type { DB } from './schema.js'
 
 /** Migrations are listed here rather than read from disk, so they work from `src/` and `dist/` alike. */
@@ -70,6 +71,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0034_media_availability': mediaAvailability,
   '0035_delegates_schedules': delegatesSchedules,
   '0036_drafts': drafts,
+  '0037_term_concepts_by_works': termConceptsByWorks,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

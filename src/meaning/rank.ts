@@ -44,6 +44,35 @@ export function ordered(scores: Map<number, number>): number[] {
   return [...scores].sort(([a, x], [b, y]) => y - x || a - b).map(([id]) => id)
 }
 
+/**
+ * The first `count` of ordered(scores), without sorting them all: one pass keeps the best `count` so far
+ * in order, so a ranking of thousands of candidates costs their number, not its logarithm times it.
+ */
+export function best(scores: Map<number, number>, count: number): number[] {
+  const ids: number[] = []
+  const values: number[] = []
+  const before = (id: number, value: number, at: number) =>
+    value > (values[at] ?? 0) || (value === values[at] && id < (ids[at] ?? 0))
+  for (const [id, value] of scores) {
+    const last = ids.length - 1
+    if (ids.length === count && !before(id, value, last)) continue
+    let low = 0
+    let high = ids.length
+    while (low < high) {
+      const middle = (low + high) >> 1
+      if (before(id, value, middle)) high = middle
+      else low = middle + 1
+    }
+    ids.splice(low, 0, id)
+    values.splice(low, 0, value)
+    if (ids.length > count) {
+      ids.pop()
+      values.pop()
+    }
+  }
+  return ids
+}
+
 /** Reciprocal rank fusion: Σ weight / (k + rank), ranks from 1 (Cormack, Clarke & Büttcher 2009). */
 export function fuse(lists: readonly { ids: readonly number[]; weight?: number }[]): Map<number, number> {
   const fused = new Map<number, number>()
@@ -127,7 +156,7 @@ export async function rankByConcepts(
       (partial.get(posting.expert_id) ?? 0) + w * (query.get(posting.concept) ?? 0),
     )
   }
-  const candidates = ordered(partial).slice(0, CANDIDATES)
+  const candidates = best(partial, CANDIDATES)
   const rows = await readConceptsWithFrequencies(db, orgId, candidates)
   const allFrequencies = new Map(rows.map((row) => [row.concept, row.df]))
   const byExpert = new Map<number, typeof rows>()
@@ -148,7 +177,7 @@ export async function rankByConcepts(
     cosine.set(id, dot / (length * queryNorm))
     vectors.set(id, vector)
   }
-  return { ids: ordered(cosine).slice(0, LIST_DEPTH), vectors }
+  return { ids: best(cosine, LIST_DEPTH), vectors }
 }
 
 export interface QueryTerm {
@@ -189,8 +218,8 @@ export async function moreLikeThisTerms(
 
 export interface TermRanking {
   ids: number[]
-  /** Each candidate's score per query term. */
-  contributions: Map<number, Map<string, number>>
+  /** A candidate's score per query term it holds (the reasons of those answered). */
+  contributionsOf(id: number): Map<string, number>
 }
 
 /** BM25 (k1 1.2, b 0.75) of the query terms over the organization's documents, `exclude` left out. */
@@ -202,28 +231,47 @@ export async function rankByTerms(
   totals: Totals,
   exclude?: number,
 ): Promise<TermRanking> {
-  if (terms.length === 0 || totals.documents === 0) return { ids: [], contributions: new Map() }
+  if (terms.length === 0 || totals.documents === 0) return { ids: [], contributionsOf: () => new Map() }
   const average = totals.totalLength / totals.documents
   const postings = await readTermPostings(
     db,
     orgId,
     terms.map((term) => term.term),
   )
-  postings.sort((a, b) => a.expert_id - b.expert_id || byCode(a.term, b.term))
-  const scores = new Map<number, number>()
-  const contributions = new Map<number, Map<string, number>>()
+  const byTerm = new Map<string, typeof postings>()
   for (const posting of postings) {
-    if (posting.expert_id === exclude) continue
-    const df = frequencies.get(posting.term) ?? 1
-    const idf = Math.log(1 + (totals.documents - df + 0.5) / (df + 0.5))
-    const score =
-      (idf * posting.tf * (K1 + 1)) / (posting.tf + K1 * (1 - B + (B * posting.length) / (average || 1)))
-    scores.set(posting.expert_id, (scores.get(posting.expert_id) ?? 0) + score)
-    const mine = contributions.get(posting.expert_id) ?? new Map<string, number>()
-    mine.set(posting.term, score)
-    contributions.set(posting.expert_id, mine)
+    const list = byTerm.get(posting.term)
+    if (list) list.push(posting)
+    else byTerm.set(posting.term, [posting])
   }
-  return { ids: ordered(scores).slice(0, LIST_DEPTH), contributions }
+  // Term by term in code order: each expert's score is summed in the same order whatever the order the
+  // database gives the rows in, and nothing is kept per candidate but its score.
+  const scores = new Map<number, number>()
+  const perTerm = new Map<string, Map<number, number>>()
+  for (const term of [...byTerm.keys()].sort(byCode)) {
+    const df = frequencies.get(term) ?? 1
+    const idf = Math.log(1 + (totals.documents - df + 0.5) / (df + 0.5))
+    const ofTerm = new Map<number, number>()
+    for (const posting of byTerm.get(term) ?? []) {
+      if (posting.expert_id === exclude) continue
+      const score =
+        (idf * posting.tf * (K1 + 1)) / (posting.tf + K1 * (1 - B + (B * posting.length) / (average || 1)))
+      scores.set(posting.expert_id, (scores.get(posting.expert_id) ?? 0) + score)
+      ofTerm.set(posting.expert_id, score)
+    }
+    perTerm.set(term, ofTerm)
+  }
+  return {
+    ids: best(scores, LIST_DEPTH),
+    contributionsOf(id) {
+      const mine = new Map<string, number>()
+      for (const [term, ofTerm] of perTerm) {
+        const score = ofTerm.get(id)
+        if (score !== undefined) mine.set(term, score)
+      }
+      return mine
+    },
+  }
 }
 
 /** The keys of `a` also in `b`, by the product of their weights, strongest first (then by label). */
@@ -278,13 +326,14 @@ export async function inferConcepts(
     orgId,
     terms.map((term) => term.term),
   )
-  const speaking = terms.filter((term) => (held.get(term.term) ?? 0) <= most)
-  const pairs = await readTermConcepts(
-    db,
-    orgId,
-    speaking.map((term) => term.term),
-    MIN_PAIR_WORKS,
-  )
+  const speaking = terms.filter((term) => (held.get(term.term)?.works ?? 0) <= most)
+  // Only a word's pairs of at least WORD_FOCUS of its most frequent one count: only those are read.
+  const least = new Map<string, number>()
+  for (const term of speaking) {
+    const top = held.get(term.term)?.top ?? 0
+    if (top >= MIN_PAIR_WORKS) least.set(term.term, Math.max(MIN_PAIR_WORKS, Math.ceil(WORD_FOCUS * top)))
+  }
+  const pairs = await readTermConcepts(db, orgId, least)
   const byTerm = new Map<string, { concept: string; works: number }[]>()
   for (const pair of pairs) {
     const list = byTerm.get(pair.term)
@@ -293,7 +342,7 @@ export async function inferConcepts(
   }
   const evidence = new Map<string, number>()
   for (const term of speaking) {
-    const works = held.get(term.term) ?? 0
+    const works = held.get(term.term)?.works ?? 0
     const concepts = byTerm.get(term.term) ?? []
     if (works === 0 || concepts.length === 0) continue
     const weight = (1 + Math.log(term.tf)) * Math.log(totals.works / works)

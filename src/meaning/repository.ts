@@ -242,37 +242,48 @@ export async function readTermPostings(db: Queryable, orgId: number, terms: read
   }))
 }
 
-/** How many counted works (claimed, with a concept) hold each of `terms`. */
+/**
+ * How many counted works (claimed, with a concept) hold each of `terms`, and how many works its most
+ * frequent (term, concept) pair has (0 when none): one seek in term_concepts_by_works (migration 0037).
+ */
 export async function readTermWorks(
   db: Queryable,
   orgId: number,
   terms: readonly string[],
-): Promise<Map<string, number>> {
+): Promise<Map<string, { works: number; top: number }>> {
   const rows = await inChunks(terms, (chunk) =>
     db
       .selectFrom('term_works')
-      .select(['term', 'works'])
-      .where('org_id', '=', orgId)
-      .where('term', 'in', chunk)
+      .select((eb) => [
+        'term_works.term',
+        'term_works.works',
+        eb
+          .selectFrom('term_concepts')
+          .select((inner) => inner.fn.max('term_concepts.works').as('top'))
+          .where('term_concepts.org_id', '=', orgId)
+          .whereRef('term_concepts.term', '=', 'term_works.term')
+          .as('top'),
+      ])
+      .where('term_works.org_id', '=', orgId)
+      .where('term_works.term', 'in', chunk)
       .execute(),
   )
-  return new Map(rows.map((row) => [row.term, Number(row.works)]))
+  return new Map(rows.map((row) => [row.term, { works: Number(row.works), top: Number(row.top ?? 0) }]))
 }
 
-/** The concepts that counted works holding each of `terms` have, with how many such works (at least `least`). */
-export async function readTermConcepts(
-  db: Queryable,
-  orgId: number,
-  terms: readonly string[],
-  least: number,
-) {
-  const rows = await inChunks(terms, (chunk) =>
+/**
+ * The concepts that counted works holding each term have, with how many such works: for each term of
+ * `least`, the pairs of at least that many works (a range of term_concepts_by_works, migration 0037).
+ */
+export async function readTermConcepts(db: Queryable, orgId: number, least: ReadonlyMap<string, number>) {
+  const rows = await inChunks([...least.keys()], (chunk) =>
     db
       .selectFrom('term_concepts')
       .select(['term', 'concept', 'works'])
       .where('org_id', '=', orgId)
-      .where('term', 'in', chunk)
-      .where('works', '>=', least)
+      .where((eb) =>
+        eb.or(chunk.map((term) => eb.and([eb('term', '=', term), eb('works', '>=', least.get(term) ?? 0)]))),
+      )
       .execute(),
   )
   return rows.map((row) => ({ term: row.term, concept: row.concept, works: Number(row.works) }))

@@ -164,7 +164,7 @@ export async function similarExperts(
         kind: 'coauthor' as const,
         label,
       })),
-      ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
+      ...strongestTerms(terms.contributionsOf(id), TERM_REASONS).map((term) => ({
         kind: 'term' as const,
         label: words.get(term) ?? term,
       })),
@@ -269,7 +269,7 @@ export async function matchExperts(
         kind: 'concept' as const,
         label,
       })),
-      ...strongestTerms(terms.contributions.get(id), TERM_REASONS).map((term) => ({
+      ...strongestTerms(terms.contributionsOf(id), TERM_REASONS).map((term) => ({
         kind: 'term' as const,
         label: words.get(term) ?? term,
       })),
