@@ -65,7 +65,8 @@ describe('review: drafts in words, and a save kept for review', () => {
     assert.ok(tagline)
     const sent: Record<string, unknown>[] = []
     render(
-      <QueryClientProvider client={new QueryClient()}>
+      // No garbage-collection timer (gcTime Infinity schedules none): a mutation's would keep the test process alive.
+      <QueryClientProvider client={new QueryClient({ defaultOptions: { mutations: { gcTime: Infinity } } })}>
         <ElementForm
           title="Tagline"
           fields={fieldsOf(tagline.update)}
