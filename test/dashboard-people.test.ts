@@ -148,6 +148,7 @@ describeEachDialect(
             'Posts',
             'Q&A',
             'Organization',
+            'Review',
           ])
 
           await page.reload()
